@@ -1,0 +1,17 @@
+//===- Registration.cpp - Register Raptor with MLIR -------------*- C++ -*-===//
+#include "capi/Registration.h"
+
+#include "dialects/nn/NNDialect.h"
+#include "passes/Passes.h"
+
+void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<raptor::nn::NNDialect>();
+}
+
+void raptor::registerAllPasses() {
+  static bool registered = [] {
+    raptor::registerRaptorPasses();
+    return true;
+  }();
+  (void)registered;
+}

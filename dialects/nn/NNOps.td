@@ -1,0 +1,377 @@
+//===- NNOps.td - Operators of the nn dialect --------------*- tablegen -*-===//
+//
+// One op per aten operator. Operand names are aten's argument names (later
+// passes key rules on them); the summary of each op names the aten overload
+// it stands for. Result types are inferred where aten defines them, and the
+// verifier reports any disagreement with the declared types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_NN_OPS
+#define RAPTOR_NN_OPS
+
+include "dialects/nn/NNBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+
+// An op whose result types follow from its operands and attributes.
+// Compatibility is shape compatibility: a dynamic dimension matches any size.
+class NN_InferOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptorWithIsCompatible])>;
+
+// The common textual form: operands, attributes, functional type.
+defvar NN_FunctionalFormat =
+    "operands attr-dict `:` functional-type(operands, results)";
+
+//===----------------------------------------------------------------------===//
+// Graph values
+//===----------------------------------------------------------------------===//
+
+def NN_ConstantOp : NN_InferOp<"constant", [ConstantLike]> {
+  let summary = "A tensor constant (a weight whose data is present)";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def NN_AtenOp : NN_Op<"aten"> {
+  let summary = "Any aten operator without a dedicated nn op";
+  let description = [{
+    Keeps an operator the dialect has no typed op for, so that every model
+    imports. `target` is the aten overload (`aten.sub.Tensor`), `args` the
+    tensor operands in schema order, `input_ports` (optional) their aten
+    argument names and `params` the non-tensor arguments.
+
+    ```mlir
+    %0 = nn.aten "aten.sub.Tensor"(%a, %b) {input_ports = ["self", "other"]}
+           : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$target, Variadic<AnyType>:$args,
+                       OptionalAttr<StrArrayAttr>:$input_ports,
+                       OptionalAttr<DictionaryAttr>:$params);
+  let results = (outs Variadic<AnyType>:$out);
+  let nnVariadicResults = 1;
+  let assemblyFormat =
+      "$target `(` $args `)` attr-dict `:` functional-type($args, results)";
+  let hasVerifier = 1;
+  let nnExtraClassDeclaration = [{
+    // Port names come from `input_ports` when present.
+    ::std::string getInputPortName(unsigned index);
+    ::std::string getOutputPortName(unsigned index);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix operators
+//===----------------------------------------------------------------------===//
+
+def NN_ConvolutionOp : NN_InferOp<"convolution"> {
+  let summary = "aten.convolution.default";
+  let description = [{
+    N-d convolution (N = rank - 2) of `input` (N, C, spatial...) with
+    `weight` (O, C/groups, kernel...), plus an optional per-channel `bias`.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$transposed,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_LinearOp : NN_InferOp<"linear"> {
+  let summary = "aten.linear.default";
+  let description = "`out = input @ weight^T + bias`; weight is (out, in).";
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_MatmulOp : NN_InferOp<"matmul"> {
+  let summary = "aten.matmul.default (also aten.mm, aten.bmm)";
+  let description = "Batched matrix product with torch.matmul's broadcasting.";
+  let arguments = (ins NN_FloatTensor:$self, NN_FloatTensor:$other);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_ScaledDotProductAttentionOp
+    : NN_InferOp<"scaled_dot_product_attention"> {
+  let summary = "aten.scaled_dot_product_attention.default";
+  let description = [{
+    softmax(query @ key^T * scale + mask) @ value over (..., L, E) queries and
+    (..., S, E) keys. `is_causal` applies a causal mask; with `enable_gqa`
+    the key/value heads (dim -3) may divide the query heads (grouped-query
+    attention).
+  }];
+  let arguments = (ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                       NN_FloatTensor:$value, Optional<NN_Tensor>:$attn_mask,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale,
+                       DefaultValuedAttr<BoolAttr, "false">:$enable_gqa);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+def NN_BatchNormOp : NN_InferOp<"batch_norm"> {
+  let summary = "aten._native_batch_norm_legit_no_training.default";
+  let description = [{
+    Inference-mode batch normalization over channel dim 1. Results: the
+    normalized tensor and aten's two (empty) saved statistics.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       NN_FloatTensor:$bias, NN_FloatTensor:$running_mean,
+                       NN_FloatTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs NN_FloatTensor:$out, NN_FloatTensor:$save_mean,
+                      NN_FloatTensor:$save_invstd);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_LayerNormOp : NN_InferOp<"layer_norm", [AttrSizedOperandSegments]> {
+  let summary = "aten.layer_norm.default";
+  let arguments = (ins NN_FloatTensor:$input,
+                       DenseI64ArrayAttr:$normalized_shape,
+                       Optional<NN_FloatTensor>:$weight,
+                       Optional<NN_FloatTensor>:$bias,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def NN_RMSNormOp : NN_InferOp<"rms_norm"> {
+  let summary = "aten.rms_norm.default";
+  let arguments = (ins NN_FloatTensor:$input,
+                       DenseI64ArrayAttr:$normalized_shape,
+                       Optional<NN_FloatTensor>:$weight,
+                       OptionalAttr<F64Attr>:$eps);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_RotaryEmbeddingOp : NN_InferOp<"rotary_embedding"> {
+  let summary = "xaten.rotary_positional_embeddings.default";
+  let description = [{
+    Rotary positional embedding, `input * cos + rotate_half(input) * sin`,
+    where `cos` and `sin` broadcast to `input` (half-split rotation over the
+    last dimension, as in Llama).
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$cos,
+                       NN_FloatTensor:$sin);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise operators
+//===----------------------------------------------------------------------===//
+
+// aten's Tensor overloads take a tensor or a Python scalar as `other`; the
+// scalar is kept as the `scalar` attribute.
+class NN_BinaryOp<string mnemonic, string aten, dag extraArgs = (ins)>
+    : NN_InferOp<mnemonic> {
+  let summary = aten;
+  let description = [{
+    Element-wise with numpy broadcasting. Exactly one of the tensor `other`
+    and the attribute `scalar` is present.
+  }];
+  let arguments = !con((ins NN_Tensor:$self, Optional<NN_Tensor>:$other,
+                            OptionalAttr<AnyAttrOf<[F64Attr, I64Attr]>>:$scalar),
+                       extraArgs);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = [{
+    $self (`,` $other^)? (`scalar` `(` $scalar^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_AddOp : NN_BinaryOp<"add", "aten.add.Tensor",
+                           (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def NN_SubOp : NN_BinaryOp<"sub", "aten.sub.Tensor",
+                           (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def NN_MulOp : NN_BinaryOp<"mul", "aten.mul.Tensor">;
+def NN_DivOp : NN_BinaryOp<"div", "aten.div.Tensor">;
+
+class NN_UnaryOp<string mnemonic, string aten, dag extraArgs = (ins)>
+    : NN_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = aten;
+  let arguments = !con((ins NN_Tensor:$self), extraArgs);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+}
+
+def NN_ReluOp : NN_UnaryOp<"relu", "aten.relu.default">;
+def NN_GeluOp : NN_UnaryOp<"gelu", "aten.gelu.default",
+    (ins DefaultValuedAttr<StrAttr, "\"none\"">:$approximate)> {
+  let hasVerifier = 1;
+}
+def NN_SiluOp : NN_UnaryOp<"silu", "aten.silu.default">;
+def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "aten.sigmoid.default">;
+def NN_TanhOp : NN_UnaryOp<"tanh", "aten.tanh.default">;
+def NN_NegOp : NN_UnaryOp<"neg", "aten.neg.default">;
+def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "aten.rsqrt.default">;
+def NN_CloneOp : NN_UnaryOp<"clone", "aten.clone.default">;
+def NN_SoftmaxOp : NN_UnaryOp<"softmax", "aten._softmax.default",
+    (ins I64Attr:$dim, DefaultValuedAttr<BoolAttr, "false">:$half_to_float)> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+def NN_MeanOp : NN_InferOp<"mean"> {
+  let summary = "aten.mean.dim";
+  let description = "Mean over `dim` (all dimensions when absent).";
+  let arguments = (ins NN_FloatTensor:$self,
+                       OptionalAttr<DenseI64ArrayAttr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
+  let summary = "aten.max_pool2d_with_indices.default";
+  let description = "2-d max pooling; results are the pooled values and indices.";
+  let arguments = (ins NN_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs NN_FloatTensor:$out, NN_IntTensor:$indices);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_UpsampleNearest2dOp : NN_InferOp<"upsample_nearest2d"> {
+  let summary = "aten.upsample_nearest2d.vec";
+  let description = "Nearest upsampling of (N, C, H, W) to `output_size` or by `scale_factors`.";
+  let arguments = (ins NN_Tensor:$input,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_size,
+                       OptionalAttr<DenseF64ArrayAttr>:$scale_factors);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+//===----------------------------------------------------------------------===//
+// Data layout and routing
+//===----------------------------------------------------------------------===//
+
+def NN_CatOp : NN_InferOp<"cat"> {
+  let summary = "aten.cat.default";
+  let arguments = (ins Variadic<NN_Tensor>:$tensors,
+                       DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_SplitWithSizesOp : NN_InferOp<"split_with_sizes"> {
+  let summary = "aten.split_with_sizes.default";
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$split_sizes,
+                       DefaultValuedAttr<I64Attr, "0">:$dim);
+  let results = (outs Variadic<NN_Tensor>:$out);
+  let nnVariadicResults = 1;
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_SliceOp : NN_InferOp<"slice"> {
+  let summary = "aten.slice.Tensor";
+  let description = "`self[start:end:step]` along `dim` (Python slice bounds).";
+  let arguments = (ins NN_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
+                       OptionalAttr<I64Attr>:$start, OptionalAttr<I64Attr>:$end,
+                       DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_ViewOp : NN_InferOp<"view"> {
+  let summary = "aten.view.default (also reshape, _unsafe_view)";
+  let description = "Reshape to `size`; one entry may be -1.";
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_PermuteOp : NN_InferOp<"permute"> {
+  let summary = "aten.permute.default";
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$dims);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_ExpandOp : NN_InferOp<"expand"> {
+  let summary = "aten.expand.default";
+  let description = "Broadcast to `size`; -1 keeps a dimension.";
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_ConstantPadNdOp : NN_InferOp<"constant_pad_nd"> {
+  let summary = "aten.constant_pad_nd.default";
+  let description = [{
+    Pads with `value`; `pad` lists (before, after) pairs from the last
+    dimension backwards, as torch.nn.functional.pad does.
+  }];
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$pad,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_EmbeddingOp : NN_InferOp<"embedding"> {
+  let summary = "aten.embedding.default";
+  let description = "Rows of `weight` (num, dim) gathered by integer `indices`.";
+  let arguments = (ins NN_FloatTensor:$weight, NN_IntTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+//===----------------------------------------------------------------------===//
+// Decoder-specific operators
+//===----------------------------------------------------------------------===//
+
+def NN_KVCacheOp : NN_InferOp<"kv_cache"> {
+  let summary = "xaten.kv_cache.default";
+  let description = [{
+    KV-cache update: appends this step's `key` and `value` (B, H, S, D) to a
+    cache holding `past_length` earlier positions along dim -2 and returns
+    the full keys and values (B, H, past_length + S, D).
+  }];
+  let arguments = (ins NN_FloatTensor:$key, NN_FloatTensor:$value,
+                       DefaultValuedAttr<I64Attr, "0">:$past_length);
+  let results = (outs NN_FloatTensor:$keys, NN_FloatTensor:$values);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_FanOutOp : NN_InferOp<"fan_out"> {
+  let summary = "xaten.fan_out.Tensor";
+  let description = [{
+    Head fan-out for grouped-query attention: repeats each of the KV heads
+    (dim `dim` of `input`) `repeats` times, as Llama's repeat_kv does.
+  }];
+  let arguments = (ins NN_Tensor:$input, I64Attr:$repeats,
+                       DefaultValuedAttr<I64Attr, "1">:$dim);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+#endif // RAPTOR_NN_OPS

@@ -1,0 +1,793 @@
+//===- NNShapes.cpp - Result-type inference for nn ops ----------*- C++ -*-===//
+//
+// Shape rules follow aten's meta functions. Every rule propagates dynamic
+// sizes (a dynamic input size gives a dynamic output size) and reports
+// malformed operands through emitOptionalError, so both builders and the
+// verifier get a located diagnostic.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/nn/NNOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace raptor::nn;
+
+namespace {
+constexpr int64_t kDyn = ShapedType::kDynamic;
+
+bool isDyn(int64_t d) { return ShapedType::isDynamic(d); }
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+RankedTensorType like(RankedTensorType base, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, base.getElementType());
+}
+
+/// Maps a possibly negative dimension index into [0, rank).
+FailureOr<int64_t> normDim(std::optional<Location> loc, int64_t dim,
+                           int64_t rank, StringRef what = "dim") {
+  int64_t d = dim < 0 ? dim + rank : dim;
+  if (d < 0 || d >= rank)
+    return emitOptionalError(loc, what, " ", dim,
+                             " is out of range for rank ", rank);
+  return d;
+}
+
+/// Numpy broadcasting of two shapes.
+FailureOr<SmallVector<int64_t>> broadcast(std::optional<Location> loc,
+                                          ArrayRef<int64_t> a,
+                                          ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 1)
+      out[i] = y;
+    else if (y == 1)
+      out[i] = x;
+    else if (isDyn(x) || isDyn(y))
+      out[i] = isDyn(x) ? y : x;
+    else if (x == y)
+      out[i] = x;
+    else
+      return emitOptionalError(loc, "shapes [", a, "] and [", b,
+                               "] are not broadcast-compatible");
+  }
+  return out;
+}
+
+/// Output size of a sliding window (convolution, pooling).
+int64_t windowOut(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
+                  int64_t dilation, bool ceilMode) {
+  if (isDyn(in) || isDyn(kernel))
+    return kDyn;
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // A ceil-mode window must start inside the input or left padding.
+  if (ceilMode && (out - 1) * stride >= in + pad)
+    --out;
+  return out;
+}
+
+/// Reads a per-spatial-dimension list that may be given once for all dims.
+FailureOr<SmallVector<int64_t>> spatialList(std::optional<Location> loc,
+                                            StringRef name,
+                                            ArrayRef<int64_t> values,
+                                            size_t n, int64_t dflt) {
+  if (values.empty())
+    return SmallVector<int64_t>(n, dflt);
+  if (values.size() == 1)
+    return SmallVector<int64_t>(n, values[0]);
+  if (values.size() != n)
+    return emitOptionalError(loc, "'", name, "' has ", values.size(),
+                             " entries but the op has ", n,
+                             " spatial dimensions");
+  return SmallVector<int64_t>(values);
+}
+
+bool compatible(TypeRange l, TypeRange r) {
+  if (l.size() != r.size())
+    return false;
+  for (auto [a, b] : llvm::zip(l, r)) {
+    if (getElementTypeOrSelf(a) != getElementTypeOrSelf(b) ||
+        failed(verifyCompatibleShape(a, b)))
+      return false;
+  }
+  return true;
+}
+} // namespace
+
+// Every InferOp uses shape compatibility (dynamic sizes match anything).
+#define RAPTOR_NN_COMPATIBLE(OP)                                               \
+  bool OP::isCompatibleReturnTypes(TypeRange l, TypeRange r) {                 \
+    return compatible(l, r);                                                   \
+  }
+RAPTOR_NN_COMPATIBLE(ConstantOp)
+RAPTOR_NN_COMPATIBLE(ConvolutionOp)
+RAPTOR_NN_COMPATIBLE(LinearOp)
+RAPTOR_NN_COMPATIBLE(MatmulOp)
+RAPTOR_NN_COMPATIBLE(ScaledDotProductAttentionOp)
+RAPTOR_NN_COMPATIBLE(BatchNormOp)
+RAPTOR_NN_COMPATIBLE(LayerNormOp)
+RAPTOR_NN_COMPATIBLE(RMSNormOp)
+RAPTOR_NN_COMPATIBLE(RotaryEmbeddingOp)
+RAPTOR_NN_COMPATIBLE(AddOp)
+RAPTOR_NN_COMPATIBLE(SubOp)
+RAPTOR_NN_COMPATIBLE(MulOp)
+RAPTOR_NN_COMPATIBLE(DivOp)
+RAPTOR_NN_COMPATIBLE(MeanOp)
+RAPTOR_NN_COMPATIBLE(MaxPool2dOp)
+RAPTOR_NN_COMPATIBLE(UpsampleNearest2dOp)
+RAPTOR_NN_COMPATIBLE(CatOp)
+RAPTOR_NN_COMPATIBLE(SplitWithSizesOp)
+RAPTOR_NN_COMPATIBLE(SliceOp)
+RAPTOR_NN_COMPATIBLE(ViewOp)
+RAPTOR_NN_COMPATIBLE(PermuteOp)
+RAPTOR_NN_COMPATIBLE(ExpandOp)
+RAPTOR_NN_COMPATIBLE(ConstantPadNdOp)
+RAPTOR_NN_COMPATIBLE(EmbeddingOp)
+RAPTOR_NN_COMPATIBLE(KVCacheOp)
+RAPTOR_NN_COMPATIBLE(FanOutOp)
+#undef RAPTOR_NN_COMPATIBLE
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type)
+    return emitOptionalError(loc, "value must be a ranked tensor");
+  types.push_back(type);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix operators
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  RankedTensorType weight = tensorType(adaptor.getWeight());
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return emitOptionalError(loc, "input must have rank >= 3 (N, C, spatial...), got ", rank);
+  if (weight.getRank() != rank)
+    return emitOptionalError(loc, "weight rank ", weight.getRank(),
+                             " differs from input rank ", rank);
+  size_t n = rank - 2;
+  auto stride = spatialList(loc, "stride", adaptor.getStride(), n, 1);
+  auto padding = spatialList(loc, "padding", adaptor.getPadding(), n, 0);
+  auto dilation = spatialList(loc, "dilation", adaptor.getDilation(), n, 1);
+  auto outPad =
+      spatialList(loc, "output_padding", adaptor.getOutputPadding(), n, 0);
+  if (failed(stride) || failed(padding) || failed(dilation) || failed(outPad))
+    return failure();
+  if (llvm::any_of(*stride, [](int64_t s) { return s <= 0; }) ||
+      llvm::any_of(*dilation, [](int64_t d) { return d <= 0; }))
+    return emitOptionalError(loc, "stride and dilation must be positive");
+  int64_t groups = static_cast<int64_t>(adaptor.getGroups());
+  if (groups <= 0)
+    return emitOptionalError(loc, "groups must be positive, got ", groups);
+  bool transposed = adaptor.getTransposed();
+  int64_t inC = input.getDimSize(1);
+  // Non-transposed weight: (O, C/groups, k...); transposed: (C, O/groups, k...).
+  int64_t wIn = transposed ? weight.getDimSize(0) : weight.getDimSize(1) * groups;
+  if (!isDyn(inC) && !isDyn(weight.getDimSize(transposed ? 0 : 1)) && inC != wIn)
+    return emitOptionalError(loc, "input has ", inC, " channels but weight expects ",
+                             wIn, " (groups = ", groups, ")");
+  int64_t outC = transposed
+                     ? (isDyn(weight.getDimSize(1)) ? kDyn : weight.getDimSize(1) * groups)
+                     : weight.getDimSize(0);
+  if (Value bias = adaptor.getBias()) {
+    RankedTensorType b = tensorType(bias);
+    if (b.getRank() != 1 || (!isDyn(b.getDimSize(0)) && !isDyn(outC) &&
+                             b.getDimSize(0) != outC))
+      return emitOptionalError(loc, "bias must have shape [", outC, "], got ", b);
+  }
+  SmallVector<int64_t> shape = {input.getDimSize(0), outC};
+  for (size_t i = 0; i < n; ++i) {
+    int64_t in = input.getDimSize(i + 2), k = weight.getDimSize(i + 2);
+    if (!transposed) {
+      int64_t o = windowOut(in, k, (*stride)[i], (*padding)[i], (*dilation)[i], false);
+      if (!isDyn(o) && o <= 0)
+        return emitOptionalError(loc, "spatial dim ", i, " of size ", in,
+                                 " is too small for kernel ", k);
+      shape.push_back(o);
+    } else {
+      shape.push_back(isDyn(in) || isDyn(k)
+                          ? kDyn
+                          : (in - 1) * (*stride)[i] - 2 * (*padding)[i] +
+                                (*dilation)[i] * (k - 1) + (*outPad)[i] + 1);
+    }
+  }
+  types.push_back(like(input, shape));
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  RankedTensorType weight = tensorType(adaptor.getWeight());
+  if (input.getRank() < 1 || weight.getRank() != 2)
+    return emitOptionalError(loc, "expects input of rank >= 1 and a 2-d weight, got ",
+                             input, " and ", weight);
+  int64_t in = input.getDimSize(input.getRank() - 1);
+  if (!isDyn(in) && !isDyn(weight.getDimSize(1)) && in != weight.getDimSize(1))
+    return emitOptionalError(loc, "input features ", in,
+                             " do not match weight in-features ",
+                             weight.getDimSize(1));
+  int64_t outF = weight.getDimSize(0);
+  if (Value bias = adaptor.getBias()) {
+    RankedTensorType b = tensorType(bias);
+    if (b.getRank() != 1 ||
+        (!isDyn(b.getDimSize(0)) && !isDyn(outF) && b.getDimSize(0) != outF))
+      return emitOptionalError(loc, "bias must have shape [", outF, "], got ", b);
+  }
+  SmallVector<int64_t> shape(input.getShape());
+  shape.back() = outF;
+  types.push_back(like(input, shape));
+  return success();
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType a = tensorType(adaptor.getSelf());
+  RankedTensorType b = tensorType(adaptor.getOther());
+  if (a.getRank() < 1 || b.getRank() < 1)
+    return emitOptionalError(loc, "matmul operands must have rank >= 1");
+  // torch.matmul promotes 1-d operands to matrices and drops the added dim.
+  SmallVector<int64_t> as(a.getShape()), bs(b.getShape());
+  bool aVec = as.size() == 1, bVec = bs.size() == 1;
+  if (aVec)
+    as.insert(as.begin(), 1);
+  if (bVec)
+    bs.push_back(1);
+  int64_t k1 = as.back(), k2 = bs[bs.size() - 2];
+  if (!isDyn(k1) && !isDyn(k2) && k1 != k2)
+    return emitOptionalError(loc, "contraction sizes differ: ", k1, " vs ", k2);
+  auto batch = broadcast(loc, ArrayRef(as).drop_back(2), ArrayRef(bs).drop_back(2));
+  if (failed(batch))
+    return failure();
+  SmallVector<int64_t> shape = *batch;
+  if (!aVec)
+    shape.push_back(as[as.size() - 2]);
+  if (!bVec)
+    shape.push_back(bs.back());
+  types.push_back(like(a, shape));
+  return success();
+}
+
+LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  RankedTensorType q = tensorType(adaptor.getQuery());
+  RankedTensorType k = tensorType(adaptor.getKey());
+  RankedTensorType v = tensorType(adaptor.getValue());
+  int64_t rank = q.getRank();
+  if (rank < 2 || k.getRank() != rank || v.getRank() != rank)
+    return emitOptionalError(loc, "query, key and value must share a rank >= 2");
+  auto dim = [](RankedTensorType t, int64_t fromEnd) {
+    return t.getDimSize(t.getRank() - fromEnd);
+  };
+  if (!isDyn(dim(q, 1)) && !isDyn(dim(k, 1)) && dim(q, 1) != dim(k, 1))
+    return emitOptionalError(loc, "query and key embedding sizes differ: ",
+                             dim(q, 1), " vs ", dim(k, 1));
+  if (!isDyn(dim(k, 2)) && !isDyn(dim(v, 2)) && dim(k, 2) != dim(v, 2))
+    return emitOptionalError(loc, "key and value sequence lengths differ: ",
+                             dim(k, 2), " vs ", dim(v, 2));
+  if (rank >= 3) {
+    int64_t qh = dim(q, 3), kh = dim(k, 3);
+    if (!isDyn(qh) && !isDyn(kh) && qh != kh) {
+      if (!adaptor.getEnableGqa())
+        return emitOptionalError(loc, "query has ", qh, " heads but key has ", kh,
+                                 "; set enable_gqa for grouped-query attention");
+      if (kh == 0 || qh % kh != 0)
+        return emitOptionalError(loc, "grouped-query attention needs key heads (",
+                                 kh, ") to divide query heads (", qh, ")");
+    }
+  }
+  SmallVector<int64_t> shape(q.getShape());
+  shape.back() = dim(v, 1);
+  types.push_back(like(q, shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  if (input.getRank() < 2)
+    return emitOptionalError(loc, "input must have rank >= 2 (N, C, ...)");
+  int64_t c = input.getDimSize(1);
+  for (Value stat : {adaptor.getWeight(), adaptor.getBias(),
+                     adaptor.getRunningMean(), adaptor.getRunningVar()}) {
+    RankedTensorType t = tensorType(stat);
+    if (t.getRank() != 1 || (!isDyn(c) && !isDyn(t.getDimSize(0)) && t.getDimSize(0) != c))
+      return emitOptionalError(loc, "per-channel operands must have shape [", c,
+                               "], got ", t);
+  }
+  types.push_back(input);
+  // aten returns empty saved statistics in inference mode.
+  types.push_back(like(input, {0}));
+  types.push_back(like(input, {0}));
+  return success();
+}
+
+/// The trailing dimensions of `input` must equal `normalized`, and the affine
+/// parameters (when present) must have exactly that shape.
+static LogicalResult checkNormalized(std::optional<Location> loc,
+                                     RankedTensorType input,
+                                     ArrayRef<int64_t> normalized,
+                                     ArrayRef<Value> params) {
+  if (normalized.empty() || normalized.size() > size_t(input.getRank()))
+    return emitOptionalError(loc, "normalized_shape [", normalized,
+                             "] does not fit input ", input);
+  ArrayRef<int64_t> tail = input.getShape().take_back(normalized.size());
+  for (auto [t, n] : llvm::zip(tail, normalized))
+    if (!isDyn(t) && t != n)
+      return emitOptionalError(loc, "normalized_shape [", normalized,
+                               "] does not match the trailing dims of ", input);
+  for (Value p : params)
+    if (p && tensorType(p).getShape() != normalized)
+      return emitOptionalError(loc, "weight and bias must have shape [",
+                               normalized, "], got ", p.getType());
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  if (failed(checkNormalized(loc, input, adaptor.getNormalizedShape(),
+                             {adaptor.getWeight(), adaptor.getBias()})))
+    return failure();
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  if (failed(checkNormalized(loc, input, adaptor.getNormalizedShape(),
+                             {adaptor.getWeight()})))
+    return failure();
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *,
+                                                  std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  for (Value table : {adaptor.getCos(), adaptor.getSin()}) {
+    auto shape = broadcast(loc, input.getShape(), tensorType(table).getShape());
+    if (failed(shape))
+      return failure();
+    if (ArrayRef<int64_t>(*shape) != input.getShape())
+      return emitOptionalError(loc, "cos/sin ", table.getType(),
+                               " must broadcast to the input ", input);
+  }
+  if (!isDyn(input.getShape().back()) && input.getShape().back() % 2 != 0)
+    return emitOptionalError(loc, "rotary embedding needs an even last dimension, got ",
+                             input.getShape().back());
+  types.push_back(input);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise binary operators
+//===----------------------------------------------------------------------===//
+
+/// Broadcasts `self` with `other` (or a scalar). The result element type is
+/// `self`'s unless only `other` is floating point (aten type promotion).
+static LogicalResult inferBinary(std::optional<Location> loc, Value self,
+                                 Value other, SmallVectorImpl<Type> &types) {
+  RankedTensorType a = tensorType(self);
+  if (!other) {
+    types.push_back(a);
+    return success();
+  }
+  RankedTensorType b = tensorType(other);
+  auto shape = broadcast(loc, a.getShape(), b.getShape());
+  if (failed(shape))
+    return failure();
+  Type element = a.getElementType();
+  if (!isa<FloatType>(element) && isa<FloatType>(b.getElementType()))
+    element = b.getElementType();
+  types.push_back(RankedTensorType::get(*shape, element));
+  return success();
+}
+
+#define RAPTOR_NN_BINARY(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferBinary(loc, adaptor.getSelf(), adaptor.getOther(), types);     \
+  }
+RAPTOR_NN_BINARY(AddOp)
+RAPTOR_NN_BINARY(SubOp)
+RAPTOR_NN_BINARY(MulOp)
+RAPTOR_NN_BINARY(DivOp)
+#undef RAPTOR_NN_BINARY
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  int64_t rank = self.getRank();
+  SmallVector<bool> reduced(rank, false);
+  std::optional<ArrayRef<int64_t>> dims = adaptor.getDim();
+  if (!dims || dims->empty()) {
+    reduced.assign(rank, true);
+  } else {
+    for (int64_t d : *dims) {
+      auto n = normDim(loc, d, rank);
+      if (failed(n))
+        return failure();
+      if (reduced[*n])
+        return emitOptionalError(loc, "dim ", d, " appears more than once");
+      reduced[*n] = true;
+    }
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced[i])
+      shape.push_back(self.getDimSize(i));
+    else if (adaptor.getKeepdim())
+      shape.push_back(1);
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  if (self.getRank() != 3 && self.getRank() != 4)
+    return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
+  auto kernel = spatialList(loc, "kernel_size", adaptor.getKernelSize(), 2, 1);
+  if (failed(kernel))
+    return failure();
+  // aten: an empty stride means stride = kernel_size.
+  auto stride = adaptor.getStride().empty()
+                    ? kernel
+                    : spatialList(loc, "stride", adaptor.getStride(), 2, 1);
+  auto padding = spatialList(loc, "padding", adaptor.getPadding(), 2, 0);
+  auto dilation = spatialList(loc, "dilation", adaptor.getDilation(), 2, 1);
+  if (failed(stride) || failed(padding) || failed(dilation))
+    return failure();
+  SmallVector<int64_t> shape(self.getShape());
+  int64_t rank = self.getRank();
+  for (int i = 0; i < 2; ++i) {
+    if ((*padding)[i] * 2 > (*kernel)[i])
+      return emitOptionalError(loc, "padding must be at most half the kernel size");
+    int64_t &d = shape[rank - 2 + i];
+    d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], (*dilation)[i],
+                  adaptor.getCeilMode());
+    if (!isDyn(d) && d <= 0)
+      return emitOptionalError(loc, "pooling window larger than the input ", self);
+  }
+  types.push_back(like(self, shape));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult UpsampleNearest2dOp::inferReturnTypes(MLIRContext *,
+                                                    std::optional<Location> loc,
+                                                    Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  if (input.getRank() != 4)
+    return emitOptionalError(loc, "input must be (N, C, H, W), got ", input);
+  auto size = adaptor.getOutputSize();
+  auto scales = adaptor.getScaleFactors();
+  if (size.has_value() == scales.has_value())
+    return emitOptionalError(loc, "exactly one of output_size and scale_factors must be given");
+  SmallVector<int64_t> shape(input.getShape());
+  for (int i = 0; i < 2; ++i) {
+    if (size) {
+      if (size->size() != 2)
+        return emitOptionalError(loc, "output_size must have 2 entries");
+      shape[2 + i] = (*size)[i];
+    } else {
+      if (scales->size() != 2 || (*scales)[i] <= 0)
+        return emitOptionalError(loc, "scale_factors must be 2 positive numbers");
+      int64_t in = shape[2 + i];
+      shape[2 + i] = isDyn(in) ? kDyn : int64_t(double(in) * (*scales)[i]);
+    }
+  }
+  types.push_back(like(input, shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data layout and routing
+//===----------------------------------------------------------------------===//
+
+LogicalResult CatOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  ValueRange tensors = adaptor.getTensors();
+  if (tensors.empty())
+    return emitOptionalError(loc, "cat needs at least one tensor");
+  RankedTensorType first = tensorType(tensors.front());
+  int64_t rank = first.getRank();
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), rank);
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : tensors.drop_front()) {
+    RankedTensorType t = tensorType(v);
+    if (t.getRank() != rank || t.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "cat operands must share rank and element type: ",
+                               first, " vs ", t);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t s = t.getDimSize(i);
+      if (i == *dim)
+        shape[i] = isDyn(shape[i]) || isDyn(s) ? kDyn : shape[i] + s;
+      else if (!isDyn(shape[i]) && !isDyn(s) && shape[i] != s)
+        return emitOptionalError(loc, "cat operands differ in dim ", i, ": ",
+                                 first, " vs ", t);
+    }
+  }
+  types.push_back(like(first, shape));
+  return success();
+}
+
+LogicalResult SplitWithSizesOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t total = 0;
+  for (int64_t s : adaptor.getSplitSizes()) {
+    if (s < 0)
+      return emitOptionalError(loc, "split sizes must be non-negative");
+    total += s;
+  }
+  int64_t size = self.getDimSize(*dim);
+  if (!isDyn(size) && total != size)
+    return emitOptionalError(loc, "split sizes sum to ", total,
+                             " but dim ", *dim, " has size ", size);
+  SmallVector<int64_t> shape(self.getShape());
+  for (int64_t s : adaptor.getSplitSizes()) {
+    shape[*dim] = s;
+    types.push_back(like(self, shape));
+  }
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t step = static_cast<int64_t>(adaptor.getStep());
+  if (step <= 0)
+    return emitOptionalError(loc, "slice step must be positive, got ", step);
+  SmallVector<int64_t> shape(self.getShape());
+  int64_t size = shape[*dim];
+  if (!isDyn(size)) {
+    // Python slice semantics: negative bounds count from the end, and bounds
+    // clamp to [0, size].
+    auto clampBound = [&](std::optional<uint64_t> b, int64_t dflt) {
+      if (!b)
+        return dflt;
+      int64_t v = static_cast<int64_t>(*b);
+      if (v < 0)
+        v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    int64_t start = clampBound(adaptor.getStart(), 0);
+    int64_t end = clampBound(adaptor.getEnd(), size);
+    shape[*dim] = end > start ? (end - start + step - 1) / step : 0;
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  SmallVector<int64_t> shape(adaptor.getSize());
+  int64_t inferIndex = -1, known = 1;
+  for (auto [i, s] : llvm::enumerate(shape)) {
+    if (s == -1) {
+      if (inferIndex >= 0)
+        return emitOptionalError(loc, "only one dimension of size may be -1");
+      inferIndex = i;
+    } else if (s < 0) {
+      return emitOptionalError(loc, "invalid view size ", s);
+    } else {
+      known *= s;
+    }
+  }
+  if (!self.hasStaticShape()) {
+    if (inferIndex >= 0)
+      shape[inferIndex] = kDyn;
+  } else {
+    int64_t numel = self.getNumElements();
+    if (inferIndex >= 0) {
+      if (known == 0 || numel % known != 0)
+        return emitOptionalError(loc, "cannot view ", self, " as [", adaptor.getSize(), "]");
+      shape[inferIndex] = numel / known;
+    } else if (known != numel) {
+      return emitOptionalError(loc, "cannot view ", self, " (", numel,
+                               " elements) as [", adaptor.getSize(), "] (", known,
+                               " elements)");
+    }
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  int64_t rank = self.getRank();
+  ArrayRef<int64_t> dims = adaptor.getDims();
+  if (int64_t(dims.size()) != rank)
+    return emitOptionalError(loc, "permutation [", dims, "] does not match rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t d : dims) {
+    auto n = normDim(loc, d, rank);
+    if (failed(n))
+      return failure();
+    if (seen[*n])
+      return emitOptionalError(loc, "[", dims, "] is not a permutation");
+    seen[*n] = true;
+    shape.push_back(self.getDimSize(*n));
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  ArrayRef<int64_t> size = adaptor.getSize();
+  int64_t rank = self.getRank();
+  if (int64_t(size.size()) < rank)
+    return emitOptionalError(loc, "expand size [", size, "] has fewer dims than ", self);
+  int64_t lead = size.size() - rank;
+  SmallVector<int64_t> shape;
+  for (auto [i, s] : llvm::enumerate(size)) {
+    int64_t in = int64_t(i) < lead ? 1 : self.getDimSize(i - lead);
+    if (s == -1) {
+      if (int64_t(i) < lead)
+        return emitOptionalError(loc, "-1 is not allowed for a new leading dimension");
+      shape.push_back(in);
+    } else if (!isDyn(in) && in != 1 && in != s) {
+      return emitOptionalError(loc, "cannot expand dim ", i, " of size ", in,
+                               " to ", s);
+    } else {
+      shape.push_back(s);
+    }
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult ConstantPadNdOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  ArrayRef<int64_t> pad = adaptor.getPad();
+  int64_t rank = self.getRank();
+  if (pad.size() % 2 != 0 || int64_t(pad.size() / 2) > rank)
+    return emitOptionalError(loc, "pad must hold (before, after) pairs for at most ",
+                             rank, " dims, got [", pad, "]");
+  SmallVector<int64_t> shape(self.getShape());
+  for (size_t p = 0; p < pad.size() / 2; ++p) {
+    int64_t &d = shape[rank - 1 - p];
+    if (isDyn(d))
+      continue;
+    d += pad[2 * p] + pad[2 * p + 1];
+    if (d < 0)
+      return emitOptionalError(loc, "padding makes dim ", rank - 1 - p, " negative");
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  RankedTensorType weight = tensorType(adaptor.getWeight());
+  RankedTensorType indices = tensorType(adaptor.getIndices());
+  if (weight.getRank() != 2)
+    return emitOptionalError(loc, "embedding weight must be 2-d, got ", weight);
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(weight.getDimSize(1));
+  types.push_back(like(weight, shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Decoder-specific operators
+//===----------------------------------------------------------------------===//
+
+LogicalResult KVCacheOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  RankedTensorType key = tensorType(adaptor.getKey());
+  RankedTensorType value = tensorType(adaptor.getValue());
+  if (key.getRank() < 2 || value.getRank() != key.getRank())
+    return emitOptionalError(loc, "key and value must share a rank >= 2");
+  int64_t past = static_cast<int64_t>(adaptor.getPastLength());
+  if (past < 0)
+    return emitOptionalError(loc, "past_length must be non-negative");
+  for (RankedTensorType t : {key, value}) {
+    SmallVector<int64_t> shape(t.getShape());
+    int64_t &seq = shape[shape.size() - 2];
+    if (!isDyn(seq))
+      seq += past;
+    types.push_back(like(t, shape));
+  }
+  return success();
+}
+
+LogicalResult FanOutOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  RankedTensorType input = tensorType(adaptor.getInput());
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), input.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t repeats = static_cast<int64_t>(adaptor.getRepeats());
+  if (repeats <= 0)
+    return emitOptionalError(loc, "repeats must be positive, got ", repeats);
+  SmallVector<int64_t> shape(input.getShape());
+  if (!isDyn(shape[*dim]))
+    shape[*dim] *= repeats;
+  types.push_back(like(input, shape));
+  return success();
+}

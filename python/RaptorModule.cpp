@@ -1,0 +1,88 @@
+//===- RaptorModule.cpp - The raptor._raptor Python extension ---*- C++ -*-===//
+//
+// Connects Raptor's C++ to the `mlir` Python bindings through their C API
+// capsules: registers dialects into a DialectRegistry or Context, registers
+// passes for PassManager.parse, and exposes C++ analyses to Python.
+//
+//===----------------------------------------------------------------------===//
+#include "capi/Registration.h"
+#include "passes/graph/GraphSummary.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace {
+/// Fetches the C API capsule of an `mlir.ir` object (or accepts a capsule).
+nb::object capsuleOf(nb::handle object) {
+  if (PyCapsule_CheckExact(object.ptr()))
+    return nb::borrow(object);
+  if (!nb::hasattr(object, MLIR_PYTHON_CAPI_PTR_ATTR))
+    throw nb::type_error("expected an mlir.ir object with a C API capsule");
+  return object.attr(MLIR_PYTHON_CAPI_PTR_ATTR);
+}
+
+mlir::Operation *operationOf(nb::handle handle) {
+  nb::object object = nb::borrow(handle);
+  // An ir.Module is reached through its `operation`.
+  if (!PyCapsule_CheckExact(object.ptr()) && nb::hasattr(object, "operation"))
+    object = object.attr("operation");
+  MlirOperation op = mlirPythonCapsuleToOperation(capsuleOf(object).ptr());
+  if (mlirOperationIsNull(op))
+    throw nb::type_error("expected an mlir.ir.Operation or Module");
+  return unwrap(op);
+}
+} // namespace
+
+NB_MODULE(_raptor, m) {
+  m.doc() = "Raptor's C++ core: dialect and pass registration, analyses.";
+
+  m.def(
+      "register_dialects",
+      [](nb::handle registry) {
+        MlirDialectRegistry r =
+            mlirPythonCapsuleToDialectRegistry(capsuleOf(registry).ptr());
+        if (mlirDialectRegistryIsNull(r))
+          throw nb::type_error("expected an mlir.ir.DialectRegistry");
+        raptor::registerAllDialects(*unwrap(r));
+      },
+      nb::arg("registry"),
+      "Adds Raptor's dialects to an mlir.ir.DialectRegistry.");
+
+  m.def(
+      "load_dialects",
+      [](nb::handle context) {
+        MlirContext c = mlirPythonCapsuleToContext(capsuleOf(context).ptr());
+        if (mlirContextIsNull(c))
+          throw nb::type_error("expected an mlir.ir.Context");
+        mlir::DialectRegistry registry;
+        raptor::registerAllDialects(registry);
+        unwrap(c)->appendDialectRegistry(registry);
+        unwrap(c)->loadAllAvailableDialects();
+      },
+      nb::arg("context"),
+      "Registers and loads Raptor's dialects into an mlir.ir.Context.");
+
+  m.def("register_passes", &raptor::registerAllPasses,
+        "Registers Raptor's passes so PassManager.parse can name them.");
+
+  m.def(
+      "graph_summary_json",
+      [](nb::handle module) {
+        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
+        if (!op)
+          throw nb::type_error("expected a builtin.module");
+        return llvm::formatv("{0}", raptor::toJSON(raptor::summarizeModule(op)))
+            .str();
+      },
+      nb::arg("module"),
+      "Operator counts and weight storage of each nn graph, as JSON text "
+      "(the data raptor-summarize-graph prints).");
+}

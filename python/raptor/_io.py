@@ -1,0 +1,59 @@
+"""Reading IR and writing outputs without leaving half-written files."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from mlir import ir
+
+
+class UserError(Exception):
+    """A problem with the user's input: reported as one line, exit code 1."""
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Writes ``text`` to ``path`` via a temporary file renamed into place."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:
+    """Parses ``text``; a syntax or verifier error becomes a UserError whose
+    message carries MLIR's located diagnostics."""
+    try:
+        with context:
+            return ir.Module.parse(text)
+    except ir.MLIRError as e:
+        lines = [f"{_where(d.location, source)}: {d.message}" for d in e.error_diagnostics]
+        raise UserError("\n".join(lines) or f"{source}: {e}") from None
+
+
+def _where(location: ir.Location, source: str) -> str:
+    """``source:line:col`` for a file location, else MLIR's own spelling."""
+    if location.is_a_file():
+        return f"{source}:{location.start_line}:{location.start_col}"
+    return f"{source}: {location}"
+
+
+def read_text(path: str) -> str:
+    """The contents of ``path`` (``-`` for stdin)."""
+    import sys
+
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text()
+    except OSError as e:
+        raise UserError(f"cannot read '{path}': {e.strerror}") from None

@@ -1,0 +1,135 @@
+"""The ``raptor`` command: what needs Python (model import, reports).
+
+    raptor models                                  list the zoo
+    raptor import --model shufflenet_v2 -o g.mlir  torch.export -> nn
+    raptor summary shufflenet_v2                   operator/weight report
+    raptor summary g.mlir --json
+
+IR-to-IR work (passes, pipelines) is ``raptor-opt``'s job. Errors in the
+user's input are one line (or MLIR's located diagnostics) and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from mlir import ir
+
+import raptor
+from raptor import zoo
+from raptor._io import UserError, parse_module, read_text, write_atomically
+
+
+def _load(source: str, context: ir.Context) -> ir.Module:
+    """A zoo name (its bundled graph) or an .mlir path (``-`` for stdin)."""
+    if source in zoo.NAMES:
+        return zoo.load_graph(source, context)
+    return parse_module(read_text(source), source, context)
+
+
+def format_summary(summary: dict) -> str:
+    """A people-readable table of :func:`raptor.graph_summary`'s result."""
+    lines = []
+    for f in summary["functions"]:
+        lines.append(
+            f"graph @{f['name']}: {f['num_ops']} ops, {f['num_weights']} weights "
+            f"({f['weight_elements']:,} elements, {f['fp32_storage_mib']:.2f} MiB fp32), "
+            f"{f['num_constants']} constants")
+        for t in f["inputs"]:
+            lines.append(f"  input  {t['name']}: {t['type']}")
+        for t in f["outputs"]:
+            lines.append(f"  output {t['name']}: {t['type']}")
+        lines.append(f"  {'operator':<36}{'count':>7}")
+        for name, n in sorted(f["op_counts"].items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  {name:<36}{n:>7}")
+        for name, n in sorted(f["generic_ops"].items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"    generic {name:<28}{n:>7}")
+    return "\n".join(lines)
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    for name in zoo.NAMES:
+        print(f"{name:<15} Table 1: {zoo.PAPER_FP32_MIB[name]:>6.1f} MiB   "
+              f"bundled graph: {zoo.graph_path(name)}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    try:
+        from raptor.frontend.torch import ImportOptions, UnsupportedOperatorError, import_program
+    except ImportError as e:
+        raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
+    zoo.check_name(args.model)
+    start = time.perf_counter()
+    print(f"[1/3] building and exporting {args.model} with torch.export ...", file=sys.stderr)
+    ep = zoo.export(args.model)
+    print(f"[2/3] importing into the nn dialect ...", file=sys.stderr)
+    options = ImportOptions(strict=args.strict, **zoo.import_options(args.model))
+    try:
+        module, report = import_program(ep, options)
+    except UnsupportedOperatorError as e:
+        raise UserError(str(e)) from None
+    print(f"[3/3] done in {time.perf_counter() - start:.1f} s "
+          f"(recognised: {dict(+report.rewrites) or 'none'}; generic: {dict(report.generic) or 'none'})",
+          file=sys.stderr)
+    if args.output:
+        write_atomically(args.output, str(module))
+    if args.summary:
+        print(format_summary(raptor.graph_summary(module)))
+    elif not args.output:
+        print(module)
+    return 0
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    module = _load(args.source, raptor.Context())
+    summary = raptor.graph_summary(module)
+    print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("models", help="list the model zoo")
+    p.set_defaults(run=_cmd_models)
+
+    p = sub.add_parser("import", help="import a zoo model through torch.export into nn IR")
+    p.add_argument("--model", required=True, choices=zoo.NAMES, help="zoo model to import")
+    p.add_argument("-o", "--output", help="write the IR here (default: stdout)")
+    p.add_argument("--strict", action="store_true",
+                   help="fail on operators without a dedicated nn op")
+    p.add_argument("--summary", action="store_true",
+                   help="print a summary of the graph instead of the IR")
+    p.set_defaults(run=_cmd_import)
+
+    p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
+    p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_cmd_summary)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (UserError, ValueError) as e:
+        print(f"raptor: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader (e.g. `head`) went away: not an error of ours.
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

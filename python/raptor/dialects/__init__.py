@@ -1,0 +1,1 @@
+"""Generated Python op classes of Raptor's dialects."""

@@ -1,0 +1,182 @@
+"""aten operator -> ``nn`` op conversion rules.
+
+``nn`` operand and attribute names are aten's argument names, so most rules
+only say which op class to build and how a few arguments change form. The
+emitter normalises every call to a ``{aten argument name: value}`` dict first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from mlir import ir
+
+from ..dialects import nn
+from . import _fx_rewrites as rw
+
+aten = torch.ops.aten
+
+#: A converter gets the normalised arguments (tensors already ``ir.Value``s,
+#: Python scalars as they are) and the result types, and builds an op, or
+#: returns None when the call is outside what the ``nn`` op models (the
+#: emitter then falls back to the generic ``nn.aten`` op).
+Builder = Callable[[dict[str, Any], list[ir.Type]], ir.OpView | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How one aten overload becomes an ``nn`` op."""
+
+    op: type
+    #: aten argument -> ``nn`` builder keyword (``None`` drops the argument).
+    rename: dict[str, str | None] = field(default_factory=dict)
+    #: Called on the keyword arguments before building; may return None.
+    adapt: Callable[[dict[str, Any], list[ir.Type]], dict[str, Any] | None] | None = None
+
+
+def _binary(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    """A Python-scalar ``other`` becomes the ``scalar`` attribute."""
+    other = kw.get("other")
+    if isinstance(other, ir.Value):
+        return kw
+    if isinstance(other, bool) or not isinstance(other, (int, float)):
+        return None
+    kw.pop("other")
+    kw["scalar"] = (ir.IntegerAttr.get(ir.IntegerType.get_signless(64), other)
+                    if isinstance(other, int) else
+                    ir.FloatAttr.get(ir.F64Type.get(), other))
+    return kw
+
+
+def _alpha(kw: dict[str, Any], types: list[ir.Type]) -> dict[str, Any] | None:
+    alpha = kw.get("alpha", 1)
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        return None
+    kw["alpha"] = float(alpha)
+    return _binary(kw, types)
+
+
+def _view_to_result(kw: dict[str, Any], types: list[ir.Type]) -> dict[str, Any]:
+    """unsqueeze/squeeze/reshape: a view to the result shape."""
+    return {"self_": kw["self_"], "size": list(ir.RankedTensorType(types[0]).shape)}
+
+
+def _slice(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any]:
+    if kw.get("start") in (None, 0):
+        kw.pop("start", None)
+    if kw.get("end") is None or kw["end"] >= rw.INT64_MAX:
+        kw.pop("end", None)
+    return kw
+
+
+def _mean(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    if kw.pop("dtype", None) is not None:
+        return None
+    if not kw.get("dim"):
+        kw.pop("dim", None)
+    return kw
+
+
+def _optional_attrs(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], dict[str, Any]]:
+    """Drops attributes given as None (aten's "not set")."""
+    def adapt(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any]:
+        for name in names:
+            if kw.get(name) is None:
+                kw.pop(name, None)
+        return kw
+    return adapt
+
+
+def _batch_norm(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    # nn.batch_norm models the affine form; others stay generic.
+    if kw.get("weight") is None or kw.get("bias") is None:
+        return None
+    return kw
+
+
+def _upsample(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any]:
+    if kw.get("output_size") is None:
+        kw.pop("output_size", None)
+    if kw.get("scale_factors") is None:
+        kw.pop("scale_factors", None)
+    else:
+        kw["scale_factors"] = [float(s) for s in kw["scale_factors"]]
+    return kw
+
+
+RULES: dict[Any, Rule] = {
+    aten.convolution.default: Rule(nn.ConvolutionOp),
+    aten._native_batch_norm_legit_no_training.default: Rule(nn.BatchNormOp, adapt=_batch_norm),
+    aten.linear.default: Rule(nn.LinearOp),
+    aten.mm.default: Rule(nn.MatmulOp, {"mat2": "other"}),
+    aten.bmm.default: Rule(nn.MatmulOp, {"mat2": "other"}),
+    aten.matmul.default: Rule(nn.MatmulOp),
+    aten.scaled_dot_product_attention.default: Rule(
+        nn.ScaledDotProductAttentionOp, adapt=_optional_attrs("scale", "attn_mask")),
+    aten.layer_norm.default: Rule(nn.LayerNormOp, {"cudnn_enable": None}),
+    aten.rms_norm.default: Rule(nn.RMSNormOp, adapt=_optional_attrs("eps")),
+    rw.rotary_positional_embeddings: Rule(nn.RotaryEmbeddingOp),
+    aten.add.Tensor: Rule(nn.AddOp, adapt=_alpha),
+    aten.add.Scalar: Rule(nn.AddOp, adapt=_alpha),
+    aten.sub.Tensor: Rule(nn.SubOp, adapt=_alpha),
+    aten.sub.Scalar: Rule(nn.SubOp, adapt=_alpha),
+    aten.mul.Tensor: Rule(nn.MulOp, adapt=_binary),
+    aten.mul.Scalar: Rule(nn.MulOp, adapt=_binary),
+    aten.div.Tensor: Rule(nn.DivOp, adapt=_binary),
+    aten.div.Scalar: Rule(nn.DivOp, adapt=_binary),
+    aten.relu.default: Rule(nn.ReluOp),
+    aten.gelu.default: Rule(nn.GeluOp),
+    aten.silu.default: Rule(nn.SiluOp),
+    aten.sigmoid.default: Rule(nn.SigmoidOp),
+    aten.tanh.default: Rule(nn.TanhOp),
+    aten.neg.default: Rule(nn.NegOp),
+    aten.rsqrt.default: Rule(nn.RsqrtOp),
+    aten.clone.default: Rule(nn.CloneOp, {"memory_format": None}),
+    aten._softmax.default: Rule(nn.SoftmaxOp),
+    aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),
+    aten.max_pool2d_with_indices.default: Rule(nn.MaxPool2dOp),
+    aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
+    aten.cat.default: Rule(nn.CatOp),
+    aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),
+    aten.slice.Tensor: Rule(nn.SliceOp, adapt=_slice),
+    aten.view.default: Rule(nn.ViewOp),
+    aten._unsafe_view.default: Rule(nn.ViewOp),
+    aten.reshape.default: Rule(nn.ViewOp, adapt=_view_to_result),
+    aten.unsqueeze.default: Rule(nn.ViewOp, adapt=_view_to_result),
+    aten.squeeze.dim: Rule(nn.ViewOp, adapt=_view_to_result),
+    aten.squeeze.dims: Rule(nn.ViewOp, adapt=_view_to_result),
+    aten.permute.default: Rule(nn.PermuteOp),
+    aten.expand.default: Rule(nn.ExpandOp, {"implicit": None}),
+    aten.constant_pad_nd.default: Rule(nn.ConstantPadNdOp),
+    aten.embedding.default: Rule(nn.EmbeddingOp, {"scale_grad_by_freq": None, "sparse": None}),
+    rw.fan_out: Rule(nn.FanOutOp),
+    rw.kv_cache: Rule(nn.KVCacheOp),
+}
+
+
+def target_name(target: Any) -> str:
+    """The operator name used in diagnostics and ``nn.aten`` (``aten.add.Tensor``)."""
+    markers = {
+        rw.rotary_positional_embeddings: "xaten.rotary_positional_embeddings.default",
+        rw.fan_out: "xaten.fan_out.Tensor",
+        rw.kv_cache: "xaten.kv_cache.default",
+    }
+    if target in markers:
+        return markers[target]
+    if isinstance(target, torch._ops.OpOverload):
+        ns, _, rest = target.name().partition("::")
+        return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
+    return getattr(target, "__name__", str(target))
+
+
+def schema_arguments(target: Any) -> list[tuple[str, Any]]:
+    """(name, default) of each argument, from the aten schema or marker signature."""
+    if isinstance(target, torch._ops.OpOverload):
+        return [(a.name, a.default_value if a.has_default_value() else None)
+                for a in target._schema.arguments]
+    import inspect
+    return [(p.name, None if p.default is inspect.Parameter.empty else p.default)
+            for p in inspect.signature(target).parameters.values()]

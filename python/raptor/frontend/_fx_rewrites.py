@@ -1,0 +1,286 @@
+"""Graph rewrites on an exported FX graph before it is emitted as ``nn``.
+
+The paper behind codec placement (shared seed 000, Table 6) pattern-matches
+RMSNorm and rotary positional embeddings into single operators before
+adaptation, and its commutation table (Table 5) has a KV-head fan-out and a
+KV-cache operator. These rewrites recognise those subgraphs in the aten graph
+that ``torch.export`` produces and replace each by one node whose target is
+one of the marker functions below, which the emitter maps to ``nn`` ops.
+
+Every rewrite checks the whole pattern (operators, constants, shapes from
+``meta['val']``) and leaves the graph unchanged where anything differs. The
+marker functions compute what they stand for, so a rewritten graph still
+runs in eager torch (the tests compare it with the original).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+from torch import fx
+
+aten = torch.ops.aten
+
+#: Upper bound torch.export writes for an open slice end (``x[..., k:]``).
+INT64_MAX = 2**63 - 1
+
+
+#: Operators that only re-index their input (no arithmetic).
+LAYOUT_TARGETS = frozenset({
+    aten.view.default, aten._unsafe_view.default, aten.reshape.default,
+    aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims,
+    aten.expand.default, aten.permute.default, aten.slice.Tensor,
+    aten.clone.default,
+})
+
+
+def rotary_positional_embeddings(input: torch.Tensor, cos: torch.Tensor,
+                                 sin: torch.Tensor) -> torch.Tensor:
+    """``xaten.rotary_positional_embeddings.default``: Llama's half rotation."""
+    half = input.shape[-1] // 2
+    rotated = torch.cat([-input[..., half:], input[..., :half]], dim=-1)
+    return input * cos + rotated * sin
+
+
+def fan_out(input: torch.Tensor, repeats: int, dim: int) -> torch.Tensor:
+    """``xaten.fan_out.Tensor``: each KV head repeated ``repeats`` times."""
+    return torch.repeat_interleave(input, repeats, dim=dim)
+
+
+def kv_cache(key: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``xaten.kv_cache.default`` with an empty cache: keys and values as given."""
+    return key, value
+
+
+def _is(node: Any, *targets: Any) -> bool:
+    return isinstance(node, fx.Node) and node.op == "call_function" and node.target in targets
+
+
+def _shape(node: fx.Node) -> tuple[int, ...]:
+    return tuple(node.meta["val"].shape)
+
+
+def _replace(graph: fx.Graph, old: fx.Node, target: Callable[..., Any],
+             args: tuple[Any, ...], val: Any) -> fx.Node:
+    with graph.inserting_before(old):
+        new = graph.call_function(target, args)
+    new.meta = dict(old.meta)
+    new.meta["val"] = val
+    old.replace_all_uses_with(new)
+    return new
+
+
+def drop_assertions(graph: fx.Graph) -> None:
+    """Removes ``_assert_tensor_metadata`` checks left by no-op dtype casts."""
+    for node in list(graph.nodes):
+        if _is(node, aten._assert_tensor_metadata.default) and not node.users:
+            graph.erase_node(node)
+
+
+def _match_rms_norm(mul_w: fx.Node) -> tuple[fx.Node, fx.Node, float] | None:
+    """``weight * (x * rsqrt(mean(x**2, [-1], keepdim) + eps))`` -> parts."""
+    if not _is(mul_w, aten.mul.Tensor) or len(mul_w.args) != 2:
+        return None
+    for weight, normed in (mul_w.args, mul_w.args[::-1]):
+        if not (_is(normed, aten.mul.Tensor) and isinstance(weight, fx.Node)):
+            continue
+        x, rsqrt = normed.args
+        if not _is(rsqrt, aten.rsqrt.default):
+            x, rsqrt = rsqrt, x
+        if not _is(rsqrt, aten.rsqrt.default):
+            continue
+        add = rsqrt.args[0]
+        if not (_is(add, aten.add.Tensor) and isinstance(add.args[1], float)):
+            continue
+        mean = add.args[0]
+        if not (_is(mean, aten.mean.dim) and list(mean.args[1]) in ([-1], [len(_shape(x)) - 1])
+                and len(mean.args) > 2 and mean.args[2] is True):
+            continue
+        pow_ = mean.args[0]
+        if not (_is(pow_, aten.pow.Tensor_Scalar) and pow_.args[0] is x and pow_.args[1] == 2):
+            continue
+        if _shape(weight) != _shape(x)[-1:]:
+            continue
+        return x, weight, float(add.args[1])
+    return None
+
+
+def fuse_rms_norm(graph: fx.Graph) -> int:
+    """Replaces RMSNorm subgraphs by ``aten.rms_norm``; returns the count."""
+    count = 0
+    for node in list(graph.nodes):
+        match = _match_rms_norm(node)
+        if match is None:
+            continue
+        x, weight, eps = match
+        _replace(graph, node, aten.rms_norm.default,
+                 (x, [_shape(x)[-1]], weight, eps), node.meta["val"])
+        count += 1
+    return count
+
+
+def _match_rotate_half(node: Any, x: fx.Node) -> bool:
+    """``cat([-x[..., h:], x[..., :h]], -1)`` over the last dim of ``x``."""
+    if not (_is(node, aten.cat.default) and len(node.args[0]) == 2):
+        return False
+    rank = len(_shape(x))
+    if (node.args[1] if len(node.args) > 1 else 0) not in (-1, rank - 1):
+        return False
+    neg, first = node.args[0]
+    if not _is(neg, aten.neg.default):
+        return False
+    second = neg.args[0]
+    half = _shape(x)[-1] // 2
+
+    def is_slice(s: Any, start: int, end: int) -> bool:
+        if not (_is(s, aten.slice.Tensor) and s.args[0] is x):
+            return False
+        dim, lo, hi = (list(s.args[1:4]) + [0, None, None])[:3]
+        step = s.args[4] if len(s.args) > 4 else 1
+        return dim in (-1, rank - 1) and lo == start and step == 1 and (
+            hi == end or (end == _shape(x)[-1] and hi in (INT64_MAX, None)))
+
+    return is_slice(first, 0, half) and is_slice(second, half, _shape(x)[-1])
+
+
+def fuse_rotary_embeddings(graph: fx.Graph) -> int:
+    """``x * cos + rotate_half(x) * sin`` -> one rotary-embedding node."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.add.Tensor) or len(node.args) != 2:
+            continue
+        for mul_cos, mul_sin in (node.args, node.args[::-1]):
+            if not (_is(mul_cos, aten.mul.Tensor) and _is(mul_sin, aten.mul.Tensor)):
+                continue
+            for x, cos in (mul_cos.args, mul_cos.args[::-1]):
+                if not isinstance(x, fx.Node) or not isinstance(cos, fx.Node):
+                    continue
+                rot, sin = mul_sin.args
+                if not _match_rotate_half(rot, x):
+                    rot, sin = sin, rot
+                if not (_match_rotate_half(rot, x) and isinstance(sin, fx.Node)):
+                    continue
+                if _shape(node) != _shape(x):
+                    continue
+                _replace(graph, node, rotary_positional_embeddings, (x, cos, sin),
+                         node.meta["val"])
+                count += 1
+                break
+            else:
+                continue
+            break
+    return count
+
+
+def fuse_fan_out(graph: fx.Graph) -> int:
+    """Llama's repeat_kv, ``view(expand(unsqueeze(x, 2)))``, -> fan-out."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.view.default, aten._unsafe_view.default, aten.reshape.default):
+            continue
+        src = node.args[0]
+        if _is(src, aten.clone.default):
+            src = src.args[0]
+        if not _is(src, aten.expand.default):
+            continue
+        unsq = src.args[0]
+        if not (_is(unsq, aten.unsqueeze.default) and unsq.args[1] == 2):
+            continue
+        x = unsq.args[0]
+        xs, es, out = _shape(x), _shape(src), _shape(node)
+        if len(xs) != 4 or len(es) != 5:
+            continue
+        repeats = es[2]
+        if es[:2] != xs[:2] or es[3:] != xs[2:] or out != (xs[0], xs[1] * repeats, *xs[2:]):
+            continue
+        _replace(graph, node, fan_out, (x, repeats, 1), node.meta["val"])
+        count += 1
+    return count
+
+
+def insert_kv_cache(graph: fx.Graph) -> int:
+    """Puts a KV-cache update between the keys/values and their fan-out.
+
+    Decoder attention reads this step's keys and values through the cache;
+    with no earlier positions the update returns them unchanged.
+    """
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.scaled_dot_product_attention.default):
+            continue
+        key, value = node.args[1], node.args[2]
+        fanned = _is(key, fan_out) and _is(value, fan_out)
+        k_src, v_src = (key.args[0], value.args[0]) if fanned else (key, value)
+        if _is(k_src, operator.getitem):
+            continue  # already behind a cache
+        with graph.inserting_before(key if fanned else node):
+            cache = graph.call_function(kv_cache, (k_src, v_src))
+            keys = graph.call_function(operator.getitem, (cache, 0))
+            values = graph.call_function(operator.getitem, (cache, 1))
+        cache.meta["val"] = (k_src.meta["val"], v_src.meta["val"])
+        keys.meta["val"], values.meta["val"] = k_src.meta["val"], v_src.meta["val"]
+        if fanned:
+            key.replace_input_with(k_src, keys)
+            value.replace_input_with(v_src, values)
+        else:
+            node.replace_input_with(key, keys)
+            node.replace_input_with(value, values)
+        count += 1
+    return count
+
+
+def constant_nodes(graph: fx.Graph, constant_inputs: Iterable[fx.Node]) -> set[fx.Node]:
+    """Nodes computed from constants only (no user input, no weight)."""
+    constant = set(constant_inputs)
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        inputs = node.all_input_nodes
+        if all(n in constant for n in inputs) and node.target not in (
+                rotary_positional_embeddings, fan_out, kv_cache):
+            constant.add(node)
+    return constant
+
+
+def evaluate(node: fx.Node, values: dict[fx.Node, Any]) -> Any:
+    """Evaluates a constant node with eager torch (memoized in ``values``)."""
+    if node in values:
+        return values[node]
+    args = fx.node.map_arg(node.args, lambda n: evaluate(n, values))
+    kwargs = fx.node.map_arg(node.kwargs, lambda n: evaluate(n, values))
+    values[node] = node.target(*args, **kwargs)
+    return values[node]
+
+
+def fold_causal_masks(graph: fx.Graph, constant: set[fx.Node],
+                      values: dict[fx.Node, Any]) -> int:
+    """Replaces a constant lower-triangular attention mask by ``is_causal``."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.scaled_dot_product_attention.default) or len(node.args) < 4:
+            continue
+        mask = node.args[3]
+        if not isinstance(mask, fx.Node) or mask not in constant:
+            continue
+        m = evaluate(mask, values)
+        if m.dtype != torch.bool or m.dim() < 2:
+            continue
+        q_len, k_len = _shape(node.args[0])[-2], _shape(node.args[1])[-2]
+        if tuple(m.shape[-2:]) != (q_len, k_len) or q_len != k_len:
+            continue
+        causal = torch.ones(q_len, k_len, dtype=torch.bool).tril()
+        if not bool((m == causal).all()):
+            continue
+        args = list(node.args)
+        args[3] = None
+        kwargs = dict(node.kwargs)
+        if len(args) > 5:
+            args[5] = True
+        else:
+            kwargs["is_causal"] = True
+        node.args, node.kwargs = tuple(args), kwargs
+        count += 1
+    return count

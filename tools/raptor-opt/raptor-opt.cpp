@@ -1,0 +1,28 @@
+//===- raptor-opt.cpp - Raptor's optimizer driver ---------------*- C++ -*-===//
+//
+// mlir-opt with Raptor's dialects and passes, plus the upstream dialects a
+// model graph sits beside (builtin, func, arith, tensor, quant) and the
+// generic upstream transforms (canonicalize, cse, ...).
+//
+//===----------------------------------------------------------------------===//
+#include "capi/Registration.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::quant::QuantDialect, mlir::tensor::TensorDialect>();
+  raptor::registerAllDialects(registry);
+  mlir::registerTransformsPasses();
+  raptor::registerAllPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Raptor optimizer: model graphs to processing-in-memory\n",
+      registry));
+}
