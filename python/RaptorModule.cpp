@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "capi/Registration.h"
+#include "dialects/nn/NNOps.h"
 #include "passes/graph/GraphSummary.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -15,7 +16,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 namespace nb = nanobind;
 
@@ -72,6 +75,23 @@ NB_MODULE(_raptor, m) {
 
   m.def("register_passes", &raptor::registerAllPasses,
         "Registers Raptor's passes so PassManager.parse can name them.");
+
+  m.def(
+      "port_names",
+      [](nb::handle operation) {
+        auto op = llvm::dyn_cast<raptor::nn::PortOpInterface>(operationOf(operation));
+        if (!op)
+          throw nb::type_error("expected an nn operation");
+        std::pair<std::vector<std::string>, std::vector<std::string>> names;
+        for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+          names.first.push_back(op.getInputPortName(i));
+        for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
+          names.second.push_back(op.getOutputPortName(i));
+        return names;
+      },
+      nb::arg("operation"),
+      "The aten port names of an nn op's operands and results, e.g. "
+      "(['self', 'other'], ['out']).");
 
   m.def(
       "graph_summary_json",

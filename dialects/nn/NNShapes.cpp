@@ -91,6 +91,26 @@ FailureOr<SmallVector<int64_t>> spatialList(std::optional<Location> loc,
   return SmallVector<int64_t>(values);
 }
 
+// Default-valued attributes may be absent from the adaptor when a result
+// type is inferred before the op exists (the generic builder path used by
+// the Python bindings), so inference reads them through these helpers.
+int64_t intOr(IntegerAttr attr, int64_t dflt) {
+  return attr ? attr.getValue().getSExtValue() : dflt;
+}
+bool boolOr(BoolAttr attr, bool dflt) { return attr ? attr.getValue() : dflt; }
+ArrayRef<int64_t> arrayOr(DenseI64ArrayAttr attr, ArrayRef<int64_t> dflt = {}) {
+  return attr ? attr.asArrayRef() : dflt;
+}
+
+/// Required attributes can also be missing on that path; report them.
+LogicalResult require(std::optional<Location> loc,
+                      std::initializer_list<std::pair<Attribute, StringRef>> attrs) {
+  for (auto [attr, name] : attrs)
+    if (!attr)
+      return emitOptionalError(loc, "requires attribute '", name, "'");
+  return success();
+}
+
 bool compatible(TypeRange l, TypeRange r) {
   if (l.size() != r.size())
     return false;
@@ -140,6 +160,8 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getValueAttr(), "value"}})))
+    return failure();
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
     return emitOptionalError(loc, "value must be a ranked tensor");
@@ -155,6 +177,8 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getStrideAttr(), "stride"}, {adaptor.getPaddingAttr(), "padding"}, {adaptor.getDilationAttr(), "dilation"}})))
+    return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   RankedTensorType weight = tensorType(adaptor.getWeight());
   int64_t rank = input.getRank();
@@ -168,16 +192,16 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   auto padding = spatialList(loc, "padding", adaptor.getPadding(), n, 0);
   auto dilation = spatialList(loc, "dilation", adaptor.getDilation(), n, 1);
   auto outPad =
-      spatialList(loc, "output_padding", adaptor.getOutputPadding(), n, 0);
+      spatialList(loc, "output_padding", arrayOr(adaptor.getOutputPaddingAttr()), n, 0);
   if (failed(stride) || failed(padding) || failed(dilation) || failed(outPad))
     return failure();
   if (llvm::any_of(*stride, [](int64_t s) { return s <= 0; }) ||
       llvm::any_of(*dilation, [](int64_t d) { return d <= 0; }))
     return emitOptionalError(loc, "stride and dilation must be positive");
-  int64_t groups = static_cast<int64_t>(adaptor.getGroups());
+  int64_t groups = intOr(adaptor.getGroupsAttr(), 1);
   if (groups <= 0)
     return emitOptionalError(loc, "groups must be positive, got ", groups);
-  bool transposed = adaptor.getTransposed();
+  bool transposed = boolOr(adaptor.getTransposedAttr(), false);
   int64_t inC = input.getDimSize(1);
   // Non-transposed weight: (O, C/groups, k...); transposed: (C, O/groups, k...).
   int64_t wIn = transposed ? weight.getDimSize(0) : weight.getDimSize(1) * groups;
@@ -291,7 +315,7 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   if (rank >= 3) {
     int64_t qh = dim(q, 3), kh = dim(k, 3);
     if (!isDyn(qh) && !isDyn(kh) && qh != kh) {
-      if (!adaptor.getEnableGqa())
+      if (!boolOr(adaptor.getEnableGqaAttr(), false))
         return emitOptionalError(loc, "query has ", qh, " heads but key has ", kh,
                                  "; set enable_gqa for grouped-query attention");
       if (kh == 0 || qh % kh != 0)
@@ -356,6 +380,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getNormalizedShapeAttr(), "normalized_shape"}})))
+    return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   if (failed(checkNormalized(loc, input, adaptor.getNormalizedShape(),
                              {adaptor.getWeight(), adaptor.getBias()})))
@@ -368,6 +394,8 @@ LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getNormalizedShapeAttr(), "normalized_shape"}})))
+    return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
   if (failed(checkNormalized(loc, input, adaptor.getNormalizedShape(),
                              {adaptor.getWeight()})))
@@ -461,7 +489,7 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
   for (int64_t i = 0; i < rank; ++i) {
     if (!reduced[i])
       shape.push_back(self.getDimSize(i));
-    else if (adaptor.getKeepdim())
+    else if (boolOr(adaptor.getKeepdimAttr(), false))
       shape.push_back(1);
   }
   types.push_back(like(self, shape));
@@ -472,6 +500,8 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getKernelSizeAttr(), "kernel_size"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
   if (self.getRank() != 3 && self.getRank() != 4)
     return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
@@ -479,11 +509,11 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
   if (failed(kernel))
     return failure();
   // aten: an empty stride means stride = kernel_size.
-  auto stride = adaptor.getStride().empty()
-                    ? kernel
-                    : spatialList(loc, "stride", adaptor.getStride(), 2, 1);
-  auto padding = spatialList(loc, "padding", adaptor.getPadding(), 2, 0);
-  auto dilation = spatialList(loc, "dilation", adaptor.getDilation(), 2, 1);
+  ArrayRef<int64_t> strideList = arrayOr(adaptor.getStrideAttr());
+  auto stride = strideList.empty() ? kernel
+                                   : spatialList(loc, "stride", strideList, 2, 1);
+  auto padding = spatialList(loc, "padding", arrayOr(adaptor.getPaddingAttr()), 2, 0);
+  auto dilation = spatialList(loc, "dilation", arrayOr(adaptor.getDilationAttr()), 2, 1);
   if (failed(stride) || failed(padding) || failed(dilation))
     return failure();
   SmallVector<int64_t> shape(self.getShape());
@@ -493,7 +523,7 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
       return emitOptionalError(loc, "padding must be at most half the kernel size");
     int64_t &d = shape[rank - 2 + i];
     d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], (*dilation)[i],
-                  adaptor.getCeilMode());
+                  boolOr(adaptor.getCeilModeAttr(), false));
     if (!isDyn(d) && d <= 0)
       return emitOptionalError(loc, "pooling window larger than the input ", self);
   }
@@ -543,7 +573,7 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "cat needs at least one tensor");
   RankedTensorType first = tensorType(tensors.front());
   int64_t rank = first.getRank();
-  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), rank);
+  auto dim = normDim(loc, intOr(adaptor.getDimAttr(), 0), rank);
   if (failed(dim))
     return failure();
   SmallVector<int64_t> shape(first.getShape());
@@ -569,8 +599,10 @@ LogicalResult SplitWithSizesOp::inferReturnTypes(MLIRContext *,
                                                  std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getSplitSizesAttr(), "split_sizes"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
-  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  auto dim = normDim(loc, intOr(adaptor.getDimAttr(), 0), self.getRank());
   if (failed(dim))
     return failure();
   int64_t total = 0;
@@ -596,10 +628,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   RankedTensorType self = tensorType(adaptor.getSelf());
-  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  auto dim = normDim(loc, intOr(adaptor.getDimAttr(), 0), self.getRank());
   if (failed(dim))
     return failure();
-  int64_t step = static_cast<int64_t>(adaptor.getStep());
+  int64_t step = intOr(adaptor.getStepAttr(), 1);
   if (step <= 0)
     return emitOptionalError(loc, "slice step must be positive, got ", step);
   SmallVector<int64_t> shape(self.getShape());
@@ -627,6 +659,8 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getSizeAttr(), "size"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
   SmallVector<int64_t> shape(adaptor.getSize());
   int64_t inferIndex = -1, known = 1;
@@ -664,6 +698,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getDimsAttr(), "dims"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
   int64_t rank = self.getRank();
   ArrayRef<int64_t> dims = adaptor.getDims();
@@ -688,6 +724,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getSizeAttr(), "size"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
   ArrayRef<int64_t> size = adaptor.getSize();
   int64_t rank = self.getRank();
@@ -716,6 +754,8 @@ LogicalResult ConstantPadNdOp::inferReturnTypes(MLIRContext *,
                                                 std::optional<Location> loc,
                                                 Adaptor adaptor,
                                                 SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getPadAttr(), "pad"}})))
+    return failure();
   RankedTensorType self = tensorType(adaptor.getSelf());
   ArrayRef<int64_t> pad = adaptor.getPad();
   int64_t rank = self.getRank();
@@ -761,7 +801,7 @@ LogicalResult KVCacheOp::inferReturnTypes(MLIRContext *,
   RankedTensorType value = tensorType(adaptor.getValue());
   if (key.getRank() < 2 || value.getRank() != key.getRank())
     return emitOptionalError(loc, "key and value must share a rank >= 2");
-  int64_t past = static_cast<int64_t>(adaptor.getPastLength());
+  int64_t past = intOr(adaptor.getPastLengthAttr(), 0);
   if (past < 0)
     return emitOptionalError(loc, "past_length must be non-negative");
   for (RankedTensorType t : {key, value}) {
@@ -778,8 +818,10 @@ LogicalResult FanOutOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getRepeatsAttr(), "repeats"}})))
+    return failure();
   RankedTensorType input = tensorType(adaptor.getInput());
-  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), input.getRank());
+  auto dim = normDim(loc, intOr(adaptor.getDimAttr(), 1), input.getRank());
   if (failed(dim))
     return failure();
   int64_t repeats = static_cast<int64_t>(adaptor.getRepeats());

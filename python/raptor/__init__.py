@@ -21,7 +21,7 @@ from mlir._mlir_libs import get_dialect_registry
 
 from . import _raptor
 
-__all__ = ["Context", "register", "graph_summary"]
+__all__ = ["Context", "register", "graph_summary", "port_names"]
 __version__ = "0.1.0"
 
 
@@ -58,3 +58,14 @@ def graph_summary(module: ir.Module) -> dict:
     import json
 
     return json.loads(_raptor.graph_summary_json(module))
+
+
+def port_names(op: ir.Operation | ir.OpView) -> tuple[list[str], list[str]]:
+    """The aten port names of an ``nn`` op's operands and results.
+
+    Input ports are aten argument names (``tensors[*]`` for a variadic
+    list); output ports are ``out``, ``out[i]`` or ``out[*]``.
+    """
+    operation = op.operation if isinstance(op, ir.OpView) else op
+    inputs, outputs = _raptor.port_names(operation)
+    return list(inputs), list(outputs)

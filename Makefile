@@ -1,0 +1,31 @@
+# Raptor's entry points. `make demo` and `make test` are the README's quick start.
+.PHONY: setup demo test lit pytest bench fixtures clean
+
+setup:
+	bash scripts/setup.sh
+
+# Imports ShuffleNetV2 through torch.export and prints a summary of its nn graph.
+demo: setup
+	mkdir -p build
+	.venv/bin/raptor import --model shufflenet_v2 --summary -o build/shufflenet_v2.mlir
+
+test: setup
+	bash scripts/test.sh
+
+lit:
+	.venv/bin/lit -sv tests/lit
+
+pytest:
+	.venv/bin/python -m pytest -q tests/python
+
+bench: setup
+	.venv/bin/python bench/import_roundtrip.py
+
+# Regenerates the bundled zoo graphs (python/raptor/zoo/graphs/*.mlir).
+fixtures: setup
+	for m in shufflenet_v2 unet siglip smollm2; do \
+	  .venv/bin/raptor import --model $$m -o python/raptor/zoo/graphs/$$m.mlir || exit 1; \
+	done
+
+clean:
+	rm -rf build

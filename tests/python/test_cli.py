@@ -1,0 +1,93 @@
+"""The command lines: `raptor` and `raptor-opt`, including their bad-input behaviour."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from raptor import zoo
+
+RAPTOR = [sys.executable, "-m", "raptor"]
+RAPTOR_OPT = shutil.which("raptor-opt", path=str(Path(sys.executable).parent)) or "raptor-opt"
+
+BAD_SHAPE = """func.func @f(%a: tensor<2x4xf32>, %w: tensor<3x5xf32>) -> tensor<2x3xf32> {
+  %0 = nn.linear %a, %w : (tensor<2x4xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+
+def run(cmd: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def test_summary_of_a_bundled_model_as_json() -> None:
+    result = run(RAPTOR + ["summary", "unet", "--json"])
+    assert result.returncode == 0, result.stderr
+    (f,) = json.loads(result.stdout)["functions"]
+    assert round(f["fp32_storage_mib"], 1) == zoo.PAPER_FP32_MIB["unet"]
+    assert f["op_counts"]["nn.convolution"] == 47
+
+
+def test_summary_table_of_a_file(tmp_path: Path) -> None:
+    result = run(RAPTOR + ["summary", str(zoo.graph_path("shufflenet_v2"))])
+    assert result.returncode == 0, result.stderr
+    assert "8.75 MiB fp32" in result.stdout
+    assert "nn.convolution" in result.stdout
+
+
+def test_models_lists_the_zoo() -> None:
+    result = run(RAPTOR + ["models"])
+    assert result.returncode == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()] == list(zoo.NAMES)
+
+
+@pytest.mark.parametrize("args, stdin, message", [
+    (["summary", "no/such/file.mlir"], None, "cannot read 'no/such/file.mlir'"),
+    (["summary", "-"], "func.func @f( {", "-:1:"),
+    (["summary", "-"], BAD_SHAPE, "-:2:8: input features 4 do not match weight in-features 5"),
+    (["summary", "-"], "func.func @f() {\n  nn.bogus\n  return\n}", "-:2:3:"),
+])
+def test_bad_input_is_one_located_error(args: list[str], stdin: str | None, message: str) -> None:
+    result = run(RAPTOR + args, stdin)
+    assert result.returncode == 1
+    assert result.stderr.startswith("raptor: error: ")
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_import_refuses_unknown_model() -> None:
+    result = run(RAPTOR + ["import", "--model", "resnet"])
+    assert result.returncode == 2  # a usage error, reported by argparse
+    assert "invalid choice: 'resnet'" in result.stderr
+
+
+def test_raptor_opt_help_lists_raptor() -> None:
+    result = run([RAPTOR_OPT, "--help"])
+    assert result.returncode == 0
+    assert "Available Dialects:" in result.stdout and " nn," in result.stdout + ","
+    assert "--raptor-summarize-graph" in result.stdout
+
+
+def test_raptor_opt_leaves_no_partial_output(tmp_path: Path) -> None:
+    src = tmp_path / "bad.mlir"
+    src.write_text(BAD_SHAPE)
+    out = tmp_path / "out.mlir"
+    result = run([RAPTOR_OPT, str(src), "-o", str(out)])
+    assert result.returncode == 1
+    assert "input features 4 do not match weight in-features 5" in result.stderr
+    assert f"{src}:2:8" in result.stderr
+    assert not out.exists()
+
+
+def test_raptor_opt_round_trips_a_bundled_model(tmp_path: Path) -> None:
+    out = tmp_path / "siglip.mlir"
+    result = run([RAPTOR_OPT, str(zoo.graph_path("siglip")), "-o", str(out)])
+    assert result.returncode == 0, result.stderr
+    # raptor-opt ends its output with an empty line.
+    assert out.read_text().rstrip() == zoo.graph_path("siglip").read_text().rstrip()

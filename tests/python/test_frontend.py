@@ -1,0 +1,159 @@
+"""The torch.export frontend on small models built here (fast, no zoo)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the torch frontend needs the 'torch' extra")
+transformers = pytest.importorskip("transformers")
+
+from torch import fx  # noqa: E402
+from torch.export.graph_signature import InputKind  # noqa: E402
+
+import raptor  # noqa: E402
+from raptor.frontend import _fx_rewrites as rw  # noqa: E402
+from raptor.frontend.torch import (  # noqa: E402
+    ImportOptions, UnsupportedOperatorError, _Emitter, import_program)
+from raptor.zoo import decomposition_table  # noqa: E402
+
+
+def _export(model: torch.nn.Module, *inputs: torch.Tensor) -> torch.export.ExportedProgram:
+    model.eval()
+    with torch.no_grad():
+        ep = torch.export.export(model, inputs, strict=False)
+        return ep.run_decompositions(decomposition_table())
+
+
+class ShuffleUnit(torch.nn.Module):
+    """A ShuffleNetV2-like unit: split, conv-bn-relu, pool, concat, shuffle."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 4, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.pool = torch.nn.MaxPool2d(3, stride=1, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a, b = x.chunk(2, dim=1)
+        b = self.pool(torch.relu(self.bn(self.conv(b))))
+        y = torch.cat([a, b], dim=1)
+        return y.view(1, 2, 4, 6, 6).transpose(1, 2).contiguous().view(1, 8, 6, 6)
+
+
+def _tiny_llama() -> torch.nn.Module:
+    config = transformers.LlamaConfig(
+        vocab_size=32, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, rms_norm_eps=1e-5,
+        max_position_embeddings=64, use_cache=False, tie_word_embeddings=False)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    model = transformers.LlamaModel(config)
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.model(inputs_embeds=x).last_hidden_state
+
+    return Wrapper()
+
+
+def _run_rewritten(ep: torch.export.ExportedProgram, options: ImportOptions,
+                   x: torch.Tensor) -> torch.Tensor:
+    """Runs the graph after the frontend's rewrites with eager torch."""
+    emitter = _Emitter(ep, options)
+    graph = emitter.prepare()
+    args: list[Any] = []
+    for node in graph.nodes:
+        if node.op != "placeholder":
+            continue
+        spec = emitter.placeholder_kind[node]
+        if spec.kind == InputKind.USER_INPUT:
+            args.append(x)
+        else:
+            args.append(ep.constants[spec.target] if spec.target in ep.constants
+                        else ep.state_dict[spec.target])
+    module = fx.GraphModule(torch.nn.Module(), graph)
+    out = fx.Interpreter(module).run(*args)
+    return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def test_convolutional_unit_imports_as_typed_ops() -> None:
+    ep = _export(ShuffleUnit(), torch.randn(1, 8, 6, 6))
+    module, report = import_program(ep, ImportOptions(strict=True))
+    (summary,) = raptor.graph_summary(module)["functions"]
+    assert summary["generic_ops"] == {}
+    assert summary["op_counts"] == {
+        "nn.split_with_sizes": 1, "nn.convolution": 1, "nn.batch_norm": 1, "nn.relu": 1,
+        "nn.max_pool2d": 1, "nn.cat": 1, "nn.view": 2, "nn.permute": 1, "nn.clone": 1}
+    # conv weight + BN weight, bias, running mean and var.
+    assert summary["weight_elements"] == 4 * 4 * 3 * 3 + 4 * 4
+    assert [t["name"] for t in summary["inputs"]] == ["x"]
+    text = str(module)
+    assert 'nn.param = "conv.weight"' in text and 'nn.param = "bn.running_var"' in text
+    assert "num_batches_tracked" not in text  # unused buffers are dropped
+
+
+def test_llama_patterns_are_recognised_and_exact() -> None:
+    model = _tiny_llama()
+    x = torch.randn(1, 8, 64)
+    ep = _export(model, x)
+    options = ImportOptions(strict=True, insert_kv_cache=True)
+    module, report = import_program(ep, options)
+    assert report.rewrites == {"rms_norm": 5, "rotary_embedding": 4, "fan_out": 4,
+                               "kv_cache": 2, "causal_mask": 2}
+    (summary,) = raptor.graph_summary(module)["functions"]
+    counts = summary["op_counts"]
+    assert counts["nn.rms_norm"] == 5 and counts["nn.rotary_embedding"] == 4
+    assert counts["nn.fan_out"] == 4 and counts["nn.kv_cache"] == 2
+    assert counts["nn.scaled_dot_product_attention"] == 2
+    assert "is_causal = true" in str(module)
+    # The rewritten graph computes what the model computes.
+    with torch.no_grad():
+        expected = model(x)
+        got = _run_rewritten(ep, options, x)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_rewrites_can_be_disabled() -> None:
+    ep = _export(_tiny_llama(), torch.randn(1, 8, 64))
+    module, report = import_program(ep, ImportOptions(
+        fuse_rms_norm=False, fuse_rotary_embeddings=False, fuse_fan_out=False))
+    assert report.rewrites["rms_norm"] == 0
+    counts = raptor.graph_summary(module)["functions"][0]["op_counts"]
+    assert "nn.rms_norm" not in counts and "nn.rotary_embedding" not in counts
+    assert counts["nn.rsqrt"] == 5
+
+
+class Cumulative(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cumsum(x, dim=1) * 2.0
+
+
+def test_unknown_operator_is_generic_or_strict_error() -> None:
+    ep = _export(Cumulative(), torch.randn(2, 5))
+    module, report = import_program(ep)
+    assert report.generic == {"aten.cumsum.default": 1}
+    text = str(module)
+    assert 'nn.aten "aten.cumsum.default"(%arg0) {input_ports = ["self"], params = {dim = 1 : i64}}' in text
+    assert "nn.mul %0 scalar(2.000000e+00 : f64)" in text
+    op = next(o for o in module.body.operations[0].regions[0].blocks[0].operations
+              if o.name == "nn.aten")
+    assert raptor.port_names(op) == (["self"], ["out"])
+    with pytest.raises(UnsupportedOperatorError, match=r"aten\.cumsum\.default .*has no nn op"):
+        import_program(ep, ImportOptions(strict=True))
+
+
+def test_marker_functions_compute_their_operators() -> None:
+    x = torch.randn(1, 2, 3, 8)
+    cos, sin = torch.randn(1, 1, 3, 8), torch.randn(1, 1, 3, 8)
+    half = torch.cat([-x[..., 4:], x[..., :4]], dim=-1)
+    torch.testing.assert_close(rw.rotary_positional_embeddings(x, cos, sin), x * cos + half * sin)
+    fanned = rw.fan_out(x, 3, 1)
+    assert fanned.shape == (1, 6, 3, 8)
+    torch.testing.assert_close(fanned[:, 0], fanned[:, 2])
+    torch.testing.assert_close(fanned[:, 3], x[:, 1])
