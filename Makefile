@@ -1,5 +1,5 @@
 # Raptor's entry points. `make demo` and `make test` are the README's quick start.
-.PHONY: setup demo test lit pytest bench fixtures clean
+.PHONY: setup demo test lit pytest bench fixtures docs clean
 
 setup:
 	bash scripts/setup.sh
@@ -29,3 +29,7 @@ fixtures: setup
 
 clean:
 	rm -rf build
+
+# Regenerates the reference docs that come from ODS (docs/dialects, docs/passes.md).
+docs: setup
+	bash scripts/gen-docs.sh

@@ -68,7 +68,7 @@ def NN_AtenOp : NN_Op<"aten"> {
 //===----------------------------------------------------------------------===//
 
 def NN_ConvolutionOp : NN_InferOp<"convolution"> {
-  let summary = "aten.convolution.default";
+  let summary = "N-d convolution (aten.convolution.default)";
   let description = [{
     N-d convolution (N = rank - 2) of `input` (N, C, spatial...) with
     `weight` (O, C/groups, kernel...), plus an optional per-channel `bias`.
@@ -85,7 +85,7 @@ def NN_ConvolutionOp : NN_InferOp<"convolution"> {
 }
 
 def NN_LinearOp : NN_InferOp<"linear"> {
-  let summary = "aten.linear.default";
+  let summary = "Fully connected layer (aten.linear.default)";
   let description = "`out = input @ weight^T + bias`; weight is (out, in).";
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
                        Optional<NN_FloatTensor>:$bias);
@@ -94,7 +94,7 @@ def NN_LinearOp : NN_InferOp<"linear"> {
 }
 
 def NN_MatmulOp : NN_InferOp<"matmul"> {
-  let summary = "aten.matmul.default (also aten.mm, aten.bmm)";
+  let summary = "Matrix product (aten.matmul.default, aten.mm, aten.bmm)";
   let description = "Batched matrix product with torch.matmul's broadcasting.";
   let arguments = (ins NN_FloatTensor:$self, NN_FloatTensor:$other);
   let results = (outs NN_FloatTensor:$out);
@@ -103,7 +103,7 @@ def NN_MatmulOp : NN_InferOp<"matmul"> {
 
 def NN_ScaledDotProductAttentionOp
     : NN_InferOp<"scaled_dot_product_attention"> {
-  let summary = "aten.scaled_dot_product_attention.default";
+  let summary = "Scaled dot-product attention (aten.scaled_dot_product_attention.default)";
   let description = [{
     softmax(query @ key^T * scale + mask) @ value over (..., L, E) queries and
     (..., S, E) keys. `is_causal` applies a causal mask; with `enable_gqa`
@@ -125,7 +125,7 @@ def NN_ScaledDotProductAttentionOp
 //===----------------------------------------------------------------------===//
 
 def NN_BatchNormOp : NN_InferOp<"batch_norm"> {
-  let summary = "aten._native_batch_norm_legit_no_training.default";
+  let summary = "Inference batch normalization (aten._native_batch_norm_legit_no_training.default)";
   let description = [{
     Inference-mode batch normalization over channel dim 1. Results: the
     normalized tensor and aten's two (empty) saved statistics.
@@ -141,7 +141,7 @@ def NN_BatchNormOp : NN_InferOp<"batch_norm"> {
 }
 
 def NN_LayerNormOp : NN_InferOp<"layer_norm", [AttrSizedOperandSegments]> {
-  let summary = "aten.layer_norm.default";
+  let summary = "Layer normalization (aten.layer_norm.default)";
   let arguments = (ins NN_FloatTensor:$input,
                        DenseI64ArrayAttr:$normalized_shape,
                        Optional<NN_FloatTensor>:$weight,
@@ -155,7 +155,7 @@ def NN_LayerNormOp : NN_InferOp<"layer_norm", [AttrSizedOperandSegments]> {
 }
 
 def NN_RMSNormOp : NN_InferOp<"rms_norm"> {
-  let summary = "aten.rms_norm.default";
+  let summary = "Root-mean-square normalization (aten.rms_norm.default)";
   let arguments = (ins NN_FloatTensor:$input,
                        DenseI64ArrayAttr:$normalized_shape,
                        Optional<NN_FloatTensor>:$weight,
@@ -167,7 +167,7 @@ def NN_RMSNormOp : NN_InferOp<"rms_norm"> {
 }
 
 def NN_RotaryEmbeddingOp : NN_InferOp<"rotary_embedding"> {
-  let summary = "xaten.rotary_positional_embeddings.default";
+  let summary = "Rotary positional embedding (xaten.rotary_positional_embeddings.default)";
   let description = [{
     Rotary positional embedding, `input * cos + rotate_half(input) * sin`,
     where `cos` and `sin` broadcast to `input` (half-split rotation over the
@@ -185,9 +185,10 @@ def NN_RotaryEmbeddingOp : NN_InferOp<"rotary_embedding"> {
 
 // aten's Tensor overloads take a tensor or a Python scalar as `other`; the
 // scalar is kept as the `scalar` attribute.
-class NN_BinaryOp<string mnemonic, string aten, dag extraArgs = (ins)>
+class NN_BinaryOp<string mnemonic, string what, string aten,
+                  dag extraArgs = (ins)>
     : NN_InferOp<mnemonic> {
-  let summary = aten;
+  let summary = what # " (" # aten # ")";
   let description = [{
     Element-wise with numpy broadcasting. Exactly one of the tensor `other`
     and the attribute `scalar` is present.
@@ -203,33 +204,34 @@ class NN_BinaryOp<string mnemonic, string aten, dag extraArgs = (ins)>
   let hasVerifier = 1;
 }
 
-def NN_AddOp : NN_BinaryOp<"add", "aten.add.Tensor",
+def NN_AddOp : NN_BinaryOp<"add", "Element-wise addition", "aten.add.Tensor",
                            (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
-def NN_SubOp : NN_BinaryOp<"sub", "aten.sub.Tensor",
+def NN_SubOp : NN_BinaryOp<"sub", "Element-wise subtraction", "aten.sub.Tensor",
                            (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
-def NN_MulOp : NN_BinaryOp<"mul", "aten.mul.Tensor">;
-def NN_DivOp : NN_BinaryOp<"div", "aten.div.Tensor">;
+def NN_MulOp : NN_BinaryOp<"mul", "Element-wise multiplication", "aten.mul.Tensor">;
+def NN_DivOp : NN_BinaryOp<"div", "Element-wise division", "aten.div.Tensor">;
 
-class NN_UnaryOp<string mnemonic, string aten, dag extraArgs = (ins)>
+class NN_UnaryOp<string mnemonic, string what, string aten,
+                 dag extraArgs = (ins)>
     : NN_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
-  let summary = aten;
+  let summary = what # " (" # aten # ")";
   let arguments = !con((ins NN_Tensor:$self), extraArgs);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = "$self attr-dict `:` type($self)";
 }
 
-def NN_ReluOp : NN_UnaryOp<"relu", "aten.relu.default">;
-def NN_GeluOp : NN_UnaryOp<"gelu", "aten.gelu.default",
+def NN_ReluOp : NN_UnaryOp<"relu", "Rectified linear unit", "aten.relu.default">;
+def NN_GeluOp : NN_UnaryOp<"gelu", "Gaussian error linear unit", "aten.gelu.default",
     (ins DefaultValuedAttr<StrAttr, "\"none\"">:$approximate)> {
   let hasVerifier = 1;
 }
-def NN_SiluOp : NN_UnaryOp<"silu", "aten.silu.default">;
-def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "aten.sigmoid.default">;
-def NN_TanhOp : NN_UnaryOp<"tanh", "aten.tanh.default">;
-def NN_NegOp : NN_UnaryOp<"neg", "aten.neg.default">;
-def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "aten.rsqrt.default">;
-def NN_CloneOp : NN_UnaryOp<"clone", "aten.clone.default">;
-def NN_SoftmaxOp : NN_UnaryOp<"softmax", "aten._softmax.default",
+def NN_SiluOp : NN_UnaryOp<"silu", "Sigmoid linear unit", "aten.silu.default">;
+def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "Logistic sigmoid", "aten.sigmoid.default">;
+def NN_TanhOp : NN_UnaryOp<"tanh", "Hyperbolic tangent", "aten.tanh.default">;
+def NN_NegOp : NN_UnaryOp<"neg", "Negation", "aten.neg.default">;
+def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "Reciprocal square root", "aten.rsqrt.default">;
+def NN_CloneOp : NN_UnaryOp<"clone", "Copy", "aten.clone.default">;
+def NN_SoftmaxOp : NN_UnaryOp<"softmax", "Softmax", "aten._softmax.default",
     (ins I64Attr:$dim, DefaultValuedAttr<BoolAttr, "false">:$half_to_float)> {
   let hasVerifier = 1;
 }
@@ -239,7 +241,7 @@ def NN_SoftmaxOp : NN_UnaryOp<"softmax", "aten._softmax.default",
 //===----------------------------------------------------------------------===//
 
 def NN_MeanOp : NN_InferOp<"mean"> {
-  let summary = "aten.mean.dim";
+  let summary = "Mean reduction (aten.mean.dim)";
   let description = "Mean over `dim` (all dimensions when absent).";
   let arguments = (ins NN_FloatTensor:$self,
                        OptionalAttr<DenseI64ArrayAttr>:$dim,
@@ -249,7 +251,7 @@ def NN_MeanOp : NN_InferOp<"mean"> {
 }
 
 def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
-  let summary = "aten.max_pool2d_with_indices.default";
+  let summary = "2-d max pooling (aten.max_pool2d_with_indices.default)";
   let description = "2-d max pooling; results are the pooled values and indices.";
   let arguments = (ins NN_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
@@ -261,7 +263,7 @@ def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
 }
 
 def NN_UpsampleNearest2dOp : NN_InferOp<"upsample_nearest2d"> {
-  let summary = "aten.upsample_nearest2d.vec";
+  let summary = "Nearest-neighbour upsampling (aten.upsample_nearest2d.vec)";
   let description = "Nearest upsampling of (N, C, H, W) to `output_size` or by `scale_factors`.";
   let arguments = (ins NN_Tensor:$input,
                        OptionalAttr<DenseI64ArrayAttr>:$output_size,
@@ -275,7 +277,7 @@ def NN_UpsampleNearest2dOp : NN_InferOp<"upsample_nearest2d"> {
 //===----------------------------------------------------------------------===//
 
 def NN_CatOp : NN_InferOp<"cat"> {
-  let summary = "aten.cat.default";
+  let summary = "Concatenation (aten.cat.default)";
   let arguments = (ins Variadic<NN_Tensor>:$tensors,
                        DefaultValuedAttr<I64Attr, "0">:$dim);
   let results = (outs NN_Tensor:$out);
@@ -283,7 +285,7 @@ def NN_CatOp : NN_InferOp<"cat"> {
 }
 
 def NN_SplitWithSizesOp : NN_InferOp<"split_with_sizes"> {
-  let summary = "aten.split_with_sizes.default";
+  let summary = "Split into pieces of given sizes (aten.split_with_sizes.default)";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$split_sizes,
                        DefaultValuedAttr<I64Attr, "0">:$dim);
   let results = (outs Variadic<NN_Tensor>:$out);
@@ -292,7 +294,7 @@ def NN_SplitWithSizesOp : NN_InferOp<"split_with_sizes"> {
 }
 
 def NN_SliceOp : NN_InferOp<"slice"> {
-  let summary = "aten.slice.Tensor";
+  let summary = "Strided slice along one dimension (aten.slice.Tensor)";
   let description = "`self[start:end:step]` along `dim` (Python slice bounds).";
   let arguments = (ins NN_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
                        OptionalAttr<I64Attr>:$start, OptionalAttr<I64Attr>:$end,
@@ -302,7 +304,7 @@ def NN_SliceOp : NN_InferOp<"slice"> {
 }
 
 def NN_ViewOp : NN_InferOp<"view"> {
-  let summary = "aten.view.default (also reshape, _unsafe_view)";
+  let summary = "Reshape (aten.view.default, reshape, unsqueeze, squeeze)";
   let description = "Reshape to `size`; one entry may be -1.";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
   let results = (outs NN_Tensor:$out);
@@ -310,14 +312,14 @@ def NN_ViewOp : NN_InferOp<"view"> {
 }
 
 def NN_PermuteOp : NN_InferOp<"permute"> {
-  let summary = "aten.permute.default";
+  let summary = "Dimension permutation (aten.permute.default)";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
 }
 
 def NN_ExpandOp : NN_InferOp<"expand"> {
-  let summary = "aten.expand.default";
+  let summary = "Broadcast to a larger shape (aten.expand.default)";
   let description = "Broadcast to `size`; -1 keeps a dimension.";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
   let results = (outs NN_Tensor:$out);
@@ -325,7 +327,7 @@ def NN_ExpandOp : NN_InferOp<"expand"> {
 }
 
 def NN_ConstantPadNdOp : NN_InferOp<"constant_pad_nd"> {
-  let summary = "aten.constant_pad_nd.default";
+  let summary = "Constant padding (aten.constant_pad_nd.default)";
   let description = [{
     Pads with `value`; `pad` lists (before, after) pairs from the last
     dimension backwards, as torch.nn.functional.pad does.
@@ -337,7 +339,7 @@ def NN_ConstantPadNdOp : NN_InferOp<"constant_pad_nd"> {
 }
 
 def NN_EmbeddingOp : NN_InferOp<"embedding"> {
-  let summary = "aten.embedding.default";
+  let summary = "Embedding lookup (aten.embedding.default)";
   let description = "Rows of `weight` (num, dim) gathered by integer `indices`.";
   let arguments = (ins NN_FloatTensor:$weight, NN_IntTensor:$indices,
                        DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
@@ -350,7 +352,7 @@ def NN_EmbeddingOp : NN_InferOp<"embedding"> {
 //===----------------------------------------------------------------------===//
 
 def NN_KVCacheOp : NN_InferOp<"kv_cache"> {
-  let summary = "xaten.kv_cache.default";
+  let summary = "KV-cache update (xaten.kv_cache.default)";
   let description = [{
     KV-cache update: appends this step's `key` and `value` (B, H, S, D) to a
     cache holding `past_length` earlier positions along dim -2 and returns
@@ -363,7 +365,7 @@ def NN_KVCacheOp : NN_InferOp<"kv_cache"> {
 }
 
 def NN_FanOutOp : NN_InferOp<"fan_out"> {
-  let summary = "xaten.fan_out.Tensor";
+  let summary = "KV-head fan-out (xaten.fan_out.Tensor)";
   let description = [{
     Head fan-out for grouped-query attention: repeats each of the KV heads
     (dim `dim` of `input`) `repeats` times, as Llama's repeat_kv does.

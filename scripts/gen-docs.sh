@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Writes the ODS-generated reference docs: one page per dialect and the pass list.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .venv/bin/activate
+mlir=$(python -c "import importlib.util as u; print(u.find_spec('mlir').submodule_search_locations[0])")
+tblgen="$mlir/bin/mlir-tblgen"
+mkdir -p docs/dialects
+"$tblgen" -gen-dialect-doc -dialect=nn -I . -I "$mlir/include" dialects/nn/NNOps.td -o docs/dialects/nn.md
+"$tblgen" -gen-pass-doc -I . -I "$mlir/include" passes/Passes.td -o docs/passes.md
+echo "wrote docs/dialects/nn.md docs/passes.md"
