@@ -3,6 +3,7 @@
 #include "dialects/nn/NNOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace raptor::nn;
@@ -29,7 +30,12 @@ LogicalResult NNDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError() << "'" << name << "' on argument #" << argIndex
                            << " must be a non-empty string naming the "
                            << (name == kParamAttrName ? "weight" : "input");
-  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // Declarations have no body: take the type from the function signature.
+  Type type;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op))
+    type = fn.getArgumentTypes()[argIndex];
+  else
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (!isa<RankedTensorType>(type))
     return op->emitError() << "argument #" << argIndex << " marked '" << name
                            << "' must be a ranked tensor, got " << type;

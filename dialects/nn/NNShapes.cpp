@@ -68,11 +68,33 @@ int64_t windowOut(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
   if (isDyn(in) || isDyn(kernel))
     return kDyn;
   int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  // A negative span means the window does not fit: report size <= 0 (floor
+  // division, as aten's div_rtn) instead of rounding toward zero.
+  if (span < 0)
+    return 0;
   int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
   // A ceil-mode window must start inside the input or left padding.
   if (ceilMode && (out - 1) * stride >= in + pad)
     --out;
   return out;
+}
+
+/// Kernel, stride and dilation must be positive and padding non-negative.
+LogicalResult checkWindow(std::optional<Location> loc, ArrayRef<int64_t> kernel,
+                          ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilation) {
+  auto positive = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t x) { return x > 0 || isDyn(x); });
+  };
+  if (!positive(kernel))
+    return emitOptionalError(loc, "kernel sizes must be positive, got [", kernel, "]");
+  if (!positive(stride))
+    return emitOptionalError(loc, "stride must be positive, got [", stride, "]");
+  if (!positive(dilation))
+    return emitOptionalError(loc, "dilation must be positive, got [", dilation, "]");
+  if (llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(loc, "padding must be non-negative, got [", padding, "]");
+  return success();
 }
 
 /// Reads a per-spatial-dimension list that may be given once for all dims.
@@ -195,9 +217,9 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       spatialList(loc, "output_padding", arrayOr(adaptor.getOutputPaddingAttr()), n, 0);
   if (failed(stride) || failed(padding) || failed(dilation) || failed(outPad))
     return failure();
-  if (llvm::any_of(*stride, [](int64_t s) { return s <= 0; }) ||
-      llvm::any_of(*dilation, [](int64_t d) { return d <= 0; }))
-    return emitOptionalError(loc, "stride and dilation must be positive");
+  if (failed(checkWindow(loc, weight.getShape().drop_front(2), *stride, *padding,
+                         *dilation)))
+    return failure();
   int64_t groups = intOr(adaptor.getGroupsAttr(), 1);
   if (groups <= 0)
     return emitOptionalError(loc, "groups must be positive, got ", groups);
@@ -208,6 +230,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   if (!isDyn(inC) && !isDyn(weight.getDimSize(transposed ? 0 : 1)) && inC != wIn)
     return emitOptionalError(loc, "input has ", inC, " channels but weight expects ",
                              wIn, " (groups = ", groups, ")");
+  int64_t wOut = weight.getDimSize(transposed ? 1 : 0);
+  if (!transposed && !isDyn(wOut) && wOut % groups != 0)
+    return emitOptionalError(loc, "weight has ", wOut,
+                             " output channels, not divisible by groups = ", groups);
   int64_t outC = transposed
                      ? (isDyn(weight.getDimSize(1)) ? kDyn : weight.getDimSize(1) * groups)
                      : weight.getDimSize(0);
@@ -227,10 +253,14 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
                                  " is too small for kernel ", k);
       shape.push_back(o);
     } else {
-      shape.push_back(isDyn(in) || isDyn(k)
-                          ? kDyn
-                          : (in - 1) * (*stride)[i] - 2 * (*padding)[i] +
-                                (*dilation)[i] * (k - 1) + (*outPad)[i] + 1);
+      int64_t o = isDyn(in) || isDyn(k)
+                      ? kDyn
+                      : (in - 1) * (*stride)[i] - 2 * (*padding)[i] +
+                            (*dilation)[i] * (k - 1) + (*outPad)[i] + 1;
+      if (!isDyn(o) && o <= 0)
+        return emitOptionalError(loc, "transposed convolution output size ", o,
+                                 " of spatial dim ", i, " is not positive");
+      shape.push_back(o);
     }
   }
   types.push_back(like(input, shape));
@@ -243,23 +273,29 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &types) {
   RankedTensorType input = tensorType(adaptor.getInput());
   RankedTensorType weight = tensorType(adaptor.getWeight());
-  if (input.getRank() < 1 || weight.getRank() != 2)
-    return emitOptionalError(loc, "expects input of rank >= 1 and a 2-d weight, got ",
+  if (input.getRank() < 1 || weight.getRank() < 1 || weight.getRank() > 2)
+    return emitOptionalError(loc, "expects input of rank >= 1 and a 1-d or 2-d weight, got ",
                              input, " and ", weight);
+  // A 1-d weight (in) contracts the last dim away: aten's matmul semantics.
+  bool vector = weight.getRank() == 1;
+  int64_t wIn = weight.getDimSize(weight.getRank() - 1);
   int64_t in = input.getDimSize(input.getRank() - 1);
-  if (!isDyn(in) && !isDyn(weight.getDimSize(1)) && in != weight.getDimSize(1))
+  if (!isDyn(in) && !isDyn(wIn) && in != wIn)
     return emitOptionalError(loc, "input features ", in,
-                             " do not match weight in-features ",
-                             weight.getDimSize(1));
-  int64_t outF = weight.getDimSize(0);
+                             " do not match weight in-features ", wIn);
+  int64_t outF = vector ? 1 : weight.getDimSize(0);
   if (Value bias = adaptor.getBias()) {
     RankedTensorType b = tensorType(bias);
-    if (b.getRank() != 1 ||
-        (!isDyn(b.getDimSize(0)) && !isDyn(outF) && b.getDimSize(0) != outF))
+    if (b.getRank() > 1 ||
+        (b.getRank() == 1 && !isDyn(b.getDimSize(0)) && !isDyn(outF) &&
+         b.getDimSize(0) != outF))
       return emitOptionalError(loc, "bias must have shape [", outF, "], got ", b);
   }
   SmallVector<int64_t> shape(input.getShape());
-  shape.back() = outF;
+  if (vector)
+    shape.pop_back();
+  else
+    shape.back() = outF;
   types.push_back(like(input, shape));
   return success();
 }
@@ -413,7 +449,7 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *,
     auto shape = broadcast(loc, input.getShape(), tensorType(table).getShape());
     if (failed(shape))
       return failure();
-    if (ArrayRef<int64_t>(*shape) != input.getShape())
+    if (failed(verifyCompatibleShape(*shape, input.getShape())))
       return emitOptionalError(loc, "cos/sin ", table.getType(),
                                " must broadcast to the input ", input);
   }
@@ -428,37 +464,89 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *,
 // Element-wise binary operators
 //===----------------------------------------------------------------------===//
 
-/// Broadcasts `self` with `other` (or a scalar). The result element type is
-/// `self`'s unless only `other` is floating point (aten type promotion).
-static LogicalResult inferBinary(std::optional<Location> loc, Value self,
-                                 Value other, SmallVectorImpl<Type> &types) {
-  RankedTensorType a = tensorType(self);
-  if (!other) {
-    types.push_back(a);
-    return success();
+namespace {
+/// aten's type categories, in promotion order.
+enum class Category { Bool, Int, Float };
+
+Category category(Type t) {
+  if (t.isInteger(1))
+    return Category::Bool;
+  return isa<FloatType>(t) ? Category::Float : Category::Int;
+}
+
+/// The smallest type of the same category holding both (f16 with bf16 is f32).
+Type wider(Type a, Type b) {
+  if (a == b)
+    return a;
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return Float32Type::get(a.getContext());
+}
+
+/// torch.result_type for two tensors: dimensioned tensors outrank 0-d ones
+/// unless the 0-d tensor is of a higher category.
+Type promote(RankedTensorType a, RankedTensorType b) {
+  Type ea = a.getElementType(), eb = b.getElementType();
+  Category ca = category(ea), cb = category(eb);
+  bool da = a.getRank() > 0, db = b.getRank() > 0;
+  if (da != db) {
+    Type dim = da ? ea : eb, zero = da ? eb : ea;
+    return category(zero) > category(dim) ? zero : dim;
   }
-  RankedTensorType b = tensorType(other);
-  auto shape = broadcast(loc, a.getShape(), b.getShape());
-  if (failed(shape))
-    return failure();
-  Type element = a.getElementType();
-  if (!isa<FloatType>(element) && isa<FloatType>(b.getElementType()))
-    element = b.getElementType();
-  types.push_back(RankedTensorType::get(*shape, element));
+  if (ca != cb)
+    return ca > cb ? ea : eb;
+  return wider(ea, eb);
+}
+
+/// torch.result_type for a tensor and a Python scalar: a scalar of a higher
+/// category promotes to the default type of its category (f32, i64).
+Type promote(RankedTensorType a, Attribute scalar) {
+  Type ea = a.getElementType();
+  Category cs = isa<FloatAttr>(scalar) ? Category::Float : Category::Int;
+  if (cs <= category(ea))
+    return ea;
+  return cs == Category::Float ? Type(Float32Type::get(a.getContext()))
+                               : Type(IntegerType::get(a.getContext(), 64));
+}
+} // namespace
+
+/// Broadcasts `self` with `other` (or a scalar) and promotes element types
+/// as aten does; true division of integers gives the default float type.
+static LogicalResult inferBinary(std::optional<Location> loc, Value self,
+                                 Value other, Attribute scalar, bool trueDivide,
+                                 SmallVectorImpl<Type> &types) {
+  RankedTensorType a = tensorType(self);
+  SmallVector<int64_t> shape(a.getShape());
+  Type element;
+  if (other) {
+    RankedTensorType b = tensorType(other);
+    auto broadcasted = broadcast(loc, a.getShape(), b.getShape());
+    if (failed(broadcasted))
+      return failure();
+    shape = *broadcasted;
+    element = promote(a, b);
+  } else {
+    element = scalar ? promote(a, scalar) : a.getElementType();
+  }
+  if (trueDivide && category(element) != Category::Float)
+    element = Float32Type::get(a.getContext());
+  types.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 
-#define RAPTOR_NN_BINARY(OP)                                                   \
+#define RAPTOR_NN_BINARY(OP, TRUE_DIVIDE)                                      \
   LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
                                      std::optional<Location> loc,              \
                                      Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &types) {           \
-    return inferBinary(loc, adaptor.getSelf(), adaptor.getOther(), types);     \
+    return inferBinary(loc, adaptor.getSelf(), adaptor.getOther(),             \
+                       adaptor.getScalarAttr(), TRUE_DIVIDE, types);           \
   }
-RAPTOR_NN_BINARY(AddOp)
-RAPTOR_NN_BINARY(SubOp)
-RAPTOR_NN_BINARY(MulOp)
-RAPTOR_NN_BINARY(DivOp)
+RAPTOR_NN_BINARY(AddOp, false)
+RAPTOR_NN_BINARY(SubOp, false)
+RAPTOR_NN_BINARY(MulOp, false)
+RAPTOR_NN_BINARY(DivOp, true)
 #undef RAPTOR_NN_BINARY
 
 //===----------------------------------------------------------------------===//
@@ -477,9 +565,12 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
     reduced.assign(rank, true);
   } else {
     for (int64_t d : *dims) {
-      auto n = normDim(loc, d, rank);
+      // aten wraps dims of a 0-d tensor as if it had rank 1.
+      auto n = rank == 0 ? normDim(loc, d, 1) : normDim(loc, d, rank);
       if (failed(n))
         return failure();
+      if (rank == 0)
+        continue;
       if (reduced[*n])
         return emitOptionalError(loc, "dim ", d, " appears more than once");
       reduced[*n] = true;
@@ -516,6 +607,8 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
   auto dilation = spatialList(loc, "dilation", arrayOr(adaptor.getDilationAttr()), 2, 1);
   if (failed(stride) || failed(padding) || failed(dilation))
     return failure();
+  if (failed(checkWindow(loc, *kernel, *stride, *padding, *dilation)))
+    return failure();
   SmallVector<int64_t> shape(self.getShape());
   int64_t rank = self.getRank();
   for (int i = 0; i < 2; ++i) {
@@ -546,14 +639,18 @@ LogicalResult UpsampleNearest2dOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(input.getShape());
   for (int i = 0; i < 2; ++i) {
     if (size) {
-      if (size->size() != 2)
-        return emitOptionalError(loc, "output_size must have 2 entries");
+      if (size->size() != 2 || (*size)[i] <= 0)
+        return emitOptionalError(loc, "output_size must be 2 positive sizes, got [",
+                                 *size, "]");
       shape[2 + i] = (*size)[i];
     } else {
       if (scales->size() != 2 || (*scales)[i] <= 0)
         return emitOptionalError(loc, "scale_factors must be 2 positive numbers");
       int64_t in = shape[2 + i];
       shape[2 + i] = isDyn(in) ? kDyn : int64_t(double(in) * (*scales)[i]);
+      if (!isDyn(shape[2 + i]) && shape[2 + i] <= 0)
+        return emitOptionalError(loc, "scale factor ", (*scales)[i],
+                                 " gives an empty output for size ", in);
     }
   }
   types.push_back(like(input, shape));
@@ -735,7 +832,9 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (auto [i, s] : llvm::enumerate(size)) {
     int64_t in = int64_t(i) < lead ? 1 : self.getDimSize(i - lead);
-    if (s == -1) {
+    if (s < -1) {
+      return emitOptionalError(loc, "invalid expand size ", s, " for dim ", i);
+    } else if (s == -1) {
       if (int64_t(i) < lead)
         return emitOptionalError(loc, "-1 is not allowed for a new leading dimension");
       shape.push_back(in);

@@ -25,15 +25,12 @@ class ModelSpec:
             seeded random weights.  ``forward`` takes one tensor of shape
             ``example_input_shape`` (float32) and returns one tensor.
         example_input_shape: Shape of the single float32 input tensor.
-        paper_fp32_mib: fp32 weight storage in MiB as printed in the paper's
-            Table 1 (rounded to one decimal).
     """
 
     name: str
     description: str
     build: Callable[[], nn.Module]
     example_input_shape: tuple[int, ...]
-    paper_fp32_mib: float
 
 
 class SingleTensorWrapper(nn.Module):
@@ -153,28 +150,24 @@ MODELS: dict[str, ModelSpec] = {
             description="ShuffleNetV2 x1.0 image classifier (torchvision)",
             build=build_shufflenet_v2,
             example_input_shape=(1, 3, 224, 224),
-            paper_fp32_mib=8.8,
         ),
         ModelSpec(
             name="unet",
             description="U-Net, ResNet-34 encoder, 1-class segmentation (smp)",
             build=build_unet,
             example_input_shape=(1, 3, 512, 512),
-            paper_fp32_mib=93.3,
         ),
         ModelSpec(
             name="siglip",
             description="SmolVLM2-256M SigLIP vision encoder, 512x512, sdpa",
             build=build_siglip,
             example_input_shape=(1, 3, 512, 512),
-            paper_fp32_mib=329.7,
         ),
         ModelSpec(
             name="smollm2",
             description="SmolVLM2-256M Llama text decoder on inputs_embeds, sdpa",
             build=build_smollm2,
             example_input_shape=(1, 128, 576),
-            paper_fp32_mib=405.1,
         ),
     )
 }

@@ -64,7 +64,7 @@ func.func @conv_output_padding_entries(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x4
 // -----
 
 func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+2 {{stride and dilation must be positive}}
+  // expected-error @+2 {{stride must be positive, got [1, 0]}}
   // expected-error @+1 {{'nn.convolution' op failed to infer returned types}}
   %0 = nn.convolution %x, %w {stride = array<i64: 1, 0>, padding = array<i64: 0>, dilation = array<i64: 1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
@@ -74,7 +74,7 @@ func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 func.func @conv_negative_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+2 {{stride and dilation must be positive}}
+  // expected-error @+2 {{dilation must be positive, got [-1, -1]}}
   // expected-error @+1 {{'nn.convolution' op failed to infer returned types}}
   %0 = nn.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: -1>}
       : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
@@ -165,7 +165,7 @@ func.func @conv_integer_input(%x: tensor<1x3x8x8xi8>, %w: tensor<4x3x3x3xf32>) {
 // -----
 
 func.func @linear_scalar_input(%x: tensor<f32>, %w: tensor<4x8xf32>) {
-  // expected-error @+2 {{expects input of rank >= 1 and a 2-d weight, got 'tensor<f32>' and 'tensor<4x8xf32>'}}
+  // expected-error @+2 {{expects input of rank >= 1 and a 1-d or 2-d weight, got 'tensor<f32>' and 'tensor<4x8xf32>'}}
   // expected-error @+1 {{'nn.linear' op failed to infer returned types}}
   %0 = nn.linear %x, %w : (tensor<f32>, tensor<4x8xf32>) -> tensor<4xf32>
   return
@@ -174,7 +174,7 @@ func.func @linear_scalar_input(%x: tensor<f32>, %w: tensor<4x8xf32>) {
 // -----
 
 func.func @linear_weight_rank(%x: tensor<2x8xf32>, %w: tensor<2x4x8xf32>) {
-  // expected-error @+2 {{expects input of rank >= 1 and a 2-d weight, got 'tensor<2x8xf32>' and 'tensor<2x4x8xf32>'}}
+  // expected-error @+2 {{expects input of rank >= 1 and a 1-d or 2-d weight, got 'tensor<2x8xf32>' and 'tensor<2x4x8xf32>'}}
   // expected-error @+1 {{'nn.linear' op failed to infer returned types}}
   %0 = nn.linear %x, %w : (tensor<2x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4xf32>
   return

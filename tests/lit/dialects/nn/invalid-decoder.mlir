@@ -1,0 +1,65 @@
+// Shape-inference diagnostics of the decoder-specific operators.
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics
+
+func.func @kv_cache_rank(%k: tensor<64xf32>) {
+  // expected-error @+2 {{key and value must share a rank >= 2}}
+  // expected-error @+1 {{'nn.kv_cache' op failed to infer returned types}}
+  %0:2 = nn.kv_cache %k, %k : (tensor<64xf32>, tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>)
+  return
+}
+
+// -----
+
+func.func @kv_cache_rank_mismatch(%k: tensor<1x8x1x64xf32>, %v: tensor<8x1x64xf32>) {
+  // expected-error @+2 {{key and value must share a rank >= 2}}
+  // expected-error @+1 {{'nn.kv_cache' op failed to infer returned types}}
+  %0:2 = nn.kv_cache %k, %v : (tensor<1x8x1x64xf32>, tensor<8x1x64xf32>) -> (tensor<1x8x1x64xf32>, tensor<8x1x64xf32>)
+  return
+}
+
+// -----
+
+func.func @kv_cache_past_length(%k: tensor<1x8x1x64xf32>) {
+  // expected-error @+2 {{past_length must be non-negative}}
+  // expected-error @+1 {{'nn.kv_cache' op failed to infer returned types}}
+  %0:2 = nn.kv_cache %k, %k {past_length = -1}
+      : (tensor<1x8x1x64xf32>, tensor<1x8x1x64xf32>) -> (tensor<1x8x1x64xf32>, tensor<1x8x1x64xf32>)
+  return
+}
+
+// -----
+
+// The cache grows along dim -2.
+func.func @kv_cache_result(%k: tensor<1x8x1x64xf32>) {
+  // expected-error @+2 {{'nn.kv_cache' op inferred type(s) 'tensor<1x8x5x64xf32>', 'tensor<1x8x5x64xf32>' are incompatible with return type(s) of operation 'tensor<1x8x1x68xf32>', 'tensor<1x8x1x68xf32>'}}
+  // expected-error @+1 {{'nn.kv_cache' op failed to infer returned types}}
+  %0:2 = nn.kv_cache %k, %k {past_length = 4}
+      : (tensor<1x8x1x64xf32>, tensor<1x8x1x64xf32>) -> (tensor<1x8x1x68xf32>, tensor<1x8x1x68xf32>)
+  return
+}
+
+// -----
+
+func.func @fan_out_dim_range(%x: tensor<1x8x16x64xf32>) {
+  // expected-error @+2 {{dim 4 is out of range for rank 4}}
+  // expected-error @+1 {{'nn.fan_out' op failed to infer returned types}}
+  %0 = nn.fan_out %x {repeats = 2, dim = 4} : (tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @fan_out_repeats(%x: tensor<1x8x16x64xf32>) {
+  // expected-error @+2 {{repeats must be positive, got 0}}
+  // expected-error @+1 {{'nn.fan_out' op failed to infer returned types}}
+  %0 = nn.fan_out %x {repeats = 0} : (tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @fan_out_missing_repeats(%x: tensor<1x8x16x64xf32>) {
+  // expected-error @+1 {{'nn.fan_out' op requires attribute 'repeats'}}
+  %0 = nn.fan_out %x : (tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+  return
+}
