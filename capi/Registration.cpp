@@ -1,11 +1,12 @@
 //===- Registration.cpp - Register Raptor with MLIR -------------*- C++ -*-===//
 #include "capi/Registration.h"
 
+#include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNDialect.h"
 #include "passes/Passes.h"
 
 void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<raptor::nn::NNDialect>();
+  registry.insert<raptor::codec::CodecDialect, raptor::nn::NNDialect>();
 }
 
 void raptor::registerAllPasses() {

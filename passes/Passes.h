@@ -2,6 +2,8 @@
 #ifndef RAPTOR_PASSES_PASSES_H
 #define RAPTOR_PASSES_PASSES_H
 
+#include "dialects/codec/CodecDialect.h"
+#include "dialects/nn/NNDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

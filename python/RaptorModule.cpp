@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "capi/Registration.h"
 #include "dialects/nn/NNOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "passes/codec/CodecCosts.h"
+#include "passes/codec/CommutationTable.h"
 #include "passes/graph/GraphSummary.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -92,6 +95,34 @@ NB_MODULE(_raptor, m) {
       nb::arg("operation"),
       "The aten port names of an nn op's operands and results, e.g. "
       "(['self', 'other'], ['out']).");
+
+  m.def(
+      "codec_costs_json",
+      [](nb::handle module) {
+        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
+        if (!op)
+          throw nb::type_error("expected a builtin.module");
+        llvm::json::Array all;
+        for (auto func : op.getOps<mlir::func::FuncOp>()) {
+          if (func.isExternal())
+            continue;
+          auto graph = raptor::codec::CodecGraph::build(func);
+          if (mlir::failed(graph) || mlir::failed(graph->checkMarked()) ||
+              mlir::failed(graph->readSemantics()))
+            throw nb::value_error("the module's markers carry no codec semantics "
+                                  "(run raptor-place-codecs with materialize=false)");
+          all.push_back(raptor::codec::toJSON(
+              raptor::codec::computeCosts(*graph, graph->induceSubgraphs())));
+        }
+        return llvm::formatv("{0}", llvm::json::Value(std::move(all))).str();
+      },
+      nb::arg("module"),
+      "Storage, traffic and codec items of each placed function, as JSON text "
+      "(the data raptor-report-codec-costs prints).");
+
+  m.def("seed_commutation_table",
+        []() { return raptor::codec::CommutationTable::seedText().str(); },
+        "The seed's Table 5 in Raptor's commutation-table format.");
 
   m.def(
       "graph_summary_json",

@@ -52,6 +52,9 @@ class NN_Op<string mnemonic, list<Trait> traits = []>
               !if(!isa<Variadic>(!getdagarg<Constraint>(arguments, i)), "[*]", "")]),
           acc));
   bit nnVariadicResults = 0;
+  // The aten (or xaten) operator this op stands for, e.g. aten.cat.default;
+  // rule tables such as the codec commutation table are keyed by it.
+  string nnAtenName = "";
   // Ops add their own declarations here rather than in extraClassDeclaration.
   code nnExtraClassDeclaration = "";
   let extraClassDeclaration = [{
@@ -63,6 +66,9 @@ class NN_Op<string mnemonic, list<Trait> traits = []>
     }
     static constexpr bool hasVariadicResults() { return }]
         # !if(nnVariadicResults, "true", "false") # [{; }
+    static constexpr ::llvm::StringLiteral getAtenOperatorName() {
+      return "}] # nnAtenName # [{";
+    }
   }] # nnExtraClassDeclaration;
 }
 

@@ -19,6 +19,20 @@ def NN_PortOpInterface : OpInterface<"PortOpInterface"> {
     schema, where results are positional).
   }];
   let methods = [
+    StaticInterfaceMethod<[{
+        The aten operator this kind of op stands for (empty for `nn.aten`,
+        whose instances name it, and ops with no aten counterpart).
+      }], "::llvm::StringRef", "getAtenOperatorName", (ins)>,
+    StaticInterfaceMethod<[{
+        The aten names of the op's operand groups, `[*]` marking variadic ones.
+      }], "::llvm::ArrayRef<::llvm::StringLiteral>", "getInputPortGroups", (ins)>,
+    InterfaceMethod<[{
+        The aten operator this op stands for (`aten.cat.default`), the key of
+        per-operator rule tables; empty for ops with no aten counterpart.
+      }], "::llvm::StringRef", "getAtenName", (ins),
+      /*methodBody=*/[{}], /*defaultImplementation=*/[{
+        return ConcreteOp::getAtenOperatorName();
+      }]>,
     InterfaceMethod<[{
         The port name of operand `index`, e.g. `self` or `tensors[*]`.
       }], "::std::string", "getInputPortName", (ins "unsigned":$index),

@@ -58,6 +58,7 @@ def NN_AtenOp : NN_Op<"aten"> {
   let hasVerifier = 1;
   let nnExtraClassDeclaration = [{
     // Port names come from `input_ports` when present.
+    ::llvm::StringRef getAtenName() { return getTarget(); }
     ::std::string getInputPortName(unsigned index);
     ::std::string getOutputPortName(unsigned index);
   }];
@@ -69,6 +70,7 @@ def NN_AtenOp : NN_Op<"aten"> {
 
 def NN_ConvolutionOp : NN_InferOp<"convolution"> {
   let summary = "N-d convolution (aten.convolution.default)";
+  let nnAtenName = "aten.convolution.default";
   let description = [{
     N-d convolution (N = rank - 2) of `input` (N, C, spatial...) with
     `weight` (O, C/groups, kernel...), plus an optional per-channel `bias`.
@@ -86,6 +88,7 @@ def NN_ConvolutionOp : NN_InferOp<"convolution"> {
 
 def NN_LinearOp : NN_InferOp<"linear"> {
   let summary = "Fully connected layer (aten.linear.default)";
+  let nnAtenName = "aten.linear.default";
   let description = "`out = input @ weight^T + bias`; weight is (out, in).";
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
                        Optional<NN_FloatTensor>:$bias);
@@ -95,6 +98,7 @@ def NN_LinearOp : NN_InferOp<"linear"> {
 
 def NN_MatmulOp : NN_InferOp<"matmul"> {
   let summary = "Matrix product (aten.matmul.default, aten.mm, aten.bmm)";
+  let nnAtenName = "aten.matmul.default";
   let description = "Batched matrix product with torch.matmul's broadcasting.";
   let arguments = (ins NN_FloatTensor:$self, NN_FloatTensor:$other);
   let results = (outs NN_FloatTensor:$out);
@@ -104,6 +108,7 @@ def NN_MatmulOp : NN_InferOp<"matmul"> {
 def NN_ScaledDotProductAttentionOp
     : NN_InferOp<"scaled_dot_product_attention"> {
   let summary = "Scaled dot-product attention (aten.scaled_dot_product_attention.default)";
+  let nnAtenName = "aten.scaled_dot_product_attention.default";
   let description = [{
     softmax(query @ key^T * scale + mask) @ value over (..., L, E) queries and
     (..., S, E) keys. `is_causal` applies a causal mask; with `enable_gqa`
@@ -126,6 +131,7 @@ def NN_ScaledDotProductAttentionOp
 
 def NN_BatchNormOp : NN_InferOp<"batch_norm"> {
   let summary = "Inference batch normalization (aten._native_batch_norm_legit_no_training.default)";
+  let nnAtenName = "aten._native_batch_norm_legit_no_training.default";
   let description = [{
     Inference-mode batch normalization over channel dim 1. Results: the
     normalized tensor and aten's two (empty) saved statistics.
@@ -142,6 +148,7 @@ def NN_BatchNormOp : NN_InferOp<"batch_norm"> {
 
 def NN_LayerNormOp : NN_InferOp<"layer_norm", [AttrSizedOperandSegments]> {
   let summary = "Layer normalization (aten.layer_norm.default)";
+  let nnAtenName = "aten.layer_norm.default";
   let arguments = (ins NN_FloatTensor:$input,
                        DenseI64ArrayAttr:$normalized_shape,
                        Optional<NN_FloatTensor>:$weight,
@@ -156,6 +163,7 @@ def NN_LayerNormOp : NN_InferOp<"layer_norm", [AttrSizedOperandSegments]> {
 
 def NN_RMSNormOp : NN_InferOp<"rms_norm"> {
   let summary = "Root-mean-square normalization (aten.rms_norm.default)";
+  let nnAtenName = "aten.rms_norm.default";
   let arguments = (ins NN_FloatTensor:$input,
                        DenseI64ArrayAttr:$normalized_shape,
                        Optional<NN_FloatTensor>:$weight,
@@ -168,6 +176,7 @@ def NN_RMSNormOp : NN_InferOp<"rms_norm"> {
 
 def NN_RotaryEmbeddingOp : NN_InferOp<"rotary_embedding"> {
   let summary = "Rotary positional embedding (xaten.rotary_positional_embeddings.default)";
+  let nnAtenName = "xaten.rotary_positional_embeddings.default";
   let description = [{
     Rotary positional embedding, `input * cos + rotate_half(input) * sin`,
     where `cos` and `sin` broadcast to `input` (half-split rotation over the
@@ -189,6 +198,7 @@ class NN_BinaryOp<string mnemonic, string what, string aten,
                   dag extraArgs = (ins)>
     : NN_InferOp<mnemonic> {
   let summary = what # " (" # aten # ")";
+  let nnAtenName = aten;
   let description = [{
     Element-wise with numpy broadcasting. Exactly one of the tensor `other`
     and the attribute `scalar` is present.
@@ -215,6 +225,7 @@ class NN_UnaryOp<string mnemonic, string what, string aten,
                  dag extraArgs = (ins)>
     : NN_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = what # " (" # aten # ")";
+  let nnAtenName = aten;
   let arguments = !con((ins NN_Tensor:$self), extraArgs);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = "$self attr-dict `:` type($self)";
@@ -242,6 +253,7 @@ def NN_SoftmaxOp : NN_UnaryOp<"softmax", "Softmax", "aten._softmax.default",
 
 def NN_MeanOp : NN_InferOp<"mean"> {
   let summary = "Mean reduction (aten.mean.dim)";
+  let nnAtenName = "aten.mean.dim";
   let description = "Mean over `dim` (all dimensions when absent).";
   let arguments = (ins NN_FloatTensor:$self,
                        OptionalAttr<DenseI64ArrayAttr>:$dim,
@@ -252,6 +264,7 @@ def NN_MeanOp : NN_InferOp<"mean"> {
 
 def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
   let summary = "2-d max pooling (aten.max_pool2d_with_indices.default)";
+  let nnAtenName = "aten.max_pool2d_with_indices.default";
   let description = "2-d max pooling; results are the pooled values and indices.";
   let arguments = (ins NN_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
@@ -264,6 +277,7 @@ def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
 
 def NN_UpsampleNearest2dOp : NN_InferOp<"upsample_nearest2d"> {
   let summary = "Nearest-neighbour upsampling (aten.upsample_nearest2d.vec)";
+  let nnAtenName = "aten.upsample_nearest2d.vec";
   let description = "Nearest upsampling of (N, C, H, W) to `output_size` or by `scale_factors`.";
   let arguments = (ins NN_Tensor:$input,
                        OptionalAttr<DenseI64ArrayAttr>:$output_size,
@@ -278,6 +292,7 @@ def NN_UpsampleNearest2dOp : NN_InferOp<"upsample_nearest2d"> {
 
 def NN_CatOp : NN_InferOp<"cat"> {
   let summary = "Concatenation (aten.cat.default)";
+  let nnAtenName = "aten.cat.default";
   let arguments = (ins Variadic<NN_Tensor>:$tensors,
                        DefaultValuedAttr<I64Attr, "0">:$dim);
   let results = (outs NN_Tensor:$out);
@@ -286,6 +301,7 @@ def NN_CatOp : NN_InferOp<"cat"> {
 
 def NN_SplitWithSizesOp : NN_InferOp<"split_with_sizes"> {
   let summary = "Split into pieces of given sizes (aten.split_with_sizes.default)";
+  let nnAtenName = "aten.split_with_sizes.default";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$split_sizes,
                        DefaultValuedAttr<I64Attr, "0">:$dim);
   let results = (outs Variadic<NN_Tensor>:$out);
@@ -295,6 +311,7 @@ def NN_SplitWithSizesOp : NN_InferOp<"split_with_sizes"> {
 
 def NN_SliceOp : NN_InferOp<"slice"> {
   let summary = "Strided slice along one dimension (aten.slice.Tensor)";
+  let nnAtenName = "aten.slice.Tensor";
   let description = "`self[start:end:step]` along `dim` (Python slice bounds).";
   let arguments = (ins NN_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
                        OptionalAttr<I64Attr>:$start, OptionalAttr<I64Attr>:$end,
@@ -305,6 +322,7 @@ def NN_SliceOp : NN_InferOp<"slice"> {
 
 def NN_ViewOp : NN_InferOp<"view"> {
   let summary = "Reshape (aten.view.default, reshape, unsqueeze, squeeze)";
+  let nnAtenName = "aten.view.default";
   let description = "Reshape to `size`; one entry may be -1.";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
   let results = (outs NN_Tensor:$out);
@@ -313,6 +331,7 @@ def NN_ViewOp : NN_InferOp<"view"> {
 
 def NN_PermuteOp : NN_InferOp<"permute"> {
   let summary = "Dimension permutation (aten.permute.default)";
+  let nnAtenName = "aten.permute.default";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
@@ -320,6 +339,7 @@ def NN_PermuteOp : NN_InferOp<"permute"> {
 
 def NN_ExpandOp : NN_InferOp<"expand"> {
   let summary = "Broadcast to a larger shape (aten.expand.default)";
+  let nnAtenName = "aten.expand.default";
   let description = "Broadcast to `size`; -1 keeps a dimension.";
   let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size);
   let results = (outs NN_Tensor:$out);
@@ -328,6 +348,7 @@ def NN_ExpandOp : NN_InferOp<"expand"> {
 
 def NN_ConstantPadNdOp : NN_InferOp<"constant_pad_nd"> {
   let summary = "Constant padding (aten.constant_pad_nd.default)";
+  let nnAtenName = "aten.constant_pad_nd.default";
   let description = [{
     Pads with `value`; `pad` lists (before, after) pairs from the last
     dimension backwards, as torch.nn.functional.pad does.
@@ -340,6 +361,7 @@ def NN_ConstantPadNdOp : NN_InferOp<"constant_pad_nd"> {
 
 def NN_EmbeddingOp : NN_InferOp<"embedding"> {
   let summary = "Embedding lookup (aten.embedding.default)";
+  let nnAtenName = "aten.embedding.default";
   let description = "Rows of `weight` (num, dim) gathered by integer `indices`.";
   let arguments = (ins NN_FloatTensor:$weight, NN_IntTensor:$indices,
                        DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
@@ -353,6 +375,7 @@ def NN_EmbeddingOp : NN_InferOp<"embedding"> {
 
 def NN_KVCacheOp : NN_InferOp<"kv_cache"> {
   let summary = "KV-cache update (xaten.kv_cache.default)";
+  let nnAtenName = "xaten.kv_cache.default";
   let description = [{
     KV-cache update: appends this step's `key` and `value` (B, H, S, D) to a
     cache holding `past_length` earlier positions along dim -2 and returns
@@ -366,6 +389,7 @@ def NN_KVCacheOp : NN_InferOp<"kv_cache"> {
 
 def NN_FanOutOp : NN_InferOp<"fan_out"> {
   let summary = "KV-head fan-out (xaten.fan_out.Tensor)";
+  let nnAtenName = "xaten.fan_out.Tensor";
   let description = [{
     Head fan-out for grouped-query attention: repeats each of the KV heads
     (dim `dim` of `input`) `repeats` times, as Llama's repeat_kv does.

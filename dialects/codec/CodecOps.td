@@ -1,0 +1,70 @@
+//===- CodecOps.td - Operations of the codec dialect -------*- tablegen -*-===//
+#ifndef RAPTOR_CODEC_OPS
+#define RAPTOR_CODEC_OPS
+
+include "dialects/codec/CodecBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Codec_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Codec_Dialect, mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])>;
+
+// Markers: identities in the source view that delimit where codecs commute.
+class Codec_MarkerOp<string mnemonic, string what> : Codec_Op<mnemonic> {
+  let summary = what;
+  let arguments = (ins AnyRankedTensor:$input,
+                       Codec_SemanticsAttr:$port_in, Codec_SemanticsAttr:$port_out,
+                       OptionalAttr<Codec_SemanticsAttr>:$edge_in,
+                       OptionalAttr<Codec_SemanticsAttr>:$edge_out);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $input `ports` `(` $port_in `,` $port_out `)`
+    (`edges` `(` $edge_in^ `,` $edge_out `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Codec_MarkInputOp : Codec_MarkerOp<"mark_input", "Input codec marker"> {
+  let description = [{
+    Placed on one in-edge of an operator. `port_in` is `(id, s, s)` and
+    `port_out` `(id, s, t)` for the operator's port type `(s, t)`: in the
+    target view it is the encoder in front of the port. `edge_in` and
+    `edge_out` are the semantics of its in- and out-edge once assigned.
+  }];
+}
+
+def Codec_MarkOutputOp : Codec_MarkerOp<"mark_output", "Output codec marker"> {
+  let description = [{
+    Placed after one used result of an operator, taking over all its uses.
+    `port_in` is `(id, s, t)` and `port_out` `(id, s, s)`: in the target
+    view it is the decoder after the port.
+  }];
+}
+
+def Codec_EncodeOp : Codec_Op<"encode"> {
+  let summary = "Encodes data into a subgraph's target type";
+  let arguments = (ins AnyRankedTensor:$input, Codec_SemanticsAttr:$semantics);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `to` $semantics attr-dict `:` type($input)";
+}
+
+def Codec_DecodeOp : Codec_Op<"decode"> {
+  let summary = "Decodes data of a subgraph back to its source type";
+  let arguments = (ins AnyRankedTensor:$input, Codec_SemanticsAttr:$semantics);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `from` $semantics attr-dict `:` type($input)";
+}
+
+def Codec_ObserveOp : Codec_Op<"observe"> {
+  let summary = "Observation point where a subgraph's codec is calibrated";
+  let description = [{
+    Placed at the absolute dominator of a subgraph: all of the subgraph's
+    traffic passes there, so its codec parameters are learnt from the data
+    seen here. An identity on the data.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Codec_SemanticsAttr:$semantics);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `for` $semantics attr-dict `:` type($input)";
+}
+
+#endif // RAPTOR_CODEC_OPS

@@ -1,0 +1,140 @@
+//===- CodecCosts.cpp - The codec placement cost model ----------*- C++ -*-===//
+#include "passes/codec/CodecCosts.h"
+
+#include "dialects/nn/NNOps.h"
+
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+
+namespace raptor::codec {
+
+static uint64_t numElements(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return type.hasStaticShape() ? type.getNumElements() : 0;
+}
+
+static uint64_t bytes(Value v, Type element) {
+  return numElements(v) * ((element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// The edge's value comes from a weight: a graph argument marked nn.param,
+/// possibly through markers.
+static bool isWeight(CodecGraph &g, unsigned node) {
+  while (g.kind(node) == NodeKind::MarkInput || g.kind(node) == NodeKind::MarkOutput)
+    node = g.getEdges()[g.inEdges(node).front()].tail;
+  return g.kind(node) == NodeKind::Input &&
+         g.function().getArgAttr(node, nn::NNDialect::kParamAttrName);
+}
+
+CodecCosts computeCosts(CodecGraph &g, const std::vector<Subgraph> &subgraphs) {
+  CodecCosts c;
+  c.function = g.function().getSymName().str();
+  std::vector<Edge> &edges = g.getEdges();
+  for (const Subgraph &h : subgraphs)
+    if (!h.removed) {
+      ++c.subgraphs;
+      c.encodedSubgraphs += h.sem.encoded();
+    }
+  for (unsigned v = 0, n = g.numNodes(); v < n; ++v) {
+    switch (g.kind(v)) {
+    case NodeKind::Input: {
+      // Storage: a floating-point weight is stored in the type its readers
+      // read it in (encoded when every reader reads it encoded).
+      if (!g.function().getArgAttr(v, nn::NNDialect::kParamAttrName) ||
+          g.outEdges(v).empty())
+        break;
+      Value arg = g.function().getArgument(v);
+      Type element = cast<RankedTensorType>(arg.getType()).getElementType();
+      if (!isa<FloatType>(element))
+        break;
+      // Follow weight -> output marker -> input markers -> readers.
+      bool allEncoded = true;
+      for (unsigned f : g.outEdges(v)) {
+        unsigned m = edges[f].head;
+        if (g.kind(m) != NodeKind::MarkOutput) {
+          allEncoded &= edges[f].sem.encoded();
+          continue;
+        }
+        for (unsigned f2 : g.outEdges(m)) {
+          unsigned mi = edges[f2].head;
+          if (g.kind(mi) == NodeKind::MarkInput && !g.outEdges(mi).empty())
+            allEncoded &= edges[g.outEdges(mi).front()].sem.encoded();
+          else
+            allEncoded &= edges[f2].sem.encoded();
+        }
+      }
+      c.storageBytes += allEncoded ? numElements(arg) : bytes(arg, element);
+      break;
+    }
+    case NodeKind::Operator: {
+      Operation *op = g.op(v);
+      if (op->hasTrait<OpTrait::IsTerminator>() || isa<nn::ConstantOp>(op))
+        break;
+      for (unsigned e : g.inEdges(v))
+        c.trafficBytes += bytes(edges[e].operand->get(), edges[e].sem.target);
+      break;
+    }
+    case NodeKind::MarkInput:
+    case NodeKind::MarkOutput: {
+      ++c.markers;
+      if (g.inEdges(v).empty())
+        break;
+      const Edge &in = edges[g.inEdges(v).front()];
+      const Sem &from = in.sem;
+      const Sem &to = g.outEdges(v).empty() ? from : edges[g.outEdges(v).front()].sem;
+      if (from.id == to.id || isWeight(g, v))
+        break; // inside a subgraph, or a weight encoded ahead of time
+      Value value = in.operand->get();
+      if (from.encoded()) {
+        ++c.decoders;
+        c.codecItems += numElements(value);
+        c.codecTrafficBytes += bytes(value, from.target);
+      }
+      if (to.encoded()) {
+        ++c.encoders;
+        c.codecItems += numElements(value);
+        c.codecTrafficBytes += bytes(value, from.source);
+      }
+      break;
+    }
+    }
+  }
+  return c;
+}
+
+llvm::json::Value toJSON(const CodecCosts &c) {
+  constexpr double MiB = 1024.0 * 1024.0;
+  return llvm::json::Object{
+      {"function", c.function},
+      {"storage_bytes", c.storageBytes},
+      {"storage_mib", c.storageBytes / MiB},
+      {"traffic_bytes", c.trafficBytes},
+      {"traffic_mib", c.trafficBytes / MiB},
+      {"codec_traffic_bytes", c.codecTrafficBytes},
+      {"codec_traffic_mib", c.codecTrafficBytes / MiB},
+      {"codec_items", c.codecItems},
+      {"codec_items_m", c.codecItems / 1e6},
+      {"encoders", c.encoders},
+      {"decoders", c.decoders},
+      {"subgraphs", c.subgraphs},
+      {"encoded_subgraphs", c.encodedSubgraphs},
+      {"markers", c.markers},
+  };
+}
+
+void printTable(const CodecCosts &c, llvm::raw_ostream &os) {
+  constexpr double MiB = 1024.0 * 1024.0;
+  os << "codec costs of @" << c.function << "\n";
+  os << llvm::format("  %-28s %12.2f MiB\n", "storage", c.storageBytes / MiB);
+  os << llvm::format("  %-28s %12.2f MiB\n", "traffic (operators)", c.trafficBytes / MiB);
+  os << llvm::format("  %-28s %12.2f MiB\n", "traffic (codecs)", c.codecTrafficBytes / MiB);
+  os << llvm::format("  %-28s %12.2f M\n", "codec items", c.codecItems / 1e6);
+  os << llvm::format("  %-28s %12llu\n", "encoders", (unsigned long long)c.encoders);
+  os << llvm::format("  %-28s %12llu\n", "decoders", (unsigned long long)c.decoders);
+  os << llvm::format("  %-28s %12llu (%llu encoded)\n", "subgraphs",
+                     (unsigned long long)c.subgraphs,
+                     (unsigned long long)c.encodedSubgraphs);
+}
+
+} // namespace raptor::codec

@@ -1,0 +1,133 @@
+//===- CodecGraph.h - The marked graph of codec placement -------*- C++ -*-===//
+//
+// A function body seen as the paper's directed acyclic multigraph: nodes are
+// the function's arguments (graph inputs) and its ops in block order (a
+// topological order), edges are tensor operands. The algorithms of shared
+// seed 000 (Algorithms 7-15) run on this index-based form in O(|V| + |E|);
+// results are read from and written back to the IR (marker attributes and
+// `codec.dominator_of`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_CODEC_CODECGRAPH_H
+#define RAPTOR_PASSES_CODEC_CODECGRAPH_H
+
+#include "dialects/codec/CodecDialect.h"
+#include "passes/codec/CommutationTable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace raptor::codec {
+
+/// A semantics while the algorithms run: (id, source type, target type).
+struct Sem {
+  int64_t id = 0;
+  mlir::Type source, target;
+  bool compatible(const Sem &o) const { return source == o.source && target == o.target; }
+  bool encoded() const { return source != target; }
+};
+
+enum class NodeKind { Input, MarkInput, MarkOutput, Operator };
+
+struct Edge {
+  unsigned tail, head;
+  mlir::OpOperand *operand;
+  Sem sem;
+};
+
+/// Fresh semantics ids, above every id already in the module.
+class IdGenerator {
+public:
+  explicit IdGenerator(mlir::Operation *root);
+  int64_t next() { return nextId++; }
+
+private:
+  int64_t nextId = 1;
+};
+
+/// Port names and types of operators under a policy and a table.
+class PortModel {
+public:
+  PortModel(const CommutationTable &table, Policy policy)
+      : table(table), policy(policy) {}
+  /// The aten operator an op stands for ("" when none).
+  static llvm::StringRef operatorName(mlir::Operation *op);
+  static std::string inputPort(mlir::Operation *op, unsigned operand);
+  static std::string outputPort(mlir::Operation *op, unsigned result);
+  /// The rule of `op` (null: trivial blocks, FP32 only).
+  const OperatorRule *rule(mlir::Operation *op) const;
+  /// The port's (source, target) types: target is i8 for floating-point
+  /// ports of an operator whose INT8 variant the policy selects.
+  std::pair<mlir::Type, mlir::Type> portTypes(mlir::Operation *op, llvm::StringRef port,
+                                              mlir::Type element) const;
+  bool int8Variant(mlir::Operation *op) const;
+  Policy getPolicy() const { return policy; }
+
+private:
+  const CommutationTable &table;
+  Policy policy;
+};
+
+/// A same-semantics subgraph with its entries, exits and absolute dominator.
+struct Subgraph {
+  Sem sem;
+  std::vector<unsigned> edges;
+  std::vector<unsigned> entries, exits;
+  int64_t dominator = -1; // node index
+  bool removed = false;
+};
+
+class CodecGraph {
+public:
+  /// Builds the graph of `func`; fails (with a diagnostic) on a function
+  /// that is not a single block.
+  static mlir::FailureOr<CodecGraph> build(mlir::func::FuncOp func);
+
+  unsigned numNodes() const { return kinds.size(); }
+  NodeKind kind(unsigned node) const { return kinds[node]; }
+  mlir::Operation *op(unsigned node) const { return ops[node]; }
+  mlir::func::FuncOp function() const { return func; }
+  std::vector<Edge> &getEdges() { return edges; }
+  const std::vector<unsigned> &inEdges(unsigned node) const { return in[node]; }
+  const std::vector<unsigned> &outEdges(unsigned node) const { return out[node]; }
+
+  /// Every edge has a marker at one end (the state after marker insertion).
+  mlir::LogicalResult checkMarked();
+  /// Algorithms 7-11: assigns every edge's semantics.
+  void assignSemantics(const PortModel &ports, IdGenerator &ids);
+  /// The local baseline: every marker keeps its own port semantics, so each
+  /// operator is encoded and decoded on its own.
+  void assignLocalSemantics();
+  /// Reads the edge semantics written on the markers.
+  mlir::LogicalResult readSemantics();
+  /// Writes edge semantics to the markers.
+  void writeSemantics();
+
+  /// Algorithms 12-13: the subgraphs and their absolute dominators.
+  std::vector<Subgraph> induceSubgraphs() const;
+  /// Algorithms 14-15: merges subgraphs through the meta-graph; recolours
+  /// the merged edges. Returns the number of merges.
+  unsigned coalesce(std::vector<Subgraph> &subgraphs);
+  /// Writes `codec.dominator_of` (and clears stale ones).
+  void writeDominators(const std::vector<Subgraph> &subgraphs);
+
+private:
+  mlir::func::FuncOp func;
+  std::vector<NodeKind> kinds;
+  std::vector<mlir::Operation *> ops; // null for arguments
+  std::vector<Edge> edges;
+  std::vector<std::vector<unsigned>> in, out;
+  llvm::DenseMap<mlir::Operation *, unsigned> nodeOf;
+};
+
+/// Converts between Sem and SemanticsAttr.
+SemanticsAttr toAttr(mlir::MLIRContext *context, const Sem &sem);
+Sem fromAttr(SemanticsAttr attr);
+
+} // namespace raptor::codec
+
+#endif // RAPTOR_PASSES_CODEC_CODECGRAPH_H

@@ -1,0 +1,94 @@
+"""Codec placement (shared seed 000) from Python.
+
+The algorithms are Raptor's C++ passes; this module runs them through the
+pass manager and reads the cost model through the binding::
+
+    from raptor import codec, zoo
+    module = zoo.load_graph("unet")
+    codec.place(module, policy="W", placement="nonlocal-coalesced")
+    print(codec.costs(module))            # storage / traffic / codec items
+    codec.materialize(module)             # encode/decode/observe ops
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from mlir import ir, passmanager
+
+from .. import _raptor
+
+__all__ = ["POLICIES", "PLACEMENTS", "Costs", "costs", "materialize", "place", "seed_table"]
+
+POLICIES = ("Z", "Y", "X", "W")
+PLACEMENTS = ("local", "nonlocal", "nonlocal-coalesced")
+
+
+@dataclass(frozen=True)
+class Costs:
+    """The seed's cost model for one function (bytes and items)."""
+
+    function: str
+    storage_bytes: int
+    traffic_bytes: int
+    codec_traffic_bytes: int
+    codec_items: int
+    encoders: int
+    decoders: int
+    subgraphs: int
+    encoded_subgraphs: int
+    markers: int
+
+    MIB = 1024 * 1024
+
+    @property
+    def storage_mib(self) -> float:
+        return self.storage_bytes / self.MIB
+
+    @property
+    def traffic_mib(self) -> float:
+        return self.traffic_bytes / self.MIB
+
+    @property
+    def codec_items_m(self) -> float:
+        return self.codec_items / 1e6
+
+
+def _run(module: ir.Module, pipeline: str) -> None:
+    with module.context:
+        passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
+
+
+def place(module: ir.Module, policy: str = "W", placement: str = "nonlocal-coalesced",
+          table: str | None = None) -> None:
+    """Places codec markers with their semantics, subgraphs and dominators.
+
+    The module keeps its markers (for :func:`costs`); :func:`materialize`
+    turns them into codec ops. Raises ``ValueError`` for an unknown policy or
+    placement, and ``mlir.ir.MLIRError`` for a bad table or graph.
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy '{policy}' (expected one of {', '.join(POLICIES)})")
+    if placement not in PLACEMENTS:
+        raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(PLACEMENTS)})")
+    options = f"policy={policy} placement={placement} materialize=false"
+    if table:
+        options += f" table={table}"
+    _run(module, f"raptor-place-codecs{{{options}}}")
+
+
+def materialize(module: ir.Module) -> None:
+    """Replaces the markers by ``codec.encode``/``decode``/``observe`` ops."""
+    _run(module, "raptor-materialize-codecs")
+
+
+def costs(module: ir.Module) -> list[Costs]:
+    """The cost model of each function of a placed (not yet materialized) module."""
+    return [Costs(**{k: v for k, v in c.items() if k in Costs.__dataclass_fields__})
+            for c in json.loads(_raptor.codec_costs_json(module))]
+
+
+def seed_table() -> str:
+    """The seed's Table 5 in the commutation-table format (docs/codec.md)."""
+    return _raptor.seed_commutation_table()

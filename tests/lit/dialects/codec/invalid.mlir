@@ -1,0 +1,61 @@
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics
+
+func.func @input_marker_identity(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'port_in' must be an identity semantics (source = target), got #codec.sem<1 : f32 -> i8>}}
+  %0 = codec.mark_input %x ports(<1 : f32 -> i8>, <2 : f32 -> i8>) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @output_marker_identity(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'port_out' must be an identity semantics (source = target), got #codec.sem<2 : f32 -> i8>}}
+  %0 = codec.mark_output %x ports(<1 : f32 -> i8>, <2 : f32 -> i8>) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @wrong_source(%x: tensor<4xf32>) {
+  // expected-error @+1 {{port semantics must have the tensor's element type 'f32' as source}}
+  %0 = codec.mark_input %x ports(<1 : f16 -> f16>, <2 : f16 -> i8>) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @same_ids(%x: tensor<4xf32>) {
+  // expected-error @+1 {{port semantics need distinct ids}}
+  %0 = codec.mark_input %x ports(<1 : f32 -> f32>, <1 : f32 -> i8>) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dominator_of(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'codec.dominator_of' must be an array<i64: ...> of subgraph ids}}
+  %0 = codec.encode %x to <1 : f32 -> i8> {codec.dominator_of = 3} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'codec.policy' must be one of "Z", "Y", "X", "W", "local"}}
+func.func @policy() attributes {codec.policy = "V"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown codec attribute 'codec.colour'}}
+func.func @unknown(%x: tensor<4xf32> {codec.colour = 1}) {
+  return
+}
+
+// -----
+
+func.func @types(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "codec.encode"(%x) <{semantics = #codec.sem<1 : f32 -> i8>}> : (tensor<4xf32>) -> tensor<4xi8>
+  return
+}
