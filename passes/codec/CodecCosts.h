@@ -18,8 +18,9 @@ namespace raptor::codec {
 struct CodecCosts {
   std::string function;
   uint64_t storageBytes = 0;
-  uint64_t trafficBytes = 0;       // operator reads
-  uint64_t codecTrafficBytes = 0;  // reads by materialized feature codecs
+  uint64_t operatorTrafficBytes = 0; // operand reads of the model's operators
+  uint64_t codecTrafficBytes = 0;    // reads of the materialized feature codecs
+  uint64_t trafficBytes() const { return operatorTrafficBytes + codecTrafficBytes; }
   uint64_t codecItems = 0;         // items through feature codecs
   uint64_t encoders = 0, decoders = 0;
   uint64_t subgraphs = 0, encodedSubgraphs = 0;

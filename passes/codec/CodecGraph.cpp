@@ -105,8 +105,6 @@ FailureOr<CodecGraph> CodecGraph::build(func::FuncOp func) {
                                               : NodeKind::Operator);
     g.ops.push_back(&op);
   }
-  g.in.resize(g.kinds.size());
-  g.out.resize(g.kinds.size());
   for (Operation &op : block) {
     if (op.getNumRegions() != 0)
       return op.emitError("codec placement does not handle ops with regions");
@@ -125,10 +123,29 @@ FailureOr<CodecGraph> CodecGraph::build(func::FuncOp func) {
                                            << " is defined outside the graph";
         tail = it->second;
       }
-      g.in[head].push_back(g.edges.size());
-      g.out[tail].push_back(g.edges.size());
       g.edges.push_back(Edge{tail, head, &operand, Sem{}});
     }
+  }
+  // Counting sort of the edges by head and by tail keeps both adjacency
+  // lists in edge order (operand order per head, use order per tail).
+  size_t n = g.kinds.size();
+  g.inBegin.assign(n + 1, 0);
+  g.outBegin.assign(n + 1, 0);
+  for (const Edge &e : g.edges) {
+    ++g.inBegin[e.head + 1];
+    ++g.outBegin[e.tail + 1];
+  }
+  for (size_t v = 0; v < n; ++v) {
+    g.inBegin[v + 1] += g.inBegin[v];
+    g.outBegin[v + 1] += g.outBegin[v];
+  }
+  g.inFlat.resize(g.edges.size());
+  g.outFlat.resize(g.edges.size());
+  std::vector<unsigned> inFill(g.inBegin.begin(), g.inBegin.end() - 1);
+  std::vector<unsigned> outFill(g.outBegin.begin(), g.outBegin.end() - 1);
+  for (unsigned i = 0, e = g.edges.size(); i < e; ++i) {
+    g.inFlat[inFill[g.edges[i].head]++] = i;
+    g.outFlat[outFill[g.edges[i].tail]++] = i;
   }
   return g;
 }
@@ -165,27 +182,27 @@ void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
     switch (kinds[v]) {
     case NodeKind::MarkInput: {
       // Algorithm 8: forward a compatible upstream colour, else start one.
-      Sem incoming = edges[in[v].front()].sem;
+      Sem incoming = edges[inEdges(v).front()].sem;
       Sem port = marker(v).second;
       Sem s = incoming.compatible(port) ? incoming : port;
-      for (unsigned f : out[v])
+      for (unsigned f : outEdges(v))
         edges[f].sem = s;
       break;
     }
     case NodeKind::MarkOutput: {
       // Algorithm 9: an output marker forwards its colour.
-      Sem s = edges[in[v].front()].sem;
-      for (unsigned f : out[v])
+      Sem s = edges[inEdges(v).front()].sem;
+      for (unsigned f : outEdges(v))
         edges[f].sem = s;
       break;
     }
     case NodeKind::Input: {
       // A graph input: one output port in a trivial block.
-      if (out[v].empty())
+      if (outEdges(v).empty())
         break;
-      Type t = elementOf(edges[out[v].front()].operand->get());
+      Type t = elementOf(edges[outEdges(v).front()].operand->get());
       Sem s{ids.next(), t, t};
-      for (unsigned f : out[v])
+      for (unsigned f : outEdges(v))
         edges[f].sem = s;
       break;
     }
@@ -206,7 +223,7 @@ void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
           blocks.emplace_back();
         return blocks[it->second];
       };
-      for (unsigned e : in[v]) {
+      for (unsigned e : inEdges(v)) {
         int b = rule ? rule->inputBlock(ports.inputPort(op, edges[e].operand->getOperandNumber()))
                      : -1;
         if (b < 0)
@@ -214,7 +231,7 @@ void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
         else
           sharedBlock(b).incoming.push_back(e);
       }
-      for (unsigned f : out[v]) {
+      for (unsigned f : outEdges(v)) {
         unsigned r = cast<OpResult>(edges[f].operand->get()).getResultNumber();
         int b = rule ? rule->outputBlock(ports.outputPort(op, r)) : -1;
         if (b >= 0) {
@@ -311,10 +328,10 @@ LogicalResult CodecGraph::readSemantics() {
 void CodecGraph::writeSemantics() {
   MLIRContext *context = func.getContext();
   for (unsigned v = 0, n = numNodes(); v < n; ++v) {
-    if (!isMarker(kinds[v]) || in[v].empty())
+    if (!isMarker(kinds[v]) || inEdges(v).empty())
       continue;
-    SemanticsAttr edgeIn = toAttr(context, edges[in[v].front()].sem);
-    SemanticsAttr edgeOut = out[v].empty() ? edgeIn : toAttr(context, edges[out[v].front()].sem);
+    SemanticsAttr edgeIn = toAttr(context, edges[inEdges(v).front()].sem);
+    SemanticsAttr edgeOut = outEdges(v).empty() ? edgeIn : toAttr(context, edges[outEdges(v).front()].sem);
     if (auto mi = dyn_cast<MarkInputOp>(ops[v])) {
       mi.setEdgeInAttr(edgeIn);
       mi.setEdgeOutAttr(edgeOut);
@@ -344,9 +361,9 @@ std::vector<Subgraph> CodecGraph::induceSubgraphs() const {
   // Per node, the in- and out-degree inside each subgraph it touches.
   auto degrees = [&](unsigned v) {
     llvm::SmallMapVector<unsigned, std::pair<unsigned, unsigned>, 4> d;
-    for (unsigned e : in[v])
+    for (unsigned e : inEdges(v))
       ++d[subgraphOfEdge[e]].first;
-    for (unsigned f : out[v])
+    for (unsigned f : outEdges(v))
       ++d[subgraphOfEdge[f]].second;
     return d;
   };
@@ -409,14 +426,14 @@ unsigned CodecGraph::coalesce(std::vector<Subgraph> &subgraphs) {
   // Algorithm 15: a marker whose in-edge and out-edges lie in different
   // subgraphs S, T, that exits S and enters T, is on the boundary S -> T.
   for (unsigned v = 0, n = numNodes(); v < n; ++v) {
-    if (!isMarker(kinds[v]) || in[v].empty())
+    if (!isMarker(kinds[v]) || inEdges(v).empty())
       continue;
-    unsigned s = byId[edges[in[v].front()].sem.id];
-    bool exitsS = llvm::none_of(out[v], [&](unsigned f) { return byId[edges[f].sem.id] == s; });
+    unsigned s = byId[edges[inEdges(v).front()].sem.id];
+    bool exitsS = llvm::none_of(outEdges(v), [&](unsigned f) { return byId[edges[f].sem.id] == s; });
     if (!exitsS)
       continue;
     llvm::SmallVector<unsigned, 2> targets;
-    for (unsigned f : out[v]) {
+    for (unsigned f : outEdges(v)) {
       unsigned t = byId[edges[f].sem.id];
       if (!llvm::is_contained(targets, t))
         targets.push_back(t);

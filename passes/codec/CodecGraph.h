@@ -92,8 +92,12 @@ public:
   mlir::Operation *op(unsigned node) const { return ops[node]; }
   mlir::func::FuncOp function() const { return func; }
   std::vector<Edge> &getEdges() { return edges; }
-  const std::vector<unsigned> &inEdges(unsigned node) const { return in[node]; }
-  const std::vector<unsigned> &outEdges(unsigned node) const { return out[node]; }
+  llvm::ArrayRef<unsigned> inEdges(unsigned node) const {
+    return llvm::ArrayRef(inFlat).slice(inBegin[node], inBegin[node + 1] - inBegin[node]);
+  }
+  llvm::ArrayRef<unsigned> outEdges(unsigned node) const {
+    return llvm::ArrayRef(outFlat).slice(outBegin[node], outBegin[node + 1] - outBegin[node]);
+  }
 
   /// Every edge has a marker at one end (the state after marker insertion).
   mlir::LogicalResult checkMarked();
@@ -120,7 +124,9 @@ private:
   std::vector<NodeKind> kinds;
   std::vector<mlir::Operation *> ops; // null for arguments
   std::vector<Edge> edges;
-  std::vector<std::vector<unsigned>> in, out;
+  // Adjacency in compressed form: the in-edges of node v are
+  // inFlat[inBegin[v] .. inBegin[v+1]), in operand order; likewise out-edges.
+  std::vector<unsigned> inBegin, inFlat, outBegin, outFlat;
   llvm::DenseMap<mlir::Operation *, unsigned> nodeOf;
 };
 

@@ -4,6 +4,7 @@
     raptor import --model shufflenet_v2 -o g.mlir  torch.export -> nn
     raptor summary shufflenet_v2                   operator/weight report
     raptor summary g.mlir --json
+    raptor codec-report unet --policy W --placement local --json
 
 IR-to-IR work (passes, pipelines) is ``raptor-opt``'s job. Errors in the
 user's input are one line (or MLIR's located diagnostics) and exit code 1.
@@ -16,6 +17,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from mlir import ir
 
@@ -92,6 +94,41 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_codec_report(args: argparse.Namespace) -> int:
+    from raptor import codec
+
+    context = raptor.Context()
+    module = _load(args.model, context)
+    if args.table and not Path(args.table).is_file():
+        raise UserError(f"cannot read commutation table '{args.table}'")
+    try:
+        codec.place(module, args.policy, args.placement, args.table)
+    except ir.MLIRError as e:
+        raise UserError("; ".join(d.message for d in e.error_diagnostics) or str(e)) from None
+    reports = codec.costs(module)
+    if args.output:
+        codec.materialize(module)
+        write_atomically(args.output, str(module))
+    if args.json:
+        report = reports[0].as_dict() if len(reports) == 1 else [r.as_dict() for r in reports]
+        if isinstance(report, dict):
+            report.update(model=args.model, policy=args.policy, placement=args.placement)
+        print(json.dumps(report, indent=2))
+        return 0
+    for r in reports:
+        print(f"{args.model} @{r.function}: policy {args.policy}, {args.placement} placement")
+        rows = [("storage", f"{r.storage_mib:.2f} MiB"),
+                ("traffic", f"{r.traffic_mib:.2f} MiB"),
+                ("  operators", f"{r.operator_traffic_bytes / codec.Costs.MIB:.2f} MiB"),
+                ("  codecs", f"{r.codec_traffic_bytes / codec.Costs.MIB:.2f} MiB"),
+                ("codec items", f"{r.codec_items_m:.2f} M"),
+                ("encoders / decoders", f"{r.encoders} / {r.decoders}"),
+                ("subgraphs (encoded)", f"{r.subgraphs} ({r.encoded_subgraphs})")]
+        for name, value in rows:
+            print(f"  {name:<22}{value:>14}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
@@ -108,6 +145,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", action="store_true",
                    help="print a summary of the graph instead of the IR")
     p.set_defaults(run=_cmd_import)
+
+    p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items")
+    p.add_argument("model", help="a zoo model name or an .mlir file ('-' for stdin)")
+    p.add_argument("--policy", default="W", choices=("Z", "Y", "X", "W"),
+                   help="compression policy (default: W)")
+    p.add_argument("--placement", default="nonlocal-coalesced",
+                   choices=("local", "nonlocal", "nonlocal-coalesced"),
+                   help="placement algorithm (default: nonlocal-coalesced)")
+    p.add_argument("--table", help="commutation table file (default: the seed's Table 5)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")
+    p.set_defaults(run=_cmd_codec_report)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")

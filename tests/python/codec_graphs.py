@@ -1,82 +1,12 @@
-"""Random nn graphs for the codec placement property tests, and a reader
-that turns a placed module back into an explicit edge list."""
+"""Reads a placed module back into an explicit edge list for the codec
+placement property tests."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 from mlir import ir
 
-T4 = "tensor<4xf32>"
-
-
-def random_graph(seed: int, num_ops: int) -> str:
-    """A random DAG of nn ops over tensor<4xf32> values, as MLIR text.
-
-    Mixes operators with non-trivial port blocks (view, clone, permute,
-    cat + split_with_sizes/slice), operators with trivial ones (relu, add,
-    mul) and max_pool2d's two results, with fan-out and parallel edges.
-    """
-    rng = random.Random(seed)
-    lines: list[str] = []
-    values = ["%a0", "%a1"]
-    counter = 0
-
-    def fresh() -> str:
-        nonlocal counter
-        counter += 1
-        return f"%v{counter}"
-
-    for _ in range(num_ops):
-        kind = rng.choice(["view", "clone", "relu", "add", "mul", "cat_split",
-                           "cat_slice", "permute", "pool"])
-        a, b = rng.choice(values), rng.choice(values)
-        out = fresh()
-        if kind == "view":
-            lines.append(f"{out} = nn.view {a} {{size = array<i64: 4>}} : ({T4}) -> {T4}")
-        elif kind in ("clone", "relu"):
-            lines.append(f"{out} = nn.{kind} {a} : {T4}")
-        elif kind in ("add", "mul"):
-            lines.append(f"{out} = nn.{kind} {a}, {b} : ({T4}, {T4}) -> {T4}")
-        elif kind == "permute":
-            lines.append(f"{out} = nn.permute {a} {{dims = array<i64: 0>}} : ({T4}) -> {T4}")
-        elif kind == "cat_split":
-            cat = fresh()
-            lines.append(f"{cat} = nn.cat {a}, {b} : ({T4}, {T4}) -> tensor<8xf32>")
-            lines.append(f"{out}:2 = nn.split_with_sizes {cat} {{split_sizes = array<i64: 4, 4>}}"
-                         f" : (tensor<8xf32>) -> ({T4}, {T4})")
-            values.append(f"{out}#1")
-            out = f"{out}#0"
-        elif kind == "cat_slice":
-            cat = fresh()
-            lines.append(f"{cat} = nn.cat {a}, {b} : ({T4}, {T4}) -> tensor<8xf32>")
-            lines.append(f"{out} = nn.slice {cat} {{start = 2 : i64, end = 6 : i64}}"
-                         f" : (tensor<8xf32>) -> {T4}")
-        else:
-            # 2-d pooling over a 1x1x2x2 view; sometimes its indices are used.
-            img, ind = fresh(), fresh()
-            lines.append(f"{img} = nn.view {a} {{size = array<i64: 1, 1, 2, 2>}}"
-                         f" : ({T4}) -> tensor<1x1x2x2xf32>")
-            lines.append(f"{out}:2 = nn.max_pool2d {img} {{kernel_size = array<i64: 1, 1>}}"
-                         f" : (tensor<1x1x2x2xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)")
-            flat = fresh()
-            lines.append(f"{flat} = nn.view {out}#0 {{size = array<i64: 4>}}"
-                         f" : (tensor<1x1x2x2xf32>) -> {T4}")
-            if rng.random() < 0.5:
-                idx = fresh()
-                lines.append(f"{idx} = nn.view {out}#1 {{size = array<i64: 4>}}"
-                             f" : (tensor<1x1x2x2xi64>) -> tensor<4xi64>")
-                lines.append(f"{ind} = nn.add {flat}, {idx} : ({T4}, tensor<4xi64>) -> {T4}")
-                out = ind
-            else:
-                out = flat
-        values.append(out)
-    results = rng.sample(values, k=min(len(values), rng.randint(1, 3)))
-    body = "\n  ".join(lines)
-    types = ", ".join([T4] * len(results))
-    return (f"func.func @g(%a0: {T4} {{nn.input = \"a0\"}}, %a1: {T4} {{nn.input = \"a1\"}})"
-            f" -> ({types}) {{\n  {body}\n  return {', '.join(results)} : {types}\n}}\n")
 
 
 @dataclass

@@ -15,7 +15,8 @@ import pytest
 from mlir import ir, passmanager
 
 import raptor
-from codec_graphs import Graph, random_graph, read_graph
+from codec_graphs import Graph, read_graph
+from raptor.codec.synthetic import GENERATORS, random_dag
 
 SEEDS = range(60)
 
@@ -96,7 +97,7 @@ def _check_partition(g: Graph) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_subgraphs_and_dominators_match_brute_force(seed: int) -> None:
     policy = "ZYXW"[seed % 4]
-    text = random_graph(seed, num_ops=4 + seed % 9)
+    text = random_dag(seed, 4 + seed % 9)
     with raptor.Context():
         base = (f"raptor-insert-codec-markers{{policy={policy}}},"
                 f"raptor-assign-codec-semantics,raptor-induce-codec-subgraphs")
@@ -115,7 +116,7 @@ def test_subgraphs_and_dominators_match_brute_force(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_marker_insertion_is_idempotent_and_bounded(seed: int) -> None:
-    text = random_graph(seed, num_ops=3 + seed % 11)
+    text = random_dag(seed, 3 + seed % 11)
     with raptor.Context():
         original = ir.Module.parse(text)
         block = original.body.operations[0].regions[0].blocks[0]
@@ -140,6 +141,14 @@ def test_marker_insertion_is_idempotent_and_bounded(seed: int) -> None:
 
 def test_random_graphs_are_varied() -> None:
     kinds = set(itertools.chain.from_iterable(
-        random_graph(seed, 10).split() for seed in SEEDS))
+        random_dag(seed, 10).split() for seed in SEEDS))
     for op in ("nn.cat", "nn.split_with_sizes", "nn.max_pool2d", "nn.view", "nn.add"):
         assert op in kinds
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_structured_graphs_place_and_partition(name: str) -> None:
+    with raptor.Context():
+        placed = _run(GENERATORS[name](40), "raptor-insert-codec-markers,"
+                      "raptor-assign-codec-semantics,raptor-coalesce-codec-subgraphs")
+        _check_partition(read_graph(placed))

@@ -32,6 +32,7 @@ class Costs:
     function: str
     storage_bytes: int
     traffic_bytes: int
+    operator_traffic_bytes: int
     codec_traffic_bytes: int
     codec_items: int
     encoders: int
@@ -53,6 +54,13 @@ class Costs:
     @property
     def codec_items_m(self) -> float:
         return self.codec_items / 1e6
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        """All fields plus the MiB / M figures, for JSON reports."""
+        data: dict[str, float | int | str] = dict(self.__dict__)
+        data.update(storage_mib=self.storage_mib, traffic_mib=self.traffic_mib,
+                    codec_items_m=self.codec_items_m)
+        return data
 
 
 def _run(module: ir.Module, pipeline: str) -> None:
