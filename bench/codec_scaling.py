@@ -65,8 +65,11 @@ def main() -> int:
     print(f"{'graph':<16}{'edges':>10}{'time (ms)':>12}{'ns/edge':>10}")
     for name, generate in GENERATORS.items():
         points = []
+        # Calibrate the generator's edges per step, then size each graph.
+        with context:
+            per_step = count_edges(ir.Module.parse(generate(1000))) / 1000
         for target in sizes:
-            size = target // 2  # each step adds about two edges
+            size = max(1, round(target / per_step))
             print(f"  generating {name} with ~{target} edges ...", file=sys.stderr)
             with context:
                 module = ir.Module.parse(generate(size))

@@ -1,0 +1,130 @@
+"""Codec placement from Python and the `raptor codec-report` command, on the
+bundled zoo graphs, checked against the paper's tables where they agree."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mlir import ir
+
+import raptor
+from raptor import codec, zoo
+
+MIB = 1024 * 1024
+# Paper, Table 1 (storage under Y, X and W) and the Y - Z change of Table 2.
+PAPER_INT8_STORAGE = {"shufflenet_v2": 2.3, "unet": 23.4, "siglip": 85.0, "smollm2": 101.4}
+PAPER_Y_MINUS_Z = {"shufflenet_v2": 3.1, "unet": 119.5, "siglip": 227.1, "smollm2": -194.8}
+PAPER_Y_CODEC_ITEMS = {"shufflenet_v2": 4.2, "unet": 90.4, "siglip": 209.2, "smollm2": 47.9}
+
+
+def _costs(name: str, policy: str, placement: str = "nonlocal-coalesced") -> codec.Costs:
+    module = zoo.load_graph(name)
+    codec.place(module, policy, placement)
+    (costs,) = codec.costs(module)
+    return costs
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+def test_storage_matches_table_1_under_every_policy(name: str) -> None:
+    assert round(_costs(name, "Z").storage_mib, 1) == zoo.PAPER_FP32_MIB[name]
+    for policy in "YXW":
+        assert round(_costs(name, policy).storage_mib, 1) == PAPER_INT8_STORAGE[name]
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+def test_policy_z_needs_no_codecs(name: str) -> None:
+    z = _costs(name, "Z")
+    assert (z.codec_items, z.encoders, z.decoders, z.encoded_subgraphs) == (0, 0, 0, 0)
+    assert z.codec_traffic_bytes == 0
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+def test_policy_y_reproduces_the_traffic_change_and_codec_items(name: str) -> None:
+    z, y = _costs(name, "Z"), _costs(name, "Y")
+    assert (y.traffic_bytes - z.traffic_bytes) / MIB == pytest.approx(PAPER_Y_MINUS_Z[name], abs=2.0)
+    assert y.codec_items_m == pytest.approx(PAPER_Y_CODEC_ITEMS[name], rel=0.06)
+
+
+@pytest.mark.parametrize("name", zoo.NAMES)
+def test_non_local_placement_beats_local(name: str) -> None:
+    local = _costs(name, "W", "local")
+    nonlocal_ = _costs(name, "W", "nonlocal")
+    coalesced = _costs(name, "W", "nonlocal-coalesced")
+    assert coalesced.traffic_bytes <= nonlocal_.traffic_bytes < local.traffic_bytes
+    assert coalesced.codec_items <= nonlocal_.codec_items < local.codec_items
+    assert coalesced.subgraphs <= nonlocal_.subgraphs
+    # Storage does not depend on placement.
+    assert local.storage_bytes == nonlocal_.storage_bytes == coalesced.storage_bytes
+
+
+def test_materialized_codecs_match_the_counts() -> None:
+    module = zoo.load_graph("unet")
+    codec.place(module, "W")
+    (costs,) = codec.costs(module)
+    codec.materialize(module)
+    assert module.operation.verify()
+    names = [op.name for op in module.body.operations[0].regions[0].blocks[0].operations]
+    assert not any(n.startswith("codec.mark") for n in names)
+    # Weights are encoded ahead of time: one encode per convolution weight.
+    weights = 47
+    assert names.count("codec.encode") == costs.encoders + weights
+    assert names.count("codec.decode") == costs.decoders
+    assert names.count("codec.observe") == costs.encoded_subgraphs
+    with pytest.raises(ValueError, match="carry no codec semantics"):
+        codec.costs(module)
+
+
+def test_bad_arguments_are_reported(tmp_path: Path) -> None:
+    module = zoo.load_graph("shufflenet_v2")
+    with pytest.raises(ValueError, match="unknown policy 'Q'"):
+        codec.place(module, "Q")
+    with pytest.raises(ValueError, match="unknown placement"):
+        codec.place(module, "W", "everywhere")
+    table = tmp_path / "table.txt"
+    table.write_text("operator aten.view.default int8 W\n  block self -> outt\n")
+    with pytest.raises(ir.MLIRError, match="unknown output port 'outt'"):
+        codec.place(module, "W", table=str(table))
+    # The failed placement left no markers behind.
+    assert "codec.mark" not in str(module)
+
+
+def test_seed_table_round_trips_through_a_file(tmp_path: Path) -> None:
+    table = tmp_path / "seed.txt"
+    table.write_text(codec.seed_table())
+    a, b = zoo.load_graph("siglip"), zoo.load_graph("siglip")
+    codec.place(a, "X")
+    codec.place(b, "X", table=str(table))
+    assert codec.costs(a) == codec.costs(b)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "raptor", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_codec_report_json(tmp_path: Path) -> None:
+    out = tmp_path / "placed.mlir"
+    result = _cli("codec-report", "shufflenet_v2", "--policy", "W", "--placement", "local",
+                  "--json", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for key in ("storage_mib", "traffic_mib", "codec_items", "subgraphs"):
+        assert key in report
+    assert report["placement"] == "local" and round(report["storage_mib"], 1) == 2.3
+    assert "codec.decode" in out.read_text()
+
+
+def test_codec_report_table_and_errors(tmp_path: Path) -> None:
+    result = _cli("codec-report", "unet", "--policy", "Y")
+    assert result.returncode == 0, result.stderr
+    assert "storage" in result.stdout and "23.43 MiB" in result.stdout
+    bad = tmp_path / "bad.txt"
+    bad.write_text("operator aten.nope.default\n")
+    result = _cli("codec-report", "unet", "--table", str(bad), "-o", str(tmp_path / "x.mlir"))
+    assert result.returncode == 1
+    assert "unknown operator 'aten.nope.default'" in result.stderr
+    assert not (tmp_path / "x.mlir").exists()
