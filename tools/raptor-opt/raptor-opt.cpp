@@ -2,12 +2,14 @@
 //
 // mlir-opt with Raptor's dialects and passes, plus the upstream dialects a
 // model graph sits beside (builtin, func, arith, tensor, quant) and the
-// generic upstream transforms (canonicalize, cse, ...).
+// generic upstream transforms (canonicalize, cse, ...), and cf for control
+// flow that graph passes must reject.
 //
 //===----------------------------------------------------------------------===//
 #include "capi/Registration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,7 +19,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::arith::ArithDialect, mlir::func::FuncDialect,
+  registry.insert<mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+                  mlir::func::FuncDialect,
                   mlir::quant::QuantDialect, mlir::tensor::TensorDialect>();
   raptor::registerAllDialects(registry);
   mlir::registerTransformsPasses();
