@@ -129,4 +129,23 @@ def ReportCodecCosts : CodecPass<"raptor-report-codec-costs",
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Reduced dependency graphs (shared seed 003)
+//===----------------------------------------------------------------------===//
+
+def ExtractRdg : Pass<"raptor-extract-rdg", "mlir::ModuleOp"> {
+  let summary = "Write the reduced dependency graph of each sure.system as JSON";
+  let description = [{
+    One node per variable, one arc per tap with its map A p + b (uniform arcs
+    carry theta = -b). `form=dfactl` writes what `dfactl --emit-rdg` writes,
+    byte for byte (parameter values folded, branches merged);
+    `form=extended` keeps parameters symbolic and branches apart.
+  }];
+  let dependentDialects = ["::raptor::sure::SureDialect"];
+  let options = [
+    Option<"form", "form", "std::string", /*default=*/"\"dfactl\"", "'dfactl' or 'extended'">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"", "Where to write ('-': stdout)">,
+  ];
+}
+
 #endif // RAPTOR_PASSES

@@ -11,6 +11,7 @@
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CommutationTable.h"
 #include "passes/graph/GraphSummary.h"
+#include "passes/rdg/ReducedDependenceGraph.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -119,6 +120,29 @@ NB_MODULE(_raptor, m) {
       nb::arg("module"),
       "Storage, traffic and codec items of each placed function, as JSON text "
       "(the data raptor-report-codec-costs prints).");
+
+  m.def(
+      "rdg_json",
+      [](nb::handle module, const std::string &form) {
+        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
+        if (!op)
+          throw nb::type_error("expected a builtin.module");
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        for (auto system : op.getOps<raptor::sure::SystemOp>()) {
+          auto graph = raptor::rdg::extract(system, form == "dfactl");
+          if (mlir::failed(graph))
+            throw nb::value_error("cannot extract the RDG (see the diagnostic)");
+          if (form == "dfactl")
+            raptor::rdg::writeDfactlJSON(*graph, os);
+          else
+            raptor::rdg::writeExtendedJSON(*graph, os);
+        }
+        return text;
+      },
+      nb::arg("module"), nb::arg("form") = "dfactl",
+      "The reduced dependency graph of each sure.system as JSON text "
+      "('dfactl' or 'extended' form; the data raptor-extract-rdg writes).");
 
   m.def("seed_commutation_table",
         []() { return raptor::codec::CommutationTable::seedText().str(); },
