@@ -89,12 +89,19 @@ LogicalResult TapOp::verify() {
   if (map.getNumResults() != system.getRank())
     return emitOpError() << "reads '" << getVariable() << "' with " << map.getNumResults()
                          << " subscripts, but the system has rank " << system.getRank();
-  for (AffineExpr e : map.getResults())
-    if (!e.isPureAffine()) {
+  for (AffineExpr e : map.getResults()) {
+    bool division = false;
+    e.walk([&](AffineExpr sub) {
+      division |= sub.getKind() == AffineExprKind::Mod ||
+                  sub.getKind() == AffineExprKind::FloorDiv ||
+                  sub.getKind() == AffineExprKind::CeilDiv;
+    });
+    if (division || !e.isPureAffine()) {
       std::string text;
       llvm::raw_string_ostream(text) << e;
       return emitOpError() << "subscript " << text << " is not affine";
     }
+  }
   return success();
 }
 

@@ -5,6 +5,7 @@
     raptor summary shufflenet_v2                   operator/weight report
     raptor summary g.mlir --json
     raptor codec-report unet --policy W --placement local --json
+    raptor rdg gemv.sure --json gemv.json          reduced dependency graph
 
 IR-to-IR work (passes, pipelines) is ``raptor-opt``'s job. Errors in the
 user's input are one line (or MLIR's located diagnostics) and exit code 1.
@@ -129,6 +130,29 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rdg(args: argparse.Namespace) -> int:
+    from raptor import rdg
+
+    source = args.file
+    try:
+        name = Path(source).stem if source != "-" else "system"
+        name = name if name.isidentifier() else "system"
+        module = rdg.parse_sure(read_text(source), source, name)
+    except rdg.SureSyntaxError as e:
+        raise UserError(str(e)) from None
+    except ir.MLIRError as e:
+        lines = [f"{d.location}: {d.message}" for d in e.error_diagnostics]
+        raise UserError("\n".join(lines) or str(e)) from None
+    text = rdg.to_json(module, "extended" if args.extended else "dfactl")
+    if args.mlir:
+        write_atomically(args.mlir, str(module))
+    if args.json:
+        write_atomically(args.json, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
@@ -157,6 +181,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")
     p.set_defaults(run=_cmd_codec_report)
+
+    p = sub.add_parser("rdg", help="reduced dependency graph of a .sure recurrence system")
+    p.add_argument("file", help="a .sure file ('-' for stdin)")
+    p.add_argument("--json", metavar="OUT", help="write the RDG JSON here (default: stdout)")
+    p.add_argument("--extended", action="store_true",
+                   help="symbolic parameters and separate branches instead of dfactl's form")
+    p.add_argument("--mlir", metavar="OUT", help="also write the system as sure-dialect IR")
+    p.set_defaults(run=_cmd_rdg)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")

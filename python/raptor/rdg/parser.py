@@ -115,11 +115,12 @@ class _Parser:
         return " ".join(terms)
 
     def affine_term(self) -> str:
+        start = self.tok
         factors = [self.affine_factor()]
         while self.accept("*"):
             factors.append(self.affine_factor())
         if sum(not f.lstrip("-").isdigit() for f in factors) > 1:
-            raise self.error("a product of indices is not affine")
+            raise self.error("a product of indices is not affine", start)
         return " * ".join(factors)
 
     def affine_factor(self) -> str:
