@@ -46,6 +46,12 @@ mlir::Operation *operationOf(nb::handle handle) {
     throw nb::type_error("expected an mlir.ir.Operation or Module");
   return unwrap(op);
 }
+mlir::ModuleOp moduleOf(nb::handle handle) {
+  auto module = llvm::dyn_cast<mlir::ModuleOp>(operationOf(handle));
+  if (!module)
+    throw nb::type_error("expected a builtin.module");
+  return module;
+}
 } // namespace
 
 NB_MODULE(_raptor, m) {
@@ -100,9 +106,7 @@ NB_MODULE(_raptor, m) {
   m.def(
       "codec_costs_json",
       [](nb::handle module) {
-        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
-        if (!op)
-          throw nb::type_error("expected a builtin.module");
+        mlir::ModuleOp op = moduleOf(module);
         llvm::json::Array all;
         for (auto func : op.getOps<mlir::func::FuncOp>()) {
           if (func.isExternal())
@@ -124,9 +128,7 @@ NB_MODULE(_raptor, m) {
   m.def(
       "rdg_json",
       [](nb::handle module, const std::string &form) {
-        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
-        if (!op)
-          throw nb::type_error("expected a builtin.module");
+        mlir::ModuleOp op = moduleOf(module);
         std::string text;
         llvm::raw_string_ostream os(text);
         for (auto system : op.getOps<raptor::sure::SystemOp>()) {
@@ -151,9 +153,7 @@ NB_MODULE(_raptor, m) {
   m.def(
       "graph_summary_json",
       [](nb::handle module) {
-        auto op = llvm::dyn_cast<mlir::ModuleOp>(operationOf(module));
-        if (!op)
-          throw nb::type_error("expected a builtin.module");
+        mlir::ModuleOp op = moduleOf(module);
         return llvm::formatv("{0}", raptor::toJSON(raptor::summarizeModule(op)))
             .str();
       },

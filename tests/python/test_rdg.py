@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,12 +12,14 @@ import pytest
 
 from raptor import rdg
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+# The project's shared material lies beside the repository (as in CI).
+DATA = Path(os.environ.get("RAPTOR_SHARED_DIR",
+                           Path(__file__).resolve().parents[2].parent / "shared")) / "data"
 SYSTEMS = sorted(p.stem for p in (DATA / "sure").glob("*.sure"))
 
 
 def test_the_shared_systems_are_there() -> None:
-    assert len(SYSTEMS) == 10
+    assert len(SYSTEMS) == 10, f"expected the ten shared .sure systems in {DATA}"
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
