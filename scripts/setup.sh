@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-python3}
+# Lets ccache reuse objects across checkouts of the project (e.g. CI clones).
+export CCACHE_BASEDIR="$PWD"
 if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $($python --version)"
   "$python" -m venv .venv

@@ -64,6 +64,20 @@ static LogicalResult flatten(AffineExpr e, unsigned numDims, unsigned numSymbols
   return visit(e, 1);
 }
 
+static FailureOr<std::vector<Constraint>> constraintsOf(IntegerSet set) {
+  std::vector<Constraint> out;
+  unsigned dims = set.getNumDims(), syms = set.getNumSymbols();
+  for (auto [expr, eq] : llvm::zip(set.getConstraints(), set.getEqFlags())) {
+    SmallVector<int64_t> flat;
+    if (failed(flatten(expr, dims, syms, flat)))
+      return failure();
+    out.push_back(Constraint{std::vector<int64_t>(flat.begin(), flat.begin() + dims),
+                             std::vector<int64_t>(flat.begin() + dims, flat.end() - 1),
+                             flat.back(), eq});
+  }
+  return out;
+}
+
 static std::string print(IntegerSet set) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -84,6 +98,10 @@ FailureOr<Graph> extract(sure::SystemOp system, bool foldParameters) {
     return system.emitError("the dfactl RDG form folds parameter values into the "
                             "maps: give every parameter a value");
   unsigned rank = system.getRank(), numParams = g.parameters.size();
+  FailureOr<std::vector<Constraint>> domain = constraintsOf(system.getDomain());
+  if (failed(domain))
+    return system.emitOpError("domain is not affine");
+  g.domain = std::move(*domain);
 
   // Equations by variable, in file order.
   std::map<std::string, std::vector<sure::EquationOp>> byVariable;
@@ -94,7 +112,14 @@ FailureOr<Graph> extract(sure::SystemOp system, bool foldParameters) {
     std::vector<Arc> arcs;
     for (auto [branch, eq] : llvm::enumerate(eqs)) {
       std::optional<IntegerSet> domain = eq.getBranch();
-      g.branches.push_back(Branch{name, unsigned(branch), domain ? print(*domain) : ""});
+      Branch info{name, unsigned(branch), domain ? print(*domain) : "", {}};
+      if (domain) {
+        FailureOr<std::vector<Constraint>> constraints = constraintsOf(*domain);
+        if (failed(constraints))
+          return eq.emitOpError("branch domain is not affine");
+        info.constraints = std::move(*constraints);
+      }
+      g.branches.push_back(std::move(info));
       for (auto tap : eq.getBody().getOps<sure::TapOp>()) {
         Arc arc{tap.getVariable().str(), name, unsigned(branch), {}, {}, {}};
         for (AffineExpr e : tap.getMap().getResults()) {
@@ -183,10 +208,20 @@ void writeExtendedJSON(const Graph &g, llvm::raw_ostream &os) {
       o["value"] = g.values[i];
     params.push_back(std::move(o));
   }
+  auto constraints = [](const std::vector<Constraint> &cs) {
+    llvm::json::Array out;
+    for (const Constraint &c : cs)
+      out.push_back(llvm::json::Object{{"dims", llvm::json::Array(c.dims)},
+                                       {"params", llvm::json::Array(c.params)},
+                                       {"constant", c.constant},
+                                       {"equality", c.equality}});
+    return out;
+  };
   for (const Branch &b : g.branches)
     branches.push_back(llvm::json::Object{
         {"variable", b.variable}, {"branch", b.index},
-        {"domain", b.domain.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(b.domain)}});
+        {"domain", b.domain.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(b.domain)},
+        {"constraints", constraints(b.constraints)}});
   auto toJSON = [](const Matrix &m) {
     llvm::json::Array rows;
     for (const auto &r : m)
@@ -211,6 +246,7 @@ void writeExtendedJSON(const Graph &g, llvm::raw_ostream &os) {
                           {"rank", int64_t(g.indices.size())},
                           {"indexNames", llvm::json::Array(g.indices)},
                           {"parameters", std::move(params)},
+                          {"domain", constraints(g.domain)},
                           {"kind", g.isSURE() ? "SURE" : "SARE"},
                           {"variables", llvm::json::Array(g.variables)},
                           {"branches", std::move(branches)},

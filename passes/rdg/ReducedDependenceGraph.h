@@ -33,16 +33,25 @@ struct Arc {
   std::vector<int64_t> theta() const; // -b, for uniform arcs
 };
 
+/// An affine constraint `dims . p + params . P + constant (>= or ==) 0`.
+struct Constraint {
+  std::vector<int64_t> dims, params;
+  int64_t constant = 0;
+  bool equality = false;
+};
+
 struct Branch {
   std::string variable;
   unsigned index = 0;
-  std::string domain; // the branch's integer set, or "" for the whole domain
+  std::string domain;                  // the branch's integer set, or ""
+  std::vector<Constraint> constraints; // the same, as coefficients
 };
 
 struct Graph {
   std::string name;
   std::vector<std::string> indices, parameters;
   std::vector<int64_t> values;
+  std::vector<Constraint> domain;      // the system's domain
   std::vector<std::string> variables; // byte-sorted
   std::vector<Branch> branches;       // per variable, in file order
   std::vector<Arc> arcs;

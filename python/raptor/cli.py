@@ -148,8 +148,16 @@ def _cmd_rdg(args: argparse.Namespace) -> int:
         write_atomically(args.mlir, str(module))
     if args.json:
         write_atomically(args.json, text)
-    else:
+    elif not args.analyze:
         sys.stdout.write(text)
+    if args.analyze:
+        from raptor.rdg.analysis import AnalysisError, analyze
+
+        try:
+            verdicts = analyze(rdg.extract(module, "extended"), max_points=args.max_points)
+        except AnalysisError as e:
+            raise UserError(str(e)) from None
+        print(json.dumps(verdicts, indent=2))
     return 0
 
 
@@ -188,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extended", action="store_true",
                    help="symbolic parameters and separate branches instead of dfactl's form")
     p.add_argument("--mlir", metavar="OUT", help="also write the system as sure-dialect IR")
+    p.add_argument("--analyze", action="store_true",
+                   help="print the verdicts: computability (free schedule, KMW), linear schedule")
+    p.add_argument("--max-points", type=int, default=200_000,
+                   help="enumeration limit of the analyses (default: 200000)")
     p.set_defaults(run=_cmd_rdg)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
