@@ -146,9 +146,13 @@ def _cmd_rdg(args: argparse.Namespace) -> int:
     text = rdg.to_json(module, "extended" if args.extended else "dfactl")
     if args.mlir:
         write_atomically(args.mlir, str(module))
+    if args.svg:
+        from raptor.rdg.picture import render_svg
+
+        write_atomically(args.svg, render_svg(json.loads(rdg.to_json(module))))
     if args.json:
         write_atomically(args.json, text)
-    elif not args.analyze:
+    elif not args.analyze and not args.svg:
         sys.stdout.write(text)
     if args.analyze:
         from raptor.rdg.analysis import AnalysisError, analyze
@@ -158,6 +162,24 @@ def _cmd_rdg(args: argparse.Namespace) -> int:
         except AnalysisError as e:
             raise UserError(str(e)) from None
         print(json.dumps(verdicts, indent=2))
+    return 0
+
+
+def _cmd_rdg_page(args: argparse.Namespace) -> int:
+    from raptor import rdg
+    from raptor.rdg.picture import render_page
+
+    graphs = []
+    for i, path in enumerate(args.files, 1):
+        print(f"[{i}/{len(args.files)}] {path}", file=sys.stderr)
+        try:
+            module = rdg.load_sure(path)
+        except (rdg.SureSyntaxError, OSError) as e:
+            raise UserError(str(e)) from None
+        except ir.MLIRError as e:
+            raise UserError(f"{path}: " + "; ".join(d.message for d in e.error_diagnostics)) from None
+        graphs.append((Path(path).stem, json.loads(rdg.to_json(module))))
+    write_atomically(args.output, render_page(graphs))
     return 0
 
 
@@ -196,11 +218,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extended", action="store_true",
                    help="symbolic parameters and separate branches instead of dfactl's form")
     p.add_argument("--mlir", metavar="OUT", help="also write the system as sure-dialect IR")
+    p.add_argument("--svg", metavar="OUT", help="draw the RDG as SVG")
     p.add_argument("--analyze", action="store_true",
                    help="print the verdicts: computability (free schedule, KMW), linear schedule")
     p.add_argument("--max-points", type=int, default=200_000,
                    help="enumeration limit of the analyses (default: 200000)")
     p.set_defaults(run=_cmd_rdg)
+
+    p = sub.add_parser("rdg-page", help="a static HTML page with the RDGs of several systems")
+    p.add_argument("output", help="the .html file to write")
+    p.add_argument("files", nargs="+", help=".sure files")
+    p.set_defaults(run=_cmd_rdg_page)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")
