@@ -20,6 +20,9 @@ pytest:
 
 bench: setup
 	.venv/bin/python bench/import_roundtrip.py
+	.venv/bin/python bench/codec_tables.py
+	.venv/bin/python bench/codec_scaling.py
+	.venv/bin/python bench/rdg_scaling.py
 
 # Regenerates the bundled zoo graphs (python/raptor/zoo/graphs/*.mlir).
 fixtures: setup

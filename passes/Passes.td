@@ -148,4 +148,17 @@ def ExtractRdg : Pass<"raptor-extract-rdg", "mlir::ModuleOp"> {
   ];
 }
 
+def DeriveRecurrences : Pass<"raptor-derive-recurrences", "mlir::ModuleOp"> {
+  let summary = "Give nn matmul, linear and 2-D convolution ops their recurrence systems";
+  let description = [{
+    Adds to the module, for each static-shape `nn.matmul` (2-d), `nn.linear`
+    and ungrouped 2-D `nn.convolution`, a `sure.system` in the standard
+    uniformized form (gemm over (i, j, k); convolution over
+    (o, h, w, c, r, s) with a piecewise accumulation) with the op's sizes as
+    parameter values, and names it on the op as `sure.recurrence = @name`.
+    `raptor-extract-rdg` then gives each op its RDG.
+  }];
+  let dependentDialects = ["::raptor::sure::SureDialect"];
+}
+
 #endif // RAPTOR_PASSES

@@ -109,3 +109,47 @@ def test_kmw_and_linear_schedules_are_sound_on_random_sures(seed: int) -> None:
     if schedule is not None:
         assert free is not None
         _check_schedule(inst, schedule)
+
+
+def test_nn_operators_carry_computable_recurrences() -> None:
+    from mlir import ir, passmanager
+
+    import raptor
+    from raptor import zoo
+
+    with raptor.Context():
+        module = ir.Module.parse("""
+          func.func @f(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x2x2xf32>, %a: tensor<3x4xf32>,
+                       %b: tensor<4x2xf32>) {
+            %0 = nn.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>,
+                   dilation = array<i64: 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
+            %1 = nn.matmul %a, %b : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+            return
+          }""")
+        passmanager.PassManager.parse("builtin.module(raptor-derive-recurrences)").run(module.operation)
+    docs = rdg.to_json(module, "extended")
+    graphs = [json_doc for json_doc in _split_json(docs)]
+    assert [g["operator"] for g in graphs] == ["convolution_0", "matmul_1"]
+    conv, matmul = (analyze(g) for g in graphs)
+    # conv: 2x3x3 outputs, each a chain of C*R*S = 8 accumulation steps.
+    assert conv["computable"] and conv["kmw"]["computable"]
+    assert conv["points"] == 3 * 2 * 3 * 3 * 2 * 2 * 2
+    assert matmul["computable"] and matmul["linear_schedule"]["tau"] == [1.0, 1.0, 1.0]
+    # Every typed matrix op of a zoo model gets one (depthwise convolutions excepted).
+    unet = zoo.load_graph("unet")
+    with unet.context:
+        passmanager.PassManager.parse("builtin.module(raptor-derive-recurrences)").run(unet.operation)
+    assert str(unet).count("sure.system @") == 47
+
+
+def _split_json(text: str) -> list[dict]:
+    import json
+
+    decoder, pos, out = json.JSONDecoder(), 0, []
+    while pos < len(text.strip()):
+        doc, end = decoder.raw_decode(text, pos)
+        out.append(doc)
+        pos = end
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return out

@@ -105,8 +105,8 @@ def instantiate(graph: dict[str, Any], max_points: int = 200_000) -> Instance:
         b = np.array(arc["map"]["b"], dtype=np.int64)
         if params and arc["map"]["bParameters"]:
             b = b + np.array(arc["map"]["bParameters"], dtype=np.int64) @ np.array(params, dtype=np.int64)
-        uniform = arc["kind"] == "uniform" and not np.any(
-            np.array(arc["map"]["bParameters"] or [[0]]))
+        # A = I: at given parameter values the read is a translation.
+        uniform = arc["kind"] == "uniform"
         owners = inst.owner.get(arc["from"], {})
         for p in inst.points.get(consumer, []):
             q = tuple(int(x) for x in A @ np.array(p) + b)
