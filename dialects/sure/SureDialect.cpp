@@ -62,6 +62,17 @@ LogicalResult SystemOp::verifyRegions() {
       return eq.emitOpError() << "variable '" << eq.getVariable()
                               << "' is defined more than once on the same points";
   }
+  for (Operation &op : getBody().getOps()) {
+    StringRef variable;
+    if (auto in = dyn_cast<InputOp>(op))
+      variable = in.getVariable();
+    else if (auto out = dyn_cast<OutputOp>(op))
+      variable = out.getVariable();
+    else
+      continue;
+    if (!defined.count(variable))
+      return op.emitOpError() << "face of unknown variable '" << variable << "'";
+  }
   for (auto eq : getBody().getOps<EquationOp>())
     for (auto tap : eq.getBody().getOps<TapOp>())
       if (!defined.count(tap.getVariable()))
@@ -76,6 +87,28 @@ LogicalResult EquationOp::verify() {
     return checkSpace(*this, "branch", *branch, getParentOp());
   return success();
 }
+
+template <typename Face>
+static LogicalResult verifyFace(Face op) {
+  auto system = op->template getParentOfType<SystemOp>();
+  unsigned params = system.getParameters().size();
+  if (failed(checkSpace(op, "face", op.getFace(), system)))
+    return failure();
+  AffineMap shape = op.getShape(), subscripts = op.getSubscripts();
+  if (shape.getNumDims() != 0 || shape.getNumSymbols() != params)
+    return op.emitOpError() << "shape must be a map of the " << params
+                            << " parameters only, e.g. affine_map<()[N] -> (N, N)>";
+  if (subscripts.getNumDims() != system.getRank() || subscripts.getNumSymbols() != params)
+    return op.emitOpError() << "subscripts must map the system's indices and parameters";
+  if (subscripts.getNumResults() != shape.getNumResults())
+    return op.emitOpError() << "array '" << op.getArray() << "' has " << shape.getNumResults()
+                            << " dimensions but " << subscripts.getNumResults()
+                            << " subscripts";
+  return success();
+}
+
+LogicalResult InputOp::verify() { return verifyFace(*this); }
+LogicalResult OutputOp::verify() { return verifyFace(*this); }
 
 LogicalResult TapOp::verify() {
   auto system = (*this)->getParentOfType<SystemOp>();

@@ -71,6 +71,31 @@ def Sure_EquationOp : Sure_Op<"equation", [HasParent<"SystemOp">,
   let hasVerifier = 1;
 }
 
+class Sure_FaceOp<string mnemonic, string what> : Sure_Op<mnemonic, [HasParent<"SystemOp">]> {
+  let summary = what;
+  let arguments = (ins StrAttr:$array, AffineMapAttr:$shape, IntegerSetAttr:$face,
+                       StrAttr:$variable, AffineMapAttr:$subscripts);
+  let assemblyFormat = [{
+    $array `shape` $shape `on` $face `variable` $variable `at` $subscripts attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Sure_InputOp : Sure_FaceOp<"input", "A boundary face where a variable is read from an array"> {
+  let description = [{
+    `input T[N][N] ((i,j,k) | ..., k = -1) : v(i,j,k) = T[i][j];`: on the face's
+    points, `variable` takes the value of `array` at `subscripts`.
+    `shape` maps the parameters to the array's extents.
+  }];
+}
+
+def Sure_OutputOp : Sure_FaceOp<"output", "A boundary face where a variable is written to an array"> {
+  let description = [{
+    `output C[N][N] ((i,j,k) | ..., k = K-1) : C[i][j] = v(i,j,k);`: on the
+    face's points, the value of `variable` is stored into `array` at `subscripts`.
+  }];
+}
+
 def Sure_TapOp : Sure_Op<"tap", [Pure, HasParent<"EquationOp">]> {
   let summary = "Reads a variable at an affine map of the index point";
   let arguments = (ins StrAttr:$variable, AffineMapAttr:$map);

@@ -16,7 +16,7 @@ import lit.formats
 config.name = "Raptor"
 # lit 23 rejects the external shell; the internal one runs our RUN lines.
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".sure"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["lit.cfg.py", "Inputs"]
 

@@ -70,8 +70,10 @@ def test_extended_form_keeps_parameters_and_branches() -> None:
     ("system ((i) | 0 <= i) { a(i) = a(i*i); }", "x.sure:1:34: a product of indices is not affine"),
     ("system ((i) | 0 <= i) { a(j) = 1; }", "x.sure:1:25: 'a' must be defined at (i)"),
     ("system ((i) | 0 <= i) { a(i) = sqrt(1, 2); }", "'sqrt' takes 1 arguments, got 2"),
-    ("system ((i) | 0 <= i) { a(i) = 1; } input T[4] ((i) | i = -1) : a(i) = T[i];",
-     "'input' boundary faces are not supported yet"),
+    ("system ((i) | 0 <= i) { a(i) = 1; } input T[4] ((i) | i = -1) : a(i) = U[i];",
+     "x.sure:1:72: the face is of array 'T', not 'U'"),
+    ("N = 2; system ((i) | 0 <= i) { a(i) = 1; } input T[i] ((i) | i = -1) : a(i) = T[i];",
+     "unknown index or parameter 'i'"),
     ("system ((i) | 0 <= i) { a(i) = 1 $ 2; }", "x.sure:1:34: unexpected character '$'"),
     ("N = 2; N = 3; system ((i) | 0 <= i) { a(i) = 1; }", "parameter 'N' is defined twice"),
 ])
@@ -79,6 +81,20 @@ def test_syntax_errors_name_line_and_column(text: str, message: str) -> None:
     with pytest.raises(rdg.SureSyntaxError) as info:
         rdg.parse_sure(text, "x.sure")
     assert message in str(info.value)
+
+
+def test_boundary_faces() -> None:
+    text = ("N = 3;\nsystem ((i,j) | 0 <= i < N, 0 <= j < N) {\n  c(i,j) = c(i,j-1) + 1;\n}\n"
+            "input C0[N] ((i,j) | 0 <= i < N, j = -1) : c(i,j) = C0[i];\n"
+            "output C[N] ((i,j) | 0 <= i < N, j = N - 1) : C[i] = c(i,j);\n")
+    module = rdg.parse_sure(text, "faces.sure", "faces")
+    ir_text = str(module)
+    assert 'sure.input "C0"' in ir_text and 'sure.output "C"' in ir_text
+    graph = rdg.extract(module, "extended")
+    assert [(a["from"], a["to"]) for a in graph["arcs"]] == [("c", "c")]
+    from mlir import ir
+    with pytest.raises(ir.MLIRError, match="face of unknown variable 'd'"):
+        rdg.parse_sure(text.replace(": c(i,j) = C0", ": d(i,j) = C0"), "faces.sure")
 
 
 def test_unknown_variable_is_a_located_verifier_error() -> None:

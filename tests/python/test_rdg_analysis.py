@@ -74,6 +74,9 @@ def test_enumeration_is_bounded() -> None:
     graph = rdg.extract(rdg.parse_sure(text, "big.sure"), "extended")
     with pytest.raises(AnalysisError, match="more than the enumeration limit"):
         analyze(graph, max_points=10_000)
+    empty = "N = 0;\nsystem ((i) | 0 <= i < N) {\n  a(i) = a(i-1);\n}\n"
+    with pytest.raises(AnalysisError, match="the domain is empty"):
+        analyze(rdg.extract(rdg.parse_sure(empty, "e.sure"), "extended"))
     unbounded = "system ((i) | 0 <= i) {\n  a(i) = a(i-1);\n}\n"
     with pytest.raises(AnalysisError, match="no constant bound"):
         analyze(rdg.extract(rdg.parse_sure(unbounded, "u.sure"), "extended"))

@@ -89,6 +89,8 @@ def instantiate(graph: dict[str, Any], max_points: int = 200_000) -> Instance:
         raise AnalysisError(f"the domain's bounding box has {size} points, more than the "
                             f"enumeration limit of {max_points}")
     domain = [p for p in itertools.product(*box) if _satisfies(graph["domain"], p, params)]
+    if not domain:
+        raise AnalysisError("the domain is empty at the given parameter values")
     inst = Instance(rank, {}, {})
     for b in graph["branches"]:
         node = (b["variable"], b["branch"])

@@ -2,7 +2,10 @@
 
 Grammar (see docs/rdg.md):
 
-    file      := param* system tau?
+    file      := param* system (tau | face)*
+    face      := ('input' | 'output') NAME ('[' affine ']')+
+                 '(' '(' names ')' '|' constraints ')' ':' assignment ';'
+                 (input: v(names) = NAME[..]..; output: NAME[..].. = v(names))
     param     := NAME '=' INT ';'
     system    := 'system' '(' '(' names ')' '|' constraints ')' '{' equation* '}'
     equation  := NAME '(' names ('|' constraints)? ')' '=' expr ';'
@@ -257,24 +260,88 @@ class _Parser:
                 raise self.error("missing '}' at the end of the system")
             equations.append(self.equation())
         tau = None
-        if self.accept("tau"):
-            self.expect("=")
-            self.expect("[")
-            tau = [self.integer()]
-            while self.accept(","):
-                tau.append(self.integer())
-            self.expect("]")
-            self.expect(";")
-        if self.tok.kind != "eof":
+        faces: list[str] = []
+        while self.tok.kind != "eof":
             if self.tok.text in ("input", "output"):
-                raise self.error(f"'{self.tok.text}' boundary faces are not supported yet")
-            raise self.error(f"unexpected '{self.tok.text}' after the system")
+                faces.append(self.face())
+            elif self.tok.text == "tau" and tau is None:
+                self.pos += 1
+                self.expect("=")
+                self.expect("[")
+                tau = [self.integer()]
+                while self.accept(","):
+                    tau.append(self.integer())
+                self.expect("]")
+                self.expect(";")
+            else:
+                raise self.error(f"unexpected '{self.tok.text}' after the system")
+        equations.extend(faces)
         strs = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
         values = f" values [{', '.join(str(v) for v in params.values())}]" if params else ""
         tau_text = f" tau [{', '.join(map(str, tau))}]" if tau else ""
         return (f'sure.system @{name} indices {strs(self.indices)} parameters {strs(self.params)}'
                 f"{values} domain {domain}{tau_text} {{\n" + "\n".join(equations) +
                 f"\n}} {self.loc(system)}\n")
+
+    def array_ref(self, name: Token | None = None) -> tuple[Token, list[str]]:
+        """NAME[e][e]..., the subscripts affine in the indices and parameters."""
+        name = name or self.name("an array")
+        subscripts = []
+        while self.accept("["):
+            subscripts.append(self.affine())
+            self.expect("]")
+        if not subscripts:
+            raise self.error(f"expected '[' after array '{name.text}'")
+        return name, subscripts
+
+    def variable_ref(self) -> Token:
+        var = self.name("a variable")
+        self.expect("(")
+        names = [self.name("an index").text]
+        while self.accept(","):
+            names.append(self.name("an index").text)
+        self.expect(")")
+        if names != self.indices:
+            raise self.error(f"'{var.text}' must be used at ({', '.join(self.indices)})", var)
+        return var
+
+    def face(self) -> str:
+        kind = self.tok
+        self.pos += 1
+        space = self.space
+        self.space = set(self.params)  # the shape depends on parameters only
+        array, shape = self.array_ref()
+        self.space = space
+        self.expect("(")
+        self.expect("(")
+        names = [self.name("an index").text]
+        while self.accept(","):
+            names.append(self.name("an index").text)
+        self.expect(")")
+        if names != self.indices:
+            raise self.error(f"a face is over the system's indices ({', '.join(self.indices)})")
+        self.expect("|")
+        face_set = self.integer_set(self.constraints())
+        self.expect(")")
+        self.expect(":")
+        if kind.text == "input":
+            var = self.variable_ref()
+            self.expect("=")
+            ref, subscripts = self.array_ref()
+        else:
+            ref, subscripts = self.array_ref()
+            self.expect("=")
+            var = self.variable_ref()
+        if ref.text != array.text:
+            raise self.error(f"the face is of array '{array.text}', not '{ref.text}'", ref)
+        if len(subscripts) != len(shape):
+            raise self.error(f"array '{array.text}' has {len(shape)} dimensions but "
+                             f"{len(subscripts)} subscripts", ref)
+        self.expect(";")
+        shape_map = f"affine_map<(){self.syms} -> ({', '.join(shape)})>"
+        subs_map = f"affine_map<{self.dims}{self.syms} -> ({', '.join(subscripts)})>"
+        return (f'  sure.{kind.text} "{array.text}" shape {shape_map} on {face_set} '
+                f'variable "{var.text}" at {subs_map} {self.loc(kind)}')
 
     def equation(self) -> str:
         var = self.name("a variable")
