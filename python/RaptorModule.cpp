@@ -12,6 +12,7 @@
 #include "passes/codec/CommutationTable.h"
 #include "passes/graph/GraphSummary.h"
 #include "passes/rdg/ReducedDependenceGraph.h"
+#include "passes/spatial/ListScheduler.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -21,6 +22,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -145,6 +147,62 @@ NB_MODULE(_raptor, m) {
       nb::arg("module"), nb::arg("form") = "dfactl",
       "The reduced dependency graph of each sure.system as JSON text "
       "('dfactl' or 'extended' form; the data raptor-extract-rdg writes).");
+
+  m.def(
+      "schedule_dag",
+      [](const std::vector<std::vector<double>> &cost,
+         const std::vector<std::tuple<unsigned, unsigned, double>> &edges,
+         const std::string &algorithm) {
+        raptor::spatial::TaskGraph graph;
+        graph.numTasks = cost.size();
+        graph.numProcessors = cost.empty() ? 0 : cost.front().size();
+        for (const auto &row : cost) {
+          if (row.size() != graph.numProcessors)
+            throw nb::value_error("every task needs one cost per processor");
+          graph.cost.insert(graph.cost.end(), row.begin(), row.end());
+        }
+        for (auto [from, to, c] : edges)
+          graph.edges.push_back({from, to, c});
+        if (std::string problem = graph.validate(); !problem.empty())
+          throw nb::value_error(problem.c_str());
+        if (algorithm != "peft" && algorithm != "heft")
+          throw nb::value_error("unknown algorithm (expected 'peft' or 'heft')");
+        raptor::spatial::Schedule s = algorithm == "peft"
+                                          ? raptor::spatial::schedulePEFT(graph)
+                                          : raptor::spatial::scheduleHEFT(graph);
+        nb::dict out;
+        out["makespan"] = s.makespan;
+        out["processor"] = s.processor;
+        out["start"] = s.start;
+        out["finish"] = s.finish;
+        out["order"] = s.order;
+        return out;
+      },
+      nb::arg("cost"), nb::arg("edges"), nb::arg("algorithm") = "peft",
+      "Insertion-based list scheduling of a task graph (cost[task][processor], "
+      "edges (from, to, communication)) with PEFT or HEFT.");
+
+  m.def(
+      "optimistic_cost_table",
+      [](const std::vector<std::vector<double>> &cost,
+         const std::vector<std::tuple<unsigned, unsigned, double>> &edges) {
+        raptor::spatial::TaskGraph graph;
+        graph.numTasks = cost.size();
+        graph.numProcessors = cost.empty() ? 0 : cost.front().size();
+        for (const auto &row : cost)
+          graph.cost.insert(graph.cost.end(), row.begin(), row.end());
+        for (auto [from, to, c] : edges)
+          graph.edges.push_back({from, to, c});
+        if (std::string problem = graph.validate(); !problem.empty())
+          throw nb::value_error(problem.c_str());
+        std::vector<double> flat = raptor::spatial::optimisticCostTable(graph);
+        std::vector<std::vector<double>> table;
+        for (unsigned t = 0; t < graph.numTasks; ++t)
+          table.emplace_back(flat.begin() + t * graph.numProcessors,
+                             flat.begin() + (t + 1) * graph.numProcessors);
+        return table;
+      },
+      nb::arg("cost"), nb::arg("edges"), "PEFT's Optimistic Cost Table OCT[task][processor].");
 
   m.def("seed_commutation_table",
         []() { return raptor::codec::CommutationTable::seedText().str(); },

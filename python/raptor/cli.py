@@ -183,6 +183,18 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_schedule_dag(args: argparse.Namespace) -> int:
+    from raptor import spatial
+
+    graph = spatial.load_task_graph(args.file)
+    result = spatial.schedule(graph, args.algorithm)
+    report = result.as_dict()
+    report["algorithm"] = args.algorithm
+    report["summary"] = spatial.evaluate(graph, result)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
@@ -229,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", help="the .html file to write")
     p.add_argument("files", nargs="+", help=".sure files")
     p.set_defaults(run=_cmd_rdg_page)
+
+    p = sub.add_parser("schedule-dag", help="list-schedule a task graph (PEFT or HEFT)")
+    p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
+    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
+    p.set_defaults(run=_cmd_schedule_dag)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")

@@ -1,0 +1,128 @@
+"""Spatial scheduling (shared seed 002), latency mode.
+
+The list-scheduling core runs in C++ (`passes/spatial/ListScheduler`):
+
+    from raptor import spatial
+    graph = spatial.load_task_graph("topcuoglu2002.json")
+    result = spatial.schedule(graph, "heft")     # makespan 80
+    spatial.evaluate(graph, result)              # checks and summary figures
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import _raptor
+
+__all__ = ["ALGORITHMS", "TaskGraph", "ScheduleResult", "evaluate", "load_task_graph", "optimistic_cost_table",
+           "schedule"]
+
+ALGORITHMS = ("peft", "heft")
+
+
+@dataclass
+class TaskGraph:
+    """cost[task][processor]; edges (from, to, communication), the
+    communication paid only when the two tasks run on different processors."""
+
+    cost: list[list[float]]
+    edges: list[tuple[int, int, float]] = field(default_factory=list)
+
+    @property
+    def num_tasks(self) -> int:
+        return len(self.cost)
+
+    @property
+    def num_processors(self) -> int:
+        return len(self.cost[0]) if self.cost else 0
+
+
+@dataclass
+class ScheduleResult:
+    makespan: float
+    processor: list[int]
+    start: list[float]
+    finish: list[float]
+    order: list[int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"makespan": self.makespan,
+                "tasks": [{"task": t, "processor": p, "start": s, "finish": f}
+                          for t, (p, s, f) in enumerate(zip(self.processor, self.start, self.finish))],
+                "order": self.order}
+
+
+def load_task_graph(path: str | Path) -> TaskGraph:
+    """Reads the task-graph JSON of ../shared/data/sched (`processors`,
+    `cost`, `edges`); raises ValueError with a one-line reason if malformed."""
+    try:
+        data = json.loads(Path(path).read_text())
+        cost = [[float(c) for c in row] for row in data["cost"]]
+        edges = [(int(a), int(b), float(c)) for a, b, c in data.get("edges", [])]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"cannot read task graph '{path}': {e}") from None
+    if "processors" in data and cost and len(cost[0]) != data["processors"]:
+        raise ValueError(f"'{path}': cost rows have {len(cost[0])} entries but "
+                         f"processors = {data['processors']}")
+    return TaskGraph(cost, edges)
+
+
+def schedule(graph: TaskGraph, algorithm: str = "peft") -> ScheduleResult:
+    """Insertion-based list scheduling with PEFT or HEFT (C++)."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
+    r = _raptor.schedule_dag(graph.cost, graph.edges, algorithm)
+    return ScheduleResult(r["makespan"], list(r["processor"]), list(r["start"]),
+                          list(r["finish"]), list(r["order"]))
+
+
+def optimistic_cost_table(graph: TaskGraph) -> list[list[float]]:
+    """PEFT's OCT[task][processor]."""
+    return [list(row) for row in _raptor.optimistic_cost_table(graph.cost, graph.edges)]
+
+
+def evaluate(graph: TaskGraph, result: ScheduleResult) -> dict[str, float]:
+    """Checks a schedule (dependencies with transfers, no overlap on a
+    processor) and reports serial work, critical path and transfer work."""
+    eps = 1e-9
+    for a, b, c in graph.edges:
+        transfer = 0.0 if result.processor[a] == result.processor[b] else c
+        if result.start[b] + eps < result.finish[a] + transfer:
+            raise AssertionError(f"task {b} starts before task {a}'s data arrives")
+    by_processor: dict[int, list[tuple[float, float]]] = {}
+    for t in range(graph.num_tasks):
+        if abs(result.finish[t] - result.start[t] - graph.cost[t][result.processor[t]]) > eps:
+            raise AssertionError(f"task {t} does not run for its cost")
+        by_processor.setdefault(result.processor[t], []).append((result.start[t], result.finish[t]))
+    for slots in by_processor.values():
+        slots.sort()
+        for (s0, f0), (s1, f1) in zip(slots, slots[1:]):
+            if s1 + eps < f0:
+                raise AssertionError("two tasks overlap on one processor")
+    # Lower bound: the longest path with every task at its cheapest cost and
+    # no transfers; the edges are in any order, so relax in topological order.
+    succ: dict[int, list[int]] = {t: [] for t in range(graph.num_tasks)}
+    indeg = [0] * graph.num_tasks
+    for a, b, _ in graph.edges:
+        succ[a].append(b)
+        indeg[b] += 1
+    ready = [t for t in range(graph.num_tasks) if indeg[t] == 0]
+    longest = [min(row) for row in graph.cost]
+    while ready:
+        t = ready.pop()
+        for s in succ[t]:
+            longest[s] = max(longest[s], longest[t] + min(graph.cost[s]))
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                ready.append(s)
+    transfers = sum(c for a, b, c in graph.edges if result.processor[a] != result.processor[b])
+    return {
+        "makespan": result.makespan,
+        "serial_work": sum(graph.cost[t][result.processor[t]] for t in range(graph.num_tasks)),
+        "critical_path_lower_bound": max(longest, default=0.0),
+        "transfer_work": transfers,
+        "processors_used": len(by_processor),
+    }
