@@ -3,12 +3,13 @@
 
 #include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNDialect.h"
+#include "dialects/spatial/SpatialDialect.h"
 #include "dialects/sure/SureDialect.h"
 #include "passes/Passes.h"
 
 void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<raptor::codec::CodecDialect, raptor::nn::NNDialect,
-                  raptor::sure::SureDialect>();
+                  raptor::spatial::SpatialDialect, raptor::sure::SureDialect>();
 }
 
 void raptor::registerAllPasses() {

@@ -4,6 +4,7 @@
 
 #include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNDialect.h"
+#include "dialects/spatial/SpatialDialect.h"
 #include "dialects/sure/SureDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

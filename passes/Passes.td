@@ -161,4 +161,38 @@ def DeriveRecurrences : Pass<"raptor-derive-recurrences", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::sure::SureDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Spatial scheduling (shared seed 002), latency mode
+//===----------------------------------------------------------------------===//
+
+def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
+  let summary = "Turn nn graphs into spatial compute instances for a PIM target";
+  let description = [{
+    Each function becomes a `spatial.graph @<name>_tasks`: convolutions and
+    linear layers are split into lanes whose weight tiles fit one core's
+    crossbars (column groups of weight tiles, bit slices counted), other
+    operators are one lane; costs are target cycles converted to integer
+    nanoseconds (views free, transposes and copies charge memory traffic,
+    concatenation one block per input); dependencies carry transfer sizes.
+    A tile column taller than a core, or a model larger than the chip, is
+    an error naming the op or function.
+  }];
+  let dependentDialects = ["::raptor::spatial::SpatialDialect"];
+  let options = [Option<"targetPath", "target", "std::string", /*default=*/"\"\"",
+                        "Target description (JSON, docs/scheduling.md)">];
+}
+
+def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
+  let summary = "Schedule spatial compute graphs for latency (PEFT or HEFT)";
+  let description = [{
+    List scheduling on the target's cores with link costs by mesh distance,
+    crossbar capacity per core, and a largest-weight-first best-fit retry.
+    Writes `core`, `start_ns`, `slot` (per-core order) and `last` on tasks,
+    and `makespan_ns`, `algorithm`, `strategy` on the graph.
+  }];
+  let dependentDialects = ["::raptor::spatial::SpatialDialect"];
+  let options = [Option<"algorithm", "algorithm", "std::string", /*default=*/"\"peft\"",
+                        "peft or heft">];
+}
+
 #endif // RAPTOR_PASSES

@@ -14,6 +14,7 @@ namespace raptor::spatial {
 namespace {
 struct Adjacency {
   std::vector<std::vector<std::pair<unsigned, double>>> succ, pred;
+  std::vector<std::vector<unsigned>> predEdges; // edge indices, per task
   std::vector<unsigned> topo; // a topological order
 };
 
@@ -21,10 +22,13 @@ Adjacency adjacency(const TaskGraph &g) {
   Adjacency a;
   a.succ.resize(g.numTasks);
   a.pred.resize(g.numTasks);
+  a.predEdges.resize(g.numTasks);
   std::vector<unsigned> indegree(g.numTasks, 0);
-  for (const TaskGraph::Edge &e : g.edges) {
+  for (unsigned i = 0; i < g.edges.size(); ++i) {
+    const TaskGraph::Edge &e = g.edges[i];
     a.succ[e.from].push_back({e.to, e.communication});
     a.pred[e.to].push_back({e.from, e.communication});
+    a.predEdges[e.to].push_back(i);
     ++indegree[e.to];
   }
   std::vector<unsigned> ready;
@@ -78,6 +82,7 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
   s.start.assign(g.numTasks, 0);
   s.finish.assign(g.numTasks, 0);
   std::vector<Timeline> busy(g.numProcessors);
+  std::vector<int64_t> used(g.numProcessors, 0);
   std::vector<unsigned> waiting(g.numTasks);
   std::vector<unsigned> ready;
   for (unsigned t = 0; t < g.numTasks; ++t) {
@@ -90,10 +95,18 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
     unsigned t = *it;
     ready.erase(it);
     double bestScore = std::numeric_limits<double>::infinity();
+    int64_t tiles = t < g.tiles.size() ? g.tiles[t] : 0;
+    int fixed = t < g.fixedProcessor.size() ? g.fixedProcessor[t] : -1;
     for (unsigned p = 0; p < g.numProcessors; ++p) {
+      if (fixed >= 0 && p != unsigned(fixed))
+        continue;
+      if (g.capacity > 0 && tiles > 0 && used[p] + tiles > g.capacity)
+        continue; // no room for this task's resident weights
       double readyTime = 0;
-      for (auto [q, c] : a.pred[t])
-        readyTime = std::max(readyTime, s.finish[q] + (s.processor[q] == p ? 0.0 : c));
+      for (unsigned e : a.predEdges[t]) {
+        unsigned q = g.edges[e].from;
+        readyTime = std::max(readyTime, s.finish[q] + g.transfer(g.edges[e], s.processor[q], p));
+      }
       double duration = g.execution(t, p);
       double start = insertionStart(busy[p], readyTime, duration);
       double value = score(t, p, start + duration);
@@ -104,7 +117,13 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
         s.finish[t] = start + duration;
       }
     }
+    if (bestScore == std::numeric_limits<double>::infinity()) {
+      s.feasible = false;
+      s.failedTask = t;
+      return s;
+    }
     occupy(busy[s.processor[t]], s.start[t], s.finish[t]);
+    used[s.processor[t]] += tiles;
     s.order.push_back(t);
     s.makespan = std::max(s.makespan, s.finish[t]);
     for (auto [succ, c] : a.succ[t])
@@ -204,6 +223,42 @@ Schedule schedulePEFT(const TaskGraph &g) {
   };
   auto score = [&](unsigned t, unsigned p, double eft) { return eft + oct[size_t(t) * P + p]; };
   return listSchedule(g, a, pick, score);
+}
+
+Schedule scheduleWithCapacity(const TaskGraph &graph, bool peft) {
+  auto run = [&](const TaskGraph &g) { return peft ? schedulePEFT(g) : scheduleHEFT(g); };
+  Schedule first = run(graph);
+  if (first.feasible || graph.capacity <= 0) {
+    first.strategy = "load- and communication-aware";
+    return first;
+  }
+  // Retry once: weight-holding tasks placed largest first, each on the
+  // processor whose remaining room fits it most tightly (best fit).
+  std::vector<unsigned> heavy;
+  for (unsigned t = 0; t < graph.numTasks; ++t)
+    if (t < graph.tiles.size() && graph.tiles[t] > 0)
+      heavy.push_back(t);
+  std::stable_sort(heavy.begin(), heavy.end(),
+                   [&](unsigned x, unsigned y) { return graph.tiles[x] > graph.tiles[y]; });
+  std::vector<int64_t> room(graph.numProcessors, graph.capacity);
+  TaskGraph fixed = graph;
+  fixed.fixedProcessor.assign(graph.numTasks, -1);
+  for (unsigned t : heavy) {
+    int best = -1;
+    for (unsigned p = 0; p < graph.numProcessors; ++p)
+      if (room[p] >= graph.tiles[t] && (best < 0 || room[p] < room[best]))
+        best = int(p);
+    if (best < 0) {
+      first.strategy = "largest-weight-first best fit";
+      first.failedTask = t;
+      return first; // infeasible: the weights do not fit the processors
+    }
+    room[best] -= graph.tiles[t];
+    fixed.fixedProcessor[t] = best;
+  }
+  Schedule second = run(fixed);
+  second.strategy = "largest-weight-first best fit";
+  return second;
 }
 
 } // namespace raptor::spatial

@@ -13,6 +13,7 @@
 #define RAPTOR_PASSES_SPATIAL_LISTSCHEDULER_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,22 @@ struct TaskGraph {
   };
   std::vector<Edge> edges;
 
+  /// Capacity (optional): tasks hold `tiles` resident units on their
+  /// processor, at most `capacity` per processor (0: unlimited).
+  std::vector<int64_t> tiles;
+  int64_t capacity = 0;
+  /// Link cost (optional) of an edge between two processors; by default the
+  /// edge's `communication` across processors and 0 on one processor. The
+  /// priorities (ranks, OCT) use `communication` as the mean link cost.
+  std::function<double(const Edge &, unsigned from, unsigned to)> link;
+  /// Processors fixed in advance (-1: free), e.g. by a capacity fallback.
+  std::vector<int> fixedProcessor;
+
   double execution(unsigned task, unsigned processor) const {
     return cost[size_t(task) * numProcessors + processor];
+  }
+  double transfer(const Edge &e, unsigned from, unsigned to) const {
+    return link ? link(e, from, to) : (from == to ? 0.0 : e.communication);
   }
   /// Empty when valid, else a one-line description of the problem (sizes,
   /// negative costs, bad edge endpoints, a cycle).
@@ -36,6 +51,9 @@ struct TaskGraph {
 };
 
 struct Schedule {
+  bool feasible = true;
+  unsigned failedTask = 0;  // when infeasible: the task no processor could hold
+  std::string strategy;     // how capacity was met (see scheduleWithCapacity)
   std::vector<unsigned> processor;
   std::vector<double> start, finish;
   std::vector<unsigned> order; // the order tasks were scheduled in
@@ -49,6 +67,13 @@ std::vector<double> upwardRanks(const TaskGraph &graph);
 
 Schedule scheduleHEFT(const TaskGraph &graph);
 Schedule schedulePEFT(const TaskGraph &graph);
+
+/// PEFT or HEFT under capacity: first load- and communication-aware
+/// placement (processors without room are skipped); if a task finds no
+/// processor, a bounded retry places the weight-holding tasks largest first
+/// by best fit and schedules the rest around them. Infeasible when even
+/// that fails (reported with the task).
+Schedule scheduleWithCapacity(const TaskGraph &graph, bool peft);
 
 } // namespace raptor::spatial
 

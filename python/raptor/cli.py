@@ -183,6 +183,33 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    from raptor import spatial
+
+    target = args.target or str(spatial.default_target())
+    if not Path(target).is_file():
+        raise UserError(f"cannot read target '{target}'")
+    module = _load(args.model, raptor.Context())
+    try:
+        report = spatial.schedule_model(module, target, args.algorithm)
+    except ir.MLIRError as e:
+        lines = [f"{d.location}: {d.message}" for d in e.error_diagnostics]
+        raise UserError("\n".join(lines) or str(e)) from None
+    out = Path(args.report_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomically(out / "schedule.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(out / "gantt.svg", spatial.gantt_svg(report))
+    s = report["summary"]
+    print(f"{args.model}: {s['tasks']} tasks on {s['cores_used']} cores ({report['algorithm']}, "
+          f"{report['strategy']})")
+    for key in ("completion_ns", "critical_path_ns", "serial_work_ns", "max_core_work_ns",
+                "transfer_work_ns"):
+        print(f"  {key:<20}{s[key] / 1e6:>14.3f} ms")
+    print(f"  {'crossbars_used':<20}{s['crossbars_used']:>14}")
+    print(f"report: {out / 'schedule.json'}, chart: {out / 'gantt.svg'}")
+    return 0
+
+
 def _cmd_schedule_dag(args: argparse.Namespace) -> int:
     from raptor import spatial
 
@@ -241,6 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", help="the .html file to write")
     p.add_argument("files", nargs="+", help=".sure files")
     p.set_defaults(run=_cmd_rdg_page)
+
+    p = sub.add_parser("schedule", help="schedule a model on a PIM target (latency mode)")
+    p.add_argument("model", help="a zoo model name or an .mlir file")
+    p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
+    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
+    p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
+    p.set_defaults(run=_cmd_schedule)
 
     p = sub.add_parser("schedule-dag", help="list-schedule a task graph (PEFT or HEFT)")
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")

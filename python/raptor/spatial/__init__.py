@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import _raptor
+from .report import default_target, gantt_svg, schedule_model
 
-__all__ = ["ALGORITHMS", "TaskGraph", "ScheduleResult", "evaluate", "load_task_graph", "optimistic_cost_table",
-           "schedule"]
+__all__ = ["ALGORITHMS", "TaskGraph", "ScheduleResult", "default_target", "evaluate", "gantt_svg",
+           "load_task_graph", "optimistic_cost_table", "schedule", "schedule_model"]
 
 ALGORITHMS = ("peft", "heft")
 

@@ -1,0 +1,59 @@
+//===- SpatialOps.td - Compute graphs for spatial scheduling -*- tablegen -*-===//
+#ifndef RAPTOR_SPATIAL_OPS
+#define RAPTOR_SPATIAL_OPS
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Spatial_Dialect : Dialect {
+  let name = "spatial";
+  let cppNamespace = "::raptor::spatial";
+  let summary = "Compute graphs of a model on a spatial (PIM) target, and their schedules";
+  let description = [{
+    A `spatial.graph` holds the compute instances of a model for one target:
+    each `spatial.task` is one lane of an operator (its weight tiles fit the
+    crossbars of one core), with its resident weight tiles, its execution
+    cost in integer nanoseconds and its data dependencies with transfer
+    sizes. Scheduling writes `core`, `start_ns`, `slot` and `last` on tasks.
+  }];
+  let useDefaultTypePrinterParser = 1;
+}
+
+def Spatial_TaskType : TypeDef<Spatial_Dialect, "Task"> {
+  let mnemonic = "task";
+  let summary = "The completion of a compute instance (a dependency token)";
+}
+
+def Spatial_GraphOp : Op<Spatial_Dialect, "graph", [Symbol, SingleBlock, NoTerminator]> {
+  let summary = "The compute graph of a function for a target";
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$target,
+                       DefaultValuedAttr<I64Attr, "0">:$cores,
+                       DefaultValuedAttr<I64Attr, "0">:$crossbars_per_core);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `for` $target attr-dict-with-keyword $body";
+}
+
+def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
+  let summary = "A compute instance: one lane of an operator";
+  let description = [{
+    ```mlir
+    %t2 = spatial.task "conv1#1" after(%t0, %t1) bytes [4096, 2048]
+        {cost_ns = 120 : i64, tiles = 4 : i64, weight = "conv1.weight", op = "nn.convolution"}
+    ```
+    `bytes[i]` is the size of the data the task receives from `deps[i]`;
+    `tiles` the crossbars its resident weights occupy; `weight` names them
+    (lanes of one operator hold distinct tiles of the same weight).
+  }];
+  let arguments = (ins StrAttr:$name, Variadic<Spatial_TaskType>:$deps,
+                       DenseI64ArrayAttr:$bytes, I64Attr:$cost_ns,
+                       DefaultValuedAttr<I64Attr, "0">:$tiles,
+                       OptionalAttr<StrAttr>:$weight, StrAttr:$op,
+                       OptionalAttr<I64Attr>:$core, OptionalAttr<I64Attr>:$start_ns,
+                       OptionalAttr<I64Attr>:$slot, OptionalAttr<BoolAttr>:$last);
+  let results = (outs Spatial_TaskType:$done);
+  let assemblyFormat = "$name (`after` `(` $deps^ `)`)? `bytes` $bytes attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // RAPTOR_SPATIAL_OPS

@@ -1,0 +1,322 @@
+//===- SpatialPasses.cpp - Compute graphs and their schedules ---*- C++ -*-===//
+//
+// raptor-build-compute-graph: nn ops -> spatial.task lanes for a target.
+// raptor-schedule-spatial: PEFT (or HEFT) under crossbar capacity; writes
+// core, start_ns, slot and last on every task.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/nn/NNOps.h"
+#include "dialects/spatial/SpatialDialect.h"
+#include "passes/Passes.h"
+#include "passes/spatial/ListScheduler.h"
+#include "passes/spatial/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace raptor {
+#define GEN_PASS_DEF_BUILDCOMPUTEGRAPH
+#define GEN_PASS_DEF_SCHEDULESPATIAL
+#include "passes/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace sp = raptor::spatial;
+
+namespace {
+
+int64_t numElements(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+int64_t bytesOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// How one operator becomes lanes on the target.
+struct Lanes {
+  unsigned count = 1;
+  std::vector<int64_t> tiles;   // per lane
+  std::vector<double> cycles;   // per lane
+  std::string weight;           // the weight's name, when it holds tiles
+};
+
+/// The name of a weight operand (an nn.param argument), or "".
+std::string weightName(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return "";
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return "";
+  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), raptor::nn::NNDialect::kParamAttrName);
+  return name ? name.getValue().str() : "";
+}
+
+/// A weight matrix K x N (in groups) mapped to crossbars. A lane holds a
+/// chunk of row tiles (all of them when they fit one core; otherwise the
+/// lanes of one column add partial sums) for as many column groups as one
+/// core's crossbars take.
+FailureOr<Lanes> crossbarLanes(Operation *op, const sp::TargetModel &t, int64_t k, int64_t n,
+                               int64_t groups, int64_t positions, std::string weight) {
+  int64_t perCore = t.crossbarsPerCore;
+  if (int64_t(t.slices()) > perCore)
+    return op->emitError() << "one weight tile needs " << t.slices()
+                           << " crossbars (bit slices) but a core has " << perCore;
+  int64_t rowTiles = ceilDiv(k, t.crossbarRows) * t.slices();
+  int64_t colTiles = ceilDiv(n, t.crossbarCols) * groups;
+  // Row chunks are whole tiles (all slices of a tile stay together).
+  int64_t chunk = std::min(rowTiles, perCore / int64_t(t.slices()) * int64_t(t.slices()));
+  int64_t rowChunks = ceilDiv(rowTiles, chunk);
+  int64_t perLane = std::max<int64_t>(1, perCore / chunk);
+  Lanes lanes;
+  lanes.weight = std::move(weight);
+  for (int64_t r = 0; r < rowChunks; ++r) {
+    int64_t rows = std::min(chunk, rowTiles - r * chunk);
+    for (int64_t c = 0; c < colTiles; c += perLane) {
+      int64_t columns = std::min(perLane, colTiles - c);
+      lanes.tiles.push_back(columns * rows);
+      // One MVM per output position (the lane's crossbars work in parallel),
+      // then the partial sums of its row tiles are accumulated.
+      double outputs = double(std::min<int64_t>(columns * t.crossbarCols, n * groups));
+      lanes.cycles.push_back(positions * t.mvmCycles +
+                             positions * outputs * (rows / t.slices()) * t.vectorCyclesPerElement);
+    }
+  }
+  lanes.count = lanes.tiles.size();
+  return lanes;
+}
+
+FailureOr<Lanes> lanesOf(Operation *op, const sp::TargetModel &t) {
+  Lanes one;
+  one.tiles = {0};
+  if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {
+    auto w = cast<RankedTensorType>(conv.getWeight().getType());
+    auto out = cast<RankedTensorType>(conv.getOut().getType());
+    if (!w.hasStaticShape() || !out.hasStaticShape() || conv.getTransposed())
+      return op->emitError("compute graphs need static, non-transposed convolutions");
+    int64_t groups = int64_t(conv.getGroups());
+    int64_t k = w.getNumElements() / w.getDimSize(0); // C/groups * kernel
+    int64_t n = w.getDimSize(0) / groups;
+    int64_t positions = out.getNumElements() / out.getDimSize(1);
+    return crossbarLanes(op, t, k, n, groups, positions, weightName(conv.getWeight()));
+  }
+  if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
+    auto w = cast<RankedTensorType>(linear.getWeight().getType());
+    if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
+      return op->emitError("compute graphs need static 2-d linear weights");
+    int64_t k = w.getDimSize(1), n = w.getDimSize(0);
+    return crossbarLanes(op, t, k, n, 1, numElements(linear.getInput()) / k,
+                         weightName(linear.getWeight()));
+  }
+  Value out = op->getNumResults() ? op->getResult(0) : Value();
+  if (!out || !isa<RankedTensorType>(out.getType()))
+    return op->emitError("compute graphs need ops with tensor results");
+  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp,
+          raptor::nn::SplitWithSizesOp>(op)) {
+    one.cycles = {0}; // runtime-free views of memory
+  } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp,
+                 raptor::nn::FanOutOp, raptor::nn::KVCacheOp>(op)) {
+    double bytes = 0; // transposes and copies charge their memory traffic
+    for (Value r : op->getResults())
+      bytes += bytesOf(r);
+    one.cycles = {bytes * t.memoryCyclesPerByte};
+  } else if (auto cat = dyn_cast<raptor::nn::CatOp>(op)) {
+    double cycles = 0; // one block move per input
+    for (Value in : cat.getTensors())
+      cycles += bytesOf(in) * t.memoryCyclesPerByte;
+    one.cycles = {cycles};
+  } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
+    // Both operands are activations: no resident weights, vector work.
+    auto a = cast<RankedTensorType>(mm.getSelf().getType());
+    one.cycles = {double(numElements(mm.getOut())) * a.getShape().back() * t.vectorCyclesPerElement};
+  } else if (auto sdpa = dyn_cast<raptor::nn::ScaledDotProductAttentionOp>(op)) {
+    auto k = cast<RankedTensorType>(sdpa.getKey().getType());
+    double length = k.getDimSize(k.getRank() - 2);
+    one.cycles = {2.0 * numElements(sdpa.getOut()) * length * t.vectorCyclesPerElement};
+  } else {
+    // Element-wise, normalization, pooling, reductions: vector work per output.
+    double elements = 0;
+    for (Value r : op->getResults())
+      if (isa<RankedTensorType>(r.getType()))
+        elements += numElements(r);
+    one.cycles = {elements * t.vectorCyclesPerElement};
+  }
+  return one;
+}
+
+struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string message;
+    FailureOr<sp::TargetModel> target =
+        sp::TargetModel::load(targetPath, [&](const Twine &m) { message = m.str(); });
+    if (targetPath.empty() || failed(target)) {
+      module.emitError() << (targetPath.empty() ? "raptor-build-compute-graph needs target=FILE.json"
+                                                : message);
+      return signalPassFailure();
+    }
+    const sp::TargetModel &t = *target;
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal())
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("compute graphs need a single-block function");
+        return signalPassFailure();
+      }
+      OpBuilder builder(module.getBodyRegion());
+      builder.setInsertionPointToEnd(module.getBody());
+      auto graph = sp::GraphOp::create(builder, func.getLoc(),
+                                       builder.getStringAttr(func.getSymName().str() + "_tasks"),
+                                       builder.getStringAttr(targetPath),
+                                       builder.getI64IntegerAttr(t.cores),
+                                       builder.getI64IntegerAttr(t.crossbarsPerCore));
+      graph.getBody().emplaceBlock();
+      builder.setInsertionPointToStart(&graph.getBody().front());
+      llvm::DenseMap<Value, std::pair<SmallVector<Value>, int64_t>> producers; // lanes, bytes per lane
+      int64_t totalTiles = 0;
+      for (Operation &op : func.front()) {
+        if (op.hasTrait<OpTrait::IsTerminator>() || isa<raptor::nn::ConstantOp>(op))
+          continue;
+        if (!isa<raptor::nn::NNDialect>(op.getDialect())) {
+          op.emitError("compute graphs take nn ops only; this op is not one");
+          return signalPassFailure();
+        }
+        FailureOr<Lanes> lanes = lanesOf(&op, t);
+        if (failed(lanes))
+          return signalPassFailure();
+        SmallVector<Value> deps;
+        SmallVector<int64_t> bytes;
+        for (Value operand : op.getOperands()) {
+          auto it = producers.find(operand);
+          if (it == producers.end())
+            continue; // a graph input or weight, resident before the run
+          for (Value lane : it->second.first) {
+            deps.push_back(lane);
+            bytes.push_back(it->second.second);
+          }
+        }
+        std::string base = op.getName().stripDialect().str();
+        if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+          base = name.getName().str();
+        SmallVector<Value> results;
+        for (unsigned l = 0; l < lanes->count; ++l) {
+          int64_t tiles = lanes->tiles[l];
+          totalTiles += tiles;
+          std::string weight = tiles ? (lanes->weight.empty() ? base : lanes->weight) + "#" + std::to_string(l) : "";
+          auto task = sp::TaskOp::create(
+              builder, op.getLoc(), sp::TaskType::get(&getContext()),
+              builder.getStringAttr(base + "#" + std::to_string(l)), deps,
+              builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(t.nanoseconds(lanes->cycles[l])),
+              builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
+              builder.getStringAttr(op.getName().getStringRef()), IntegerAttr(), IntegerAttr(),
+              IntegerAttr(), BoolAttr());
+          results.push_back(task.getDone());
+        }
+        for (Value r : op.getResults())
+          if (isa<RankedTensorType>(r.getType()))
+            producers[r] = {results, std::max<int64_t>(1, ceilDiv(bytesOf(r), lanes->count))};
+      }
+      int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
+      if (totalTiles > chip) {
+        func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
+                         << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (algorithm != "peft" && algorithm != "heft") {
+      getOperation().emitError() << "unknown algorithm '" << algorithm << "' (expected peft or heft)";
+      return signalPassFailure();
+    }
+    for (auto graph : getOperation().getOps<sp::GraphOp>()) {
+      std::string message;
+      FailureOr<sp::TargetModel> target =
+          sp::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
+      if (failed(target)) {
+        graph.emitError() << message;
+        return signalPassFailure();
+      }
+      SmallVector<sp::TaskOp> tasks(graph.getBody().getOps<sp::TaskOp>());
+      llvm::DenseMap<Value, unsigned> index;
+      sp::TaskGraph g;
+      g.numTasks = tasks.size();
+      g.numProcessors = target->cores;
+      g.capacity = target->crossbarsPerCore;
+      std::vector<int64_t> bytes;
+      for (auto [i, task] : llvm::enumerate(tasks)) {
+        index[task.getDone()] = i;
+        g.tiles.push_back(int64_t(task.getTiles()));
+        for (unsigned p = 0; p < g.numProcessors; ++p)
+          g.cost.push_back(double(task.getCostNs()));
+        for (auto [dep, b] : llvm::zip(task.getDeps(), task.getBytes())) {
+          g.edges.push_back({index[dep], unsigned(i), target->meanTransferNs(b)});
+          bytes.push_back(b);
+        }
+      }
+      const sp::TargetModel &t = *target;
+      g.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
+        size_t i = &e - g.edges.data();
+        return double(t.transferNs(bytes[i], from, to));
+      };
+      sp::Schedule s = sp::scheduleWithCapacity(g, algorithm == "peft");
+      if (!s.feasible) {
+        tasks[s.failedTask].emitError() << "no core can hold this task's " << g.tiles[s.failedTask]
+                                        << " crossbars next to the others (tried "
+                                        << s.strategy << ")";
+        return signalPassFailure();
+      }
+      // Contiguous per-core slots in start order; the last one is marked.
+      std::map<unsigned, std::vector<unsigned>> perCore;
+      for (unsigned i = 0; i < tasks.size(); ++i)
+        perCore[s.processor[i]].push_back(i);
+      Builder b(&getContext());
+      for (auto &[core, list] : perCore) {
+        std::stable_sort(list.begin(), list.end(),
+                         [&](unsigned x, unsigned y) { return s.start[x] < s.start[y]; });
+        for (auto [slot, i] : llvm::enumerate(list)) {
+          tasks[i].setCoreAttr(b.getI64IntegerAttr(core));
+          tasks[i].setStartNsAttr(b.getI64IntegerAttr(int64_t(std::llround(s.start[i]))));
+          tasks[i].setSlotAttr(b.getI64IntegerAttr(slot));
+          tasks[i].setLastAttr(b.getBoolAttr(slot + 1 == list.size()));
+        }
+      }
+      // Evaluation (seed 002): serial work, dependency critical path (costs
+      // only; tasks are in dependency order), summed transfer work.
+      double serial = 0, transfers = 0;
+      std::vector<double> longest(tasks.size(), 0);
+      for (unsigned i = 0; i < tasks.size(); ++i) {
+        serial += g.execution(i, 0);
+        longest[i] += g.execution(i, 0);
+      }
+      for (const sp::TaskGraph::Edge &e : g.edges) {
+        transfers += g.transfer(e, s.processor[e.from], s.processor[e.to]);
+        longest[e.to] = std::max(longest[e.to], longest[e.from] + g.execution(e.to, 0));
+      }
+      double critical = tasks.empty() ? 0 : *std::max_element(longest.begin(), longest.end());
+      graph->setAttr("serial_work_ns", b.getI64IntegerAttr(int64_t(std::llround(serial))));
+      graph->setAttr("critical_path_ns", b.getI64IntegerAttr(int64_t(std::llround(critical))));
+      graph->setAttr("transfer_work_ns", b.getI64IntegerAttr(int64_t(std::llround(transfers))));
+      graph->setAttr("cores_used", b.getI64IntegerAttr(int64_t(perCore.size())));
+      graph->setAttr("makespan_ns", b.getI64IntegerAttr(int64_t(std::llround(s.makespan))));
+      graph->setAttr("strategy", b.getStringAttr(s.strategy));
+      graph->setAttr("algorithm", b.getStringAttr(algorithm));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,48 @@
+//===- TargetModel.h - A PIM target described in JSON -----------*- C++ -*-===//
+//
+// The target adapter of spatial scheduling: execution costs, link costs
+// between two cores and capacities, from a JSON description modelled on
+// pimsim-nn's configuration (docs/scheduling.md lists the fields).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_TARGETMODEL_H
+#define RAPTOR_PASSES_SPATIAL_TARGETMODEL_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace raptor::spatial {
+
+struct TargetModel {
+  std::string name;
+  double clockPeriodNs = 1;
+  unsigned cores = 0, meshRows = 0, meshCols = 0;
+  unsigned crossbarsPerCore = 0, crossbarRows = 0, crossbarCols = 0;
+  unsigned cellBits = 0, weightBits = 0;
+  double mvmCycles = 0, vectorCyclesPerElement = 0, memoryCyclesPerByte = 0;
+  double linkBytesPerCycle = 0, hopLatencyCycles = 0;
+
+  /// Parses and validates; on error calls `error` with `source: message`.
+  static mlir::FailureOr<TargetModel> parse(llvm::StringRef json, llvm::StringRef source,
+                                            llvm::function_ref<void(const llvm::Twine &)> error);
+  static mlir::FailureOr<TargetModel> load(llvm::StringRef path,
+                                           llvm::function_ref<void(const llvm::Twine &)> error);
+
+  /// Cycles to integer nanoseconds (rounded up).
+  int64_t nanoseconds(double cycles) const;
+  /// Crossbars one weight element needs across its bit slices.
+  unsigned slices() const { return (weightBits + cellBits - 1) / cellBits; }
+  /// Manhattan distance of two cores on the mesh (row-major numbering).
+  unsigned hops(unsigned a, unsigned b) const;
+  /// Time to move `bytes` from core a to core b (0 on the same core).
+  int64_t transferNs(int64_t bytes, unsigned a, unsigned b) const;
+  /// The mean transfer time over all pairs of distinct cores.
+  double meanTransferNs(int64_t bytes) const;
+};
+
+} // namespace raptor::spatial
+
+#endif // RAPTOR_PASSES_SPATIAL_TARGETMODEL_H

@@ -1,0 +1,28 @@
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, op = "nn.relu"}
+  // expected-error @+1 {{has 1 dependencies but 2 transfer sizes}}
+  %1 = spatial.task "b#0" after(%0) bytes [4, 4] {cost_ns = 1 : i64, op = "nn.relu"}
+}
+
+// -----
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  // expected-error @+1 {{a task holding weight tiles must name its weight}}
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, tiles = 2 : i64, op = "nn.linear"}
+}
+
+// -----
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  // expected-error @+1 {{needs 9 crossbars but a core has 8}}
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, tiles = 9 : i64, weight = "w", op = "nn.linear"}
+}
+
+// -----
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  // expected-error @+1 {{is placed on core 4 outside 0..3}}
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, op = "nn.relu", core = 4 : i64}
+}
