@@ -9,9 +9,7 @@ import pytest
 import raptor
 from raptor import zoo
 
-pytest.importorskip("torch", reason="the model zoo needs the 'torch' extra")
-
-from raptor.frontend.torch import ImportOptions, ImportReport, import_program  # noqa: E402
+from raptor.frontend.torch import ImportOptions, ImportReport, import_program
 
 
 @functools.cache
