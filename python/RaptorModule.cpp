@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "capi/Registration.h"
+#include "dialects/layout/LayoutAlgebra.h"
 #include "dialects/nn/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
@@ -48,6 +49,35 @@ mlir::Operation *operationOf(nb::handle handle) {
     throw nb::type_error("expected an mlir.ir.Operation or Module");
   return unwrap(op);
 }
+/// A Python int or nested tuple of ints as an IntTuple.
+raptor::layout::IntTuple toIntTuple(nb::handle h) {
+  if (nb::isinstance<nb::int_>(h))
+    return raptor::layout::IntTuple(nb::cast<int64_t>(h));
+  if (!nb::isinstance<nb::tuple>(h))
+    throw nb::type_error("layout shapes and strides are ints or tuples of them");
+  std::vector<raptor::layout::IntTuple> children;
+  for (nb::handle c : nb::borrow<nb::tuple>(h))
+    children.push_back(toIntTuple(c));
+  return raptor::layout::IntTuple::tuple(std::move(children));
+}
+
+nb::object fromIntTuple(const raptor::layout::IntTuple &t) {
+  if (t.leaf)
+    return nb::int_(t.value);
+  nb::list items;
+  for (const auto &c : t.children)
+    items.append(fromIntTuple(c));
+  return nb::tuple(items);
+}
+
+raptor::layout::Layout toLayout(nb::handle shape, nb::handle stride) {
+  return raptor::layout::Layout(toIntTuple(shape), toIntTuple(stride));
+}
+
+nb::tuple fromLayout(const raptor::layout::Layout &l) {
+  return nb::make_tuple(fromIntTuple(l.shape), fromIntTuple(l.stride));
+}
+
 mlir::ModuleOp moduleOf(nb::handle handle) {
   auto module = llvm::dyn_cast<mlir::ModuleOp>(operationOf(handle));
   if (!module)
@@ -203,6 +233,42 @@ NB_MODULE(_raptor, m) {
         return table;
       },
       nb::arg("cost"), nb::arg("edges"), "PEFT's Optimistic Cost Table OCT[task][processor].");
+
+  // The layout algebra (seed 004): layouts travel as (shape, stride) pairs
+  // of nested tuples; a violated precondition raises ValueError.
+  nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const raptor::layout::LayoutError &e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("layout_check", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(toLayout(shape, stride));
+  });
+  m.def("layout_str", [](nb::handle shape, nb::handle stride) {
+    return toLayout(shape, stride).str();
+  });
+  m.def("layout_size", [](nb::handle shape, nb::handle stride) { return toLayout(shape, stride).size(); });
+  m.def("layout_cosize", [](nb::handle shape, nb::handle stride) { return toLayout(shape, stride).cosize(); });
+  m.def("layout_call", [](nb::handle shape, nb::handle stride, int64_t i) {
+    return toLayout(shape, stride)(i);
+  });
+  m.def("layout_coalesce", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(raptor::layout::coalesce(toLayout(shape, stride)));
+  });
+  m.def("layout_complement", [](nb::handle shape, nb::handle stride, int64_t size) {
+    return fromLayout(raptor::layout::complement(toLayout(shape, stride), size));
+  });
+  m.def("layout_composition", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
+    return fromLayout(raptor::layout::composition(toLayout(sa, da), toLayout(sb, db)));
+  });
+  m.def("layout_logical_divide", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
+    return fromLayout(raptor::layout::logicalDivide(toLayout(sa, da), toLayout(sb, db)));
+  });
+  m.def("layout_logical_product", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
+    return fromLayout(raptor::layout::logicalProduct(toLayout(sa, da), toLayout(sb, db)));
+  });
 
   m.def("seed_commutation_table",
         []() { return raptor::codec::CommutationTable::seedText().str(); },

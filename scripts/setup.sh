@@ -17,11 +17,12 @@ fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
 
-stamp=".venv/.raptor-lock-$(sha256sum requirements/lock.txt | cut -c1-16)"
+stamp=".venv/.raptor-lock-$(cat requirements/lock.txt requirements/oracles.txt | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "[setup] installing pinned packages (requirements/lock.txt)"
   python -m pip install --quiet --disable-pip-version-check --upgrade pip==25.3
   python -m pip install --quiet --disable-pip-version-check -r requirements/lock.txt
+  python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements/oracles.txt
   rm -f .venv/.raptor-lock-*
   touch "$stamp"
 fi

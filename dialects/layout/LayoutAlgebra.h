@@ -1,0 +1,81 @@
+//===- LayoutAlgebra.h - CuTe layouts: shape:stride algebra -----*- C++ -*-===//
+//
+// Layouts as in shared seed 004 (chapter 2): a shape and a stride, nested
+// tuples of the same profile, mapping coordinates (colexicographic) to
+// offsets. The operations: size, cosize, evaluation, flatten, coalesce,
+// complement, composition, logical divide and logical product, each
+// checking the conditions under which it is defined and failing with a
+// message that names the condition (never a wrong answer).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_DIALECTS_LAYOUT_LAYOUTALGEBRA_H
+#define RAPTOR_DIALECTS_LAYOUT_LAYOUTALGEBRA_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace raptor::layout {
+
+/// A nested tuple of integers: a leaf value or a tuple of children.
+struct IntTuple {
+  int64_t value = 0;
+  std::vector<IntTuple> children;
+  bool leaf = true;
+
+  IntTuple() = default;
+  IntTuple(int64_t v) : value(v) {} // NOLINT: integers are tuples of depth 0
+  static IntTuple tuple(std::vector<IntTuple> children);
+
+  bool operator==(const IntTuple &o) const;
+  /// Leaves in order.
+  std::vector<int64_t> flatten() const;
+  int64_t product() const;
+  /// Same tree structure (profile).
+  bool congruent(const IntTuple &o) const;
+  /// `(4,(2,3))` without spaces, as the paper writes them.
+  std::string str() const;
+};
+
+/// A violated precondition; the message says which.
+struct LayoutError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Layout {
+  IntTuple shape, stride;
+
+  Layout() : shape(1), stride(0) {}
+  Layout(IntTuple shape, IntTuple stride); // throws unless congruent, shape >= 1
+  static Layout concat(const std::vector<Layout> &modes);
+
+  int64_t size() const { return shape.product(); }
+  /// The image's extent: L(size - 1) + 1 (1 for an empty image).
+  int64_t cosize() const;
+  /// The offset of linear coordinate `i` (colexicographic over the leaves).
+  int64_t operator()(int64_t i) const;
+  /// The top-level modes as layouts.
+  std::vector<Layout> modes() const;
+  Layout flat() const;
+  std::string str() const { return shape.str() + ":" + stride.str(); }
+  bool operator==(const Layout &o) const { return shape == o.shape && stride == o.stride; }
+};
+
+/// Flat layout with size-1 modes removed and mergeable neighbours merged
+/// (s0:d0, s1:d1 with d1 = s0 d0 become s0 s1:d0); 1:0 when nothing is left.
+Layout coalesce(const Layout &a);
+/// The complement of `a` in [0, m): the layout that, beside `a`, fills
+/// [0, m) without overlap. Needs `a` injective with strides that divide up.
+Layout complement(const Layout &a, int64_t m);
+/// a o b: offsets of `a` at the offsets of `b` (b's image within a's size,
+/// and b's strides dividing a's modes).
+Layout composition(const Layout &a, const Layout &b);
+/// a / b = a o (b, complement(b, size(a))).
+Layout logicalDivide(const Layout &a, const Layout &b);
+/// a x b = (a, complement(a, size(a) cosize(b)) o b).
+Layout logicalProduct(const Layout &a, const Layout &b);
+
+} // namespace raptor::layout
+
+#endif // RAPTOR_DIALECTS_LAYOUT_LAYOUTALGEBRA_H
