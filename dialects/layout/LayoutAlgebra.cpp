@@ -219,4 +219,87 @@ Layout logicalProduct(const Layout &a, const Layout &b) {
   return Layout::concat({a, composition(complement(a, a.size() * b.cosize()), b)});
 }
 
+namespace {
+template <typename Fn> Checked guarded(Fn fn) {
+  Checked c;
+  try {
+    c.layout = fn();
+    c.ok = true;
+  } catch (const LayoutError &e) {
+    c.error = e.what();
+  }
+  return c;
+}
+
+/// Parses `int | (t, ...)` at `pos`, skipping blanks.
+IntTuple parseTuple(const std::string &s, size_t &pos) {
+  auto skip = [&] {
+    while (pos < s.size() && s[pos] == ' ')
+      ++pos;
+  };
+  skip();
+  if (pos < s.size() && s[pos] == '(') {
+    ++pos;
+    std::vector<IntTuple> children;
+    skip();
+    if (pos < s.size() && s[pos] == ')') {
+      ++pos;
+      return IntTuple::tuple({});
+    }
+    while (true) {
+      children.push_back(parseTuple(s, pos));
+      skip();
+      if (pos < s.size() && s[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      if (pos < s.size() && s[pos] == ')') {
+        ++pos;
+        return IntTuple::tuple(std::move(children));
+      }
+      throw LayoutError("expected ',' or ')' at position " + std::to_string(pos + 1) + " of '" + s + "'");
+    }
+  }
+  size_t start = pos;
+  if (pos < s.size() && s[pos] == '-')
+    ++pos;
+  while (pos < s.size() && isdigit(static_cast<unsigned char>(s[pos])))
+    ++pos;
+  if (pos == start || (pos == start + 1 && s[start] == '-'))
+    throw LayoutError("expected an integer or '(' at position " + std::to_string(start + 1) +
+                      " of '" + s + "'");
+  return IntTuple(std::stoll(s.substr(start, pos - start)));
+}
+} // namespace
+
+Checked parseLayout(const std::string &text) {
+  return guarded([&] {
+    size_t pos = 0;
+    IntTuple shape = parseTuple(text, pos);
+    while (pos < text.size() && text[pos] == ' ')
+      ++pos;
+    if (pos >= text.size() || text[pos] != ':')
+      throw LayoutError("expected ':' between shape and stride in '" + text + "'");
+    ++pos;
+    IntTuple stride = parseTuple(text, pos);
+    while (pos < text.size() && text[pos] == ' ')
+      ++pos;
+    if (pos != text.size())
+      throw LayoutError("unexpected '" + text.substr(pos) + "' after the layout");
+    return Layout(shape, stride);
+  });
+}
+
+Checked checkedCoalesce(const Layout &a) { return guarded([&] { return coalesce(a); }); }
+Checked checkedComplement(const Layout &a, int64_t m) { return guarded([&] { return complement(a, m); }); }
+Checked checkedComposition(const Layout &a, const Layout &b) {
+  return guarded([&] { return composition(a, b); });
+}
+Checked checkedLogicalDivide(const Layout &a, const Layout &b) {
+  return guarded([&] { return logicalDivide(a, b); });
+}
+Checked checkedLogicalProduct(const Layout &a, const Layout &b) {
+  return guarded([&] { return logicalProduct(a, b); });
+}
+
 } // namespace raptor::layout

@@ -76,6 +76,20 @@ Layout logicalDivide(const Layout &a, const Layout &b);
 /// a x b = (a, complement(a, size(a) cosize(b)) o b).
 Layout logicalProduct(const Layout &a, const Layout &b);
 
+/// The operations without exceptions, for code built without them (the
+/// dialect): the result, or the violated condition in `error`.
+struct Checked {
+  bool ok = false;
+  Layout layout;
+  std::string error;
+};
+Checked parseLayout(const std::string &text);
+Checked checkedCoalesce(const Layout &a);
+Checked checkedComplement(const Layout &a, int64_t m);
+Checked checkedComposition(const Layout &a, const Layout &b);
+Checked checkedLogicalDivide(const Layout &a, const Layout &b);
+Checked checkedLogicalProduct(const Layout &a, const Layout &b);
+
 } // namespace raptor::layout
 
 #endif // RAPTOR_DIALECTS_LAYOUT_LAYOUTALGEBRA_H

@@ -139,3 +139,33 @@ def test_divide_and_product_match_pycute(op, ref) -> None:
 def test_violated_preconditions_raise(bad, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         bad()
+
+
+def test_picture_shows_every_offset() -> None:
+    import xml.etree.ElementTree as ET
+
+    from raptor.layout.picture import render_svg
+
+    layout = Layout((4, (2, 2)), (2, (1, 8)))
+    root = ET.fromstring(render_svg(layout))
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts[0] == "(4,(2,2)):(2,(1,8))"
+    assert sorted(int(t) for t in texts[1:]) == sorted(layout(i) for i in range(layout.size()))
+
+
+def test_dialect_folds_like_the_python_api() -> None:
+    from mlir import ir, passmanager
+
+    import raptor
+
+    a, b = Layout(((4, 4), 4), ((16, 1), 4)), Layout((4, 2), (2, 8))
+    with raptor.Context():
+        module = ir.Module.parse(f"""
+          func.func @f() -> !layout.layout {{
+            %a = layout.constant #layout.layout<{a}>
+            %b = layout.constant #layout.layout<{b}>
+            %c = layout.logical_divide %a, %b
+            return %c : !layout.layout
+          }}""")
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+    assert f"layout.constant <{logical_divide(a, b)}>" in str(module)
