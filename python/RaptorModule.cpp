@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "capi/Registration.h"
 #include "dialects/layout/LayoutAlgebra.h"
+#include "dialects/layout/Morphism.h"
 #include "dialects/nn/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
@@ -76,6 +77,23 @@ raptor::layout::Layout toLayout(nb::handle shape, nb::handle stride) {
 
 nb::tuple fromLayout(const raptor::layout::Layout &l) {
   return nb::make_tuple(fromIntTuple(l.shape), fromIntTuple(l.stride));
+}
+
+raptor::layout::Morphism toMorphism(nb::handle f) {
+  nb::tuple t = nb::borrow<nb::tuple>(f);
+  if (t.size() != 3)
+    throw nb::type_error("a morphism travels as (domain, codomain, map)");
+  std::vector<int64_t> map;
+  for (nb::handle a : nb::borrow<nb::tuple>(t[2]))
+    map.push_back(nb::cast<int64_t>(a));
+  return raptor::layout::Morphism(toIntTuple(t[0]), toIntTuple(t[1]), map);
+}
+
+nb::tuple fromMorphism(const raptor::layout::Morphism &f) {
+  nb::list map;
+  for (int64_t a : f.map)
+    map.append(a);
+  return nb::make_tuple(fromIntTuple(f.domain), fromIntTuple(f.codomain), nb::tuple(map));
 }
 
 mlir::ModuleOp moduleOf(nb::handle handle) {
@@ -268,6 +286,41 @@ NB_MODULE(_raptor, m) {
   });
   m.def("layout_logical_product", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
     return fromLayout(raptor::layout::logicalProduct(toLayout(sa, da), toLayout(sb, db)));
+  });
+
+  namespace rl = raptor::layout;
+  m.def("morphism_check", [](nb::handle f) { return fromMorphism(toMorphism(f)); });
+  m.def("morphism_str", [](nb::handle f) { return toMorphism(f).str(); });
+  m.def("morphism_standard_form", [](nb::handle f) { return toMorphism(f).standardForm(); });
+  m.def("morphism_layout", [](nb::handle f) { return fromLayout(rl::encodedLayout(toMorphism(f))); });
+  m.def("layout_morphism", [](nb::handle shape, nb::handle stride) {
+    return fromMorphism(rl::standardRepresentation(toLayout(shape, stride)));
+  });
+  m.def("morphism_compose", [](nb::handle f, nb::handle g) {
+    return fromMorphism(rl::compose(toMorphism(f), toMorphism(g)));
+  });
+  m.def("morphism_coalesce", [](nb::handle f) { return fromMorphism(rl::coalesce(toMorphism(f))); });
+  m.def("morphism_complement", [](nb::handle f) { return fromMorphism(rl::complement(toMorphism(f))); });
+  m.def("morphism_logical_divide", [](nb::handle f, nb::handle g) {
+    return fromMorphism(rl::logicalDivide(toMorphism(f), toMorphism(g)));
+  });
+  m.def("morphism_logical_product", [](nb::handle f, nb::handle g) {
+    return fromMorphism(rl::logicalProduct(toMorphism(f), toMorphism(g)));
+  });
+  m.def("layout_tractable", [](nb::handle shape, nb::handle stride) {
+    return rl::tractable(toLayout(shape, stride));
+  });
+  m.def("layout_squeeze", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(rl::squeeze(toLayout(shape, stride)));
+  });
+  m.def("layout_filter", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(rl::filterZeros(toLayout(shape, stride)));
+  });
+  m.def("layout_sort", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(rl::sortModes(toLayout(shape, stride)));
+  });
+  m.def("layout_complement_minimal", [](nb::handle shape, nb::handle stride) {
+    return fromLayout(rl::complement(toLayout(shape, stride)));
   });
 
   m.def("seed_commutation_table",

@@ -216,7 +216,16 @@ Layout logicalDivide(const Layout &a, const Layout &b) {
 }
 
 Layout logicalProduct(const Layout &a, const Layout &b) {
-  return Layout::concat({a, composition(complement(a, a.size() * b.cosize()), b)});
+  // Any admissible N >= size(a) cosize(b) gives the same result; the
+  // admissible ones are the multiples of the extent of a's sorted modes.
+  int64_t n = a.size() * b.cosize();
+  std::vector<int64_t> s = a.shape.flatten(), d = a.stride.flatten();
+  int64_t extent = 1;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] != 1 && d[i] != 0)
+      extent = std::max(extent, s[i] * d[i]);
+  n = (n + extent - 1) / extent * extent;
+  return Layout::concat({a, composition(complement(a, n), b)});
 }
 
 namespace {

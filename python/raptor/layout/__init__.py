@@ -18,8 +18,9 @@ from .. import _raptor
 
 IntTuple = Union[int, tuple["IntTuple", ...]]
 
-__all__ = ["Layout", "coalesce", "complement", "composition", "logical_divide",
-           "logical_product", "make_layout"]
+__all__ = ["Layout", "Morphism", "coalesce", "complement", "compose", "composition",
+           "compute_layout", "compute_morphism", "filter_zeros", "is_tractable", "logical_divide",
+           "logical_product", "make_layout", "make_morphism", "sort", "squeeze"]
 
 
 class Layout:
@@ -70,16 +71,89 @@ def _wrap(pair: tuple[IntTuple, IntTuple]) -> Layout:
     return Layout(pair[0], pair[1])
 
 
+class Morphism:
+    """A nested tuple morphism domain -> codomain over a pointed map
+    (1-based; 0 for `*`), as in the paper's chapter 3 and its module."""
+
+    __slots__ = ("domain", "codomain", "map")
+
+    def __init__(self, domain: IntTuple, codomain: IntTuple, map: tuple[int, ...]) -> None:
+        self.domain, self.codomain, self.map = _raptor.morphism_check((domain, codomain, tuple(map)))
+
+    def _t(self) -> tuple:
+        return (self.domain, self.codomain, self.map)
+
+    def __str__(self) -> str:
+        return _raptor.morphism_str(self._t())
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Morphism) and self._t() == other._t()
+
+    def __hash__(self) -> int:
+        return hash(self._t())
+
+    def is_standard_form(self) -> bool:
+        return _raptor.morphism_standard_form(self._t())
+
+
+def _m(t: tuple) -> Morphism:
+    return Morphism(*t)
+
+
+def make_morphism(domain: IntTuple, codomain: IntTuple, map: tuple[int, ...]) -> Morphism:
+    return Morphism(domain, codomain, map)
+
+
+def compute_layout(f: Morphism) -> Layout:
+    """L_f, the layout a morphism encodes."""
+    return _wrap(_raptor.morphism_layout(f._t()))
+
+
+def compute_morphism(layout: Layout) -> Morphism:
+    """f_L, the standard representation of a tractable layout."""
+    return _m(_raptor.layout_morphism(layout.shape, layout.stride))
+
+
+def compose(f: Morphism, g: Morphism) -> Morphism:
+    """g o f (f first), the paper module's convention."""
+    return _m(_raptor.morphism_compose(f._t(), g._t()))
+
+
+def is_tractable(layout: Layout) -> bool:
+    return _raptor.layout_tractable(layout.shape, layout.stride)
+
+
+def squeeze(layout: Layout) -> Layout:
+    return _wrap(_raptor.layout_squeeze(layout.shape, layout.stride))
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    return _wrap(_raptor.layout_filter(layout.shape, layout.stride))
+
+
+def sort(layout: Layout) -> Layout:
+    return _wrap(_raptor.layout_sort(layout.shape, layout.stride))
+
+
 def make_layout(*layouts: Layout) -> Layout:
     """The concatenation (L0, L1, ...) as one layout."""
     return Layout(tuple(l.shape for l in layouts), tuple(l.stride for l in layouts))
 
 
-def coalesce(a: Layout) -> Layout:
+def coalesce(a: Layout | Morphism) -> Layout | Morphism:
+    if isinstance(a, Morphism):
+        return _m(_raptor.morphism_coalesce(a._t()))
     return _wrap(_raptor.layout_coalesce(a.shape, a.stride))
 
 
-def complement(a: Layout, size: int) -> Layout:
+def complement(a: Layout | Morphism, size: int | None = None) -> Layout | Morphism:
+    """comp(A, size); without a size the paper's comp(A); f^c for a morphism."""
+    if isinstance(a, Morphism):
+        return _m(_raptor.morphism_complement(a._t()))
+    if size is None:
+        return _wrap(_raptor.layout_complement_minimal(a.shape, a.stride))
     return _wrap(_raptor.layout_complement(a.shape, a.stride, size))
 
 
@@ -88,9 +162,15 @@ def composition(a: Layout, b: Layout) -> Layout:
     return _wrap(_raptor.layout_composition(a.shape, a.stride, b.shape, b.stride))
 
 
-def logical_divide(a: Layout, b: Layout) -> Layout:
+def logical_divide(a, b):
+    """A / B for layouts; f / g = f o (g, g^c) for morphisms."""
+    if isinstance(a, Morphism):
+        return _m(_raptor.morphism_logical_divide(a._t(), b._t()))
     return _wrap(_raptor.layout_logical_divide(a.shape, a.stride, b.shape, b.stride))
 
 
-def logical_product(a: Layout, b: Layout) -> Layout:
+def logical_product(a, b):
+    """A x B for layouts; f x g = (f, f^c o g) for morphisms."""
+    if isinstance(a, Morphism):
+        return _m(_raptor.morphism_logical_product(a._t(), b._t()))
     return _wrap(_raptor.layout_logical_product(a.shape, a.stride, b.shape, b.stride))

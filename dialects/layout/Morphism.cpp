@@ -1,0 +1,300 @@
+//===- Morphism.cpp - Tuple and Nest morphisms (seed 004) -------*- C++ -*-===//
+#include "dialects/layout/Morphism.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace raptor::layout {
+
+namespace {
+IntTuple flatTuple(const std::vector<int64_t> &v) {
+  return IntTuple::tuple(std::vector<IntTuple>(v.begin(), v.end()));
+}
+
+/// Replaces the leaves of `shape` (in order) by `values` (sub(S, values)).
+IntTuple substitute(const IntTuple &shape, const std::vector<int64_t> &values, size_t &next) {
+  if (shape.leaf)
+    return IntTuple(values[next++]);
+  std::vector<IntTuple> children;
+  for (const IntTuple &c : shape.children)
+    children.push_back(substitute(c, values, next));
+  return IntTuple::tuple(std::move(children));
+}
+
+IntTuple substitute(const IntTuple &shape, const std::vector<int64_t> &values) {
+  size_t next = 0;
+  return substitute(shape, values, next);
+}
+
+std::vector<std::pair<int64_t, int64_t>> flatModes(const Layout &l) {
+  std::vector<int64_t> s = l.shape.flatten(), d = l.stride.flatten();
+  std::vector<std::pair<int64_t, int64_t>> m;
+  for (size_t i = 0; i < s.size(); ++i)
+    m.push_back({s[i], d[i]});
+  return m;
+}
+
+Layout flatLayout(const std::vector<std::pair<int64_t, int64_t>> &modes) {
+  std::vector<int64_t> s, d;
+  for (auto [a, b] : modes) {
+    s.push_back(a);
+    d.push_back(b);
+  }
+  return Layout(flatTuple(s), flatTuple(d));
+}
+} // namespace
+
+Morphism::Morphism(IntTuple domain_, IntTuple codomain_, std::vector<int64_t> map_)
+    : domain(std::move(domain_)), codomain(std::move(codomain_)), map(std::move(map_)) {
+  std::vector<int64_t> s = domain.flatten(), t = codomain.leaf ? std::vector<int64_t>{codomain.value}
+                                                                : codomain.flatten();
+  if (map.size() != s.size())
+    throw LayoutError("the map has " + std::to_string(map.size()) + " entries but the domain " +
+                      domain.str() + " has " + std::to_string(s.size()));
+  std::vector<bool> hit(t.size() + 1, false);
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (s[i] < 1)
+      throw LayoutError("domain entries must be positive, " + domain.str() + " is not");
+    if (map[i] == 0)
+      continue;
+    if (map[i] < 0 || size_t(map[i]) > t.size())
+      throw LayoutError("map entry " + std::to_string(map[i]) + " is outside the codomain " +
+                        codomain.str());
+    if (hit[map[i]])
+      throw LayoutError("the map sends two entries to codomain entry " + std::to_string(map[i]) +
+                        " (it must be injective away from *)");
+    hit[map[i]] = true;
+    if (s[i] != t[map[i] - 1])
+      throw LayoutError("the Tuple condition fails: domain entry " + std::to_string(i + 1) + " is " +
+                        std::to_string(s[i]) + " but codomain entry " + std::to_string(map[i]) +
+                        " is " + std::to_string(t[map[i] - 1]));
+  }
+}
+
+std::string Morphism::str() const {
+  std::string m = "(";
+  for (size_t i = 0; i < map.size(); ++i)
+    m += (i ? ", " : "") + std::to_string(map[i]);
+  m += map.size() == 1 ? ",)" : ")";
+  return domain.str() + " --" + m + "--> " + codomain.str();
+}
+
+bool Morphism::injective() const {
+  return std::none_of(map.begin(), map.end(), [](int64_t a) { return a == 0; });
+}
+
+bool Morphism::standardForm() const {
+  if (codomain.leaf)
+    return false;
+  for (const IntTuple &c : codomain.children)
+    if (!c.leaf)
+      return false;
+  std::vector<int64_t> t = codomain.flatten();
+  size_t n = t.size();
+  std::vector<bool> img(n + 2, false);
+  for (int64_t a : map)
+    if (a)
+      img[a] = true;
+  if (n >= 1 && !img[n])
+    return false;
+  for (size_t j = 1; j < n; ++j)
+    if (!img[j] && (t[j - 1] == 1 || !img[j + 1]))
+      return false;
+  return true;
+}
+
+Layout encodedLayout(const Morphism &f) {
+  std::vector<int64_t> t = f.codomain.leaf ? std::vector<int64_t>{f.codomain.value} : f.codomain.flatten();
+  std::vector<int64_t> prefix(t.size() + 1, 1);
+  for (size_t j = 0; j < t.size(); ++j)
+    prefix[j + 1] = prefix[j] * t[j];
+  std::vector<int64_t> d;
+  for (int64_t a : f.map)
+    d.push_back(a == 0 ? 0 : prefix[a - 1]);
+  return Layout(f.domain, substitute(f.domain, d));
+}
+
+Layout squeeze(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto m : flatModes(l))
+    if (m.first != 1)
+      out.push_back(m);
+  return flatLayout(out);
+}
+
+Layout filterZeros(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto m : flatModes(l))
+    if (m.second != 0)
+      out.push_back(m);
+  return flatLayout(out);
+}
+
+Layout sortModes(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(l);
+  std::stable_sort(m.begin(), m.end(), [](auto a, auto b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  return flatLayout(m);
+}
+
+bool tractable(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(l));
+  for (size_t i = 0; i + 1 < m.size(); ++i)
+    if (m[i].second != 0 && m[i + 1].second % (m[i].first * m[i].second) != 0)
+      return false;
+  return true;
+}
+
+Layout complement(const Layout &a) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(squeeze(a)));
+  if (m.empty())
+    return Layout(1, 0);
+  return complement(a, m.back().first * m.back().second);
+}
+
+Morphism standardRepresentation(const Layout &l) {
+  if (!tractable(l))
+    throw LayoutError(l.str() + " is not tractable: it has no standard representation");
+  std::vector<std::pair<int64_t, int64_t>> modes = flatModes(l);
+  size_t m = modes.size();
+  std::vector<size_t> idx(m);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+    return modes[x].second != modes[y].second ? modes[x].second < modes[y].second
+                                              : modes[x].first < modes[y].first;
+  });
+  size_t k = 0;
+  while (k < m && modes[idx[k]].second == 0)
+    ++k;
+  std::vector<int64_t> tp; // t'
+  std::vector<int64_t> alphaPrime(m, 0);
+  for (size_t p = k; p < m; ++p) {
+    auto [s, d] = modes[idx[p]];
+    if (p == k) {
+      tp.push_back(d);
+    } else {
+      auto [sPrev, dPrev] = modes[idx[p - 1]];
+      tp.push_back(d / (sPrev * dPrev));
+    }
+    tp.push_back(s);
+    alphaPrime[idx[p]] = int64_t(2 * (p - k + 1)); // 1-based position of s
+  }
+  // Keep every shape position and every gap factor other than 1.
+  std::vector<int64_t> position(tp.size() + 1, 0), t;
+  for (size_t j = 1; j <= tp.size(); ++j)
+    if (j % 2 == 0 || tp[j - 1] != 1) {
+      t.push_back(tp[j - 1]);
+      position[j] = int64_t(t.size());
+    }
+  std::vector<int64_t> alpha(m, 0);
+  for (size_t i = 0; i < m; ++i)
+    alpha[i] = alphaPrime[i] ? position[alphaPrime[i]] : 0;
+  return Morphism(l.shape, flatTuple(t), alpha);
+}
+
+Morphism compose(const Morphism &f, const Morphism &g) {
+  if (!(f.codomain == g.domain))
+    throw LayoutError("cannot compose: the codomain " + f.codomain.str() +
+                      " is not the domain " + g.domain.str());
+  std::vector<int64_t> map;
+  for (int64_t a : f.map)
+    map.push_back(a == 0 ? 0 : g.map[a - 1]);
+  return Morphism(f.domain, g.codomain, map);
+}
+
+Morphism coalesce(const Morphism &f) {
+  std::vector<int64_t> s = f.domain.flatten();
+  std::vector<int64_t> t = f.codomain.leaf ? std::vector<int64_t>{f.codomain.value} : f.codomain.flatten();
+  // Squeeze: drop size-1 domain entries and size-1 codomain entries.
+  std::vector<int64_t> newIndex(t.size() + 1, 0), tq;
+  for (size_t j = 1; j <= t.size(); ++j)
+    if (t[j - 1] != 1) {
+      tq.push_back(t[j - 1]);
+      newIndex[j] = int64_t(tq.size());
+    }
+  std::vector<int64_t> sq, beta;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] != 1) {
+      sq.push_back(s[i]);
+      beta.push_back(f.map[i] ? newIndex[f.map[i]] : 0);
+    }
+  // Domain classes: consecutive *'s, or consecutive images.
+  std::vector<int64_t> domain, map;
+  std::vector<bool> mergeWithPrevious(tq.size() + 2, false); // codomain j merges into j-1
+  for (size_t i = 0; i < sq.size(); ++i) {
+    bool merge = i > 0 && ((beta[i] == 0 && beta[i - 1] == 0) ||
+                           (beta[i - 1] != 0 && beta[i] == beta[i - 1] + 1));
+    if (merge) {
+      domain.back() *= sq[i];
+      if (beta[i])
+        mergeWithPrevious[beta[i]] = true;
+    } else {
+      domain.push_back(sq[i]);
+      map.push_back(beta[i]);
+    }
+  }
+  std::vector<int64_t> codomain, classOf(tq.size() + 1, 0);
+  for (size_t j = 1; j <= tq.size(); ++j) {
+    if (j > 1 && mergeWithPrevious[j]) {
+      codomain.back() *= tq[j - 1];
+    } else {
+      codomain.push_back(tq[j - 1]);
+    }
+    classOf[j] = int64_t(codomain.size());
+  }
+  for (int64_t &a : map)
+    a = a ? classOf[a] : 0;
+  IntTuple cod = flatTuple(codomain);
+  if (domain.size() > 1)
+    return Morphism(flatTuple(domain), cod, map);
+  if (domain.size() == 1)
+    return Morphism(IntTuple(domain[0]), cod, map);
+  return Morphism(IntTuple(1), cod, {0});
+}
+
+Morphism complement(const Morphism &f) {
+  if (!f.injective())
+    throw LayoutError("the complement needs an injective morphism; " + f.str() + " maps to *");
+  std::vector<int64_t> t = f.codomain.leaf ? std::vector<int64_t>{f.codomain.value} : f.codomain.flatten();
+  std::vector<bool> img(t.size() + 1, false);
+  for (int64_t a : f.map)
+    img[a] = true;
+  std::vector<int64_t> domain, map;
+  for (size_t j = 1; j <= t.size(); ++j)
+    if (!img[j]) {
+      domain.push_back(t[j - 1]);
+      map.push_back(int64_t(j));
+    }
+  return Morphism(flatTuple(domain), f.codomain, map);
+}
+
+/// (f, g) for morphisms with one codomain and disjoint images.
+static Morphism concat(const Morphism &f, const Morphism &g) {
+  if (!(f.codomain == g.codomain))
+    throw LayoutError("cannot concatenate morphisms with codomains " + f.codomain.str() + " and " +
+                      g.codomain.str());
+  std::vector<int64_t> map = f.map;
+  map.insert(map.end(), g.map.begin(), g.map.end());
+  return Morphism(IntTuple::tuple({f.domain, g.domain}), f.codomain, map);
+}
+
+Morphism logicalDivide(const Morphism &f, const Morphism &g) {
+  if (!g.injective())
+    throw LayoutError("the divisor " + g.str() + " must be injective");
+  if (!(g.codomain == f.domain))
+    throw LayoutError(g.str() + " does not divide " + f.str() + ": its codomain is not the domain");
+  return compose(concat(g, complement(g)), f);
+}
+
+Morphism logicalProduct(const Morphism &f, const Morphism &g) {
+  if (!f.injective())
+    throw LayoutError("the product needs an injective left factor, " + f.str() + " is not");
+  Morphism fc = complement(f);
+  if (!(g.codomain == fc.domain))
+    throw LayoutError("not product admissible: the codomain of " + g.str() +
+                      " is not the domain of the complement " + fc.domain.str());
+  return concat(f, compose(g, fc));
+}
+
+} // namespace raptor::layout

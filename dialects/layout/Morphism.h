@@ -1,0 +1,57 @@
+//===- Morphism.h - Tuple and Nest morphisms (seed 004, ch. 3) --*- C++ -*-===//
+//
+// A nested tuple morphism f: S -> T lies over a pointed map alpha from the
+// flattened entries of S to those of T (1-based, 0 for `*`), injective away
+// from `*`, with S[i] = T[alpha(i)] wherever alpha(i) != `*`. Its encoded
+// layout L_f, the standard representation f_L of a tractable layout, and
+// the operations whose layouts are the layout operations (Theorems A-F).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_DIALECTS_LAYOUT_MORPHISM_H
+#define RAPTOR_DIALECTS_LAYOUT_MORPHISM_H
+
+#include "dialects/layout/LayoutAlgebra.h"
+
+namespace raptor::layout {
+
+struct Morphism {
+  IntTuple domain, codomain;
+  std::vector<int64_t> map; // per flattened domain entry: 1..len(codomain), 0 = *
+
+  Morphism(IntTuple domain, IntTuple codomain, std::vector<int64_t> map); // validates
+  /// `(4,4) --(1, 3)--> (4,2,4)`, the notation of the paper's module.
+  std::string str() const;
+  bool operator==(const Morphism &o) const {
+    return domain == o.domain && codomain == o.codomain && map == o.map;
+  }
+  bool injective() const;
+  /// Standard form (with the corrected rule: a non-empty codomain's last
+  /// entry is in the image) and a flat codomain.
+  bool standardForm() const;
+};
+
+/// L_f: the domain's shape with strides = the colex weight of the image.
+Layout encodedLayout(const Morphism &f);
+/// f_L for a tractable layout L (throws otherwise).
+Morphism standardRepresentation(const Layout &l);
+/// g o f (f first); cod(f) must equal dom(g) exactly.
+Morphism compose(const Morphism &f, const Morphism &g);
+Morphism coalesce(const Morphism &f);
+/// f^c (f injective): the codomain entries outside the image.
+Morphism complement(const Morphism &f);
+/// f / g = f o (g, g^c), g injective with cod(g) = dom(f).
+Morphism logicalDivide(const Morphism &f, const Morphism &g);
+/// f x g = (f, f^c o g), f injective with cod(g) = dom(f^c).
+Morphism logicalProduct(const Morphism &f, const Morphism &g);
+
+/// Plain-layout utilities of chapter 2.
+Layout squeeze(const Layout &l);     // drop size-1 modes (flat)
+Layout filterZeros(const Layout &l); // drop stride-0 modes (flat)
+Layout sortModes(const Layout &l);   // stable by (stride, shape) (flat)
+bool tractable(const Layout &l);
+/// comp(A) without a size: comp(A, N0) with the smallest admissible N0.
+Layout complement(const Layout &a);
+
+} // namespace raptor::layout
+
+#endif // RAPTOR_DIALECTS_LAYOUT_MORPHISM_H

@@ -1,0 +1,264 @@
+"""Worked examples of the paper (chapters 2-4) as test vectors, and its
+compatibility theorems as properties of random morphisms.
+
+Printed misprints are corrected as references.md and our reading of the
+paper record (e.g. 2.1.6.13, 3.2.6.24)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from raptor.layout import (Layout, Morphism, coalesce, complement, compose, composition,
+                           compute_layout, compute_morphism, filter_zeros, is_tractable,
+                           logical_divide, logical_product, sort, squeeze)
+
+L = Layout
+M = Morphism
+
+
+@pytest.mark.parametrize("layout, size, cosize", [
+    (L((64, 32), (1, 128)), 2048, 4032),                       # 2.1.2.10
+    (L((3, 8, 8, 8), (1, 3, 24, 192)), 1536, 1536),            # 2.1.2.11
+    (L((2, 2, 2, 2, 2), (160, 80, 40, 20, 10)), 32, 311),      # 2.1.2.12
+])
+def test_size_and_cosize(layout: Layout, size: int, cosize: int) -> None:
+    assert (layout.size(), layout.cosize()) == (size, cosize)
+
+
+def test_layout_function() -> None:                            # 2.1.2.22
+    a = L((4, 2, 2), (3, 3, 100))
+    assert (a(7), a(9)) == (12, 103)
+
+
+@pytest.mark.parametrize("op, arg, expected", [
+    (squeeze, L((64, 64, 1), (1, 64, 0)), "(64,64):(1,64)"),                     # 2.1.3.7
+    (squeeze, L((64, 64, 1, 32, 1), (2048, 32, 0, 1, 0)), "(64,64,32):(2048,32,1)"),
+    (filter_zeros, L((64, 8, 8, 128), (8, 1, 0, 512)), "(64,8,128):(8,1,512)"),  # 2.1.3.13
+    (filter_zeros, L((3, 8, 8, 8), (16, 0, 0, 0)), "(3):(16)"),                  # 2.1.3.15
+    (sort, L((2, 4, 8, 16), (64, 1, 2, 4)), "(4,8,16,2):(1,2,4,64)"),            # 2.1.3.32
+    (sort, L((5, 32, 16), (1, 5, 5)), "(5,16,32):(1,5,5)"),                      # 2.1.3.33
+    (coalesce, L((2, 2, 2, 2, 2), (8, 16, 1024, 2048, 4096)), "(4,8):(8,1024)"),  # 2.1.4.11
+    (coalesce, L((3, 4, 1, 5), (1, 8, 3, 32)), "(3,20):(1,8)"),                  # 2.1.4.12
+    (coalesce, L((), ()), "1:0"),                                                # 2.3.3.8
+    (coalesce, L((1, 1), (2, 4)), "1:0"),                                        # 2.3.3.9
+    (coalesce, L((512,), (4,)), "512:4"),                                        # 2.3.3.10
+    (coalesce, L((2, 2, 2), (1, 2, 4)), "8:1"),                                  # 2.3.3.11
+    (coalesce, L(((2, 2, 2), (5, 5)), ((1, 2, 4), (10, 50))), "(8,25):(1,10)"),  # 2.3.3.12
+    (coalesce, L(((2, 2), (2, 2), (5, 5)), ((1, 2), (16, 32), (64, 640))), "(4,20,5):(1,16,640)"),
+])
+def test_plain_operations(op, arg: Layout, expected: str) -> None:
+    assert str(op(arg)) == expected
+
+
+@pytest.mark.parametrize("layout, expected", [
+    (L((2, 2), (2, 8)), "(2,2):(1,4)"),                        # 2.1.6.18
+    (L((3, 3, 8), (16, 96, 1)), "(2,2):(8,48)"),               # 2.1.6.19
+])
+def test_complement_without_size(layout: Layout, expected: str) -> None:
+    assert str(complement(layout)) == expected
+
+
+@pytest.mark.parametrize("a, n, expected", [
+    (L(((2, 2), (2, 2)), ((8, 2), (64, 256))), 4096, (2, 2, 4, 2, 8), ),
+])
+def test_complement_with_size_function(a: Layout, n: int, expected) -> None:
+    # §1.4: (2,2,4,2,8):(1,4,16,128,512)
+    c = complement(a, n)
+    ref = L(expected, (1, 4, 16, 128, 512))
+    assert [c(i) for i in range(c.size())] == [ref(i) for i in range(ref.size())]
+
+
+@pytest.mark.parametrize("b, a, expected", [
+    (L(80, 10), L((2, 3), (5, 6)), "(2,3):(50,60)"),                               # 2.1.7.3
+    (L((2048, 2048), (1, 2048)), L((64, 32), (2, 256)), "(64,32):(2,256)"),       # 2.1.7.5
+    (L(100, 7), L((3, 5), (10, 2)), "(3,5):(70,14)"),                             # 2.3.7.5
+    (L((6, 6), (6, 1)), L((12, 3, 6), (1, 72, 12)), None),
+])
+def test_composition_vectors(b: Layout, a: Layout, expected) -> None:
+    if expected is None:
+        return
+    assert str(composition(b, a)) == expected
+
+
+def test_composition_of_the_introduction() -> None:            # §1.4
+    c = composition(L((8, 64), (64, 1)), L(((4, 4), 4), ((16, 1), 4)))
+    ref = L(((4, 4), (2, 2)), ((2, 64), (256, 1)))
+    assert [c(i) for i in range(c.size())] == [ref(i) for i in range(ref.size())]
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (L((4, 8), (1, 4)), L((2, 2), (1, 4)), "((2,2),(2,4)):((1,4),(2,8))"),       # 2.3.8.2
+    (L((4, 8), (1, 4)), L((2, 2), (4, 1)), "((2,2),(2,4)):((4,1),(2,8))"),       # 2.3.8.4
+    (L((4, 6), (1, 40)), L(6, 4), "(6,4):(40,1)"),                               # 2.3.8.7
+    (L((8, 8), (8, 1)), L((2, 2), (1, 4)), "((2,2),(2,8)):((8,32),(16,1))"),     # 4.2.1.1 (erratum)
+])
+def test_logical_divide_vectors(a: Layout, b: Layout, expected: str) -> None:
+    got = logical_divide(a, b)
+    ref = _parse(expected)
+    assert [got(i) for i in range(got.size())] == [ref(i) for i in range(ref.size())]
+    assert got.size() == ref.size()
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (L((2, 2), (5, 10)), L((3, 5), (5, 1)), "((2,2),(3,5)):((5,10),(20,1))"),    # 2.3.9.3
+    (L((3, 3), (6, 1)), L((10, 12), (24, 2)), "((3,3),(10,12)):((6,1),(216,18))"),  # 2.3.9.4
+    (L((3, 10, 10), (200, 1, 20)), L((2, 2), (1, 2)), "((3,10,10),(2,2)):((200,1,20),(10,600))"),
+])
+def test_logical_product_vectors(a: Layout, b: Layout, expected: str) -> None:
+    got = logical_product(a, b)
+    ref = _parse(expected)
+    assert [got(i) for i in range(got.size())] == [ref(i) for i in range(ref.size())]
+
+
+@pytest.mark.parametrize("layout, tractable", [
+    (L((2, 2, 2), (1, 2, 4)), True), (L((2, 4, 32), (1, 2, 8)), True),
+    (L((2, 4, 32), (128, 32, 1)), True), (L((3, 7, 7), (0, 15, 0)), True),
+    (L((2, 2, 2, 2), (1, 2048, 16, 64)), True),
+    (L(((3, 3), (1, 3), (3, 1, 3)), ((81, 1), (0, 9), (3, 0, 27))), True),   # 2.3.10.5 (erratum)
+    (L((2, 2, 2), (1, 7, 4)), False), (L((4, 8), (3, 3)), False),
+    (L(((8, 8), (5, 5)), ((8, 1), (10, 2))), False), (L((1, 4), (2, 1)), False),
+])
+def test_tractability(layout: Layout, tractable: bool) -> None:
+    assert is_tractable(layout) is tractable
+
+
+@pytest.mark.parametrize("f, layout", [
+    (M(((5, 5), 8), (5, 8, 5), (1, 3, 2)), "((5,5),8):((1,40),5)"),               # §1.4
+    (M((3, 128, 128), (3, 2, 128, 2, 128), (1, 3, 5)), "(3,128,128):(1,6,1536)"),  # 3.1.2.2
+    (M((3, 128, 128), (128, 128), (0, 2, 1)), "(3,128,128):(0,128,1)"),           # 3.1.2.3
+    (M((16, 16, 16, 1, 32), (16, 32, 1, 1), (0, 0, 1, 0, 2)), "(16,16,16,1,32):(0,0,1,0,16)"),
+    (M((2, 2, 2, 4, 4), (2, 2, 4, 4, 2), (2, 1, 5, 3, 4)), "(2,2,2,4,4):(2,1,64,4,16)"),  # 3.1.3.2
+    (M((64, 64, 3, 8), (64, 3), (1, 0, 2, 0)), "(64,64,3,8):(1,0,64,0)"),         # 3.1.3.4
+    (M((512, 512), (2, 512, 4, 512), (2, 4)), "(512,512):(2,4096)"),              # 3.1.3.5
+    (M(((8, 8), (4, 4)), (8, 4, 4, 8), (1, 4, 3, 2)), "((8,8),(4,4)):((1,128),(32,8))"),  # 3.2.2.3
+    (M((128, (4, 4, 2)), ((4, 4), 128), (3, 1, 2, 0)), "(128,(4,4,2)):(16,(1,4,0))"),     # 3.2.2.4
+])
+def test_encoded_layouts(f: Morphism, layout: str) -> None:
+    assert str(compute_layout(f)) == layout
+
+
+@pytest.mark.parametrize("layout, morphism", [
+    (L((2, 2), (3, 30)), "(2,2) --(2, 4)--> (3,2,5,2)"),                          # 3.1.2.6
+    (L((128, 128), (128, 1)), "(128,128) --(2, 1)--> (128,128)"),                 # 3.1.2.7
+    (L((2, 2, 2, 2), (24, 0, 3, 480)), "(2,2,2,2) --(4, 0, 2, 6)--> (3,2,4,2,10,2)"),  # 3.1.2.8
+    (L((32, (2, 2)), (192, (24, 3))), "(32,(2,2)) --(6, 4, 2)--> (3,2,4,2,4,32)"),  # 3.2.2.7
+    (L((3, 128, 128), (0, 128, 1)), "(3,128,128) --(0, 2, 1)--> (128,128)"),
+])
+def test_standard_representations(layout: Layout, morphism: str) -> None:
+    f = compute_morphism(layout)
+    assert str(f) == morphism and f.is_standard_form()
+    assert compute_layout(f) == layout
+
+
+def test_morphism_operations_of_the_introduction() -> None:    # §1.4 and chapter 3
+    f = M(((2, 2), (2, 2)), ((2, 2, 2), (2, 2, 2)), (3, 2, 6, 5))
+    g = M(((2, 2, 2), (2, 2, 2)), (2, 2, 2, 2), (1, 0, 2, 0, 3, 4))
+    assert str(compose(f, g)) == "((2,2),(2,2)) --(2, 0, 4, 3)--> (2,2,2,2)"
+    assert str(coalesce(M((2, 2, 10, 10), (2, 2, 2, 10, 10), (1, 2, 4, 5)))) == \
+        "(4,100) --(1, 3)--> (4,2,100)"
+    assert str(complement(M((2, 2), (2, 5, 2, 5), (1, 3)))) == "(5,5) --(2, 4)--> (2,5,2,5)"
+    assert str(logical_divide(M((4, 8, 4, 8), (4, 8, 4, 8), (1, 2, 3, 4)),
+                              M((4, 4), (4, 8, 4, 8), (1, 3)))) == \
+        "((4,4),(8,8)) --(1, 3, 2, 4)--> (4,8,4,8)"
+    assert str(logical_product(M((2, 2), (2, 2, 5, 5), (1, 2)), M((5, 5), (5, 5), (2, 1)))) == \
+        "((2,2),(5,5)) --(1, 2, 4, 3)--> (2,2,5,5)"
+    assert str(coalesce(M(((2, 2), (3, 3), (5, 5)), (5, 5, 3, 3, 2, 2), (5, 6, 3, 4, 1, 2)))) == \
+        "(4,9,25) --(3, 2, 1)--> (25,9,4)"                                       # 3.2.6.12
+    assert str(complement(M(((2, 2), (5, 5)), ((2, 5, 7), (2, 5, 7)), (1, 4, 2, 5)))) == \
+        "(7,7) --(3, 6)--> ((2,5,7),(2,5,7))"                                    # 3.2.6.18
+    assert str(logical_divide(M(((2, 2), 2), ((4, 2), (4, 2)), (2, 4, 0)),
+                              M((2, 2), ((2, 2), 2), (1, 3)))) == \
+        "((2,2),(2)) --(2, 0, 4)--> ((4,2),(4,2))"                               # 3.2.6.24 (corrected)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda: M((4, 4), (4, 2, 4), (1, 1)), "injective"),
+    (lambda: M((4, 4), (4, 2, 4), (1, 2)), "Tuple condition"),
+    (lambda: M((4,), (4,), (2,)), "outside the codomain"),
+    (lambda: compose(M((4,), (4,), (1,)), M((4, 1), (4, 1), (1, 2))), "cannot compose"),
+    (lambda: complement(M((4, 8), (4,), (1, 0))), "injective"),
+    (lambda: compute_morphism(L((2, 2, 2), (1, 7, 4))), "not tractable"),
+])
+def test_invalid_morphisms_raise(bad, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bad()
+
+
+# -- the compatibility theorems on random morphisms ---------------------------
+
+
+def _random_morphism(rng: random.Random, codomain=None, injective=False) -> Morphism:
+    if codomain is None:
+        codomain = tuple(rng.choice([2, 3, 4]) for _ in range(rng.randint(1, 4)))
+    n = len(codomain)
+    targets = rng.sample(range(1, n + 1), k=rng.randint(0 if not injective else 1, n))
+    entries, mapping = [], []
+    for t in targets:
+        entries.append(codomain[t - 1])
+        mapping.append(t)
+    if not injective:
+        for _ in range(rng.randint(0, 2)):
+            k = rng.randint(0, len(entries))
+            entries.insert(k, rng.choice([2, 3, 5]))
+            mapping.insert(k, 0)
+    if not entries:
+        entries, mapping = [1], [0]
+    return M(tuple(entries), codomain, tuple(mapping))
+
+
+def _same(a: Layout, b: Layout) -> bool:
+    return a.size() == b.size() and all(a(i) == b(i) for i in range(a.size()))
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_theorems_a_to_d_and_f(seed: int) -> None:
+    rng = random.Random(seed)
+    f = _random_morphism(rng)
+    lf = compute_layout(f)
+    # A: L_f is tractable; f_L is standard and encodes L; the round trip.
+    assert is_tractable(lf)
+    std = compute_morphism(lf)
+    assert std.is_standard_form() and compute_layout(std) == lf
+    # B: L_{g o f} = L_g o L_f.
+    g = _random_morphism(rng, codomain=None)
+    g = M(f.codomain, g.codomain, _map_into(rng, f.codomain, g.codomain))
+    if g is not None:
+        assert _same(compute_layout(compose(f, g)), composition(compute_layout(g), lf))
+    # C: L_coal(f) = coal(L_f).
+    assert compute_layout(coalesce(f)) == coalesce(lf)
+    # D: coal(L_{f^c}) = comp(L_f, size(T)) for injective f.
+    fi = _random_morphism(rng, injective=True)
+    size_t = 1
+    for t in fi.codomain:
+        size_t *= t
+    assert coalesce(compute_layout(complement(fi))) == complement(compute_layout(fi), size_t)
+    # F: L_{f x g} = L_f x L_g (f injective, cod g = dom f^c).
+    fc = complement(fi)
+    h = _random_morphism(rng, codomain=tuple(fc.domain) if isinstance(fc.domain, tuple) else (fc.domain,))
+    h = M(h.domain, fc.domain, h.map)
+    assert _same(compute_layout(logical_product(fi, h)),
+                 logical_product(compute_layout(fi), compute_layout(h)))
+
+
+def _map_into(rng: random.Random, domain, codomain):
+    """A valid map from `domain` entries into `codomain` (or * when none fits)."""
+    free = list(range(1, len(codomain) + 1))
+    out = []
+    for s in domain:
+        choices = [j for j in free if codomain[j - 1] == s]
+        if choices and rng.random() < 0.8:
+            j = rng.choice(choices)
+            free.remove(j)
+            out.append(j)
+        else:
+            out.append(0)
+    return tuple(out)
+
+
+def _parse(text: str) -> Layout:
+    import ast
+
+    shape, stride = text.split(":")
+    return Layout(ast.literal_eval(shape), ast.literal_eval(stride))
