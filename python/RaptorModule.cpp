@@ -319,6 +319,9 @@ NB_MODULE(_raptor, m) {
   m.def("layout_sort", [](nb::handle shape, nb::handle stride) {
     return fromLayout(rl::sortModes(toLayout(shape, stride)));
   });
+  m.def("layout_coalesce_to", [](nb::handle shape, nb::handle stride, nb::handle target) {
+    return fromLayout(rl::coalesce(toLayout(shape, stride), toIntTuple(target)));
+  });
   m.def("layout_complement_minimal", [](nb::handle shape, nb::handle stride) {
     return fromLayout(rl::complement(toLayout(shape, stride)));
   });

@@ -90,6 +90,15 @@ Checked checkedComposition(const Layout &a, const Layout &b);
 Checked checkedLogicalDivide(const Layout &a, const Layout &b);
 Checked checkedLogicalProduct(const Layout &a, const Layout &b);
 
+struct Morphism;
+/// Validates a morphism; `error` is empty on success, and `text` the
+/// canonical spelling.
+std::string checkMorphism(const IntTuple &domain, const IntTuple &codomain,
+                          const std::vector<int64_t> &map, std::string &text);
+/// L_f of a valid morphism given by its canonical parts.
+Layout encodedLayoutOf(const IntTuple &domain, const IntTuple &codomain,
+                       const std::vector<int64_t> &map);
+
 } // namespace raptor::layout
 
 #endif // RAPTOR_DIALECTS_LAYOUT_LAYOUTALGEBRA_H

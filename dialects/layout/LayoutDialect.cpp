@@ -95,10 +95,89 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 void LayoutAttr::print(AsmPrinter &printer) const { printer << "<" << getText() << ">"; }
 
 //===----------------------------------------------------------------------===//
+// #layout.morphism<(4,4) --(1, 3)--> (4,2,4)>
+//===----------------------------------------------------------------------===//
+
+/// `int | ( t, ... )` from the token stream.
+static ParseResult parseTupleTokens(AsmParser &parser, IntTuple &out) {
+  if (succeeded(parser.parseOptionalLParen())) {
+    std::vector<IntTuple> children;
+    if (succeeded(parser.parseOptionalRParen())) {
+      out = IntTuple::tuple({});
+      return success();
+    }
+    do {
+      if (succeeded(parser.parseOptionalRParen())) { // a trailing comma: (1,)
+        out = IntTuple::tuple(children);
+        return success();
+      }
+      IntTuple child;
+      if (parseTupleTokens(parser, child))
+        return failure();
+      children.push_back(child);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRParen())
+      return failure();
+    out = IntTuple::tuple(children);
+    return success();
+  }
+  int64_t value;
+  if (parser.parseInteger(value))
+    return failure();
+  out = IntTuple(value);
+  return success();
+}
+
+Attribute MorphismAttr::parse(AsmParser &parser, Type) {
+  IntTuple domain, map, codomain;
+  if (parser.parseLess() || parseTupleTokens(parser, domain) || parser.parseMinus() ||
+      parser.parseMinus() || parseTupleTokens(parser, map) || parser.parseMinus() ||
+      parser.parseArrow() || parseTupleTokens(parser, codomain) || parser.parseGreater())
+    return {};
+  std::vector<int64_t> entries = map.leaf ? std::vector<int64_t>{map.value} : map.flatten();
+  std::string text;
+  std::string error = checkMorphism(domain, codomain, entries, text);
+  if (!error.empty()) {
+    parser.emitError(parser.getNameLoc(), "invalid morphism: ") << error;
+    return {};
+  }
+  return MorphismAttr::get(parser.getContext(), text);
+}
+
+void MorphismAttr::print(AsmPrinter &printer) const { printer << "<" << getText() << ">"; }
+
+Morphism MorphismAttr::getMorphism() const {
+  // The canonical text parses back: domain --(map)--> codomain.
+  std::string text = getText().str();
+  size_t open = text.find(" --"), close = text.find("--> ");
+  auto tuple = [](const std::string &s) { return parseLayout(s + ":" + s).layout.shape; };
+  IntTuple domain = tuple(text.substr(0, open)), codomain = tuple(text.substr(close + 4));
+  std::string mapText = text.substr(open + 3, close - open - 3);
+  std::vector<int64_t> map;
+  for (size_t i = 0; i < mapText.size();) {
+    if (isdigit(static_cast<unsigned char>(mapText[i]))) {
+      size_t j = i;
+      while (j < mapText.size() && isdigit(static_cast<unsigned char>(mapText[j])))
+        ++j;
+      map.push_back(std::stoll(mapText.substr(i, j - i)));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return Morphism(domain, codomain, map);
+}
+
+//===----------------------------------------------------------------------===//
 // Folding and verification
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+OpFoldResult EncodeOp::fold(FoldAdaptor) {
+  Morphism f = getMorphism().getMorphism();
+  return LayoutAttr::get(getContext(), encodedLayoutOf(f.domain, f.codomain, f.map));
+}
 
 static LayoutAttr constantOf(Value v) {
   auto op = v.getDefiningOp<ConstantOp>();

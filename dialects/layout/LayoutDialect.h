@@ -3,6 +3,7 @@
 #define RAPTOR_DIALECTS_LAYOUT_LAYOUTDIALECT_H
 
 #include "dialects/layout/LayoutAlgebra.h"
+#include "dialects/layout/Morphism.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"

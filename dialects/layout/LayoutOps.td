@@ -36,6 +36,21 @@ def Layout_LayoutAttr : AttrDef<Layout_Dialect, "Layout"> {
   }];
 }
 
+def Layout_MorphismAttr : AttrDef<Layout_Dialect, "Morphism"> {
+  let mnemonic = "morphism";
+  let summary = "A nested tuple morphism, `(4,4) --(1, 3)--> (4,2,4)`";
+  let description = [{
+    Domain, map (1-based, 0 for `*`) and codomain in the notation of the
+    paper's module; verified on parse (an injective map away from `*`, the
+    Tuple condition).
+  }];
+  let parameters = (ins StringRefParameter<"canonical text">:$text);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    ::raptor::layout::Morphism getMorphism() const;
+  }];
+}
+
 def Layout_LayoutType : TypeDef<Layout_Dialect, "Layout"> {
   let mnemonic = "layout";
   let summary = "A layout value";
@@ -49,6 +64,14 @@ def Layout_ConstantOp : Layout_Op<"constant", [ConstantLike]> {
   let arguments = (ins Layout_LayoutAttr:$value);
   let results = (outs Layout_LayoutType:$result);
   let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def Layout_EncodeOp : Layout_Op<"encode"> {
+  let summary = "L_f: the layout a morphism encodes";
+  let arguments = (ins Layout_MorphismAttr:$morphism);
+  let results = (outs Layout_LayoutType:$result);
+  let assemblyFormat = "$morphism attr-dict";
   let hasFolder = 1;
 }
 

@@ -297,4 +297,55 @@ Morphism logicalProduct(const Morphism &f, const Morphism &g) {
   return concat(f, compose(g, fc));
 }
 
+std::string checkMorphism(const IntTuple &domain, const IntTuple &codomain,
+                          const std::vector<int64_t> &map, std::string &text) {
+  try {
+    text = Morphism(domain, codomain, map).str();
+    return "";
+  } catch (const LayoutError &e) {
+    return e.what();
+  }
+}
+
+Layout encodedLayoutOf(const IntTuple &domain, const IntTuple &codomain,
+                       const std::vector<int64_t> &map) {
+  return encodedLayout(Morphism(domain, codomain, map));
+}
+
+bool refines(const IntTuple &fine, const IntTuple &coarse) {
+  if (coarse.leaf)
+    return fine.product() == coarse.value;
+  if (fine.leaf || fine.children.size() != coarse.children.size())
+    return false;
+  for (size_t i = 0; i < coarse.children.size(); ++i)
+    if (!refines(fine.children[i], coarse.children[i]))
+      return false;
+  return true;
+}
+
+static void relativeCoalesce(const Layout &l, const IntTuple &target, IntTuple &shape,
+                             IntTuple &stride) {
+  if (target.leaf) {
+    Layout c = coalesce(l);
+    shape = c.shape;
+    stride = c.stride;
+    return;
+  }
+  std::vector<Layout> modes = l.modes();
+  std::vector<IntTuple> shapes(modes.size()), strides(modes.size());
+  for (size_t i = 0; i < modes.size(); ++i)
+    relativeCoalesce(modes[i], target.children[i], shapes[i], strides[i]);
+  shape = IntTuple::tuple(shapes);
+  stride = IntTuple::tuple(strides);
+}
+
+Layout coalesce(const Layout &l, const IntTuple &target) {
+  if (!refines(l.shape, target))
+    throw LayoutError("the shape " + l.shape.str() + " does not refine the target profile " +
+                      target.str());
+  IntTuple shape, stride;
+  relativeCoalesce(l, target, shape, stride);
+  return Layout(shape, stride);
+}
+
 } // namespace raptor::layout

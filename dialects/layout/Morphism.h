@@ -51,6 +51,12 @@ Layout sortModes(const Layout &l);   // stable by (stride, shape) (flat)
 bool tractable(const Layout &l);
 /// comp(A) without a size: comp(A, N0) with the smallest admissible N0.
 Layout complement(const Layout &a);
+/// X' refines X: X an integer equal to size(X'), or both tuples of one rank
+/// whose modes refine.
+bool refines(const IntTuple &fine, const IntTuple &coarse);
+/// Relative coalesce coal(L, S): each relative mode of L over the target
+/// profile S (shape(L) must refine S) coalesced in place.
+Layout coalesce(const Layout &l, const IntTuple &target);
 
 } // namespace raptor::layout
 

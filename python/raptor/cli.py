@@ -183,6 +183,29 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_layout_svg(args: argparse.Namespace) -> int:
+    import ast
+
+    from raptor import layout
+    from raptor.layout import picture
+
+    text = args.spec.strip()
+    try:
+        if "-->" in text:  # a morphism: DOMAIN --(MAP)--> CODOMAIN
+            domain, rest = text.split("--", 1)
+            mapping, codomain = rest.split("-->", 1)
+            f = layout.Morphism(ast.literal_eval(domain.strip()), ast.literal_eval(codomain.strip()),
+                                tuple(ast.literal_eval(mapping.strip()) or ()))
+            svg = picture.render_morphism_svg(f)
+        else:  # a layout: SHAPE:STRIDE
+            shape, stride = text.split(":")
+            svg = picture.render_svg(layout.Layout(ast.literal_eval(shape), ast.literal_eval(stride)))
+    except (SyntaxError, ValueError, TypeError) as e:
+        raise UserError(f"cannot draw '{text}': {e}") from None
+    write_atomically(args.output, svg)
+    return 0
+
+
 def _cmd_schedule(args: argparse.Namespace) -> int:
     from raptor import spatial
 
@@ -268,6 +291,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", help="the .html file to write")
     p.add_argument("files", nargs="+", help=".sure files")
     p.set_defaults(run=_cmd_rdg_page)
+
+    p = sub.add_parser("layout-svg", help="draw a layout (S:D) or a morphism (S --(m)--> T) as SVG")
+    p.add_argument("spec", help="e.g. '(4,(2,2)):(2,(1,8))' or '(4,4) --(1, 3)--> (4,2,4)'")
+    p.add_argument("-o", "--output", required=True, help="the .svg file to write")
+    p.set_defaults(run=_cmd_layout_svg)
 
     p = sub.add_parser("schedule", help="schedule a model on a PIM target (latency mode)")
     p.add_argument("model", help="a zoo model name or an .mlir file")

@@ -52,6 +52,15 @@ def test_plain_operations(op, arg: Layout, expected: str) -> None:
     assert str(op(arg)) == expected
 
 
+def test_relative_coalesce() -> None:
+    a = L(((2, 2), (3, 3), (5, 5)), ((1, 2), (4, 12), (36, 180)))                 # §1.4
+    assert str(coalesce(a, ((2, 2), 9, 25))) == "((2,2),9,25):((1,2),4,36)"
+    b = L(((2, 2), ((3, 3), (5, (1, 5)))), ((1, 2), ((6, 18), (90, (0, 450)))))   # 2.3.4.2
+    assert str(coalesce(b, (4, (9, 25)))) == "(4,(9,25)):(1,(6,90))"
+    with pytest.raises(ValueError, match="does not refine"):
+        coalesce(a, (4, 9, 24))
+
+
 @pytest.mark.parametrize("layout, expected", [
     (L((2, 2), (2, 8)), "(2,2):(1,4)"),                        # 2.1.6.18
     (L((3, 3, 8), (16, 96, 1)), "(2,2):(8,48)"),               # 2.1.6.19
@@ -240,6 +249,12 @@ def test_theorems_a_to_d_and_f(seed: int) -> None:
     h = M(h.domain, fc.domain, h.map)
     assert _same(compute_layout(logical_product(fi, h)),
                  logical_product(compute_layout(fi), compute_layout(h)))
+    # E: coal(L_{f / g}) = coal(L_f / L_g) for g injective into dom f.
+    g_in = _random_morphism(rng, codomain=tuple(fi.domain) if isinstance(fi.domain, tuple) else (fi.domain,),
+                            injective=True)
+    g_in = M(g_in.domain, fi.domain, g_in.map)
+    assert coalesce(compute_layout(logical_divide(fi, g_in))) == \
+        coalesce(logical_divide(compute_layout(fi), compute_layout(g_in)))
 
 
 def _map_into(rng: random.Random, domain, codomain):
@@ -262,3 +277,25 @@ def _parse(text: str) -> Layout:
 
     shape, stride = text.split(":")
     return Layout(ast.literal_eval(shape), ast.literal_eval(stride))
+
+
+def test_morphism_picture_and_cli(tmp_path) -> None:
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from raptor.layout.picture import render_morphism_svg
+
+    f = M((2, 2, 3), (2, 5, 2), (1, 3, 0))
+    root = ET.fromstring(render_morphism_svg(f))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(list(root.iter(f"{ns}line"))) == 2  # the * entry has no arrow
+    assert len(list(root.iter(f"{ns}rect"))) == 1 + 3 + 3  # background, domain, codomain
+    out = tmp_path / "f.svg"
+    result = subprocess.run([sys.executable, "-m", "raptor", "layout-svg", "(4,4) --(1, 3)--> (4,2,4)",
+                             "-o", str(out)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    ET.parse(out)
+    bad = subprocess.run([sys.executable, "-m", "raptor", "layout-svg", "(4,4) --(1, 2)--> (4,2,4)",
+                          "-o", str(tmp_path / "g.svg")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "Tuple condition" in bad.stderr

@@ -142,9 +142,13 @@ def make_layout(*layouts: Layout) -> Layout:
     return Layout(tuple(l.shape for l in layouts), tuple(l.stride for l in layouts))
 
 
-def coalesce(a: Layout | Morphism) -> Layout | Morphism:
+def coalesce(a: Layout | Morphism, profile: IntTuple | None = None) -> Layout | Morphism:
+    """coal(A); with a target profile S (shape(A) refining S) the relative
+    coalesce coal(A, S); coal(f) for a morphism."""
     if isinstance(a, Morphism):
         return _m(_raptor.morphism_coalesce(a._t()))
+    if profile is not None:
+        return _wrap(_raptor.layout_coalesce_to(a.shape, a.stride, profile))
     return _wrap(_raptor.layout_coalesce(a.shape, a.stride))
 
 
