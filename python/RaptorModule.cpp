@@ -322,6 +322,18 @@ NB_MODULE(_raptor, m) {
   m.def("layout_coalesce_to", [](nb::handle shape, nb::handle stride, nb::handle target) {
     return fromLayout(rl::coalesce(toLayout(shape, stride), toIntTuple(target)));
   });
+  m.def("layout_compose_tractable", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) -> nb::object {
+    std::optional<rl::Layout> c = rl::composeTractable(toLayout(sa, da), toLayout(sb, db));
+    if (!c)
+      return nb::none();
+    return fromLayout(*c);
+  });
+  m.def("mutual_refinement", [](nb::handle t, nb::handle u) -> nb::object {
+    auto r = rl::mutualRefinement(toIntTuple(t), toIntTuple(u));
+    if (!r)
+      return nb::none();
+    return nb::make_tuple(fromIntTuple(r->first), fromIntTuple(r->second));
+  });
   m.def("layout_complement_minimal", [](nb::handle shape, nb::handle stride) {
     return fromLayout(rl::complement(toLayout(shape, stride)));
   });

@@ -348,4 +348,151 @@ Layout coalesce(const Layout &l, const IntTuple &target) {
   return Layout(shape, stride);
 }
 
+namespace {
+std::vector<int64_t> entries(const IntTuple &t) {
+  return t.leaf ? std::vector<int64_t>{t.value} : t.flatten();
+}
+
+/// A list of refined modes as one tuple (singletons stay integers).
+IntTuple closeMode(const std::vector<int64_t> &m) {
+  if (m.size() == 1)
+    return IntTuple(m[0]);
+  return IntTuple::tuple(std::vector<IntTuple>(m.begin(), m.end()));
+}
+
+/// sub(T, modes): the refined modes in place of T's entries.
+IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes, size_t &next) {
+  if (t.leaf)
+    return modes[next++];
+  std::vector<IntTuple> children;
+  for (const IntTuple &c : t.children)
+    children.push_back(substituteModes(c, modes, next));
+  return IntTuple::tuple(children);
+}
+
+IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes) {
+  size_t next = 0;
+  return substituteModes(t, modes, next);
+}
+
+/// The refined modes of X' over X (X's entries in order).
+std::vector<IntTuple> relativeModes(const IntTuple &fine, const IntTuple &coarse) {
+  if (coarse.leaf)
+    return {fine};
+  std::vector<IntTuple> out;
+  for (size_t i = 0; i < coarse.children.size(); ++i) {
+    std::vector<IntTuple> sub = relativeModes(fine.children[i], coarse.children[i]);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+size_t flatLength(const IntTuple &t) { return t.leaf ? 1 : t.flatten().size(); }
+} // namespace
+
+std::optional<std::pair<IntTuple, IntTuple>> mutualRefinement(const IntTuple &t, const IntTuple &u) {
+  std::vector<int64_t> x = entries(t), y = entries(u);
+  std::vector<IntTuple> xs, ys;
+  std::vector<int64_t> xm, ym;
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    if (x[i] == y[j]) {
+      xm.push_back(x[i]);
+      xs.push_back(closeMode(xm));
+      xm.clear();
+      ym.push_back(y[j]);
+      ys.push_back(closeMode(ym));
+      ym.clear();
+      ++i;
+      ++j;
+    } else if (y[j] % x[i] == 0) {
+      xm.push_back(x[i]);
+      xs.push_back(closeMode(xm));
+      xm.clear();
+      ym.push_back(x[i]);
+      y[j] /= x[i];
+      ++i;
+    } else if (x[i] % y[j] == 0) {
+      xm.push_back(y[j]);
+      ym.push_back(y[j]);
+      ys.push_back(closeMode(ym));
+      ym.clear();
+      x[i] /= y[j];
+      ++j;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (i < x.size())
+    return std::nullopt; // T is not exhausted: no refinement divides U
+  if (!ym.empty()) {
+    ym.push_back(y[j]);
+    ys.push_back(IntTuple::tuple(std::vector<IntTuple>(ym.begin(), ym.end())));
+    ++j;
+  }
+  for (; j < y.size(); ++j)
+    ys.push_back(IntTuple(y[j]));
+  IntTuple tRefined = t.leaf ? xs.front() : substituteModes(t, xs);
+  IntTuple uRefined = u.leaf ? ys.front() : substituteModes(u, ys);
+  return std::make_pair(tRefined, uRefined);
+}
+
+std::optional<Layout> composeTractable(const Layout &a, const Layout &b) {
+  Layout cb = coalesce(b);
+  if (!tractable(a) || !tractable(cb))
+    return std::nullopt;
+  Morphism f = standardRepresentation(a);  // S -> T (flat)
+  Morphism g = standardRepresentation(cb); // U -> V
+  auto refined = mutualRefinement(f.codomain, g.domain);
+  if (!refined)
+    return std::nullopt;
+  const auto &[tRefined, uRefined] = *refined;
+  // Pullback of T' along f: S' -> T'.
+  std::vector<IntTuple> tModes = relativeModes(tRefined, f.codomain);
+  std::vector<size_t> tStart(tModes.size() + 1, 0);
+  for (size_t k = 0; k < tModes.size(); ++k)
+    tStart[k + 1] = tStart[k] + flatLength(tModes[k]);
+  std::vector<int64_t> sEntries = entries(f.domain);
+  std::vector<IntTuple> sModes;
+  std::vector<int64_t> fMap;
+  for (size_t k = 0; k < sEntries.size(); ++k) {
+    if (f.map[k] == 0) {
+      sModes.push_back(IntTuple(sEntries[k]));
+      fMap.push_back(0);
+      continue;
+    }
+    size_t target = f.map[k] - 1;
+    sModes.push_back(tModes[target]);
+    for (size_t p = tStart[target]; p < tStart[target + 1]; ++p)
+      fMap.push_back(int64_t(p + 1));
+  }
+  IntTuple sRefined = f.domain.leaf ? sModes.front() : substituteModes(f.domain, sModes);
+  // Pushforward of U' along g: U' -> V'.
+  std::vector<IntTuple> uModes = relativeModes(uRefined, g.domain);
+  std::vector<int64_t> vEntries = entries(g.codomain);
+  std::vector<IntTuple> vModes;
+  std::vector<int64_t> sourceOf(vEntries.size() + 1, -1);
+  for (size_t k = 0; k < g.map.size(); ++k)
+    if (g.map[k])
+      sourceOf[g.map[k]] = int64_t(k);
+  for (size_t j = 1; j <= vEntries.size(); ++j)
+    vModes.push_back(sourceOf[j] < 0 ? IntTuple(vEntries[j - 1]) : uModes[sourceOf[j]]);
+  std::vector<size_t> vStart(vModes.size() + 1, 0);
+  for (size_t k = 0; k < vModes.size(); ++k)
+    vStart[k + 1] = vStart[k] + flatLength(vModes[k]);
+  std::vector<int64_t> gMap;
+  for (size_t k = 0; k < uModes.size(); ++k) {
+    size_t len = flatLength(uModes[k]);
+    for (size_t p = 0; p < len; ++p)
+      gMap.push_back(g.map[k] == 0 ? 0 : int64_t(vStart[g.map[k] - 1] + p + 1));
+  }
+  IntTuple vRefined = g.codomain.leaf ? vModes.front() : substituteModes(g.codomain, vModes);
+  // g' o i o f~, where i: T' -> U' is the identity on T''s flat positions.
+  std::vector<int64_t> map;
+  for (int64_t a : fMap)
+    map.push_back(a == 0 ? 0 : gMap[a - 1]);
+  Morphism composite(sRefined, vRefined, map);
+  return coalesce(encodedLayout(composite), a.shape);
+}
+
 } // namespace raptor::layout

@@ -12,6 +12,9 @@
 
 #include "dialects/layout/LayoutAlgebra.h"
 
+#include <optional>
+#include <utility>
+
 namespace raptor::layout {
 
 struct Morphism {
@@ -51,6 +54,15 @@ Layout sortModes(const Layout &l);   // stable by (stride, shape) (flat)
 bool tractable(const Layout &l);
 /// comp(A) without a size: comp(A, N0) with the smallest admissible N0.
 Layout complement(const Layout &a);
+/// Algorithm 4.1.1 (as corrected): a mutual refinement (T', U') of two
+/// tuples, T' dividing U', or nothing.
+std::optional<std::pair<IntTuple, IntTuple>> mutualRefinement(const IntTuple &t, const IntTuple &u);
+/// Algorithm 4.1.2: B o A through f_A, f_coal(B), a mutual refinement, the
+/// pullback and the pushforward (Theorem 4.1.3.1); nothing when A or
+/// coal(B) is not tractable or no mutual refinement exists (the algorithm
+/// is sufficient, not necessary).
+std::optional<Layout> composeTractable(const Layout &a, const Layout &b);
+
 /// X' refines X: X an integer equal to size(X'), or both tuples of one rank
 /// whose modes refine.
 bool refines(const IntTuple &fine, const IntTuple &coarse);

@@ -299,3 +299,55 @@ def test_morphism_picture_and_cli(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "raptor", "layout-svg", "(4,4) --(1, 2)--> (4,2,4)",
                           "-o", str(tmp_path / "g.svg")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "Tuple condition" in bad.stderr
+
+
+@pytest.mark.parametrize("t, u, expected", [
+    ((6, 6), (12, 3, 6), ((6, (2, 3)), ((6, 2), 3, 6))),
+    ((6, 6), (2, 6, 3), (((2, 3), (2, 3)), (2, (3, 2), 3))),                      # 4.1.1.2
+    ((8, 8, 8), (2, 8, 8, 8), (((2, 4), (2, 4), (2, 4)), (2, (4, 2), (4, 2), (4, 2)))),  # 4.1.1.3
+    ((4, 2, 2, 32), (32, 32), ((4, 2, 2, (2, 16)), ((4, 2, 2, 2), (16, 2)))),      # 4.1.1.4
+    ((8, 8), (3, 8, 8), None),                                                     # 4.1.1.5
+])
+def test_mutual_refinements(t, u, expected) -> None:
+    from raptor.layout import mutual_refinement
+
+    assert mutual_refinement(t, u) == expected
+
+
+@pytest.mark.parametrize("b, a, expected", [
+    (L((2, 2), (2, 1)), L((4,), (1,)), "((2,2)):((2,1))"),                        # 4.1.4.1
+    (L((12, 3, 6), (1, 72, 12)), L((6, 6), (6, 1)), "((2,3),6):((6,72),1)"),      # 4.1.4.2
+    (L((16, 16), (16, 1)), L((8, 8), (8, 1)), "((2,4),8):((128,1),16)"),          # 4.1.4.3
+    (L((8, 8, 8), (64, 8, 1)), L((16, 16), (16, 1)), "((4,4),(8,2)):((16,1),(64,8))"),  # 4.1.4.4
+    (L((10, 360), (2, 60)), L((6, 6), (5, 60)), "((2,3),6):((10,60),360)"),       # 4.1.4.5
+    (L(100, 7), L((3, 5), (10, 2)), None),   # 2.3.7.5: composable, but no mutual refinement
+])
+def test_chapter_4_composition_vectors(b: Layout, a: Layout, expected) -> None:
+    from raptor.layout import compose_tractable
+
+    got = compose_tractable(b, a)
+    assert (None if got is None else str(got)) == expected
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_chapter_4_composition_agrees_with_the_layout_function(seed: int) -> None:
+    from raptor.layout import compose_tractable
+
+    rng = random.Random(10_000 + seed)
+    a = compute_layout(_random_morphism(rng))
+    b = compute_layout(_random_morphism(rng))
+    got = compose_tractable(b, a)
+    if got is None:
+        return
+    # Phi_{B o A} = Phi_B o Phi_A wherever A lands in B's domain.
+    assert got.size() == a.size()
+    assert all(got(i) == b(a(i)) for i in range(a.size()) if a(i) < b.size())
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_theorem_a_round_trip(seed: int) -> None:
+    # A non-degenerate morphism in standard form is f_{L_f}.
+    rng = random.Random(20_000 + seed)
+    f = compute_morphism(compute_layout(_random_morphism(rng)))
+    assert f.is_standard_form()
+    assert compute_morphism(compute_layout(f)) == f

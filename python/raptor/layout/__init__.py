@@ -19,8 +19,8 @@ from .. import _raptor
 IntTuple = Union[int, tuple["IntTuple", ...]]
 
 __all__ = ["Layout", "Morphism", "coalesce", "complement", "compose", "composition",
-           "compute_layout", "compute_morphism", "filter_zeros", "is_tractable", "logical_divide",
-           "logical_product", "make_layout", "make_morphism", "sort", "squeeze"]
+           "compose_tractable", "compute_layout", "compute_morphism", "filter_zeros", "is_tractable", "logical_divide",
+           "logical_product", "make_layout", "make_morphism", "mutual_refinement", "sort", "squeeze"]
 
 
 class Layout:
@@ -119,6 +119,19 @@ def compute_morphism(layout: Layout) -> Morphism:
 def compose(f: Morphism, g: Morphism) -> Morphism:
     """g o f (f first), the paper module's convention."""
     return _m(_raptor.morphism_compose(f._t(), g._t()))
+
+
+def compose_tractable(b: Layout, a: Layout) -> Layout | None:
+    """B o A by the chapter 4 algorithm (through morphisms and a mutual
+    refinement); None when A or coal(B) is not tractable or no mutual
+    refinement exists (the algorithm is sufficient, not necessary)."""
+    pair = _raptor.layout_compose_tractable(a.shape, a.stride, b.shape, b.stride)
+    return None if pair is None else _wrap(pair)
+
+
+def mutual_refinement(t: IntTuple, u: IntTuple) -> tuple[IntTuple, IntTuple] | None:
+    """Algorithm 4.1.1: (T', U') refining (T, U) with T' dividing U', or None."""
+    return _raptor.mutual_refinement(t, u)
 
 
 def is_tractable(layout: Layout) -> bool:
