@@ -334,6 +334,39 @@ NB_MODULE(_raptor, m) {
       return nb::none();
     return nb::make_tuple(fromIntTuple(r->first), fromIntTuple(r->second));
   });
+  m.def("layout_permute", [](nb::handle shape, nb::handle stride, std::vector<int64_t> sigma) {
+    return fromLayout(rl::permute(toLayout(shape, stride), sigma));
+  });
+  m.def("layout_predicates", [](nb::handle shape, nb::handle stride) {
+    rl::Layout l = toLayout(shape, stride);
+    nb::dict d;
+    d["tractable"] = rl::tractable(l);
+    d["complementable"] = rl::complementable(l);
+    d["compact"] = rl::compact(l);
+    d["non_degenerate"] = rl::nonDegenerate(l);
+    return d;
+  });
+  m.def("layout_flat_divide", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
+    return fromLayout(rl::flatDivide(toLayout(sa, da), toLayout(sb, db)));
+  });
+  m.def("layout_flat_product", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
+    return fromLayout(rl::flatProduct(toLayout(sa, da), toLayout(sb, db)));
+  });
+  m.def("morphism_restrict", [](nb::handle f, std::vector<int64_t> keep) {
+    return fromMorphism(rl::restrict(toMorphism(f), keep));
+  });
+  m.def("morphism_factor", [](nb::handle f, std::vector<int64_t> through) {
+    return fromMorphism(rl::factor(toMorphism(f), through));
+  });
+  m.def("morphism_concatenate", [](nb::handle f, nb::handle g) {
+    return fromMorphism(rl::concatenate(toMorphism(f), toMorphism(g)));
+  });
+  m.def("morphism_pullback", [](nb::handle f, nb::handle t) {
+    return fromMorphism(rl::pullback(toMorphism(f), toIntTuple(t)));
+  });
+  m.def("morphism_pushforward", [](nb::handle f, nb::handle s) {
+    return fromMorphism(rl::pushforward(toMorphism(f), toIntTuple(s)));
+  });
   m.def("layout_complement_minimal", [](nb::handle shape, nb::handle stride) {
     return fromLayout(rl::complement(toLayout(shape, stride)));
   });

@@ -44,6 +44,48 @@ Layout flatLayout(const std::vector<std::pair<int64_t, int64_t>> &modes) {
 }
 } // namespace
 
+namespace {
+std::vector<int64_t> entries(const IntTuple &t) {
+  return t.leaf ? std::vector<int64_t>{t.value} : t.flatten();
+}
+
+/// A list of refined modes as one tuple (singletons stay integers).
+IntTuple closeMode(const std::vector<int64_t> &m) {
+  if (m.size() == 1)
+    return IntTuple(m[0]);
+  return IntTuple::tuple(std::vector<IntTuple>(m.begin(), m.end()));
+}
+
+/// sub(T, modes): the refined modes in place of T's entries.
+IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes, size_t &next) {
+  if (t.leaf)
+    return modes[next++];
+  std::vector<IntTuple> children;
+  for (const IntTuple &c : t.children)
+    children.push_back(substituteModes(c, modes, next));
+  return IntTuple::tuple(children);
+}
+
+IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes) {
+  size_t next = 0;
+  return substituteModes(t, modes, next);
+}
+
+/// The refined modes of X' over X (X's entries in order).
+std::vector<IntTuple> relativeModes(const IntTuple &fine, const IntTuple &coarse) {
+  if (coarse.leaf)
+    return {fine};
+  std::vector<IntTuple> out;
+  for (size_t i = 0; i < coarse.children.size(); ++i) {
+    std::vector<IntTuple> sub = relativeModes(fine.children[i], coarse.children[i]);
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+size_t flatLength(const IntTuple &t) { return t.leaf ? 1 : t.flatten().size(); }
+} // namespace
+
 Morphism::Morphism(IntTuple domain_, IntTuple codomain_, std::vector<int64_t> map_)
     : domain(std::move(domain_)), codomain(std::move(codomain_)), map(std::move(map_)) {
   std::vector<int64_t> s = domain.flatten(), t = codomain.leaf ? std::vector<int64_t>{codomain.value}
@@ -270,7 +312,9 @@ Morphism complement(const Morphism &f) {
 }
 
 /// (f, g) for morphisms with one codomain and disjoint images.
-static Morphism concat(const Morphism &f, const Morphism &g) {
+Morphism concatenate(const Morphism &f, const Morphism &g);
+static Morphism concat(const Morphism &f, const Morphism &g) { return concatenate(f, g); }
+Morphism concatenate(const Morphism &f, const Morphism &g) {
   if (!(f.codomain == g.codomain))
     throw LayoutError("cannot concatenate morphisms with codomains " + f.codomain.str() + " and " +
                       g.codomain.str());
@@ -312,6 +356,113 @@ Layout encodedLayoutOf(const IntTuple &domain, const IntTuple &codomain,
   return encodedLayout(Morphism(domain, codomain, map));
 }
 
+Layout permute(const Layout &l, const std::vector<int64_t> &sigma) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(l), out;
+  std::vector<bool> seen(m.size() + 1, false);
+  if (sigma.size() != m.size())
+    throw LayoutError("a permutation of " + std::to_string(m.size()) + " modes needs " +
+                      std::to_string(m.size()) + " entries");
+  for (int64_t k : sigma) {
+    if (k < 1 || size_t(k) > m.size() || seen[k])
+      throw LayoutError("not a permutation of 1.." + std::to_string(m.size()));
+    seen[k] = true;
+    out.push_back(m[k - 1]);
+  }
+  return flatLayout(out);
+}
+
+bool complementable(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(squeeze(l)));
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i].second <= 0)
+      return false;
+    if (i + 1 < m.size() && m[i + 1].second % (m[i].first * m[i].second) != 0)
+      return false;
+  }
+  return true;
+}
+
+bool compact(const Layout &l) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(squeeze(l)));
+  int64_t expected = 1;
+  for (auto [s, d] : m) {
+    if (d != expected)
+      return false;
+    expected = s * d;
+  }
+  return true;
+}
+
+bool nonDegenerate(const Layout &l) {
+  for (auto [s, d] : flatModes(l))
+    if (s == 1 && d != 0)
+      return false;
+  return true;
+}
+
+/// comp(A, N) before coalescing (the flat complement of 2.1.6).
+static Layout flatComplement(const Layout &a, int64_t n) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(squeeze(a))), out;
+  if (!complementable(a))
+    throw LayoutError(a.str() + " is not complementable");
+  int64_t current = 1;
+  for (auto [s, d] : m) {
+    out.push_back({d / current, current});
+    current = s * d;
+  }
+  if (n % current != 0)
+    throw LayoutError(a.str() + " is not complementable in " + std::to_string(n));
+  out.push_back({n / current, current});
+  std::vector<std::pair<int64_t, int64_t>> kept;
+  for (auto mode : out)
+    if (mode.first != 1)
+      kept.push_back(mode);
+  return flatLayout(kept);
+}
+
+static Layout flatConcat(const Layout &a, const Layout &b) {
+  std::vector<std::pair<int64_t, int64_t>> m = flatModes(a), n = flatModes(b);
+  m.insert(m.end(), n.begin(), n.end());
+  return flatLayout(m);
+}
+
+Layout flatDivide(const Layout &a, const Layout &b) {
+  Layout c = composition(a, flatConcat(b, flatComplement(b, a.size())));
+  return c.flat();
+}
+
+Layout flatProduct(const Layout &a, const Layout &b) {
+  return flatConcat(a, composition(flatComplement(a, a.size() * b.cosize()), b));
+}
+
+Morphism restrict(const Morphism &f, const std::vector<int64_t> &keep) {
+  std::vector<int64_t> s = entries(f.domain), domain, map;
+  for (int64_t i : keep) {
+    if (i < 1 || size_t(i) > s.size())
+      throw LayoutError("domain entry " + std::to_string(i) + " does not exist");
+    domain.push_back(s[i - 1]);
+    map.push_back(f.map[i - 1]);
+  }
+  return Morphism(IntTuple::tuple(std::vector<IntTuple>(domain.begin(), domain.end())), f.codomain, map);
+}
+
+Morphism factor(const Morphism &f, const std::vector<int64_t> &through) {
+  std::vector<int64_t> t = entries(f.codomain), codomain, position(t.size() + 1, 0);
+  for (int64_t j : through) {
+    if (j < 1 || size_t(j) > t.size())
+      throw LayoutError("codomain entry " + std::to_string(j) + " does not exist");
+    codomain.push_back(t[j - 1]);
+    position[j] = int64_t(codomain.size());
+  }
+  std::vector<int64_t> map;
+  for (int64_t a : f.map) {
+    if (a && !position[a])
+      throw LayoutError("cannot factor through entries that miss the image entry " + std::to_string(a));
+    map.push_back(a ? position[a] : 0);
+  }
+  return Morphism(f.domain, IntTuple::tuple(std::vector<IntTuple>(codomain.begin(), codomain.end())), map);
+}
+
 bool refines(const IntTuple &fine, const IntTuple &coarse) {
   if (coarse.leaf)
     return fine.product() == coarse.value;
@@ -348,47 +499,6 @@ Layout coalesce(const Layout &l, const IntTuple &target) {
   return Layout(shape, stride);
 }
 
-namespace {
-std::vector<int64_t> entries(const IntTuple &t) {
-  return t.leaf ? std::vector<int64_t>{t.value} : t.flatten();
-}
-
-/// A list of refined modes as one tuple (singletons stay integers).
-IntTuple closeMode(const std::vector<int64_t> &m) {
-  if (m.size() == 1)
-    return IntTuple(m[0]);
-  return IntTuple::tuple(std::vector<IntTuple>(m.begin(), m.end()));
-}
-
-/// sub(T, modes): the refined modes in place of T's entries.
-IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes, size_t &next) {
-  if (t.leaf)
-    return modes[next++];
-  std::vector<IntTuple> children;
-  for (const IntTuple &c : t.children)
-    children.push_back(substituteModes(c, modes, next));
-  return IntTuple::tuple(children);
-}
-
-IntTuple substituteModes(const IntTuple &t, const std::vector<IntTuple> &modes) {
-  size_t next = 0;
-  return substituteModes(t, modes, next);
-}
-
-/// The refined modes of X' over X (X's entries in order).
-std::vector<IntTuple> relativeModes(const IntTuple &fine, const IntTuple &coarse) {
-  if (coarse.leaf)
-    return {fine};
-  std::vector<IntTuple> out;
-  for (size_t i = 0; i < coarse.children.size(); ++i) {
-    std::vector<IntTuple> sub = relativeModes(fine.children[i], coarse.children[i]);
-    out.insert(out.end(), sub.begin(), sub.end());
-  }
-  return out;
-}
-
-size_t flatLength(const IntTuple &t) { return t.leaf ? 1 : t.flatten().size(); }
-} // namespace
 
 std::optional<std::pair<IntTuple, IntTuple>> mutualRefinement(const IntTuple &t, const IntTuple &u) {
   std::vector<int64_t> x = entries(t), y = entries(u);
@@ -437,37 +547,33 @@ std::optional<std::pair<IntTuple, IntTuple>> mutualRefinement(const IntTuple &t,
   return std::make_pair(tRefined, uRefined);
 }
 
-std::optional<Layout> composeTractable(const Layout &a, const Layout &b) {
-  Layout cb = coalesce(b);
-  if (!tractable(a) || !tractable(cb))
-    return std::nullopt;
-  Morphism f = standardRepresentation(a);  // S -> T (flat)
-  Morphism g = standardRepresentation(cb); // U -> V
-  auto refined = mutualRefinement(f.codomain, g.domain);
-  if (!refined)
-    return std::nullopt;
-  const auto &[tRefined, uRefined] = *refined;
-  // Pullback of T' along f: S' -> T'.
+Morphism pullback(const Morphism &f, const IntTuple &tRefined) {
+  if (!refines(tRefined, f.codomain))
+    throw LayoutError(tRefined.str() + " does not refine the codomain " + f.codomain.str());
   std::vector<IntTuple> tModes = relativeModes(tRefined, f.codomain);
   std::vector<size_t> tStart(tModes.size() + 1, 0);
   for (size_t k = 0; k < tModes.size(); ++k)
     tStart[k + 1] = tStart[k] + flatLength(tModes[k]);
-  std::vector<int64_t> sEntries = entries(f.domain);
+  std::vector<int64_t> sEntries = entries(f.domain), map;
   std::vector<IntTuple> sModes;
-  std::vector<int64_t> fMap;
   for (size_t k = 0; k < sEntries.size(); ++k) {
     if (f.map[k] == 0) {
       sModes.push_back(IntTuple(sEntries[k]));
-      fMap.push_back(0);
+      map.push_back(0);
       continue;
     }
     size_t target = f.map[k] - 1;
     sModes.push_back(tModes[target]);
     for (size_t p = tStart[target]; p < tStart[target + 1]; ++p)
-      fMap.push_back(int64_t(p + 1));
+      map.push_back(int64_t(p + 1));
   }
   IntTuple sRefined = f.domain.leaf ? sModes.front() : substituteModes(f.domain, sModes);
-  // Pushforward of U' along g: U' -> V'.
+  return Morphism(sRefined, tRefined, map);
+}
+
+Morphism pushforward(const Morphism &g, const IntTuple &uRefined) {
+  if (!refines(uRefined, g.domain))
+    throw LayoutError(uRefined.str() + " does not refine the domain " + g.domain.str());
   std::vector<IntTuple> uModes = relativeModes(uRefined, g.domain);
   std::vector<int64_t> vEntries = entries(g.codomain);
   std::vector<IntTuple> vModes;
@@ -480,18 +586,31 @@ std::optional<Layout> composeTractable(const Layout &a, const Layout &b) {
   std::vector<size_t> vStart(vModes.size() + 1, 0);
   for (size_t k = 0; k < vModes.size(); ++k)
     vStart[k + 1] = vStart[k] + flatLength(vModes[k]);
-  std::vector<int64_t> gMap;
-  for (size_t k = 0; k < uModes.size(); ++k) {
-    size_t len = flatLength(uModes[k]);
-    for (size_t p = 0; p < len; ++p)
-      gMap.push_back(g.map[k] == 0 ? 0 : int64_t(vStart[g.map[k] - 1] + p + 1));
-  }
+  std::vector<int64_t> map;
+  for (size_t k = 0; k < uModes.size(); ++k)
+    for (size_t p = 0; p < flatLength(uModes[k]); ++p)
+      map.push_back(g.map[k] == 0 ? 0 : int64_t(vStart[g.map[k] - 1] + p + 1));
   IntTuple vRefined = g.codomain.leaf ? vModes.front() : substituteModes(g.codomain, vModes);
+  return Morphism(uRefined, vRefined, map);
+}
+
+std::optional<Layout> composeTractable(const Layout &a, const Layout &b) {
+  Layout cb = coalesce(b);
+  if (!tractable(a) || !tractable(cb))
+    return std::nullopt;
+  Morphism f = standardRepresentation(a);  // S -> T (flat)
+  Morphism g = standardRepresentation(cb); // U -> V
+  auto refined = mutualRefinement(f.codomain, g.domain);
+  if (!refined)
+    return std::nullopt;
+  const auto &[tRefined, uRefined] = *refined;
+  Morphism fRefined = pullback(f, tRefined);  // S' -> T'
+  Morphism gRefined = pushforward(g, uRefined); // U' -> V'
   // g' o i o f~, where i: T' -> U' is the identity on T''s flat positions.
   std::vector<int64_t> map;
-  for (int64_t a : fMap)
-    map.push_back(a == 0 ? 0 : gMap[a - 1]);
-  Morphism composite(sRefined, vRefined, map);
+  for (int64_t a : fRefined.map)
+    map.push_back(a == 0 ? 0 : gRefined.map[a - 1]);
+  Morphism composite(fRefined.domain, gRefined.codomain, map);
   return coalesce(encodedLayout(composite), a.shape);
 }
 

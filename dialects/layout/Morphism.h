@@ -63,6 +63,27 @@ std::optional<std::pair<IntTuple, IntTuple>> mutualRefinement(const IntTuple &t,
 /// is sufficient, not necessary).
 std::optional<Layout> composeTractable(const Layout &a, const Layout &b);
 
+/// More chapter 2 and 3 operations.
+Layout permute(const Layout &l, const std::vector<int64_t> &sigma); // flat, 1-based sigma
+bool complementable(const Layout &l);
+bool compact(const Layout &l);
+bool nonDegenerate(const Layout &l);
+/// Flat division A /flat B = A o (B * comp_flat(B, size A)) and flat product
+/// A *flat B = A * (comp_flat(A, size A cosize B) o B), with `*` flat
+/// concatenation and comp_flat the uncoalesced complement.
+Layout flatDivide(const Layout &a, const Layout &b);
+Layout flatProduct(const Layout &a, const Layout &b);
+/// f restricted to the (1-based, increasing) domain entries `keep`, and
+/// factored through the codomain entries `through` (which hold the image).
+Morphism restrict(const Morphism &f, const std::vector<int64_t> &keep);
+Morphism factor(const Morphism &f, const std::vector<int64_t> &through);
+/// (f, g): one codomain, disjoint images.
+Morphism concatenate(const Morphism &f, const Morphism &g);
+/// Pullback of a refinement T' of cod(f) along f, and pushforward of a
+/// refinement S' of dom(f) (3.2.5.5, 3.2.5.12).
+Morphism pullback(const Morphism &f, const IntTuple &refinedCodomain);
+Morphism pushforward(const Morphism &f, const IntTuple &refinedDomain);
+
 /// X' refines X: X an integer equal to size(X'), or both tuples of one rank
 /// whose modes refine.
 bool refines(const IntTuple &fine, const IntTuple &coarse);

@@ -18,7 +18,9 @@ from .. import _raptor
 
 IntTuple = Union[int, tuple["IntTuple", ...]]
 
-__all__ = ["Layout", "Morphism", "coalesce", "complement", "compose", "composition",
+__all__ = ["Layout", "Morphism", "coalesce", "complement", "compose", "composition", "concatenate",
+           "factor", "flat_divide", "flat_product", "permute", "properties", "pullback",
+           "pushforward", "restrict",
            "compose_tractable", "compute_layout", "compute_morphism", "filter_zeros", "is_tractable", "logical_divide",
            "logical_product", "make_layout", "make_morphism", "mutual_refinement", "sort", "squeeze"]
 
@@ -132,6 +134,51 @@ def compose_tractable(b: Layout, a: Layout) -> Layout | None:
 def mutual_refinement(t: IntTuple, u: IntTuple) -> tuple[IntTuple, IntTuple] | None:
     """Algorithm 4.1.1: (T', U') refining (T, U) with T' dividing U', or None."""
     return _raptor.mutual_refinement(t, u)
+
+
+def permute(layout: Layout, sigma: tuple[int, ...]) -> Layout:
+    """The flat layout with modes in the order sigma (1-based)."""
+    return _wrap(_raptor.layout_permute(layout.shape, layout.stride, list(sigma)))
+
+
+def properties(layout: Layout) -> dict[str, bool]:
+    """tractable, complementable, compact, non_degenerate."""
+    return dict(_raptor.layout_predicates(layout.shape, layout.stride))
+
+
+def flat_divide(a: Layout, b: Layout) -> Layout:
+    """A /flat B = A o (B * comp_flat(B, size A)) (2.1.7)."""
+    return _wrap(_raptor.layout_flat_divide(a.shape, a.stride, b.shape, b.stride))
+
+
+def flat_product(a: Layout, b: Layout) -> Layout:
+    """A *flat B = A * (comp_flat(A, size A cosize B) o B) (2.1.7)."""
+    return _wrap(_raptor.layout_flat_product(a.shape, a.stride, b.shape, b.stride))
+
+
+def restrict(f: Morphism, keep: tuple[int, ...]) -> Morphism:
+    """f restricted to the (1-based) domain entries `keep`."""
+    return _m(_raptor.morphism_restrict(f._t(), list(keep)))
+
+
+def factor(f: Morphism, through: tuple[int, ...]) -> Morphism:
+    """f factored through the (1-based) codomain entries `through`."""
+    return _m(_raptor.morphism_factor(f._t(), list(through)))
+
+
+def concatenate(f: Morphism, g: Morphism) -> Morphism:
+    """(f, g): one codomain, disjoint images."""
+    return _m(_raptor.morphism_concatenate(f._t(), g._t()))
+
+
+def pullback(f: Morphism, codomain: IntTuple) -> Morphism:
+    """The pullback of a refinement of cod(f) along f."""
+    return _m(_raptor.morphism_pullback(f._t(), codomain))
+
+
+def pushforward(f: Morphism, domain: IntTuple) -> Morphism:
+    """The pushforward of a refinement of dom(f) along f."""
+    return _m(_raptor.morphism_pushforward(f._t(), domain))
 
 
 def is_tractable(layout: Layout) -> bool:
