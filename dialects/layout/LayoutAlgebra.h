@@ -89,6 +89,9 @@ Checked checkedComplement(const Layout &a, int64_t m);
 Checked checkedComposition(const Layout &a, const Layout &b);
 Checked checkedLogicalDivide(const Layout &a, const Layout &b);
 Checked checkedLogicalProduct(const Layout &a, const Layout &b);
+/// B o A by Algorithm 4.1.2 (Morphism.h); fails when A or coal(B) is not
+/// tractable or no mutual refinement exists.
+Checked checkedComposeTractable(const Layout &b, const Layout &a);
 
 struct Morphism;
 /// Validates a morphism; `error` is empty on success, and `text` the

@@ -213,6 +213,10 @@ OpFoldResult LogicalProductOp::fold(FoldAdaptor adaptor) {
   return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(), checkedLogicalProduct);
 }
 LogicalResult ComposeOp::verify() { return verifyBinary(*this, checkedComposition); }
+OpFoldResult ComposeTractableOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(*this, adaptor.getLhs(), adaptor.getRhs(), checkedComposeTractable);
+}
+LogicalResult ComposeTractableOp::verify() { return verifyBinary(*this, checkedComposeTractable); }
 LogicalResult LogicalDivideOp::verify() { return verifyBinary(*this, checkedLogicalDivide); }
 LogicalResult LogicalProductOp::verify() { return verifyBinary(*this, checkedLogicalProduct); }
 

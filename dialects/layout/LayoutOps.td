@@ -85,6 +85,8 @@ class Layout_BinaryOp<string mnemonic, string what> : Layout_Op<mnemonic> {
 }
 
 def Layout_ComposeOp : Layout_BinaryOp<"compose", "lhs o rhs (apply rhs, then lhs)">;
+def Layout_ComposeTractableOp : Layout_BinaryOp<"compose_tractable",
+    "lhs o rhs by the chapter 4 algorithm (tractable layouts required)">;
 def Layout_LogicalDivideOp : Layout_BinaryOp<"logical_divide", "lhs / rhs = lhs o (rhs, rhs complement)">;
 def Layout_LogicalProductOp : Layout_BinaryOp<"logical_product", "lhs x rhs = (lhs, lhs complement o rhs)">;
 

@@ -341,6 +341,26 @@ Morphism logicalProduct(const Morphism &f, const Morphism &g) {
   return concat(f, compose(g, fc));
 }
 
+Checked checkedComposeTractable(const Layout &b, const Layout &a) {
+  Checked c;
+  if (!tractable(a)) {
+    c.error = a.str() + " is not tractable (the chapter 4 algorithm requires it)";
+    return c;
+  }
+  if (!tractable(coalesce(b))) {
+    c.error = b.str() + " is not tractable after coalescing (the chapter 4 algorithm requires it)";
+    return c;
+  }
+  std::optional<Layout> r = composeTractable(a, b);
+  if (!r) {
+    c.error = "no mutual refinement of f_A's codomain and f_coal(B)'s domain exists";
+    return c;
+  }
+  c.ok = true;
+  c.layout = *r;
+  return c;
+}
+
 std::string checkMorphism(const IntTuple &domain, const IntTuple &codomain,
                           const std::vector<int64_t> &map, std::string &text) {
   try {

@@ -169,3 +169,11 @@ def test_dialect_folds_like_the_python_api() -> None:
           }}""")
         passmanager.PassManager.parse("builtin.module(canonicalize)").run(module.operation)
     assert f"layout.constant <{logical_divide(a, b)}>" in str(module)
+
+
+def test_natural_coordinates() -> None:
+    a = Layout(((4, 4), 4), ((16, 1), 4))
+    assert a(((1, 2), 3)) == a(1 + 4 * 2 + 16 * 3) == 1 * 16 + 2 * 1 + 3 * 4
+    assert a((5, 3)) == a(5 + 16 * 3)
+    with pytest.raises(ValueError, match="rank"):
+        a((1, 2, 3))

@@ -41,8 +41,12 @@ class Layout:
     def cosize(self) -> int:
         return _raptor.layout_cosize(self.shape, self.stride)
 
-    def __call__(self, i: int) -> int:
-        return _raptor.layout_call(self.shape, self.stride, i)
+    def __call__(self, coordinate: IntTuple) -> int:
+        """The offset of a linear index, or of a natural coordinate (a tuple
+        congruent to a prefix of the shape's modes, colexicographic)."""
+        if not isinstance(coordinate, int):
+            coordinate = _linear(coordinate, self.shape)
+        return _raptor.layout_call(self.shape, self.stride, coordinate)
 
     def __str__(self) -> str:
         return _raptor.layout_str(self.shape, self.stride)
@@ -54,6 +58,19 @@ class Layout:
 
     def __hash__(self) -> int:
         return hash((self.shape, self.stride))
+
+
+def _linear(coordinate: IntTuple, shape: IntTuple) -> int:
+    """Colexicographic index of a (possibly partially nested) coordinate."""
+    if isinstance(coordinate, int) or isinstance(shape, int):
+        return int(coordinate) if isinstance(coordinate, int) else _linear(coordinate, (shape,))
+    if len(coordinate) != len(shape):
+        raise ValueError(f"coordinate {coordinate} does not match the shape's rank {len(shape)}")
+    index, weight = 0, 1
+    for c, s in zip(coordinate, shape):
+        index += _linear(c, s) * weight
+        weight *= Layout(s).size()
+    return index
 
 
 def _compact(shape: IntTuple) -> IntTuple:

@@ -42,3 +42,13 @@ func.func @opaque(%a: !layout.layout, %b: !layout.layout) -> !layout.layout {
   %c = layout.compose %a, %b
   return %c : !layout.layout
 }
+
+// The chapter 4 algorithm folds too (4.1.4.2).
+// CHECK-LABEL: func.func @tractable
+// CHECK-NEXT: layout.constant <((2,3),6):((6,72),1)>
+func.func @tractable() -> !layout.layout {
+  %b = layout.constant #layout.layout<(12,3,6):(1,72,12)>
+  %a = layout.constant #layout.layout<(6,6):(6,1)>
+  %c = layout.compose_tractable %b, %a
+  return %c : !layout.layout
+}

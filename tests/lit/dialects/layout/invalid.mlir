@@ -42,3 +42,13 @@ func.func @outside() {
   %c = layout.compose %a, %b
   return
 }
+
+// -----
+
+func.func @not_tractable() {
+  %a = layout.constant #layout.layout<(2,2,2):(1,7,4)>
+  %b = layout.constant #layout.layout<64:1>
+  // expected-error @+1 {{(2,2,2):(1,7,4) is not tractable (the chapter 4 algorithm requires it)}}
+  %c = layout.compose_tractable %b, %a
+  return
+}
