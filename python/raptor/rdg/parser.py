@@ -105,6 +105,13 @@ class _Parser:
         self.pos += 1
         return sign * int(self.tokens[self.pos - 1].text)
 
+    def index_names(self) -> list[str]:
+        """NAME (',' NAME)*: the index list of a system, an equation or a face."""
+        names = [self.name("an index").text]
+        while self.accept(","):
+            names.append(self.name("an index").text)
+        return names
+
     def loc(self, tok: Token) -> str:
         return f'loc("{self.source}":{tok.line}:{tok.col})'
 
@@ -240,9 +247,7 @@ class _Parser:
             raise self.error(f"expected 'system', found '{self.tok.text}'")
         self.expect("(")
         self.expect("(")
-        self.indices = [self.name("an index").text]
-        while self.accept(","):
-            self.indices.append(self.name("an index").text)
+        self.indices = self.index_names()
         self.expect(")")
         self.params = list(params)
         self.space = set(self.indices) | set(self.params)
@@ -297,9 +302,7 @@ class _Parser:
     def variable_ref(self) -> Token:
         var = self.name("a variable")
         self.expect("(")
-        names = [self.name("an index").text]
-        while self.accept(","):
-            names.append(self.name("an index").text)
+        names = self.index_names()
         self.expect(")")
         if names != self.indices:
             raise self.error(f"'{var.text}' must be used at ({', '.join(self.indices)})", var)
@@ -314,9 +317,7 @@ class _Parser:
         self.space = space
         self.expect("(")
         self.expect("(")
-        names = [self.name("an index").text]
-        while self.accept(","):
-            names.append(self.name("an index").text)
+        names = self.index_names()
         self.expect(")")
         if names != self.indices:
             raise self.error(f"a face is over the system's indices ({', '.join(self.indices)})")
@@ -346,9 +347,7 @@ class _Parser:
     def equation(self) -> str:
         var = self.name("a variable")
         self.expect("(")
-        lhs = [self.name("an index").text]
-        while self.accept(","):
-            lhs.append(self.name("an index").text)
+        lhs = self.index_names()
         if lhs != self.indices:
             raise self.error(f"'{var.text}' must be defined at ({', '.join(self.indices)})", var)
         branch = ""
