@@ -52,8 +52,13 @@ mlir::Operation *operationOf(nb::handle handle) {
 }
 /// A Python int or nested tuple of ints as an IntTuple.
 raptor::layout::IntTuple toIntTuple(nb::handle h) {
-  if (nb::isinstance<nb::int_>(h))
-    return raptor::layout::IntTuple(nb::cast<int64_t>(h));
+  if (nb::isinstance<nb::int_>(h)) {
+    int64_t value;
+    if (!nb::try_cast<int64_t>(h, value))
+      throw nb::value_error(
+          ("layout entry " + nb::cast<std::string>(nb::str(h)) + " does not fit in 64 bits").c_str());
+    return raptor::layout::IntTuple(value);
+  }
   if (!nb::isinstance<nb::tuple>(h))
     throw nb::type_error("layout shapes and strides are ints or tuples of them");
   std::vector<raptor::layout::IntTuple> children;

@@ -7,6 +7,22 @@
 
 namespace raptor::layout {
 
+int64_t checkedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw LayoutError(std::to_string(a) + " * " + std::to_string(b) +
+                      " overflows 64-bit integers");
+  return r;
+}
+
+int64_t checkedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    throw LayoutError(std::to_string(a) + " + " + std::to_string(b) +
+                      " overflows 64-bit integers");
+  return r;
+}
+
 IntTuple IntTuple::tuple(std::vector<IntTuple> children) {
   IntTuple t;
   t.leaf = false;
@@ -32,7 +48,7 @@ std::vector<int64_t> IntTuple::flatten() const {
 int64_t IntTuple::product() const {
   int64_t p = 1;
   for (int64_t v : flatten())
-    p *= v;
+    p = checkedMul(p, v);
   return p;
 }
 
@@ -60,9 +76,18 @@ Layout::Layout(IntTuple shape_, IntTuple stride_) : shape(std::move(shape_)), st
   if (!shape.congruent(stride))
     throw LayoutError("shape " + shape.str() + " and stride " + stride.str() +
                       " do not have the same profile");
-  for (int64_t s : shape.flatten())
-    if (s < 1)
+  std::vector<int64_t> s = shape.flatten(), d = stride.flatten();
+  for (int64_t v : s)
+    if (v < 1)
       throw LayoutError("shape " + shape.str() + " has an entry below 1");
+  try {
+    shape.product();
+    int64_t extent = 0;
+    for (size_t i = 0; i < s.size(); ++i)
+      extent = checkedAdd(extent, checkedMul(s[i], d[i] < 0 ? checkedMul(d[i], -1) : d[i]));
+  } catch (const LayoutError &) {
+    throw LayoutError("layout " + str() + " is too large: its size or offsets overflow 64-bit integers");
+  }
 }
 
 Layout Layout::concat(const std::vector<Layout> &modes) {
@@ -201,13 +226,13 @@ Layout composition(const Layout &a, const Layout &b) {
         throw LayoutError(a.str() + " o " + b.str() + " is not defined: shape " +
                           std::to_string(restShape) + " does not divide into modes of " +
                           std::to_string(taken));
-      out.push_back({taken, restStride * d[i]});
+      out.push_back({taken, checkedMul(restStride, d[i])});
     }
     restShape /= taken;
     restStride = (restStride + s[i] - 1) / s[i];
   }
   if (restShape != 1 || out.empty())
-    out.push_back({restShape, restStride * d.back()});
+    out.push_back({restShape, checkedMul(restStride, d.back())});
   return fromModes(out);
 }
 
@@ -218,13 +243,13 @@ Layout logicalDivide(const Layout &a, const Layout &b) {
 Layout logicalProduct(const Layout &a, const Layout &b) {
   // Any admissible N >= size(a) cosize(b) gives the same result; the
   // admissible ones are the multiples of the extent of a's sorted modes.
-  int64_t n = a.size() * b.cosize();
+  int64_t n = checkedMul(a.size(), b.cosize());
   std::vector<int64_t> s = a.shape.flatten(), d = a.stride.flatten();
   int64_t extent = 1;
   for (size_t i = 0; i < s.size(); ++i)
     if (s[i] != 1 && d[i] != 0)
       extent = std::max(extent, s[i] * d[i]);
-  n = (n + extent - 1) / extent * extent;
+  n = checkedMul((checkedAdd(n, extent) - 1) / extent, extent);
   return Layout::concat({a, composition(complement(a, n), b)});
 }
 

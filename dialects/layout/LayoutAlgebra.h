@@ -43,11 +43,19 @@ struct LayoutError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// a * b and a + b, or a LayoutError naming the overflow: shapes and strides
+/// are int64 (as in CuTe), and a wrapped product would be a wrong answer.
+int64_t checkedMul(int64_t a, int64_t b);
+int64_t checkedAdd(int64_t a, int64_t b);
+
 struct Layout {
   IntTuple shape, stride;
 
   Layout() : shape(1), stride(0) {}
-  Layout(IntTuple shape, IntTuple stride); // throws unless congruent, shape >= 1
+  /// Throws unless congruent, every shape entry >= 1, and the size and the
+  /// offset extent sum(shape_i |stride_i|) fit in int64, so that every
+  /// offset and every shape_i stride_i the operations form does too.
+  Layout(IntTuple shape, IntTuple stride);
   static Layout concat(const std::vector<Layout> &modes);
 
   int64_t size() const { return shape.product(); }

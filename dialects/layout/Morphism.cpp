@@ -93,6 +93,12 @@ Morphism::Morphism(IntTuple domain_, IntTuple codomain_, std::vector<int64_t> ma
   if (map.size() != s.size())
     throw LayoutError("the map has " + std::to_string(map.size()) + " entries but the domain " +
                       domain.str() + " has " + std::to_string(s.size()));
+  try { // sizes that overflow would make every derived layout wrong
+    domain.product();
+    codomain.product();
+  } catch (const LayoutError &) {
+    throw LayoutError("morphism " + str() + " is too large: its size overflows 64-bit integers");
+  }
   std::vector<bool> hit(t.size() + 1, false);
   for (size_t i = 0; i < map.size(); ++i) {
     if (s[i] < 1)
@@ -452,7 +458,7 @@ Layout flatDivide(const Layout &a, const Layout &b) {
 }
 
 Layout flatProduct(const Layout &a, const Layout &b) {
-  return flatConcat(a, composition(flatComplement(a, a.size() * b.cosize()), b));
+  return flatConcat(a, composition(flatComplement(a, checkedMul(a.size(), b.cosize())), b));
 }
 
 Morphism restrict(const Morphism &f, const std::vector<int64_t> &keep) {

@@ -135,6 +135,11 @@ def test_divide_and_product_match_pycute(op, ref) -> None:
     (lambda: composition(Layout(4, 1), Layout(3, 2)), "outside the domain"),
     (lambda: composition(Layout((3, 4), (1, 5)), Layout(2, 2)), "do not divide"),
     (lambda: Layout(4, 1)(4), "outside the domain"),
+    # int64 overflow is refused, never wrapped into a wrong layout.
+    (lambda: Layout(2**70, 1), "does not fit in 64 bits"),
+    (lambda: Layout((2**40, 2**40), (1, 2**40)), "too large"),
+    (lambda: Layout(2**40, 2**40), "too large"),
+    (lambda: logical_product(Layout(2**31, 1), Layout(2**31, 2**31)), "overflows 64-bit"),
 ])
 def test_violated_preconditions_raise(bad, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -189,6 +189,7 @@ def test_morphism_operations_of_the_introduction() -> None:    # §1.4 and chapt
     (lambda: compose(M((4,), (4,), (1,)), M((4, 1), (4, 1), (1, 2))), "cannot compose"),
     (lambda: complement(M((4, 8), (4,), (1, 0))), "injective"),
     (lambda: compute_morphism(L((2, 2, 2), (1, 7, 4))), "not tractable"),
+    (lambda: M((2**40, 2**40), (2**40, 2**40), (1, 2)), "too large"),
 ])
 def test_invalid_morphisms_raise(bad, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -21,3 +21,11 @@ func.func @arity() {
   %f = layout.encode #layout.morphism<(4,4) --(1,)--> (4,4)>
   return
 }
+
+// -----
+
+func.func @morphism_overflow() {
+  // expected-error @+1 {{is too large: its size overflows 64-bit integers}}
+  %f = layout.encode #layout.morphism<(4294967296,4294967296) --(1, 2)--> (4294967296,4294967296)>
+  return
+}

@@ -16,6 +16,15 @@ func.func @zero_shape() {
 
 // -----
 
+// Sizes and offsets are int64; a layout whose extent overflows is refused.
+func.func @overflow() {
+  // expected-error @+1 {{invalid layout: layout (4294967296,4294967296):(1,4294967296) is too large: its size or offsets overflow 64-bit integers}}
+  %a = layout.constant #layout.layout<(4294967296,4294967296):(1,4294967296)>
+  return
+}
+
+// -----
+
 func.func @not_complementable() {
   %a = layout.constant #layout.layout<(2,2):(1,1)>
   // expected-error @+1 {{(2,2):(1,1) is not complementable}}
