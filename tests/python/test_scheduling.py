@@ -80,6 +80,20 @@ def test_bad_task_graphs_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 1 and "processors = 3" in result.stderr
 
 
+@pytest.mark.parametrize("text, message", [
+    ("[1, 2]", "expected a JSON object with 'cost'"),
+    ('{"processors": 1}', "expected a JSON object with 'cost'"),
+    ('{"cost": [[1], ["x"]]}', "'cost' must be a list of rows of numbers"),
+    ('{"cost": [[1], [1]], "edges": [[0, 1]]}', "every edge must be"),
+    ('{"cost": [[1]', "cannot read task graph"),
+])
+def test_malformed_task_graph_files(tmp_path: Path, text: str, message: str) -> None:
+    bad = tmp_path / "graph.json"
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        spatial.load_task_graph(bad)
+
+
 def test_schedule_dag_command() -> None:
     result = subprocess.run([sys.executable, "-m", "raptor", "schedule-dag", str(TOPCUOGLU),
                              "--algorithm", "heft"], capture_output=True, text=True, timeout=60)

@@ -61,10 +61,19 @@ def load_task_graph(path: str | Path) -> TaskGraph:
     `cost`, `edges`); raises ValueError with a one-line reason if malformed."""
     try:
         data = json.loads(Path(path).read_text())
-        cost = [[float(c) for c in row] for row in data["cost"]]
-        edges = [(int(a), int(b), float(c)) for a, b, c in data.get("edges", [])]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read task graph '{path}': {e}") from None
+    if not isinstance(data, dict) or "cost" not in data:
+        raise ValueError(f"'{path}': expected a JSON object with 'cost' "
+                         "(one row per task), 'edges' and 'processors'")
+    try:
+        cost = [[float(c) for c in row] for row in data["cost"]]
+    except (TypeError, ValueError):
+        raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers") from None
+    try:
+        edges = [(int(a), int(b), float(c)) for a, b, c in data.get("edges", [])]
+    except (TypeError, ValueError):
+        raise ValueError(f"'{path}': every edge must be [from, to, communication cost]") from None
     if "processors" in data and cost and len(cost[0]) != data["processors"]:
         raise ValueError(f"'{path}': cost rows have {len(cost[0])} entries but "
                          f"processors = {data['processors']}")
