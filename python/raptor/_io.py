@@ -57,3 +57,5 @@ def read_text(path: str) -> str:
         return Path(path).read_text()
     except OSError as e:
         raise UserError(f"cannot read '{path}': {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UserError(f"cannot read '{path}': not UTF-8 text (byte {e.start})") from None

@@ -61,6 +61,14 @@ def test_bad_input_is_one_located_error(args: list[str], stdin: str | None, mess
     assert "Traceback" not in result.stderr
 
 
+def test_non_utf8_file_is_one_line_error(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.sure"
+    binary.write_bytes(b"\xff\xfe\x00")
+    result = run(RAPTOR + ["rdg", str(binary)])
+    assert result.returncode == 1
+    assert result.stderr == f"raptor: error: cannot read '{binary}': not UTF-8 text (byte 0)\n"
+
+
 def test_import_refuses_unknown_model() -> None:
     result = run(RAPTOR + ["import", "--model", "resnet"])
     assert result.returncode == 2  # a usage error, reported by argparse

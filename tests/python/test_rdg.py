@@ -76,6 +76,10 @@ def test_extended_form_keeps_parameters_and_branches() -> None:
      "unknown index or parameter 'i'"),
     ("system ((i) | 0 <= i) { a(i) = 1 $ 2; }", "x.sure:1:34: unexpected character '$'"),
     ("N = 2; N = 3; system ((i) | 0 <= i) { a(i) = 1; }", "parameter 'N' is defined twice"),
+    ("N = 9223372036854775808; system ((i) | 0 <= i < N) { a(i) = 1; }",
+     "x.sure:1:5: integer 9223372036854775808 does not fit in 64 bits"),
+    ("system ((i) | 0 <= i) { a(i) = a(i - 99999999999999999999); }",
+     "x.sure:1:38: integer 99999999999999999999 does not fit in 64 bits"),
 ])
 def test_syntax_errors_name_line_and_column(text: str, message: str) -> None:
     with pytest.raises(rdg.SureSyntaxError) as info:

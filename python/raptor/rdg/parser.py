@@ -102,8 +102,15 @@ class _Parser:
         sign = -1 if self.accept("-") else 1
         if self.tok.kind != "num" or not self.tok.text.isdigit():
             raise self.error(f"expected an integer, found '{self.tok.text}'")
+        return sign * int(self.literal())
+
+    def literal(self) -> str:
+        """The integer token here; the IR holds int64, so larger ones are refused."""
+        tok = self.tok
+        if int(tok.text) >= 2**63:
+            raise self.error(f"integer {tok.text} does not fit in 64 bits")
         self.pos += 1
-        return sign * int(self.tokens[self.pos - 1].text)
+        return tok.text
 
     def index_names(self) -> list[str]:
         """NAME (',' NAME)*: the index list of a system, an equation or a face."""
@@ -144,8 +151,7 @@ class _Parser:
         if tok.kind == "num":
             if not tok.text.isdigit():
                 raise self.error(f"'{tok.text}' is not an integer")
-            self.pos += 1
-            return tok.text
+            return self.literal()
         if tok.kind == "name":
             if tok.text not in self.space:
                 raise self.error(f"unknown index or parameter '{tok.text}'")
