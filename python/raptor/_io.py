@@ -36,14 +36,23 @@ def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:
         with context:
             return ir.Module.parse(text)
     except ir.MLIRError as e:
-        lines = [f"{_where(d.location, source)}: {d.message}" for d in e.error_diagnostics]
-        raise UserError("\n".join(lines) or f"{source}: {e}") from None
+        raise diagnostics_error(e, source) from None
+
+
+def diagnostics_error(error: ir.MLIRError, source: str) -> UserError:
+    """MLIR's error diagnostics as a UserError, one ``source:line:col: message``
+    line each (``source`` names the file the IR was read from)."""
+    lines = [f"{_where(d.location, source)}: {d.message}" for d in error.error_diagnostics]
+    return UserError("\n".join(lines) or f"{source}: {error}")
 
 
 def _where(location: ir.Location, source: str) -> str:
     """``source:line:col`` for a file location, else MLIR's own spelling."""
     if location.is_a_file():
-        return f"{source}:{location.start_line}:{location.start_col}"
+        # IR parsed from a string says "-"; a frontend's own locations (the
+        # .sure parser's) already name their file.
+        name = source if location.filename in ("-", "") else location.filename
+        return f"{name}:{location.start_line}:{location.start_col}"
     return f"{source}: {location}"
 
 

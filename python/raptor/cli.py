@@ -24,7 +24,8 @@ from mlir import ir
 
 import raptor
 from raptor import zoo
-from raptor._io import UserError, parse_module, read_text, write_atomically
+from raptor._io import (UserError, diagnostics_error, parse_module, read_text,
+                        write_atomically)
 
 
 def _load(source: str, context: ir.Context) -> ir.Module:
@@ -32,6 +33,11 @@ def _load(source: str, context: ir.Context) -> ir.Module:
     if source in zoo.NAMES:
         return zoo.load_graph(source, context)
     return parse_module(read_text(source), source, context)
+
+
+def _source_name(model: str) -> str:
+    """The file a model argument reads: the bundled graph of a zoo name."""
+    return str(zoo.graph_path(model)) if model in zoo.NAMES else model
 
 
 def format_summary(summary: dict) -> str:
@@ -105,7 +111,7 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
     try:
         codec.place(module, args.policy, args.placement, args.table)
     except ir.MLIRError as e:
-        raise UserError("; ".join(d.message for d in e.error_diagnostics) or str(e)) from None
+        raise diagnostics_error(e, _source_name(args.model)) from None
     reports = codec.costs(module)
     if args.output:
         codec.materialize(module)
@@ -141,8 +147,7 @@ def _cmd_rdg(args: argparse.Namespace) -> int:
     except rdg.SureSyntaxError as e:
         raise UserError(str(e)) from None
     except ir.MLIRError as e:
-        lines = [f"{d.location}: {d.message}" for d in e.error_diagnostics]
-        raise UserError("\n".join(lines) or str(e)) from None
+        raise diagnostics_error(e, source) from None
     text = rdg.to_json(module, "extended" if args.extended else "dfactl")
     if args.mlir:
         write_atomically(args.mlir, str(module))
@@ -177,7 +182,7 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
         except (rdg.SureSyntaxError, OSError) as e:
             raise UserError(str(e)) from None
         except ir.MLIRError as e:
-            raise UserError(f"{path}: " + "; ".join(d.message for d in e.error_diagnostics)) from None
+            raise diagnostics_error(e, path) from None
         graphs.append((Path(path).stem, json.loads(rdg.to_json(module))))
     write_atomically(args.output, render_page(graphs))
     return 0
@@ -216,8 +221,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     try:
         report = spatial.schedule_model(module, target, args.algorithm)
     except ir.MLIRError as e:
-        lines = [f"{d.location}: {d.message}" for d in e.error_diagnostics]
-        raise UserError("\n".join(lines) or str(e)) from None
+        raise diagnostics_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_atomically(out / "schedule.json", json.dumps(report, indent=2) + "\n")

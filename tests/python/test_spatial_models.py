@@ -66,5 +66,9 @@ def test_a_model_too_large_for_the_chip(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "raptor", "schedule", "unet", "--target", str(small),
                              "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
+    # One line, located in the bundled graph the zoo name stands for.
+    from raptor import zoo
+    assert result.stderr.startswith(f"raptor: error: {zoo.graph_path('unet')}:")
     assert "crossbars but the chip has 32" in result.stderr
+    assert "Traceback" not in result.stderr
     assert not (tmp_path / "schedule.json").exists()
