@@ -111,7 +111,7 @@ FailureOr<Lanes> lanesOf(Operation *op, const sp::TargetModel &t) {
   if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
     auto w = cast<RankedTensorType>(linear.getWeight().getType());
     if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
-      return op->emitError("compute graphs need static 2-d linear weights");
+      return op->emitError("compute graphs need static shapes and a 2-d weight on nn.linear");
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
     return crossbarLanes(op, t, k, n, 1, numElements(linear.getInput()) / k,
                          weightName(linear.getWeight()));

@@ -1,0 +1,17 @@
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/../../../../python/raptor/spatial/targets/small.json
+
+// Only nn ops become tasks: anything else is named, not skipped.
+func.func @not_nn(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{compute graphs take nn ops only; this op is not one}}
+  %y = arith.addf %x, %x : tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// Costs come from static shapes: a dynamic batch has no crossbar schedule.
+func.func @dynamic_linear(%x: tensor<?x4xf32>, %w: tensor<3x4xf32> {nn.param = "w"}) -> tensor<?x3xf32> {
+  // expected-error @+1 {{compute graphs need static shapes and a 2-d weight on nn.linear}}
+  %y = nn.linear %x, %w : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
