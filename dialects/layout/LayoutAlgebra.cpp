@@ -7,20 +7,23 @@
 
 namespace raptor::layout {
 
+/// `r`, unless the builtin that computed it reported an overflow.
+static int64_t unlessOverflowed(bool overflowed, int64_t r, int64_t a, const char *op, int64_t b) {
+  if (overflowed)
+    throw LayoutError(std::to_string(a) + op + std::to_string(b) + " overflows 64-bit integers");
+  return r;
+}
+
 int64_t checkedMul(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw LayoutError(std::to_string(a) + " * " + std::to_string(b) +
-                      " overflows 64-bit integers");
-  return r;
+  bool overflowed = __builtin_mul_overflow(a, b, &r); // before r is read
+  return unlessOverflowed(overflowed, r, a, " * ", b);
 }
 
 int64_t checkedAdd(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    throw LayoutError(std::to_string(a) + " + " + std::to_string(b) +
-                      " overflows 64-bit integers");
-  return r;
+  bool overflowed = __builtin_add_overflow(a, b, &r);
+  return unlessOverflowed(overflowed, r, a, " + ", b);
 }
 
 IntTuple IntTuple::tuple(std::vector<IntTuple> children) {
