@@ -188,9 +188,27 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_layout_svg(args: argparse.Namespace) -> int:
+_LAYOUT_SPEC = ("expected SHAPE:STRIDE of nested integer tuples, e.g. (4,2):(1,4), "
+                "or DOMAIN --(MAP)--> CODOMAIN, e.g. (4,4) --(1,3)--> (4,2,4)")
+
+
+def _int_tuple(text: str) -> int | tuple:
+    """An integer or nested tuple of integers spelled as in the paper."""
     import ast
 
+    value = ast.literal_eval(text.strip())
+
+    def valid(v: object) -> bool:
+        if isinstance(v, tuple):
+            return all(valid(c) for c in v)
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not valid(value):
+        raise ValueError(text)
+    return value
+
+
+def _cmd_layout_svg(args: argparse.Namespace) -> int:
     from raptor import layout
     from raptor.layout import picture
 
@@ -199,13 +217,20 @@ def _cmd_layout_svg(args: argparse.Namespace) -> int:
         if "-->" in text:  # a morphism: DOMAIN --(MAP)--> CODOMAIN
             domain, rest = text.split("--", 1)
             mapping, codomain = rest.split("-->", 1)
-            f = layout.Morphism(ast.literal_eval(domain.strip()), ast.literal_eval(codomain.strip()),
-                                tuple(ast.literal_eval(mapping.strip()) or ()))
-            svg = picture.render_morphism_svg(f)
+            image = _int_tuple(mapping)
+            parts = (_int_tuple(domain), _int_tuple(codomain),
+                     image if isinstance(image, tuple) else (image,))
         else:  # a layout: SHAPE:STRIDE
             shape, stride = text.split(":")
-            svg = picture.render_svg(layout.Layout(ast.literal_eval(shape), ast.literal_eval(stride)))
-    except (SyntaxError, ValueError, TypeError) as e:
+            parts = (_int_tuple(shape), _int_tuple(stride))
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        raise UserError(f"cannot draw '{text}': {_LAYOUT_SPEC}") from None
+    try:  # the algebra's own checks (profiles, the Tuple condition, ...)
+        if len(parts) == 3:
+            svg = picture.render_morphism_svg(layout.Morphism(*parts))
+        else:
+            svg = picture.render_svg(layout.Layout(*parts))
+    except ValueError as e:
         raise UserError(f"cannot draw '{text}': {e}") from None
     write_atomically(args.output, svg)
     return 0

@@ -7,6 +7,9 @@ paper record (e.g. 2.1.6.13, 3.2.6.24)."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -280,9 +283,7 @@ def _parse(text: str) -> Layout:
     return Layout(ast.literal_eval(shape), ast.literal_eval(stride))
 
 
-def test_morphism_picture_and_cli(tmp_path) -> None:
-    import subprocess
-    import sys
+def test_morphism_picture_and_cli(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
     from raptor.layout.picture import render_morphism_svg
@@ -300,6 +301,24 @@ def test_morphism_picture_and_cli(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "raptor", "layout-svg", "(4,4) --(1, 2)--> (4,2,4)",
                           "-o", str(tmp_path / "g.svg")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "Tuple condition" in bad.stderr
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("(4,4):(1", "expected SHAPE:STRIDE"),
+    ("4:2:1", "expected SHAPE:STRIDE"),
+    ("(4.0,2):(1,4)", "expected SHAPE:STRIDE"),
+    ("('a',2):(1,2)", "expected SHAPE:STRIDE"),
+    ("(4,4) --(1)--> (4,4)", "the map has 1 entries but the domain (4,4) has 2"),
+    ("99999999999999999999:1", "does not fit in 64 bits"),
+])
+def test_layout_svg_refuses_bad_specs(tmp_path: Path, spec: str, message: str) -> None:
+    out = tmp_path / "x.svg"
+    result = subprocess.run([sys.executable, "-m", "raptor", "layout-svg", spec, "-o", str(out)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"raptor: error: cannot draw '{spec}': ")
+    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("t, u, expected", [
