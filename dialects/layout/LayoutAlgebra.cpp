@@ -83,11 +83,12 @@ Layout::Layout(IntTuple shape_, IntTuple stride_) : shape(std::move(shape_)), st
   for (int64_t v : s)
     if (v < 1)
       throw LayoutError("shape " + shape.str() + " has an entry below 1");
-  try {
-    shape.product();
-    int64_t extent = 0;
-    for (size_t i = 0; i < s.size(); ++i)
+  try { // every layout the operations build passes here: one pass over the leaves
+    int64_t size = 1, extent = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      size = checkedMul(size, s[i]);
       extent = checkedAdd(extent, checkedMul(s[i], d[i] < 0 ? checkedMul(d[i], -1) : d[i]));
+    }
   } catch (const LayoutError &) {
     throw LayoutError("layout " + str() + " is too large: its size or offsets overflow 64-bit integers");
   }

@@ -162,20 +162,21 @@ Layout encodedLayout(const Morphism &f) {
   return Layout(f.domain, substitute(f.domain, d));
 }
 
-Layout squeeze(const Layout &l) {
+/// The flat layout of the modes (shape, stride) of `l` that `keep` accepts.
+template <typename Keep> static Layout keepModes(const Layout &l, Keep keep) {
   std::vector<std::pair<int64_t, int64_t>> out;
   for (auto m : flatModes(l))
-    if (m.first != 1)
+    if (keep(m.first, m.second))
       out.push_back(m);
   return flatLayout(out);
 }
 
+Layout squeeze(const Layout &l) {
+  return keepModes(l, [](int64_t shape, int64_t) { return shape != 1; });
+}
+
 Layout filterZeros(const Layout &l) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (auto m : flatModes(l))
-    if (m.second != 0)
-      out.push_back(m);
-  return flatLayout(out);
+  return keepModes(l, [](int64_t, int64_t stride) { return stride != 0; });
 }
 
 Layout sortModes(const Layout &l) {
