@@ -4,13 +4,15 @@
 #include "dialects/codec/CodecDialect.h"
 #include "dialects/layout/LayoutDialect.h"
 #include "dialects/nn/NNDialect.h"
+#include "dialects/pim/PimDialect.h"
 #include "dialects/spatial/SpatialDialect.h"
 #include "dialects/sure/SureDialect.h"
 #include "passes/Passes.h"
 
 void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<raptor::codec::CodecDialect, raptor::layout::LayoutDialect, raptor::nn::NNDialect,
-                  raptor::spatial::SpatialDialect, raptor::sure::SureDialect>();
+                  raptor::pim::PimDialect, raptor::spatial::SpatialDialect,
+                  raptor::sure::SureDialect>();
 }
 
 void raptor::registerAllPasses() {

@@ -3,7 +3,9 @@
 #define RAPTOR_PASSES_PASSES_H
 
 #include "dialects/codec/CodecDialect.h"
+#include "dialects/layout/LayoutDialect.h"
 #include "dialects/nn/NNDialect.h"
+#include "dialects/pim/PimDialect.h"
 #include "dialects/spatial/SpatialDialect.h"
 #include "dialects/sure/SureDialect.h"
 #include "mlir/IR/BuiltinOps.h"

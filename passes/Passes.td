@@ -25,6 +25,24 @@ def SummarizeGraph : Pass<"raptor-summarize-graph", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Fold inference batch norms into the preceding convolution's weights";
+  let description = [{
+    An `nn.batch_norm` with weight statistics is the per-channel affine map
+    `x * s + t`, `s = weight * rsqrt(running_var + eps)`,
+    `t = bias - running_mean * s`. After an `nn.convolution` it is its only
+    user of, it folds into that convolution (weights scaled per output
+    channel, bias `b * s + t`); elsewhere it becomes an `nn.mul` and an
+    `nn.add`. The weight expressions are nn ops on weights, which later
+    stages compute at compile time.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-batch-norm
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Codec placement (shared seed 000)
 //===----------------------------------------------------------------------===//
@@ -193,6 +211,55 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::spatial::SpatialDialect"];
   let options = [Option<"algorithm", "algorithm", "std::string", /*default=*/"\"peft\"",
                         "peft or heft">];
+}
+
+//===----------------------------------------------------------------------===//
+// The PIM back end (shared seed 002)
+//===----------------------------------------------------------------------===//
+
+def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
+  let summary = "Lower a scheduled compute graph and its nn ops to per-core pim programs";
+  let description = [{
+    Follows the schedule of the module's `spatial.graph`: each task becomes
+    code on its core, in one global order of start times, so that sends and
+    receives cannot deadlock. Convolutions and linear layers become array
+    groups bound to tiles of their (compile-time computed) weights and one
+    MVM per output position and row tile over im2col windows, with partial
+    sums added; depthwise convolutions, pooling, activations and
+    element-wise arithmetic run as vector instructions over whole rows;
+    views are layout algebra on the values' buffers. Data movement is
+    planned from `#layout.layout`s; local memory is allocated per core with
+    reuse (a task that does not fit is an error naming it). Model inputs and
+    outputs live in global memory (`pim.io`), constants in `pim.data`.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-batch-norm \
+      --raptor-build-compute-graph=target=isaac168.json --raptor-schedule-spatial \
+      --raptor-lower-to-pim=weights=model.safetensors
+    ```
+  }];
+  let dependentDialects = ["::raptor::pim::PimDialect", "::raptor::layout::LayoutDialect"];
+  let options = [Option<"weightsPath", "weights", "std::string", /*default=*/"\"\"",
+                        "The model's weights (.safetensors, keyed by nn.param names)">];
+}
+
+def EmitPim : Pass<"raptor-emit-pim", "mlir::ModuleOp"> {
+  let summary = "Write a pim.chip as a program directory (pimsim-nn's format and Raptor's)";
+  let description = [{
+    Writes config.json, core_<i>.pim (or .json), chip.json and network.json
+    for pimsim-nn (loops unrolled; only when every instruction is in its
+    set), and Raptor's manifest.json, memory.bin, weights/ and the compact
+    programs raptor/c<i>.rpim that Raptor's simulators run. See docs/pim.md.
+
+    ```
+    raptor-opt compiled.mlir --raptor-emit-pim="output=out pimsim=json" -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"\"", "The directory to write (created)">,
+    Option<"pimsim", "pimsim", "std::string", /*default=*/"\"binary\"",
+           "pimsim-nn program files: binary, json, both or none">,
+  ];
 }
 
 #endif // RAPTOR_PASSES

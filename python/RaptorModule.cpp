@@ -109,8 +109,13 @@ mlir::ModuleOp moduleOf(nb::handle handle) {
 }
 } // namespace
 
+void bindPim(nb::module_ &m);     // PimModule.cpp
+void bindCompile(nb::module_ &m); // CompileModule.cpp
+
 NB_MODULE(_raptor, m) {
   m.doc() = "Raptor's C++ core: dialect and pass registration, analyses.";
+  bindPim(m);
+  bindCompile(m);
 
   m.def(
       "register_dialects",

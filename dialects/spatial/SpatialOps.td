@@ -29,7 +29,8 @@ def Spatial_GraphOp : Op<Spatial_Dialect, "graph", [Symbol, SingleBlock, NoTermi
   let summary = "The compute graph of a function for a target";
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$target,
                        DefaultValuedAttr<I64Attr, "0">:$cores,
-                       DefaultValuedAttr<I64Attr, "0">:$crossbars_per_core);
+                       DefaultValuedAttr<I64Attr, "0">:$crossbars_per_core,
+                       OptionalAttr<FlatSymbolRefAttr>:$function);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `for` $target attr-dict-with-keyword $body";
 }
@@ -44,11 +45,17 @@ def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
     `bytes[i]` is the size of the data the task receives from `deps[i]`;
     `tiles` the crossbars its resident weights occupy; `weight` names them
     (lanes of one operator hold distinct tiles of the same weight).
+    `source` is the position of the operator in its function's body and
+    `lane` the task's lane of it; a matrix lane holds the nonzero tiles of
+    `row_tiles` x `col_tiles` (half-open tile ranges, passes/spatial/WeightTiling).
   }];
   let arguments = (ins StrAttr:$name, Variadic<Spatial_TaskType>:$deps,
                        DenseI64ArrayAttr:$bytes, I64Attr:$cost_ns,
                        DefaultValuedAttr<I64Attr, "0">:$tiles,
                        OptionalAttr<StrAttr>:$weight, StrAttr:$op,
+                       OptionalAttr<I64Attr>:$source, DefaultValuedAttr<I64Attr, "0">:$lane,
+                       OptionalAttr<DenseI64ArrayAttr>:$row_tiles,
+                       OptionalAttr<DenseI64ArrayAttr>:$col_tiles,
                        OptionalAttr<I64Attr>:$core, OptionalAttr<I64Attr>:$start_ns,
                        OptionalAttr<I64Attr>:$slot, OptionalAttr<BoolAttr>:$last);
   let results = (outs Spatial_TaskType:$done);

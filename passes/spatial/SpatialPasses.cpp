@@ -10,6 +10,8 @@
 #include "passes/Passes.h"
 #include "passes/spatial/ListScheduler.h"
 #include "passes/spatial/TargetModel.h"
+#include "passes/spatial/WeightTiling.h"
+#include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -45,6 +47,7 @@ struct Lanes {
   unsigned count = 1;
   std::vector<int64_t> tiles;   // per lane
   std::vector<double> cycles;   // per lane
+  std::vector<sp::MatrixTiling::Lane> matrix; // per lane, for MVM operators
   std::string weight;           // the weight's name, when it holds tiles
 };
 
@@ -60,39 +63,39 @@ std::string weightName(Value v) {
   return name ? name.getValue().str() : "";
 }
 
-/// A weight matrix K x N (in groups) mapped to crossbars. A lane holds a
-/// chunk of row tiles (all of them when they fit one core; otherwise the
-/// lanes of one column add partial sums) for as many column groups as one
-/// core's crossbars take.
-FailureOr<Lanes> crossbarLanes(Operation *op, const sp::TargetModel &t, int64_t k, int64_t n,
+/// The lanes of a K x N weight matrix (passes/spatial/WeightTiling): one MVM
+/// per output position and row tile of a lane's groups, then the partial
+/// sums of its row tiles added.
+FailureOr<Lanes> crossbarLanes(Operation *op, const sp::TargetModel &t, int64_t k, int64_t n, int64_t taps,
                                int64_t groups, int64_t positions, std::string weight) {
-  int64_t perCore = t.crossbarsPerCore;
-  if (int64_t(t.slices()) > perCore)
-    return op->emitError() << "one weight tile needs " << t.slices()
-                           << " crossbars (bit slices) but a core has " << perCore;
-  int64_t rowTiles = ceilDiv(k, t.crossbarRows) * t.slices();
-  int64_t colTiles = ceilDiv(n, t.crossbarCols) * groups;
-  // Row chunks are whole tiles (all slices of a tile stay together).
-  int64_t chunk = std::min(rowTiles, perCore / int64_t(t.slices()) * int64_t(t.slices()));
-  int64_t rowChunks = ceilDiv(rowTiles, chunk);
-  int64_t perLane = std::max<int64_t>(1, perCore / chunk);
+  sp::MatrixTiling tiling;
+  std::string error;
+  if (!sp::tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore,
+                      tiling, error))
+    return op->emitError() << error;
   Lanes lanes;
   lanes.weight = std::move(weight);
-  for (int64_t r = 0; r < rowChunks; ++r) {
-    int64_t rows = std::min(chunk, rowTiles - r * chunk);
-    for (int64_t c = 0; c < colTiles; c += perLane) {
-      int64_t columns = std::min(perLane, colTiles - c);
-      lanes.tiles.push_back(columns * rows);
-      // One MVM per output position (the lane's crossbars work in parallel),
-      // then the partial sums of its row tiles are accumulated.
-      double outputs = double(std::min<int64_t>(columns * t.crossbarCols, n * groups));
-      lanes.cycles.push_back(positions * t.mvmCycles +
-                             positions * outputs * (rows / t.slices()) * t.vectorCyclesPerElement);
-    }
+  for (const sp::MatrixTiling::Lane &lane : tiling.lanes) {
+    lanes.tiles.push_back(lane.crossbars);
+    int64_t rowTiles = lane.rowEnd - lane.rowBegin;
+    double outputs = double(std::min<int64_t>((lane.colEnd - lane.colBegin) * t.crossbarCols,
+                                              n - lane.colBegin * t.crossbarCols));
+    lanes.cycles.push_back(positions * t.mvmCycles + positions * outputs * rowTiles * t.vectorCyclesPerElement);
+    lanes.matrix.push_back(lane);
   }
   lanes.count = lanes.tiles.size();
   return lanes;
 }
+
+} // namespace
+
+bool raptor::spatial::isDepthwise(raptor::nn::ConvolutionOp conv) {
+  auto w = cast<RankedTensorType>(conv.getWeight().getType());
+  int64_t groups = int64_t(conv.getGroups());
+  return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
+}
+
+namespace {
 
 FailureOr<Lanes> lanesOf(Operation *op, const sp::TargetModel &t) {
   Lanes one;
@@ -103,17 +106,24 @@ FailureOr<Lanes> lanesOf(Operation *op, const sp::TargetModel &t) {
     if (!w.hasStaticShape() || !out.hasStaticShape() || conv.getTransposed())
       return op->emitError("compute graphs need static, non-transposed convolutions");
     int64_t groups = int64_t(conv.getGroups());
-    int64_t k = w.getNumElements() / w.getDimSize(0); // C/groups * kernel
-    int64_t n = w.getDimSize(0) / groups;
+    int64_t taps = w.getNumElements() / (w.getDimSize(0) * w.getDimSize(1));
+    if (sp::isDepthwise(conv)) {
+      // Depthwise: a multiply-add per kernel tap and output element, on the
+      // vector unit (a crossbar would hold one weight per column).
+      one.cycles = {2.0 * double(out.getNumElements()) * double(taps) * t.vectorCyclesPerElement};
+      return one;
+    }
+    int64_t k = taps * w.getDimSize(1) * groups; // the block-diagonal embedding
+    int64_t n = w.getDimSize(0);
     int64_t positions = out.getNumElements() / out.getDimSize(1);
-    return crossbarLanes(op, t, k, n, groups, positions, weightName(conv.getWeight()));
+    return crossbarLanes(op, t, k, n, taps, groups, positions, weightName(conv.getWeight()));
   }
   if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
     auto w = cast<RankedTensorType>(linear.getWeight().getType());
     if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
       return op->emitError("compute graphs need static shapes and a 2-d weight on nn.linear");
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
-    return crossbarLanes(op, t, k, n, 1, numElements(linear.getInput()) / k,
+    return crossbarLanes(op, t, k, n, 1, 1, numElements(linear.getInput()) / k,
                          weightName(linear.getWeight()));
   }
   Value out = op->getNumResults() ? op->getResult(0) : Value();
@@ -179,13 +189,21 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                                        builder.getStringAttr(func.getSymName().str() + "_tasks"),
                                        builder.getStringAttr(targetPath),
                                        builder.getI64IntegerAttr(t.cores),
-                                       builder.getI64IntegerAttr(t.crossbarsPerCore));
+                                       builder.getI64IntegerAttr(t.crossbarsPerCore),
+                                       FlatSymbolRefAttr::get(func.getSymNameAttr()));
       graph.getBody().emplaceBlock();
       builder.setInsertionPointToStart(&graph.getBody().front());
       llvm::DenseMap<Value, std::pair<SmallVector<Value>, int64_t>> producers; // lanes, bytes per lane
       int64_t totalTiles = 0;
+      raptor::nn::CompileTimeValues known(func.front());
+      int64_t position = -1;
       for (Operation &op : func.front()) {
-        if (op.hasTrait<OpTrait::IsTerminator>() || isa<raptor::nn::ConstantOp>(op))
+        ++position;
+        if (op.hasTrait<OpTrait::IsTerminator>())
+          continue;
+        // Weights, constants and what the compiler computes from them alone
+        // (folded batch norms, constant embeddings) are data, not work.
+        if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
           continue;
         if (!isa<raptor::nn::NNDialect>(op.getDialect())) {
           op.emitError("compute graphs take nn ops only; this op is not one");
@@ -213,13 +231,20 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           int64_t tiles = lanes->tiles[l];
           totalTiles += tiles;
           std::string weight = tiles ? (lanes->weight.empty() ? base : lanes->weight) + "#" + std::to_string(l) : "";
+          DenseI64ArrayAttr rowTiles, colTiles;
+          if (!lanes->matrix.empty()) {
+            const sp::MatrixTiling::Lane &m = lanes->matrix[l];
+            rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
+            colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+          }
           auto task = sp::TaskOp::create(
               builder, op.getLoc(), sp::TaskType::get(&getContext()),
               builder.getStringAttr(base + "#" + std::to_string(l)), deps,
               builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(t.nanoseconds(lanes->cycles[l])),
               builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
-              builder.getStringAttr(op.getName().getStringRef()), IntegerAttr(), IntegerAttr(),
-              IntegerAttr(), BoolAttr());
+              builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(position),
+              builder.getI64IntegerAttr(l), rowTiles, colTiles, IntegerAttr(), IntegerAttr(), IntegerAttr(),
+              BoolAttr());
           results.push_back(task.getDone());
         }
         for (Value r : op.getResults())

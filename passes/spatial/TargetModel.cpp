@@ -63,6 +63,30 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
   number("timing_cycles", "memory_per_byte", t.memoryCyclesPerByte, false);
   number("network", "link_bytes_per_cycle", t.linkBytesPerCycle);
   number("network", "hop_latency_cycles", t.hopLatencyCycles, false);
+  if (const llvm::json::Object *memory = root->getObject("memory")) {
+    std::optional<int64_t> bytes = memory->getInteger("local_bytes");
+    if (!bytes || *bytes < 1024 || *bytes > (int64_t(1) << 31)) {
+      if (ok)
+        error(source + ": 'memory.local_bytes' must be an integer from 1024 to 2^31");
+      ok = false;
+    } else {
+      t.localMemoryBytes = *bytes;
+    }
+  }
+  if (const llvm::json::Value *pimsim = root->get("pimsim")) {
+    const llvm::json::Object *o = pimsim->getAsObject();
+    for (const auto &[key, value] : o ? *o : llvm::json::Object())
+      if (!value.getAsNumber() && ok) {
+        error(source + ": 'pimsim." + key.str() + "' must be a number");
+        ok = false;
+      }
+    if (!o && ok) {
+      error(source + ": 'pimsim' must be an object of numbers");
+      ok = false;
+    }
+    if (o)
+      t.pimsim = *o;
+  }
   if (ok && t.meshRows * t.meshCols < t.cores) {
     error(source + ": a " + Twine(t.meshRows) + "x" + Twine(t.meshCols) + " mesh cannot hold " +
           Twine(t.cores) + " cores");
@@ -110,6 +134,90 @@ double TargetModel::meanTransferNs(int64_t bytes) const {
         total += hops(a, b);
   double meanHops = total / (double(cores) * (cores - 1));
   return double(bytes) / linkBytesPerCycle * clockPeriodNs + meanHops * hopLatencyCycles * clockPeriodNs;
+}
+
+llvm::json::Value TargetModel::pimsimChipConfig() const {
+  // Defaults: the configuration of the measurements in pim-target.md.
+  llvm::json::Object p{{"rob_size", 1},
+                       {"vector_width", 16},
+                       {"vector_latency_cycle", 4},
+                       {"xbar_latency", 30},
+                       {"dac_resolution", 1},
+                       {"dac_latency_cycle", 1},
+                       {"dac_count", int64_t(crossbarRows)},
+                       {"sample_hold_latency_cycle", 1},
+                       {"adc_resolution", 8},
+                       {"adc_latency_cycle", 10},
+                       {"adc_count", 2},
+                       {"shift_adder_latency_cycle", 1},
+                       {"input_buffer_latency_cycle", 1},
+                       {"output_buffer_latency_cycle", 1},
+                       {"local_data_width", 64},
+                       {"local_read_latency_cycle", 1},
+                       {"local_write_latency_cycle", 1},
+                       {"global_memory_size", int64_t(1) << 32},
+                       {"global_data_width", 16},
+                       {"global_read_latency_cycle", 1},
+                       {"global_write_latency_cycle", 1},
+                       {"bus_width", 32},
+                       {"sim_mode", 1},
+                       {"sim_time", 1000}};
+  for (const auto &[key, value] : pimsim)
+    p[key] = value;
+  auto get = [&](llvm::StringRef key) { return *p.get(key); };
+  llvm::json::Object matrix{{"xbar_array_count", int64_t(crossbarsPerCore)},
+                            {"xbar_size", llvm::json::Array{int64_t(crossbarRows), int64_t(crossbarCols)}},
+                            {"cell_precision", int64_t(cellBits)}};
+  for (const char *key : {"xbar_latency", "dac_resolution", "dac_latency_cycle", "dac_count",
+                          "sample_hold_latency_cycle", "adc_resolution", "adc_latency_cycle", "adc_count",
+                          "shift_adder_latency_cycle", "input_buffer_latency_cycle", "output_buffer_latency_cycle"})
+    matrix[key] = get(key);
+  llvm::json::Object core{{"period", clockPeriodNs},
+                          {"rob_size", get("rob_size")},
+                          {"vector_width", get("vector_width")},
+                          {"vector_latency_cycle", get("vector_latency_cycle")},
+                          {"matrix_config", std::move(matrix)},
+                          {"local_memory_config",
+                           llvm::json::Object{{"memory_size", localMemoryBytes},
+                                              {"data_width", get("local_data_width")},
+                                              {"period", clockPeriodNs},
+                                              {"read_latency_cycle", get("local_read_latency_cycle")},
+                                              {"write_latency_cycle", get("local_write_latency_cycle")}}}};
+  llvm::json::Object chip{
+      {"core_cnt", int64_t(cores)},
+      {"core_config", std::move(core)},
+      {"global_memory_config", llvm::json::Object{{"memory_size", get("global_memory_size")},
+                                                  {"data_width", get("global_data_width")},
+                                                  {"period", clockPeriodNs},
+                                                  {"read_latency_cycle", get("global_read_latency_cycle")},
+                                                  {"write_latency_cycle", get("global_write_latency_cycle")}}},
+      {"network_config", llvm::json::Object{{"bus_topology", "mesh"},
+                                            {"bus_width", get("bus_width")},
+                                            {"layout", llvm::json::Array{int64_t(meshRows), int64_t(meshCols)}},
+                                            {"net_config_file_path", "network.json"}}}};
+  return llvm::json::Object{
+      {"chip_config", std::move(chip)},
+      {"sim_config", llvm::json::Object{{"sim_mode", get("sim_mode")}, {"sim_time", get("sim_time")}}}};
+}
+
+llvm::json::Value TargetModel::pimsimNetworkConfig() const {
+  // ns per flit: a base of 10 plus the hop latency per mesh hop; global
+  // memory (switch -10) sits beside core 0 and costs 15 plus the hops.
+  double hopNs = hopLatencyCycles * clockPeriodNs;
+  llvm::json::Object latency;
+  auto entry = [&](int64_t src) {
+    llvm::json::Object row;
+    for (unsigned dst = 0; dst < cores; ++dst)
+      if (int64_t(dst) != src)
+        row[std::to_string(dst)] = src < 0 ? 15 + hopNs * hops(0, dst) : 10 + hopNs * hops(unsigned(src), dst);
+    if (src >= 0)
+      row["-10"] = 15 + hopNs * hops(0, unsigned(src));
+    return row;
+  };
+  latency["-10"] = entry(-10);
+  for (unsigned c = 0; c < cores; ++c)
+    latency[std::to_string(c)] = entry(c);
+  return llvm::json::Object{{"latency", std::move(latency)}};
 }
 
 } // namespace raptor::spatial

@@ -10,6 +10,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <string>
@@ -24,6 +25,13 @@ struct TargetModel {
   unsigned cellBits = 0, weightBits = 0;
   double mvmCycles = 0, vectorCyclesPerElement = 0, memoryCyclesPerByte = 0;
   double linkBytesPerCycle = 0, hopLatencyCycles = 0;
+  /// Each core's local memory (the `memory.local_bytes` field; 64 MiB when
+  /// the target does not say).
+  int64_t localMemoryBytes = int64_t(64) << 20;
+  /// pimsim-nn parameters the cost model does not use (`pimsim` section:
+  /// rob_size, vector_width, ADC/DAC figures, ...), over the defaults of the
+  /// configuration measured in ../shared/docs/pim-target.md.
+  llvm::json::Object pimsim;
 
   /// Parses and validates; on error calls `error` with `source: message`.
   static mlir::FailureOr<TargetModel> parse(llvm::StringRef json, llvm::StringRef source,
@@ -41,6 +49,11 @@ struct TargetModel {
   int64_t transferNs(int64_t bytes, unsigned a, unsigned b) const;
   /// The mean transfer time over all pairs of distinct cores.
   double meanTransferNs(int64_t bytes) const;
+
+  /// pimsim-nn's chip configuration (chip.json) and network file
+  /// (network.json: ns per flit between switches, global memory at -10).
+  llvm::json::Value pimsimChipConfig() const;
+  llvm::json::Value pimsimNetworkConfig() const;
 };
 
 } // namespace raptor::spatial

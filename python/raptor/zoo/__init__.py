@@ -21,7 +21,7 @@ from typing import Any
 
 from mlir import ir
 
-__all__ = ["NAMES", "PAPER_FP32_MIB", "graph_path", "import_options", "load_graph"]
+__all__ = ["NAMES", "PAPER_FP32_MIB", "graph_path", "import_options", "load_graph", "weights_file"]
 
 #: The zoo's models, in the paper's order (Table 6).
 NAMES: tuple[str, ...] = ("shufflenet_v2", "unet", "siglip", "smollm2")
@@ -33,12 +33,13 @@ PAPER_FP32_MIB: dict[str, float] = {
 
 _GRAPHS = Path(__file__).parent / "graphs"
 
+
 _TORCH_API = {
     "MODELS": "_models", "ModelSpec": "_models", "SingleTensorWrapper": "_models",
     "export": "_export", "decomposition_table": "_export", "example_input": "_export",
     "PRESERVED_OPS": "_export",
     "fp32_storage_bytes": "_analysis", "op_histogram": "_analysis",
-    "storage_mib": "_analysis", "used_state": "_analysis",
+    "storage_mib": "_analysis", "used_state": "_analysis", "reference_output": "_export",
 }
 
 
@@ -77,3 +78,34 @@ def load_graph(name: str, context: ir.Context | None = None) -> ir.Module:
     context = context or raptor.Context()
     with context:
         return ir.Module.parse(graph_path(name).read_text())
+
+
+def cache_dir() -> Path:
+    """Where generated zoo data lives: $RAPTOR_CACHE, else ~/.cache/raptor."""
+    import os
+
+    root = os.environ.get("RAPTOR_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "raptor")
+    return Path(root)
+
+
+def weights_file(name: str) -> Path:
+    """The safetensors file of model ``name``'s fixed-seed weights (the
+    ``nn.param`` names of its bundled graph), built with torch on first use
+    and cached (the file name carries the torch version: its random number
+    generator defines the weights)."""
+    check_name(name)
+    import torch
+
+    from .. import weights
+    from ._models import MODELS, SEED
+
+    path = cache_dir() / "zoo" / f"{name}-seed{SEED}-torch{torch.__version__.split('+')[0]}.safetensors"
+    if path.is_file():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model = MODELS[name].build()
+    state = model.state_dict()
+    names = weights.param_names(load_graph(name))
+    weights.save(path, {n: state[n].detach().float().numpy() for n in names})
+    return path

@@ -9,7 +9,7 @@ from torch._ops import OpOverloadPacket
 
 from ._models import MODELS, SEED
 
-__all__ = ["PRESERVED_OPS", "decomposition_table", "example_input", "export"]
+__all__ = ["PRESERVED_OPS", "decomposition_table", "example_input", "export", "reference_output"]
 
 #: Op packets kept intact (not decomposed) because Raptor lowers them itself.
 #: Every overload of these packets is removed from the decomposition table.
@@ -65,3 +65,10 @@ def export(
         ep = torch.export.export(model, (x,), strict=False)
         ep = ep.run_decompositions(decomposition_table())
     return ep
+
+
+def reference_output(name: str, x: torch.Tensor | None = None) -> torch.Tensor:
+    """Model ``name``'s eager torch output on ``x`` (default: the example input)."""
+    model = MODELS[name].build()
+    with torch.no_grad():
+        return model(example_input(name) if x is None else x)

@@ -9,20 +9,21 @@
 
 // fc.weight is 40 x 20: 2 row tiles x 2 slices = 4 crossbars per column of
 // tiles, 3 columns; a core (8 crossbars) takes 2 columns: lanes of 8 and 4.
-// Lane 0: 20 (MVM) + 32 outputs x 2 row tiles = 84 cycles = 168 ns;
-// lane 1: 20 + 16 x 2 = 52 cycles = 104 ns. relu: 40 elements = 80 ns.
-// GRAPH:      spatial.graph @forward_tasks for "{{.*}}small.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64}
-// GRAPH-NEXT: %[[L0:.*]] = spatial.task "fc#0" bytes [] {cost_ns = 168 : i64, op = "nn.linear", tiles = 8 : i64, weight = "fc.weight#0"}
-// GRAPH-NEXT: %[[L1:.*]] = spatial.task "fc#1" bytes [] {cost_ns = 104 : i64, op = "nn.linear", tiles = 4 : i64, weight = "fc.weight#1"}
-// GRAPH-NEXT: %[[R:.*]] = spatial.task "relu#0" after(%[[L0]], %[[L1]]) bytes [80, 80] {cost_ns = 80 : i64, op = "nn.relu"}
+// Lane 0 (column tiles 0-1): 20 (MVM) + 32 outputs x 2 row tiles = 84
+// cycles = 168 ns; lane 1 (column tile 2, the last 8 of the 40 outputs):
+// 20 + 8 x 2 = 36 cycles = 72 ns. relu: 40 elements = 80 ns.
+// GRAPH:      spatial.graph @forward_tasks for "{{.*}}small.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64, function = @forward}
+// GRAPH-NEXT: %[[L0:.*]] = spatial.task "fc#0" bytes [] {col_tiles = array<i64: 0, 2>, cost_ns = 168 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 8 : i64, weight = "fc.weight#0"}
+// GRAPH-NEXT: %[[L1:.*]] = spatial.task "fc#1" bytes [] {col_tiles = array<i64: 2, 3>, cost_ns = 72 : i64, lane = 1 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 4 : i64, weight = "fc.weight#1"}
+// GRAPH-NEXT: %[[R:.*]] = spatial.task "relu#0" after(%[[L0]], %[[L1]]) bytes [80, 80] {cost_ns = 80 : i64, op = "nn.relu", source = 1 : i64}
 // A view is free.
-// GRAPH-NEXT: spatial.task "flat#0" after(%[[R]]) bytes [160] {cost_ns = 0 : i64, op = "nn.view"}
+// GRAPH-NEXT: spatial.task "flat#0" after(%[[R]]) bytes [160] {cost_ns = 0 : i64, op = "nn.view", source = 2 : i64}
 
 // The two lanes cannot share a core (8 + 4 > 8 crossbars).
 // SCHED:      makespan_ns =
 // SCHED-SAME: strategy = "load- and communication-aware"
 // SCHED:      spatial.task "fc#0" {{.*}}core = [[C0:[0-9]+]] : i64
-// SCHED-NOT:  core = [[C0]] : i64, cost_ns = 104
+// SCHED-NOT:  core = [[C0]] : i64, cost_ns = 72
 // SCHED:      spatial.task "fc#1"
 
 // TILE: error: loc("fc"): one weight tile needs 4 crossbars (bit slices) but a core has 1

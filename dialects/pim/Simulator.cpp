@@ -1,0 +1,578 @@
+//===- Simulator.cpp - Functional simulation of PIM programs ----*- C++ -*-===//
+#include "dialects/pim/Simulator.h"
+
+#include "dialects/layout/LayoutAlgebra.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace raptor::pim {
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+enum class State { Running, Send, Recv, Wait, Done };
+
+struct Loop {
+  size_t begin; // index of the RepeatBegin record
+  int64_t iteration;
+};
+
+struct Core {
+  const CoreProgram *program = nullptr;
+  size_t pc = 0;
+  int32_t regs[32] = {};
+  int64_t events[32] = {};
+  int32_t ibiw = 32, obiw = 32;
+  std::vector<uint8_t> memory;
+  std::vector<Loop> loops;
+  State state = State::Running;
+  CoreCounters counters;
+};
+
+/// A fault inside an instruction: the run stops with this message.
+struct Fault {
+  std::string message;
+};
+
+class Machine {
+public:
+  Machine(const Program &program, std::vector<uint8_t> &global) : program(program), global(global) {
+    cores.resize(program.programs.size());
+    for (size_t i = 0; i < cores.size(); ++i) {
+      cores[i].program = &program.programs[i];
+      cores[i].memory.assign(size_t(std::min(program.localMemory, std::max<int64_t>(program.programs[i].localBytes, 0))), 0);
+      if (program.programs[i].code.empty())
+        cores[i].state = State::Done;
+    }
+  }
+
+  SimulationResult run() {
+    SimulationResult result;
+    auto start = std::chrono::steady_clock::now();
+    std::optional<Fault> fault;
+    while (true) {
+      bool progress = false, pending = false;
+      for (size_t c = 0; c < cores.size() && !fault; ++c) {
+        Core &core = cores[c];
+        if (core.state == State::Done)
+          continue;
+        pending = true;
+        fault = step(c, progress);
+      }
+      if (fault || !pending)
+        break;
+      if (!progress) {
+        fault = Fault{deadlockReport()};
+        break;
+      }
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (Core &core : cores) {
+      result.cores.push_back(core.counters);
+      CoreCounters &t = result.total, &k = core.counters;
+      t.instructions += k.instructions, t.mvmuls += k.mvmuls, t.macs += k.macs;
+      t.vectorOps += k.vectorOps, t.localReadBytes += k.localReadBytes;
+      t.localWriteBytes += k.localWriteBytes, t.globalReadBytes += k.globalReadBytes;
+      t.globalWriteBytes += k.globalWriteBytes, t.sentBytes += k.sentBytes;
+      t.receivedBytes += k.receivedBytes;
+    }
+    result.ok = !fault;
+    if (fault)
+      result.error = fault->message;
+    return result;
+  }
+
+private:
+  const Program &program;
+  std::vector<uint8_t> &global;
+  std::vector<Core> cores;
+  std::vector<float> scratch;
+
+  const Instruction &current(const Core &core) const { return core.program->code[core.pc]; }
+
+  std::string where(size_t c) const {
+    const Core &core = cores[c];
+    const Instruction &in = current(core);
+    const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
+    return llvm::formatv("core {0}, record {1} ({2})", c, core.pc, info ? info->name : "loop").str();
+  }
+
+  std::string deadlockReport() const {
+    std::string text = "deadlock: no core can proceed;";
+    int listed = 0;
+    for (size_t c = 0; c < cores.size(); ++c) {
+      const Core &core = cores[c];
+      if (core.state == State::Done || core.state == State::Running)
+        continue;
+      if (++listed > 16) {
+        text += " ...";
+        break;
+      }
+      const Instruction &in = current(core);
+      switch (core.state) {
+      case State::Send:
+        text += llvm::formatv(" core {0} waits to send {1} bytes to core {2} (record {3}, tag {4});", c, in.size,
+                              in.core, core.pc, in.tag).str();
+        break;
+      case State::Recv:
+        text += llvm::formatv(" core {0} waits to receive {1} bytes from core {2} (record {3}, tag {4});", c,
+                              in.size, in.core, core.pc, in.tag).str();
+        break;
+      case State::Wait:
+        text += llvm::formatv(" core {0} waits for event register {1} to reach {2} (it holds {3});", c,
+                              in.event, in.waitValue, core.events[in.event]).str();
+        break;
+      default:
+        break;
+      }
+    }
+    return text;
+  }
+
+  /// The local bytes [address, address + bytes) of core `c`, or a fault.
+  uint8_t *local(size_t c, int32_t address, int64_t bytes) {
+    Core &core = cores[c];
+    int64_t a = address;
+    if (a < 0 || a + bytes > program.localMemory)
+      throwFault(llvm::formatv("{0}: local access [{1}, {2}) outside the core's {3} bytes", where(c), a,
+                               a + bytes, program.localMemory).str());
+    if (size_t(a + bytes) > core.memory.size())
+      core.memory.resize(size_t(a + bytes), 0);
+    return core.memory.data() + a;
+  }
+
+  [[noreturn]] void throwFault(std::string message) { throw Fault{std::move(message)}; }
+
+  /// Runs core `c` until it blocks, finishes or has executed a quantum.
+  std::optional<Fault> step(size_t c, bool &progress) {
+    Core &core = cores[c];
+    try {
+      if (core.state == State::Wait) {
+        const Instruction &in = current(core);
+        if (core.events[in.event] < in.waitValue)
+          return std::nullopt;
+        core.events[in.event] -= in.waitValue;
+        core.state = State::Running;
+        advance(core);
+        progress = true;
+      }
+      if (core.state == State::Send || core.state == State::Recv) {
+        if (!tryRendezvous(c))
+          return std::nullopt;
+        progress = true;
+      }
+      for (int quantum = 0; quantum < 1 << 16 && core.state == State::Running; ++quantum) {
+        if (core.pc >= core.program->code.size()) {
+          core.state = State::Done;
+          break;
+        }
+        execute(c);
+        progress = true;
+      }
+    } catch (Fault &f) {
+      return f;
+    }
+    return std::nullopt;
+  }
+
+  void advance(Core &core) {
+    ++core.pc;
+    if (core.pc >= core.program->code.size())
+      core.state = State::Done;
+  }
+
+  /// Completes a send/receive pair if both sides have reached it.
+  bool tryRendezvous(size_t c) {
+    Core &self = cores[c];
+    const Instruction &in = current(self);
+    size_t peer = size_t(in.core);
+    if (in.core < 0 || peer >= cores.size())
+      throwFault(llvm::formatv("{0}: no core {1}", where(c), in.core).str());
+    Core &other = cores[peer];
+    bool sending = self.state == State::Send;
+    State wanted = sending ? State::Recv : State::Send;
+    if (other.state != wanted || size_t(current(other).core) != c)
+      return false;
+    size_t sender = sending ? c : peer, receiver = sending ? peer : c;
+    const Instruction &s = current(cores[sender]), &r = current(cores[receiver]);
+    if (s.size != r.size)
+      throwFault(llvm::formatv("core {0} sends {1} bytes (record {2}) to core {3}, which receives {4} (record {5})",
+                               sender, s.size, cores[sender].pc, receiver, r.size, cores[receiver].pc).str());
+    if (s.tag != r.tag)
+      throwFault(llvm::formatv("core {0} sends tag {1} (record {2}) to core {3}, which receives tag {4} (record {5})",
+                               sender, s.tag, cores[sender].pc, receiver, r.tag, cores[receiver].pc).str());
+    uint8_t *from = local(sender, cores[sender].regs[s.rd], s.size);
+    uint8_t *to = local(receiver, cores[receiver].regs[r.rd], r.size);
+    std::memmove(to, from, size_t(s.size));
+    cores[sender].counters.sentBytes += s.size;
+    cores[sender].counters.localReadBytes += s.size;
+    cores[receiver].counters.receivedBytes += r.size;
+    cores[receiver].counters.localWriteBytes += r.size;
+    for (size_t k : {sender, receiver}) {
+      cores[k].state = State::Running;
+      cores[k].counters.instructions++;
+      advance(cores[k]);
+    }
+    return true;
+  }
+
+  uint8_t *globalBytes(size_t c, uint64_t address, int64_t bytes) {
+    if (address + uint64_t(bytes) > global.size())
+      throwFault(llvm::formatv("{0}: global access [{1}, {2}) outside the {3}-byte global memory", where(c),
+                               address, address + bytes, global.size()).str());
+    return global.data() + address;
+  }
+
+  uint64_t globalAddress(const Core &core, uint8_t reg) const {
+    return (uint64_t(uint32_t(core.regs[reg])) << 32) | uint32_t(core.regs[reg + 1]);
+  }
+
+  template <typename T> T *localAs(size_t c, int32_t address, int64_t elements) {
+    return reinterpret_cast<T *>(local(c, address, elements * int64_t(sizeof(T))));
+  }
+
+  void execute(size_t c) {
+    Core &core = cores[c];
+    const Instruction &in = current(core);
+    int32_t *r = core.regs;
+    CoreCounters &k = core.counters;
+    switch (in.opcode) {
+    case Opcode::RepeatBegin:
+      core.loops.push_back({core.pc, 0});
+      ++core.pc;
+      return;
+    case Opcode::RepeatEnd: {
+      Loop &loop = core.loops.back();
+      const Instruction &begin = core.program->code[loop.begin];
+      auto strides = llvm::ArrayRef(core.program->strides).slice(size_t(begin.rows), size_t(begin.size));
+      if (++loop.iteration < begin.len) {
+        for (const Stride &s : strides)
+          r[s.reg] = int32_t(uint32_t(r[s.reg]) + uint32_t(s.stride));
+        core.pc = loop.begin + 1;
+      } else {
+        for (const Stride &s : strides)
+          r[s.reg] = int32_t(uint32_t(r[s.reg]) - uint32_t(int64_t(s.stride) * (begin.len - 1)));
+        core.loops.pop_back();
+        advance(core);
+      }
+      return;
+    }
+    default:
+      break;
+    }
+    ++k.instructions;
+    switch (in.opcode) {
+    case Opcode::Nop:
+      break;
+    case Opcode::Sldi:
+      r[in.rd] = in.imm;
+      break;
+    case Opcode::Sld:
+      std::memcpy(&r[in.rd], local(c, r[in.rs1], 4), 4);
+      break;
+    case Opcode::Sadd:
+      r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(r[in.rs2]));
+      break;
+    case Opcode::Ssub:
+      r[in.rd] = int32_t(uint32_t(r[in.rs1]) - uint32_t(r[in.rs2]));
+      break;
+    case Opcode::Smul:
+      r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(r[in.rs2]));
+      break;
+    case Opcode::Saddi:
+      r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(in.imm));
+      break;
+    case Opcode::Smuli:
+      r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(in.imm));
+      break;
+    case Opcode::Setbw:
+      core.ibiw = in.ibiw;
+      core.obiw = in.obiw;
+      break;
+    case Opcode::Mvmul:
+      mvmul(c, in);
+      break;
+    case Opcode::Ld: {
+      uint8_t *to = local(c, r[in.rd], in.size);
+      std::memcpy(to, globalBytes(c, globalAddress(core, in.rs1), in.size), size_t(in.size));
+      k.globalReadBytes += in.size, k.localWriteBytes += in.size;
+      break;
+    }
+    case Opcode::St: {
+      uint8_t *from = local(c, r[in.rs1], in.size);
+      std::memcpy(globalBytes(c, globalAddress(core, in.rd), in.size), from, size_t(in.size));
+      k.globalWriteBytes += in.size, k.localReadBytes += in.size;
+      break;
+    }
+    case Opcode::Lldi:
+      std::memset(local(c, r[in.rd], in.len), in.imm & 0xff, size_t(in.len));
+      k.localWriteBytes += in.len;
+      break;
+    case Opcode::Lmv: {
+      uint8_t *to = local(c, r[in.rd], in.len);
+      std::memmove(to, local(c, r[in.rs1], in.len), size_t(in.len));
+      k.localReadBytes += in.len, k.localWriteBytes += in.len;
+      break;
+    }
+    case Opcode::Send:
+    case Opcode::Recv:
+      --k.instructions; // counted when the pair completes
+      core.state = in.opcode == Opcode::Send ? State::Send : State::Recv;
+      tryRendezvous(c);
+      return;
+    case Opcode::Sync: {
+      if (in.core < 0 || size_t(in.core) >= cores.size())
+        throwFault(llvm::formatv("{0}: no core {1}", where(c), in.core).str());
+      cores[size_t(in.core)].events[in.event] += 1;
+      break;
+    }
+    case Opcode::Wait:
+      if (core.events[in.event] < in.waitValue) {
+        core.state = State::Wait;
+        return;
+      }
+      core.events[in.event] -= in.waitValue;
+      break;
+    default:
+      vector(c, in);
+    }
+    advance(core);
+  }
+
+  void mvmul(size_t c, const Instruction &in) {
+    Core &core = cores[c];
+    const CoreProgram &p = *core.program;
+    if (in.group < 0 || size_t(in.group) >= p.groups.size())
+      throwFault(llvm::formatv("{0}: group {1} does not exist", where(c), in.group).str());
+    if (core.ibiw != 32 || core.obiw != 32)
+      throwFault(llvm::formatv("{0}: only 32-bit (fp32) element widths are simulated", where(c)).str());
+    if (in.mbiw <= 0 || (program.xbarCols * program.cellBits) % in.mbiw)
+      throwFault(llvm::formatv("{0}: mbiw {1} does not divide a crossbar's cells", where(c), in.mbiw).str());
+    const CrossbarGroup &g = p.groups[size_t(in.group)];
+    int64_t perCrossbar = program.xbarCols * program.cellBits / in.mbiw;
+    const float *x = localAs<float>(c, core.regs[in.rs1], program.xbarRows);
+    scratch.assign(size_t(g.crossbars * perCrossbar), 0.0f);
+    const float *w = g.values.data();
+    for (int64_t j = 0; j < g.crossbars; ++j) {
+      int64_t cols = g.columnsOf(j, program.xbarCols);
+      float *out = scratch.data() + j * perCrossbar;
+      for (int64_t row = 0; row < g.rows; ++row) {
+        float v = x[row];
+        const float *line = w + row * cols;
+        for (int64_t col = 0; col < cols; ++col)
+          out[col] += v * line[col];
+      }
+      w += g.rows * cols;
+      core.counters.macs += g.rows * cols;
+    }
+    if (in.relu)
+      for (float &v : scratch)
+        v = v > 0 ? v : 0;
+    float *y = localAs<float>(c, core.regs[in.rd], int64_t(scratch.size()));
+    std::memcpy(y, scratch.data(), scratch.size() * 4);
+    core.counters.mvmuls++;
+    core.counters.localReadBytes += program.xbarRows * 4;
+    core.counters.localWriteBytes += int64_t(scratch.size()) * 4;
+  }
+
+  void vector(size_t c, const Instruction &in) {
+    Core &core = cores[c];
+    const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
+    if (!info)
+      throwFault(llvm::formatv("{0}: unknown opcode {1}", where(c), unsigned(in.opcode)).str());
+    if (in.type != ElementType::F32)
+      throwFault(llvm::formatv("{0}: {1} vectors are not simulated yet (f32 only)", where(c),
+                               nameOf(in.type)).str());
+    int64_t n = in.len;
+    int32_t *r = core.regs;
+    core.counters.vectorOps++;
+    auto read = [&](uint8_t reg, int64_t count) { return localAs<float>(c, r[reg], count); };
+    // Results go through a scratch buffer: operands may overlap the result.
+    using S = VectorShape;
+    switch (info->shape) {
+    case S::Binary: {
+      const float *a = read(in.rs1, n), *b = read(in.rs2, n);
+      scratch.resize(size_t(n));
+      float *o = scratch.data();
+      switch (in.opcode) {
+      case Opcode::Vvadd:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
+        break;
+      case Opcode::Vvsub:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] - b[i];
+        break;
+      case Opcode::Vvmul:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] * b[i];
+        break;
+      case Opcode::Vvmax:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] > b[i] ? a[i] : b[i];
+        break;
+      case Opcode::ExtVvdiv:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] / b[i];
+        break;
+      default:
+        throwFault(llvm::formatv("{0}: {1} needs integer elements", where(c), info->name).str());
+      }
+      std::memcpy(read(in.rd, n), o, size_t(n) * 4);
+      core.counters.localReadBytes += 8 * n, core.counters.localWriteBytes += 4 * n;
+      return;
+    }
+    case S::Unary: {
+      const float *a = read(in.rs1, n);
+      scratch.resize(size_t(n));
+      float *o = scratch.data();
+      switch (in.opcode) {
+      case Opcode::Vrelu:
+        for (int64_t i = 0; i < n; ++i) o[i] = a[i] > 0 ? a[i] : 0;
+        break;
+      case Opcode::Vtanh:
+        for (int64_t i = 0; i < n; ++i) o[i] = std::tanh(a[i]);
+        break;
+      case Opcode::Vsigm:
+        for (int64_t i = 0; i < n; ++i) o[i] = 1.0f / (1.0f + std::exp(-a[i]));
+        break;
+      case Opcode::Vmv:
+        std::memcpy(o, a, size_t(n) * 4);
+        break;
+      case Opcode::ExtVexp:
+        for (int64_t i = 0; i < n; ++i) o[i] = std::exp(a[i]);
+        break;
+      case Opcode::ExtVrsqrt:
+        for (int64_t i = 0; i < n; ++i) o[i] = 1.0f / std::sqrt(a[i]);
+        break;
+      case Opcode::ExtVerf:
+        for (int64_t i = 0; i < n; ++i) o[i] = std::erf(a[i]);
+        break;
+      default:
+        throwFault(llvm::formatv("{0}: {1} is not simulated", where(c), info->name).str());
+      }
+      std::memcpy(read(in.rd, n), o, size_t(n) * 4);
+      core.counters.localReadBytes += 4 * n, core.counters.localWriteBytes += 4 * n;
+      return;
+    }
+    case S::Reduce: {
+      const float *a = read(in.rs1, n);
+      float v = 0;
+      if (in.opcode == Opcode::Vavg) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += a[i];
+        v = n ? float(sum / double(n)) : 0.0f;
+      } else {
+        v = -INFINITY;
+        for (int64_t i = 0; i < n; ++i) v = a[i] > v ? a[i] : v;
+      }
+      *read(in.rd, 1) = v;
+      core.counters.localReadBytes += 4 * n, core.counters.localWriteBytes += 4;
+      return;
+    }
+    case S::DotProduct: {
+      const float *a = read(in.rs1, n), *b = read(in.rs2, n);
+      float sum = 0;
+      for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+      *read(in.rd, 1) = sum;
+      core.counters.localReadBytes += 8 * n, core.counters.localWriteBytes += 4;
+      return;
+    }
+    case S::Broadcast: {
+      float v = *read(in.rs1, 1);
+      float *o = read(in.rd, n);
+      for (int64_t i = 0; i < n; ++i) o[i] = v;
+      core.counters.localReadBytes += 4, core.counters.localWriteBytes += 4 * n;
+      return;
+    }
+    case S::MatVec: {
+      const float *m = read(in.rs1, in.rows * n), *x = read(in.rs2, n);
+      scratch.assign(size_t(in.rows), 0.0f);
+      for (int64_t j = 0; j < in.rows; ++j) {
+        float sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += m[j * n + i] * x[i];
+        scratch[size_t(j)] = sum;
+      }
+      std::memcpy(read(in.rd, in.rows), scratch.data(), size_t(in.rows) * 4);
+      core.counters.localReadBytes += 4 * (in.rows * n + n), core.counters.localWriteBytes += 4 * in.rows;
+      return;
+    }
+    case S::VecMat: {
+      const float *m = read(in.rs1, in.rows * n), *x = read(in.rs2, in.rows);
+      scratch.assign(size_t(n), 0.0f);
+      for (int64_t j = 0; j < in.rows; ++j) {
+        float v = x[j];
+        for (int64_t i = 0; i < n; ++i) scratch[size_t(i)] += v * m[j * n + i];
+      }
+      std::memcpy(read(in.rd, n), scratch.data(), size_t(n) * 4);
+      core.counters.localReadBytes += 4 * (in.rows * n + in.rows), core.counters.localWriteBytes += 4 * n;
+      return;
+    }
+    case S::ScalarShift:
+    case S::None:
+      throwFault(llvm::formatv("{0}: {1} needs integer elements", where(c), info->name).str());
+    }
+  }
+};
+
+const IoBuffer *find(const std::vector<IoBuffer> &list, llvm::StringRef name) {
+  for (const IoBuffer &io : list)
+    if (io.name == name)
+      return &io;
+  return nullptr;
+}
+
+int64_t elementsOf(const IoBuffer &io) {
+  int64_t n = 1;
+  for (int64_t d : io.shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeText(const IoBuffer &io) {
+  std::string s = "(";
+  for (size_t i = 0; i < io.shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(io.shape[i]);
+  return s + (io.shape.size() == 1 ? ",)" : ")");
+}
+
+} // namespace
+
+FunctionalSimulator::FunctionalSimulator(const Program &program) : program(program), global(program.globalMemory) {}
+
+llvm::Error FunctionalSimulator::setInput(llvm::StringRef name, llvm::ArrayRef<float> values) {
+  const IoBuffer *io = find(program.inputs, name);
+  if (!io) {
+    std::string names;
+    for (const IoBuffer &i : program.inputs)
+      names += (names.empty() ? "" : ", ") + i.name;
+    return failure("the model has no input '" + name + "' (inputs: " + names + ")");
+  }
+  if (int64_t(values.size()) != elementsOf(*io))
+    return failure("input '" + name + "' needs " + llvm::Twine(elementsOf(*io)) + " elements of shape " +
+                   shapeText(*io) + ", got " + llvm::Twine(values.size()));
+  layout::Layout l = layout::parseLayout(io->layout).layout;
+  float *base = reinterpret_cast<float *>(global.data() + io->address);
+  for (size_t i = 0; i < values.size(); ++i)
+    base[l(int64_t(i))] = values[i];
+  return llvm::Error::success();
+}
+
+SimulationResult FunctionalSimulator::run() { return Machine(program, global).run(); }
+
+llvm::Expected<std::vector<float>> FunctionalSimulator::output(llvm::StringRef name) const {
+  const IoBuffer *io = find(program.outputs, name);
+  if (!io)
+    return failure("the model has no output '" + name + "'");
+  layout::Layout l = layout::parseLayout(io->layout).layout;
+  const float *base = reinterpret_cast<const float *>(global.data() + io->address);
+  std::vector<float> values(size_t(elementsOf(*io)));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = base[l(int64_t(i))];
+  return values;
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,312 @@
+//===- CoreEmitter.cpp - Building one core's program ------------*- C++ -*-===//
+#include "passes/conversion/SpatialToPim/CoreEmitter.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+namespace raptor::pim {
+
+static constexpr unsigned kFirstTemp = 2, kTemps = 6, kFirstWalker = 8;
+
+CoreEmitter::CoreEmitter(CoreOp core, int64_t localMemory)
+    : core(core), memory(localMemory), loc(core.getLoc()), builder(core.getContext()) {
+  builder.setInsertionPointToEnd(&core.getBody().front());
+  Instruction widths;
+  widths.opcode = Opcode::Setbw;
+  widths.ibiw = widths.obiw = 32; // fp32 data; see docs/pim.md
+  append(widths);
+}
+
+bool CoreEmitter::empty() {
+  for (Operation &op : core.getBody().front())
+    if (!isa<GroupOp, SetbwOp>(op))
+      return false;
+  return true;
+}
+
+void CoreEmitter::append(const Instruction &in) { buildInstruction(builder, loc, in); }
+
+void CoreEmitter::invalidate() {
+  for (Temp &t : temps)
+    t.valid = false;
+}
+
+static void checkImmediate(int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    llvm::report_fatal_error("raptor-lower-to-pim: an address does not fit a 32-bit immediate");
+}
+
+unsigned CoreEmitter::resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked) {
+  if (a.reg >= 0 && a.offset == 0)
+    return unsigned(a.reg);
+  for (unsigned i = 0; i < kTemps; ++i)
+    if (temps[i].valid && temps[i].reg == a.reg && temps[i].offset == a.offset) {
+      temps[i].used = ++clock;
+      locked.push_back(kFirstTemp + i);
+      return kFirstTemp + i;
+    }
+  unsigned victim = kTemps;
+  for (unsigned i = 0; i < kTemps; ++i) {
+    if (llvm::is_contained(locked, kFirstTemp + i))
+      continue;
+    if (victim == kTemps || !temps[i].valid || temps[i].used < temps[victim].used)
+      victim = i;
+    if (!temps[i].valid)
+      break;
+  }
+  unsigned reg = kFirstTemp + victim;
+  checkImmediate(a.offset);
+  Instruction in;
+  if (a.reg < 0) {
+    in.opcode = Opcode::Sldi;
+    in.rd = uint8_t(reg);
+  } else {
+    in.opcode = Opcode::Saddi;
+    in.rd = uint8_t(reg);
+    in.rs1 = uint8_t(a.reg);
+  }
+  in.imm = int32_t(a.offset);
+  append(in);
+  temps[victim] = {true, a.reg, a.offset, ++clock};
+  locked.push_back(reg);
+  return reg;
+}
+
+std::optional<unsigned> CoreEmitter::allocateWalker() {
+  for (unsigned r = kFirstWalker; r < 32; ++r)
+    if (!walkers[r]) {
+      walkers[r] = true;
+      return r;
+    }
+  return std::nullopt;
+}
+
+void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
+                       function_ref<void(ArrayRef<Address>)> body) {
+  SmallVector<unsigned> levels;
+  for (unsigned i = 0; i < counts.size(); ++i)
+    if (counts[i] > 1)
+      levels.push_back(i);
+  SmallVector<Address> inner;
+  if (levels.empty()) {
+    for (const Walk &w : operands)
+      inner.push_back(w.base);
+    body(inner);
+    return;
+  }
+  // One walking register per (base register, strides) class.
+  struct Class {
+    int baseReg;
+    SmallVector<int64_t, 4> strides;
+    int64_t baseOffset;
+    unsigned reg;
+  };
+  SmallVector<Class> classes;
+  SmallVector<unsigned> walkersTaken;
+  for (const Walk &w : operands) {
+    SmallVector<int64_t, 4> strides;
+    for (unsigned l : levels)
+      strides.push_back(w.strides[l]);
+    bool moves = llvm::any_of(strides, [](int64_t s) { return s != 0; });
+    if (!moves) { // loop-invariant: a temp per use (hoisted below when it is a constant)
+      inner.push_back(w.base);
+      continue;
+    }
+    Class *found = nullptr;
+    for (Class &c : classes)
+      if (c.baseReg == w.base.reg && c.strides == strides)
+        found = &c;
+    if (!found) {
+      std::optional<unsigned> reg = allocateWalker();
+      if (!reg)
+        llvm::report_fatal_error("raptor-lower-to-pim: a loop nest needs more than 24 walking registers");
+      walkersTaken.push_back(*reg);
+      classes.push_back({w.base.reg, strides, w.base.offset, *reg});
+      found = &classes.back();
+      checkImmediate(w.base.offset);
+      Instruction init;
+      init.rd = uint8_t(*reg);
+      init.imm = int32_t(w.base.offset);
+      if (w.base.reg < 0) {
+        init.opcode = Opcode::Sldi;
+      } else {
+        init.opcode = Opcode::Saddi;
+        init.rs1 = uint8_t(w.base.reg);
+      }
+      append(init);
+    }
+    inner.push_back({int(found->reg), w.base.offset - found->baseOffset});
+  }
+  OpBuilder::InsertPoint outside = builder.saveInsertionPoint();
+  Operation *outer = nullptr;
+  for (unsigned i = 0; i < levels.size(); ++i) {
+    SmallVector<int32_t> regs, strides;
+    for (const Class &c : classes)
+      if (c.strides[i] != 0) {
+        checkImmediate(c.strides[i]);
+        regs.push_back(int32_t(c.reg));
+        strides.push_back(int32_t(c.strides[i]));
+      }
+    auto repeat = RepeatOp::create(builder, loc, counts[levels[i]], regs, strides);
+    repeat.getBody().emplaceBlock();
+    builder.setInsertionPointToStart(&repeat.getBody().front());
+    if (!outer)
+      outer = repeat;
+  }
+  invalidate();
+  body(inner);
+  invalidate();
+  builder.setInsertionPointAfter(outer);
+  (void)outside;
+  for (unsigned r : walkersTaken)
+    walkers[r] = false;
+}
+
+void CoreEmitter::vector(Opcode op, Address rd, Address rs1, std::optional<Address> rs2, int64_t len,
+                         ElementType type) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = op;
+  in.type = type;
+  in.len = len;
+  in.rd = uint8_t(resolve(rd, locked));
+  in.rs1 = uint8_t(resolve(rs1, locked));
+  if (rs2)
+    in.rs2 = uint8_t(resolve(*rs2, locked));
+  append(in);
+}
+
+void CoreEmitter::matrixVector(Opcode op, Address rd, Address matrix, Address vec, int64_t rows, int64_t len) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = op;
+  in.rows = rows;
+  in.len = len;
+  in.rd = uint8_t(resolve(rd, locked));
+  in.rs1 = uint8_t(resolve(matrix, locked));
+  in.rs2 = uint8_t(resolve(vec, locked));
+  append(in);
+}
+
+void CoreEmitter::mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = Opcode::Mvmul;
+  in.group = group;
+  in.mbiw = mbiw;
+  in.rd = uint8_t(resolve(rd, locked));
+  in.rs1 = uint8_t(resolve(rs1, locked));
+  append(in);
+}
+
+void CoreEmitter::lmv(Address rd, Address rs1, int64_t bytes) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = Opcode::Lmv;
+  in.len = bytes;
+  in.rd = uint8_t(resolve(rd, locked));
+  in.rs1 = uint8_t(resolve(rs1, locked));
+  append(in);
+}
+
+void CoreEmitter::lldi(Address rd, uint8_t byte, int64_t bytes) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = Opcode::Lldi;
+  in.imm = byte;
+  in.len = bytes;
+  in.rd = uint8_t(resolve(rd, locked));
+  append(in);
+}
+
+void CoreEmitter::setGlobal(int64_t address) {
+  int64_t hi = address >> 32, lo = int64_t(int32_t(uint32_t(address & 0xffffffff)));
+  for (auto [reg, value, cached] : {std::tuple{0, hi, &globalHi}, std::tuple{1, lo, &globalLo}}) {
+    if (*cached == value)
+      continue;
+    Instruction in;
+    in.opcode = Opcode::Sldi;
+    in.rd = uint8_t(reg);
+    in.imm = int32_t(value);
+    append(in);
+    *cached = value;
+  }
+}
+
+void CoreEmitter::ld(Address local, int64_t global, int64_t bytes) {
+  SmallVector<unsigned> locked;
+  setGlobal(global);
+  Instruction in;
+  in.opcode = Opcode::Ld;
+  in.size = bytes;
+  in.rd = uint8_t(resolve(local, locked));
+  in.rs1 = 0;
+  append(in);
+}
+
+void CoreEmitter::st(int64_t global, Address local, int64_t bytes) {
+  SmallVector<unsigned> locked;
+  setGlobal(global);
+  Instruction in;
+  in.opcode = Opcode::St;
+  in.size = bytes;
+  in.rd = 0;
+  in.rs1 = uint8_t(resolve(local, locked));
+  append(in);
+}
+
+void CoreEmitter::send(Address local, int64_t peer, int64_t bytes, int64_t tag) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = Opcode::Send;
+  in.core = int32_t(peer);
+  in.size = bytes;
+  in.tag = tag;
+  in.rd = in.rs1 = uint8_t(resolve(local, locked));
+  append(in);
+}
+
+void CoreEmitter::recv(Address local, int64_t peer, int64_t bytes, int64_t tag) {
+  SmallVector<unsigned> locked;
+  Instruction in;
+  in.opcode = Opcode::Recv;
+  in.core = int32_t(peer);
+  in.size = bytes;
+  in.tag = tag;
+  in.rd = uint8_t(resolve(local, locked));
+  append(in);
+}
+
+int64_t CoreEmitter::group(int64_t count, StringRef weight, Attribute matrix, ArrayRef<int64_t> rows,
+                           ArrayRef<int64_t> cols) {
+  OpBuilder b(core.getContext());
+  Block &block = core.getBody().front();
+  if (lastGroup)
+    b.setInsertionPointAfter(lastGroup);
+  else
+    b.setInsertionPointToStart(&block);
+  lastGroup = GroupOp::create(b, loc, groups, count, weight, matrix, rows, cols);
+  crossbars += count;
+  return groups++;
+}
+
+void CoreEmitter::finish() {
+  Operation *last = nullptr;
+  Block *block = &core.getBody().front();
+  while (block && !block->empty()) {
+    last = &block->back();
+    auto repeat = dyn_cast<RepeatOp>(last);
+    block = repeat ? &repeat.getBody().front() : nullptr;
+  }
+  builder.setInsertionPointToEnd(&core.getBody().front());
+  if (!last || last->hasTrait<ScalarUnit>() || isa<GroupOp>(last)) {
+    // pimsim-nn never finishes a program that ends in a scalar instruction;
+    // an empty local move ends it on the transfer unit.
+    SmallVector<unsigned> locked;
+    lmv(Address::at(0), Address::at(0), 0);
+  }
+  core->setAttr("local_bytes", builder.getI64IntegerAttr(memory.peak()));
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,94 @@
+//===- CoreEmitter.h - Building one core's program --------------*- C++ -*-===//
+//
+// Appends instructions to a pim.core in program order. Operands are
+// addresses: constants or an enclosing loop's register plus a constant.
+// The emitter keeps registers: r0/r1 form the global address pair, r2-r7
+// hold addresses for one instruction (reused while still valid), r8-r31
+// walk loop operands (one per distinct stride vector of a loop nest).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_COREEMITTER_H
+#define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_COREEMITTER_H
+
+#include "dialects/pim/PimDialect.h"
+#include "passes/conversion/SpatialToPim/LocalMemory.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace raptor::pim {
+
+/// A local address at the current program point: `offset` alone (reg < 0),
+/// or register `reg` plus `offset`.
+struct Address {
+  int reg = -1;
+  int64_t offset = 0;
+  static Address at(int64_t address) { return {-1, address}; }
+  Address plus(int64_t bytes) const { return {reg, offset + bytes}; }
+};
+
+/// A loop-nest operand: its address at entry and its stride per loop.
+struct Walk {
+  Address base;
+  llvm::SmallVector<int64_t, 4> strides; // bytes, outermost loop first
+};
+
+class CoreEmitter {
+public:
+  CoreEmitter(CoreOp core, int64_t localMemory);
+
+  CoreOp core;
+  LocalMemory memory;
+  mlir::Location loc;
+
+  /// Loops of counts[i] iterations (outermost first, 1s skipped); inside the
+  /// innermost, `body` gets each operand's address for the iteration.
+  void nest(llvm::ArrayRef<int64_t> counts, llvm::ArrayRef<Walk> operands,
+            llvm::function_ref<void(llvm::ArrayRef<Address>)> body);
+
+  void vector(Opcode op, Address rd, Address rs1, std::optional<Address> rs2, int64_t len,
+              ElementType type = ElementType::F32);
+  void matrixVector(Opcode op, Address rd, Address matrix, Address vector, int64_t rows, int64_t len);
+  void mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw);
+  void lmv(Address rd, Address rs1, int64_t bytes);
+  void lldi(Address rd, uint8_t byte, int64_t bytes);
+  void ld(Address local, int64_t global, int64_t bytes);
+  void st(int64_t global, Address local, int64_t bytes);
+  void send(Address local, int64_t core, int64_t bytes, int64_t tag);
+  void recv(Address local, int64_t core, int64_t bytes, int64_t tag);
+
+  /// Appends a group (its id is the next one) and returns the id.
+  int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
+                llvm::ArrayRef<int64_t> rows, llvm::ArrayRef<int64_t> cols);
+  int64_t crossbarsUsed() const { return crossbars; }
+  bool empty();
+  /// Ends the program on a non-scalar instruction and records the memory peak.
+  void finish();
+
+private:
+  mlir::OpBuilder builder;
+  int64_t groups = 0, crossbars = 0;
+  mlir::Operation *lastGroup = nullptr;
+
+  struct Temp {
+    bool valid = false;
+    int reg = -1;
+    int64_t offset = 0;
+    uint64_t used = 0;
+  };
+  Temp temps[6]; // r2..r7
+  uint64_t clock = 0;
+  std::optional<int64_t> globalHi, globalLo; // r0, r1
+  bool walkers[32] = {};
+
+  unsigned resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked);
+  void invalidate();
+  void append(const Instruction &in);
+  std::optional<unsigned> allocateWalker();
+  void setGlobal(int64_t address);
+};
+
+} // namespace raptor::pim
+
+#endif // RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_COREEMITTER_H

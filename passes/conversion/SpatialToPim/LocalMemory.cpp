@@ -1,0 +1,49 @@
+//===- LocalMemory.cpp - A core's local memory allocator --------*- C++ -*-===//
+#include "passes/conversion/SpatialToPim/LocalMemory.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace raptor::pim {
+
+std::optional<int64_t> LocalMemory::allocate(int64_t bytes) {
+  int64_t size = std::max<int64_t>(alignment, (bytes + alignment - 1) / alignment * alignment);
+  for (auto it = free.begin(); it != free.end(); ++it) {
+    if (it->second < size)
+      continue;
+    int64_t address = it->first, rest = it->second - size;
+    free.erase(it);
+    if (rest)
+      free[address + size] = rest;
+    live[address] = size;
+    used += size;
+    highWater = std::max(highWater, address + size);
+    return address;
+  }
+  return std::nullopt;
+}
+
+void LocalMemory::release(int64_t address) {
+  auto it = live.find(address);
+  if (it == live.end())
+    return;
+  int64_t start = address, size = it->second;
+  live.erase(it);
+  used -= size;
+  auto next = free.lower_bound(start);
+  if (next != free.end() && next->first == start + size) {
+    size += next->second;
+    next = free.erase(next);
+  }
+  if (next != free.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == start) {
+      start = prev->first;
+      size += prev->second;
+      free.erase(prev);
+    }
+  }
+  free[start] = size;
+}
+
+} // namespace raptor::pim

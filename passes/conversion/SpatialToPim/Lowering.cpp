@@ -1,0 +1,698 @@
+//===- Lowering.cpp - Scheduled compute graphs to PIM programs --*- C++ -*-===//
+#include "passes/conversion/SpatialToPim/Lowering.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace raptor::pim {
+
+using layout::Layout;
+
+namespace {
+SmallVector<int64_t, 4> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t, 4> s(t.getShape().begin(), t.getShape().end());
+  return s;
+}
+
+int64_t product(ArrayRef<int64_t> s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// The layout model inputs and outputs have in global memory.
+Layout ioLayout(ArrayRef<int64_t> shape) { return channelsLast(shape); }
+
+bool isView(Operation *op) {
+  return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SplitWithSizesOp, nn::CloneOp,
+             nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp>(op);
+}
+} // namespace
+
+Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::TargetModel &target,
+                   nn::ConstantEvaluator &constants, ChipOp chip)
+    : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {}
+
+CoreEmitter &Lowering::emitter(int64_t id) {
+  auto &slot = emitters[id];
+  if (!slot) {
+    OpBuilder b(chip.getBody());
+    b.setInsertionPointToEnd(&chip.getBody().front());
+    auto op = CoreOp::create(b, chip.getLoc(), id);
+    op.getBody().emplaceBlock();
+    slot = std::make_unique<CoreEmitter>(op, target.localMemoryBytes);
+  }
+  slot->loc = task ? task.getLoc() : chip.getLoc();
+  return *slot;
+}
+
+std::string Lowering::taskName() { return task ? task.getName().str() : std::string("?"); }
+
+InFlightDiagnostic Lowering::taskError() {
+  InFlightDiagnostic d = task ? task.emitError() : chip.emitError();
+  d << "task '" << taskName() << "' on core " << core << ": ";
+  return d;
+}
+
+FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
+  // An MVM reads a whole crossbar's rows; the slack keeps reads past a
+  // buffer's last row inside local memory.
+  int64_t slack = target.crossbarRows * 4;
+  CoreEmitter &e = emitter(on);
+  std::optional<int64_t> address = e.memory.allocate(bytes + slack);
+  if (!address) {
+    taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
+                << e.memory.inUse() << " of " << e.memory.size()
+                << " in use); choose a target with more local memory (memory.local_bytes)";
+    return failure();
+  }
+  Buffer b;
+  b.core = on;
+  b.address = *address;
+  b.bytes = bytes;
+  buffers.push_back(b);
+  return int(buffers.size() - 1);
+}
+
+FailureOr<int> Lowering::scratch(int64_t bytes) {
+  FailureOr<int> b = allocate(core, bytes);
+  if (succeeded(b)) {
+    buffers[*b].refs = 1;
+    taskBuffers.push_back(*b);
+  }
+  return b;
+}
+
+void Lowering::temporary(int id) {
+  ++buffers[id].refs;
+  taskBuffers.push_back(id);
+}
+
+void Lowering::release(int id) {
+  Buffer &b = buffers[id];
+  if (--b.refs > 0 || b.freed)
+    return;
+  b.freed = true;
+  if (b.core >= 0)
+    emitter(b.core).memory.release(b.address);
+  for (auto &[key, copy] : b.copies)
+    release(copy);
+}
+
+void Lowering::retain(const TensorValue &v) {
+  for (const Piece &p : v.pieces)
+    ++buffers[p.buffer].refs;
+}
+
+void Lowering::release(const TensorValue &v) {
+  for (const Piece &p : v.pieces)
+    release(p.buffer);
+}
+
+void Lowering::define(Value v, TensorValue value) {
+  retain(value);
+  auto [it, inserted] = values.try_emplace(v, std::move(value));
+  if (!inserted) {
+    release(it->second);
+    it->second = std::move(value);
+  }
+  if (usesLeft.lookup(v) == 0) {
+    release(values[v]);
+    values.erase(v);
+  }
+}
+
+int64_t Lowering::globalAlloc(int64_t bytes) {
+  int64_t address = globalTop;
+  globalTop += (bytes + 63) / 64 * 64;
+  return address;
+}
+
+FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
+  Buffer &source = buffers[p.buffer];
+  if (source.core == on)
+    return p;
+  int64_t lo = p.offset, hi = p.offset + p.layout.cosize();
+  int64_t elements = p.layout.size();
+  if (source.core >= 0 && hi - lo > 2 * elements + 64) {
+    // A sparse view: pack it on its core first rather than send the gaps.
+    int64_t saved = core;
+    core = source.core;
+    FailureOr<Piece> packed = fresh(p.sizes, compactLike(p.layout));
+    if (failed(packed) || failed(copy(operand(*packed), operand(p)))) {
+      core = saved;
+      return failure();
+    }
+    core = saved;
+    taskBuffers.push_back(packed->buffer); // freed with the task, after the send
+    ++buffers[packed->buffer].refs;
+    Piece q = *packed;
+    q.origin = p.origin;
+    q.partial = p.partial;
+    return localize(q, on);
+  }
+  auto key = std::make_tuple(on, lo, hi);
+  auto it = source.copies.find(key);
+  int copyId;
+  if (it != source.copies.end()) {
+    copyId = it->second;
+  } else {
+    FailureOr<int> dst = allocate(on, 4 * (hi - lo));
+    if (failed(dst))
+      return failure();
+    copyId = *dst;
+    buffers[copyId].refs = 1; // held by the source's copy table
+    Buffer &src = buffers[p.buffer];
+    int64_t bytes = 4 * (hi - lo);
+    if (src.core < 0) {
+      emitter(on).ld(Address::at(buffers[copyId].address), src.address + 4 * lo, bytes);
+    } else {
+      int64_t tag = nextTag++;
+      emitter(src.core).send(Address::at(src.address + 4 * lo), on, bytes, tag);
+      emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);
+    }
+    buffers[p.buffer].copies[key] = copyId;
+  }
+  Piece q = p;
+  q.buffer = copyId;
+  q.offset = p.offset - lo;
+  return q;
+}
+
+FailureOr<TensorValue> Lowering::localValue(Value v) {
+  auto it = values.find(v);
+  if (it == values.end()) {
+    emitError(v.getLoc()) << "raptor-lower-to-pim: task '" << taskName()
+                          << "' reads a value no earlier task produced (the schedule is not in dependency order)";
+    return failure();
+  }
+  TensorValue out = it->second;
+  for (Piece &p : out.pieces) {
+    FailureOr<Piece> local = localize(p, core);
+    if (failed(local))
+      return failure();
+    p = *local;
+  }
+  return out;
+}
+
+FailureOr<Piece> Lowering::fresh(ArrayRef<int64_t> shape, const Layout &l) {
+  FailureOr<int> b = allocate(core, 4 * l.cosize());
+  if (failed(b))
+    return failure();
+  Piece p;
+  p.origin.assign(shape.size(), 0);
+  p.sizes.assign(shape.begin(), shape.end());
+  p.buffer = *b;
+  p.layout = l;
+  return p;
+}
+
+LogicalResult Lowering::kernel(ArrayRef<KernelOperand> operands,
+                               function_ref<void(ArrayRef<Address>, int64_t)> body) {
+  std::optional<KernelPlan> plan =
+      planKernel(operands, [&](std::vector<float> v) { return placeConstant(std::move(v)); });
+  if (!plan) {
+    std::string text;
+    for (const KernelOperand &o : operands)
+      text += " " + o.layout.str();
+    taskError() << "operand layouts without a common refinement:" << text;
+    return failure();
+  }
+  emitKernel(here(), *plan, body);
+  return success();
+}
+
+LogicalResult Lowering::copy(const KernelOperand &dst, const KernelOperand &src, bool accumulate) {
+  CoreEmitter &e = here();
+  if (accumulate)
+    return kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
+      e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
+    });
+  return kernel({dst, src}, [&](ArrayRef<Address> a, int64_t run) { e.lmv(a[0], a[1], 4 * run); });
+}
+
+FailureOr<Piece> Lowering::materialize(Value v, function_ref<bool(const Piece &)> accept, const Layout &want) {
+  FailureOr<TensorValue> value = localValue(v);
+  if (failed(value))
+    return failure();
+  return materialize(*value, accept, want);
+}
+
+FailureOr<Piece> Lowering::materialize(const TensorValue &value, function_ref<bool(const Piece &)> accept,
+                                       const Layout &want) {
+  std::vector<Piece> local;
+  for (const Piece &p : value.pieces) {
+    FailureOr<Piece> q = localize(p, core);
+    if (failed(q))
+      return failure();
+    local.push_back(*q);
+  }
+  if (value.whole() && accept(local.front()))
+    return local.front();
+  FailureOr<Piece> out = fresh(value.shape, want);
+  if (failed(out))
+    return failure();
+  ++buffers[out->buffer].refs; // the caller's: freed with the task unless defined
+  taskBuffers.push_back(out->buffer);
+  SmallVector<int64_t, 4> origin(value.shape.size(), 0);
+  if (failed(place(value, *out, origin)))
+    return failure();
+  return *out;
+}
+
+LogicalResult Lowering::place(const TensorValue &value, const Piece &into, ArrayRef<int64_t> origin) {
+  std::vector<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>> seen;
+  for (const Piece &piece : value.pieces) {
+    FailureOr<Piece> p = localize(piece, core);
+    if (failed(p))
+      return failure();
+    std::optional<Piece> box = into;
+    for (size_t d = 0; d < p->sizes.size() && box; ++d)
+      box = sliced(*box, d, origin[d] + p->origin[d], p->sizes[d], 1);
+    if (!box)
+      return taskError() << "cannot address a box of layout " << into.layout.str();
+    auto key = std::make_pair(p->origin, p->sizes);
+    bool again = llvm::is_contained(seen, key);
+    if (failed(copy(operand(*box), operand(*p), again)))
+      return failure();
+    if (!again)
+      seen.push_back(key);
+  }
+  return success();
+}
+
+FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<int64_t> after, uint8_t fill) {
+  SmallVector<int64_t, 4> shape = shapeOf(v);
+  int64_t C = shape[1], Hp = shape[2] + before[0] + after[0], Wp = shape[3] + before[1] + after[1];
+  Layout l = channelsLast({shape[0], C, Hp, Wp});
+  auto it = values.find(v);
+  if (it == values.end())
+    return taskError() << "reads a value no earlier task produced";
+  bool none = llvm::all_of(before, [](int64_t p) { return p == 0; }) &&
+              llvm::all_of(after, [](int64_t p) { return p == 0; });
+  if (none) {
+    FailureOr<Piece> p = materialize(
+        v, [&](const Piece &q) { return layout::checkedCoalesce(q.layout).layout == layout::checkedCoalesce(l).layout; }, l);
+    return p;
+  }
+  FailureOr<int> buffer = scratch(4 * l.cosize());
+  if (failed(buffer))
+    return failure();
+  Piece out;
+  out.origin = {0, 0, 0, 0};
+  out.sizes = {shape[0], C, Hp, Wp};
+  out.buffer = *buffer;
+  out.layout = l;
+  here().lldi(addressOf(out), fill, 4 * l.cosize());
+  if (failed(place(it->second, out, {0, 0, before[0], before[1]})))
+    return failure();
+  return out;
+}
+
+FailureOr<const nn::HostTensor *> Lowering::constantOf(Value v) { return constants.evaluate(v); }
+
+Address Lowering::placeConstant(std::vector<float> values) {
+  llvm::ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()), values.size() * 4);
+  uint64_t hash = llvm::hash_value(llvm::StringRef(bytes.data(), bytes.size()));
+  auto key = std::make_pair(hash, values.size());
+  auto it = dataByContent.find(key);
+  if (it == dataByContent.end()) {
+    int64_t address = globalAlloc(int64_t(values.size()) * 4);
+    std::string name = "c" + std::to_string(nextData++);
+    OpBuilder b(chip.getBody());
+    b.setInsertionPointToStart(&chip.getBody().front());
+    auto type = RankedTensorType::get({int64_t(values.size())}, b.getF32Type());
+    DataOp::create(b, chip.getLoc(), name, address, DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+    it = dataByContent.emplace(key, std::make_pair(address, name)).first;
+  }
+  FailureOr<int> local = scratch(int64_t(values.size()) * 4);
+  if (failed(local))
+    llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a constant");
+  here().ld(Address::at(buffers[*local].address), it->second.first, int64_t(values.size()) * 4);
+  return Address::at(buffers[*local].address);
+}
+
+std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor) {
+  auto it = weights.find(v);
+  if (it != weights.end())
+    return it->second;
+  std::string name = "w" + std::to_string(weights.size());
+  OpBuilder b(chip.getBody());
+  b.setInsertionPointToStart(&chip.getBody().front());
+  auto type = RankedTensorType::get(tensor.shape, b.getF32Type());
+  WeightOp::create(b, chip.getLoc(), name, DenseElementsAttr::get(type, llvm::ArrayRef(tensor.data)));
+  weights[v] = name;
+  return name;
+}
+
+LogicalResult Lowering::lowerView(Operation *op) {
+  using R = LogicalResult;
+  auto input = [&](Value v) -> const TensorValue & { return values.find(v)->second; };
+  auto whole = [&](Value v) -> FailureOr<Piece> {
+    Layout l = rowMajor(shapeOf(v));
+    return materialize(v, [&](const Piece &) { return true; }, l);
+  };
+  for (Value operand : op->getOperands())
+    if (!values.count(operand) && !known.contains(operand)) {
+      emitError(op->getLoc()) << "raptor-lower-to-pim: a view of a value no earlier task produced";
+      return failure();
+    }
+  return llvm::TypeSwitch<Operation *, R>(op)
+      .Case([&](nn::CloneOp o) {
+        define(o.getOut(), input(o.getSelf()));
+        return success();
+      })
+      .Case([&](nn::KVCacheOp o) -> R {
+        if (o.getPastLength() != 0)
+          return o.emitOpError("with past_length > 0 needs the cache contents as model inputs, which the "
+                               "PIM lowering does not support");
+        define(o.getKeys(), input(o.getKey()));
+        define(o.getValues(), input(o.getValue()));
+        return success();
+      })
+      .Case([&](nn::PermuteOp o) {
+        TensorValue out = input(o.getSelf());
+        SmallVector<int64_t> dims;
+        for (int64_t d : o.getDims())
+          dims.push_back(d < 0 ? d + int64_t(out.shape.size()) : d);
+        for (Piece &p : out.pieces)
+          p = permuted(p, dims);
+        out.shape = shapeOf(o.getOut());
+        define(o.getOut(), out);
+        return success();
+      })
+      .Case([&](nn::ExpandOp o) {
+        TensorValue out = input(o.getSelf());
+        SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
+        for (Piece &p : out.pieces)
+          p = expanded(p, shape);
+        out.shape = shape;
+        define(o.getOut(), out);
+        return success();
+      })
+      .Case([&](nn::ViewOp o) -> R {
+        SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
+        const TensorValue &in = input(o.getSelf());
+        std::optional<Piece> p = in.whole() ? reshaped(in.pieces[0], shape) : std::nullopt;
+        if (!p) {
+          FailureOr<Piece> w = whole(o.getSelf());
+          if (failed(w))
+            return failure();
+          p = reshaped(*w, shape);
+        }
+        TensorValue out;
+        out.shape = shape;
+        out.pieces.push_back(*p);
+        define(o.getOut(), out);
+        return success();
+      })
+      .Case([&](nn::SliceOp o) -> R {
+        const TensorValue &in = input(o.getSelf());
+        int64_t rank = int64_t(in.shape.size()), dim = int64_t(o.getDim());
+        if (dim < 0)
+          dim += rank;
+        int64_t n = in.shape[size_t(dim)], step = int64_t(o.getStep());
+        int64_t start = o.getStart() ? int64_t(*o.getStart()) : 0;
+        if (start < 0)
+          start += n;
+        SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
+        int64_t count = shape[size_t(dim)];
+        start = std::clamp<int64_t>(start, 0, n);
+        auto slice = [&](const TensorValue &value) -> std::optional<TensorValue> {
+          TensorValue out;
+          out.shape = shape;
+          for (const Piece &p : value.pieces) {
+            int64_t lo = p.origin[size_t(dim)], size = p.sizes[size_t(dim)];
+            if (step != 1 && size != n)
+              return std::nullopt;
+            // Indices start + i * step inside [lo, lo + size).
+            int64_t first = std::max<int64_t>(0, (lo - start + step - 1) / step);
+            int64_t last = std::min<int64_t>(count - 1, (lo + size - 1 - start) / step);
+            if (lo + size - 1 < start || first > last)
+              continue;
+            std::optional<Piece> q = sliced(p, size_t(dim), start + first * step - lo, last - first + 1, step);
+            if (!q)
+              return std::nullopt;
+            q->origin[size_t(dim)] = first;
+            out.pieces.push_back(*q);
+          }
+          return out;
+        };
+        std::optional<TensorValue> out = slice(in);
+        if (!out) {
+          FailureOr<Piece> w = whole(o.getSelf());
+          if (failed(w))
+            return failure();
+          TensorValue wv;
+          wv.shape = in.shape;
+          wv.pieces.push_back(*w);
+          out = slice(wv);
+          if (!out)
+            return o.emitOpError("cannot be expressed on a row-major copy");
+        }
+        define(o.getOut(), *out);
+        return success();
+      })
+      .Case([&](nn::SplitWithSizesOp o) -> R {
+        const TensorValue &in = input(o.getSelf());
+        int64_t rank = int64_t(in.shape.size()), dim = int64_t(o.getDim());
+        if (dim < 0)
+          dim += rank;
+        int64_t start = 0;
+        for (auto [i, result] : llvm::enumerate(o.getOut())) {
+          int64_t size = o.getSplitSizes()[i];
+          TensorValue out;
+          out.shape = shapeOf(result);
+          for (const Piece &p : in.pieces) {
+            int64_t lo = std::max(start, p.origin[size_t(dim)]);
+            int64_t hi = std::min(start + size, p.origin[size_t(dim)] + p.sizes[size_t(dim)]);
+            if (lo >= hi)
+              continue;
+            std::optional<Piece> q = sliced(p, size_t(dim), lo - p.origin[size_t(dim)], hi - lo, 1);
+            if (!q)
+              return o.emitOpError("cannot split a piece of layout ") << p.layout.str();
+            q->origin[size_t(dim)] = lo - start;
+            out.pieces.push_back(*q);
+          }
+          define(result, out);
+          start += size;
+        }
+        return success();
+      })
+      .Case([&](nn::FanOutOp o) -> R {
+        TensorValue out = input(o.getInput());
+        int64_t rank = int64_t(out.shape.size()), dim = int64_t(o.getDim());
+        if (dim < 0)
+          dim += rank;
+        if (!llvm::all_of(out.pieces, [&](const Piece &p) { return p.sizes[size_t(dim)] == out.shape[size_t(dim)]; })) {
+          FailureOr<Piece> w = whole(o.getInput());
+          if (failed(w))
+            return failure();
+          out.pieces = {*w};
+        }
+        for (Piece &p : out.pieces)
+          p = repeated(p, size_t(dim), int64_t(o.getRepeats()));
+        out.shape = shapeOf(o.getOut());
+        define(o.getOut(), out);
+        return success();
+      })
+      .Case([&](nn::UpsampleNearest2dOp o) -> R {
+        TensorValue out = input(o.getInput());
+        SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
+        if (shape.size() != 4 || shape[2] % out.shape[2] || shape[3] % out.shape[3])
+          return o.emitOpError("the PIM lowering needs integer upsampling factors");
+        int64_t fh = shape[2] / out.shape[2], fw = shape[3] / out.shape[3];
+        if (!llvm::all_of(out.pieces, [&](const Piece &p) {
+              return p.sizes[2] == out.shape[2] && p.sizes[3] == out.shape[3];
+            })) {
+          FailureOr<Piece> w = whole(o.getInput());
+          if (failed(w))
+            return failure();
+          out.pieces = {*w};
+        }
+        for (Piece &p : out.pieces)
+          p = repeated(repeated(p, 2, fh), 3, fw);
+        out.shape = shape;
+        define(o.getOut(), out);
+        return success();
+      })
+      .Default([](Operation *o) { return o->emitOpError("is not a view"); });
+}
+
+LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
+  using R = LogicalResult;
+  if (isView(op))
+    return t.getLane() == 0 ? lowerView(op) : success();
+  return llvm::TypeSwitch<Operation *, R>(op)
+      .Case([&](nn::ConvolutionOp o) {
+        return spatial::isDepthwise(o) ? lowerDepthwise(o) : lowerConvolution(o);
+      })
+      .Case([&](nn::LinearOp o) { return lowerLinear(o); })
+      .Case<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::GeluOp, nn::SiluOp, nn::SigmoidOp,
+            nn::TanhOp, nn::NegOp, nn::RsqrtOp>([&](Operation *o) { return lowerElementwise(o); })
+      .Case([&](nn::MaxPool2dOp o) { return lowerPooling(o); })
+      .Case([&](nn::MeanOp o) { return lowerMean(o); })
+      .Case([&](nn::CatOp o) { return lowerCat(o); })
+      .Case([&](nn::ConstantPadNdOp o) { return lowerPad(o); })
+      .Case([&](nn::SoftmaxOp o) { return lowerSoftmax(o); })
+      .Case<nn::LayerNormOp, nn::RMSNormOp>([&](Operation *o) { return lowerNorm(o); })
+      .Case([&](nn::ScaledDotProductAttentionOp o) { return lowerAttention(o); })
+      .Case([&](nn::MatmulOp o) { return lowerMatmul(o); })
+      .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
+      .Case([&](nn::BatchNormOp o) {
+        return o.emitOpError("reaches the PIM lowering: run raptor-fold-batch-norm first");
+      })
+      .Default([&](Operation *o) {
+        return o->emitOpError("has no PIM lowering (supported: convolution, linear, element-wise, "
+                              "pooling, mean, norms, softmax, attention, views, cat, pad)");
+      });
+}
+
+LogicalResult Lowering::storeOutputs(Operation *op) {
+  for (Output &out : outputs) {
+    if (out.stored || out.value.getDefiningOp() != op)
+      continue;
+    auto it = values.find(out.value);
+    if (it == values.end())
+      return op->emitError("raptor-lower-to-pim: a model output was released before it was stored");
+    FailureOr<Piece> p = materialize(
+        it->second, [&](const Piece &q) { return q.layout == out.layout; }, out.layout);
+    if (failed(p))
+      return failure();
+    here().st(out.address, addressOf(*p), 4 * out.layout.cosize());
+    out.stored = true;
+    if (--usesLeft[out.value] == 0) {
+      release(values[out.value]);
+      values.erase(out.value);
+    }
+  }
+  return success();
+}
+
+LogicalResult Lowering::run() {
+  OpBuilder b(chip.getBody());
+  b.setInsertionPointToStart(&chip.getBody().front());
+  Block &body = func.front();
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+  // Model inputs and outputs in global memory.
+  for (BlockArgument arg : body.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nn::NNDialect::kInputAttrName);
+    if (!name)
+      continue;
+    auto type = cast<RankedTensorType>(arg.getType());
+    if (!type.hasStaticShape() || !type.getElementType().isF32())
+      return func.emitError() << "input '" << name.getValue()
+                              << "' must be a static float32 tensor for the PIM lowering";
+    SmallVector<int64_t, 4> shape = shapeOf(arg);
+    Layout l = ioLayout(shape);
+    int64_t address = globalAlloc(4 * l.cosize());
+    IoOp::create(b, chip.getLoc(), b.getStringAttr("in_" + name.getValue()), b.getStringAttr("input"), name,
+                 b.getI64IntegerAttr(address), TypeAttr::get(type), layout::LayoutAttr::get(chip.getContext(), l));
+    Buffer g;
+    g.core = -1;
+    g.address = address;
+    g.bytes = 4 * l.cosize();
+    buffers.push_back(g);
+    Piece p;
+    p.origin.assign(shape.size(), 0);
+    p.sizes = shape;
+    p.buffer = int(buffers.size() - 1);
+    p.layout = l;
+    TensorValue v;
+    v.shape = shape;
+    v.pieces.push_back(p);
+    values[arg] = v;
+    buffers.back().refs = 1; // global inputs are never freed
+  }
+  for (auto [i, result] : llvm::enumerate(returnOp.getOperands())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (!type.hasStaticShape() || !type.getElementType().isF32())
+      return returnOp.emitError("model outputs must be static float32 tensors for the PIM lowering");
+    if (known.contains(result) || isa<BlockArgument>(result))
+      return returnOp.emitError("a model output computed at compile time or returned unchanged is not "
+                                "supported by the PIM lowering");
+    SmallVector<int64_t, 4> shape = shapeOf(result);
+    Layout l = ioLayout(shape);
+    int64_t address = globalAlloc(4 * l.cosize());
+    std::string name = "out" + std::to_string(i);
+    IoOp::create(b, chip.getLoc(), b.getStringAttr(name), b.getStringAttr("output"), b.getStringAttr(name),
+                 b.getI64IntegerAttr(address), TypeAttr::get(type), layout::LayoutAttr::get(chip.getContext(), l));
+    outputs.push_back({result, address, l, false});
+    usesLeft[result] += 1;
+  }
+  // Tasks in one global order; uses and lanes counted per task.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  SmallVector<spatial::TaskOp> tasks(graph.getBody().getOps<spatial::TaskOp>());
+  SmallVector<std::pair<spatial::TaskOp, Operation *>> order;
+  for (spatial::TaskOp t : tasks) {
+    if (!t.getSource() || !t.getCore() || !t.getStartNs())
+      return t.emitError("raptor-lower-to-pim needs a scheduled compute graph (run raptor-schedule-spatial)");
+    int64_t source = int64_t(*t.getSource());
+    if (source < 0 || source >= int64_t(ops.size()))
+      return t.emitError() << "names operator " << source << " of a function with " << ops.size();
+    Operation *op = ops[size_t(source)];
+    order.push_back({t, op});
+    ++lanesLeft[op];
+  }
+  for (auto &[t, op] : order)
+    for (Value operand : op->getOperands())
+      if (!known.contains(operand))
+        ++usesLeft[operand];
+  std::stable_sort(order.begin(), order.end(), [](auto a, auto b) {
+    return int64_t(*a.first.getStartNs()) < int64_t(*b.first.getStartNs());
+  });
+  for (auto &[t, op] : order) {
+    task = t;
+    core = int64_t(*t.getCore());
+    if (failed(lowerTask(t, op)))
+      return failure();
+    for (int buffer : taskBuffers)
+      release(buffer);
+    taskBuffers.clear();
+    for (Value operand : op->getOperands()) {
+      if (known.contains(operand) || !usesLeft.count(operand))
+        continue;
+      if (--usesLeft[operand] == 0 && values.count(operand)) {
+        release(values[operand]);
+        values.erase(operand);
+      }
+    }
+    if (--lanesLeft[op] == 0) {
+      if (failed(storeOutputs(op)))
+        return failure();
+      for (int buffer : taskBuffers)
+        release(buffer);
+      taskBuffers.clear();
+    }
+  }
+  for (Output &out : outputs)
+    if (!out.stored)
+      return returnOp.emitError("raptor-lower-to-pim: a model output was never produced by a task");
+  // Cores in id order, each program ended properly.
+  std::vector<int64_t> ids;
+  for (auto &[id, e] : emitters)
+    ids.push_back(id);
+  for (int64_t id : ids)
+    emitters[id]->finish();
+  Operation *anchor = nullptr;
+  for (int64_t id : ids) {
+    Operation *c = emitters[id]->core;
+    if (anchor)
+      c->moveAfter(anchor);
+    else
+      c->moveBefore(&chip.getBody().front(), chip.getBody().front().end());
+    anchor = c;
+  }
+  return success();
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,154 @@
+//===- Lowering.h - Scheduled compute graphs to PIM programs ----*- C++ -*-===//
+//
+// The state of raptor-lower-to-pim: buffers on each core, the pieces every
+// nn value occupies, transfers, constants and model inputs/outputs in
+// global memory. Tasks are lowered in one global order (start time, then
+// graph order): every core's sends and receives are then a subsequence of
+// one sequence of transfers, so blocking rendezvous cannot deadlock (the
+// first pending transfer has both sides at it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H
+#define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H
+
+#include "dialects/nn/NNOps.h"
+#include "dialects/pim/PimDialect.h"
+#include "dialects/spatial/SpatialDialect.h"
+#include "passes/conversion/SpatialToPim/CoreEmitter.h"
+#include "passes/conversion/SpatialToPim/Kernels.h"
+#include "passes/conversion/SpatialToPim/Tensors.h"
+#include "passes/nn/CompileTime.h"
+#include "passes/nn/ConstantEvaluator.h"
+#include "passes/spatial/TargetModel.h"
+#include "passes/spatial/WeightTiling.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <map>
+#include <memory>
+
+namespace raptor::pim {
+
+struct Buffer {
+  int64_t core = -1; // -1: global memory
+  int64_t address = 0, bytes = 0;
+  int refs = 0;
+  bool freed = false;
+  /// Copies of element ranges [lo, hi) on other cores: (core, lo, hi) -> buffer.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int> copies;
+};
+
+class Lowering {
+public:
+  Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const spatial::TargetModel &target,
+           nn::ConstantEvaluator &constants, ChipOp chip);
+  mlir::LogicalResult run();
+
+  // Used by the op lowerings.
+  const spatial::TargetModel &target;
+  nn::ConstantEvaluator &constants;
+  nn::CompileTimeValues known;
+  ChipOp chip;
+  spatial::TaskOp task; // the task being lowered
+  int64_t core = 0;     // its core
+
+  CoreEmitter &emitter(int64_t core);
+  CoreEmitter &here() { return emitter(core); }
+  /// A buffer of `bytes` on `core` (plus the slack an MVM may read past
+  /// its end); a diagnostic naming the task when the memory is full.
+  mlir::FailureOr<int> allocate(int64_t core, int64_t bytes);
+  /// A buffer freed when the current task ends (scratch space).
+  mlir::FailureOr<int> scratch(int64_t bytes);
+  Address addressOf(const Piece &p) const { return Address::at(buffers[p.buffer].address + 4 * p.offset); }
+  int64_t addressOfBuffer(int b) const { return buffers[b].address; }
+  KernelOperand operand(const Piece &p) const { return {addressOf(p), p.layout, nullptr}; }
+
+  /// The value's pieces, brought to the current core.
+  mlir::FailureOr<TensorValue> localValue(mlir::Value v);
+  /// `v` as one piece on the current core whose layout `accept` takes; a
+  /// copy in layout `want` otherwise (partial sums added).
+  mlir::FailureOr<Piece> materialize(mlir::Value v, llvm::function_ref<bool(const Piece &)> accept,
+                                     const layout::Layout &want);
+  mlir::FailureOr<Piece> materialize(const TensorValue &value, llvm::function_ref<bool(const Piece &)> accept,
+                                     const layout::Layout &want);
+  /// A new whole value in a fresh buffer on the current core with `layout`.
+  mlir::FailureOr<Piece> fresh(llvm::ArrayRef<int64_t> shape, const layout::Layout &layout);
+  /// Frees `buffer` when the current task ends.
+  void temporary(int buffer);
+  /// Records the result of the current op (buffers are retained).
+  void define(mlir::Value v, TensorValue value);
+
+  /// Compile-time values of `v` (weights, folded expressions).
+  mlir::FailureOr<const nn::HostTensor *> constantOf(mlir::Value v);
+  /// Places values in the current task's local memory (from global memory).
+  Address placeConstant(std::vector<float> values);
+  /// A pim.weight holding `tensor`; returns its symbol name.
+  std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor);
+
+  /// Plans and emits an element-wise kernel; failure after a diagnostic.
+  mlir::LogicalResult kernel(llvm::ArrayRef<KernelOperand> operands,
+                             llvm::function_ref<void(llvm::ArrayRef<Address>, int64_t)> body);
+  /// Copies `src` (any layout) to `dst` over the same box, or adds it.
+  mlir::LogicalResult copy(const KernelOperand &dst, const KernelOperand &src, bool accumulate = false);
+
+  /// An (N, C, H, W) value channels-last on the current core with `before`
+  /// and `after` rows and columns of padding filled with the byte `fill`
+  /// (0: zeros; 0xFE: -1.7e38, the max-pooling padding).
+  mlir::FailureOr<Piece> padded(mlir::Value v, llvm::ArrayRef<int64_t> before, llvm::ArrayRef<int64_t> after,
+                                uint8_t fill);
+  /// Copies `value`'s pieces into the box of `into` at `origin` (partial
+  /// sums added).
+  mlir::LogicalResult place(const TensorValue &value, const Piece &into, llvm::ArrayRef<int64_t> origin);
+
+  mlir::InFlightDiagnostic taskError();
+  std::string taskName();
+
+private:
+  mlir::func::FuncOp func;
+  spatial::GraphOp graph;
+  std::vector<Buffer> buffers;
+  llvm::DenseMap<mlir::Value, TensorValue> values;
+  llvm::DenseMap<mlir::Value, int64_t> usesLeft;
+  llvm::DenseMap<mlir::Operation *, int64_t> lanesLeft;
+  std::map<int64_t, std::unique_ptr<CoreEmitter>> emitters;
+  std::vector<int> taskBuffers;
+  int64_t nextTag = 0, globalTop = 0, nextData = 0;
+  std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
+  llvm::DenseMap<mlir::Value, std::string> weights;
+  struct Output {
+    mlir::Value value;
+    int64_t address;
+    layout::Layout layout;
+    bool stored = false;
+  };
+  std::vector<Output> outputs;
+
+  void retain(const TensorValue &v);
+  void release(const TensorValue &v);
+  void release(int buffer);
+  mlir::FailureOr<Piece> localize(const Piece &p, int64_t core);
+  mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
+  mlir::LogicalResult lowerView(mlir::Operation *op);
+  mlir::LogicalResult storeOutputs(mlir::Operation *op);
+  int64_t globalAlloc(int64_t bytes);
+
+public:
+  // Op lowerings (MatrixOps.cpp, VectorOps.cpp).
+  mlir::LogicalResult lowerConvolution(nn::ConvolutionOp op);
+  mlir::LogicalResult lowerLinear(nn::LinearOp op);
+  mlir::LogicalResult lowerDepthwise(nn::ConvolutionOp op);
+  mlir::LogicalResult lowerElementwise(mlir::Operation *op);
+  mlir::LogicalResult lowerPooling(nn::MaxPool2dOp op);
+  mlir::LogicalResult lowerMean(nn::MeanOp op);
+  mlir::LogicalResult lowerCat(nn::CatOp op);
+  mlir::LogicalResult lowerPad(nn::ConstantPadNdOp op);
+  mlir::LogicalResult lowerSoftmax(nn::SoftmaxOp op);
+  mlir::LogicalResult lowerNorm(mlir::Operation *op);
+  mlir::LogicalResult lowerAttention(nn::ScaledDotProductAttentionOp op);
+  mlir::LogicalResult lowerMatmul(nn::MatmulOp op);
+  mlir::LogicalResult lowerRotary(nn::RotaryEmbeddingOp op);
+};
+
+} // namespace raptor::pim
+
+#endif // RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H

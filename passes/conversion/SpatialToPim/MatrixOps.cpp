@@ -1,0 +1,288 @@
+//===- MatrixOps.cpp - Convolutions and linear layers on crossbars -*- C++ -*-===//
+//
+// A lane holds tiles of the weight matrix (passes/spatial/WeightTiling):
+// one array group per row tile and run of consecutive column tiles, all
+// crossbars of a group sharing the input vector. Per output position the
+// lane gathers the input window (im2col, a few contiguous runs of a
+// channels-last map), runs one MVM per group, writes the first
+// contribution of each column directly and adds the others.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/conversion/SpatialToPim/Lowering.h"
+
+using namespace mlir;
+
+namespace raptor::pim {
+
+using layout::IntTuple;
+using layout::Layout;
+
+namespace {
+
+SmallVector<int64_t, 4> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
+}
+
+/// The function a layout computes, in a normal form (flat, size-1 modes
+/// dropped, neighbours merged).
+bool sameLayout(const Layout &a, const Layout &b) {
+  layout::Checked x = layout::checkedCoalesce(a), y = layout::checkedCoalesce(b);
+  return x.ok && y.ok && x.layout == y.layout;
+}
+
+struct Group {
+  int64_t id, rowTile, colBegin, colEnd;
+  bool direct;
+};
+
+/// Declares the lane's array groups on the current core.
+FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTiling &tiling,
+                                            const spatial::MatrixTiling::Lane &lane, StringRef weight,
+                                            const Layout &matrix) {
+  SmallVector<Group> groups;
+  std::vector<bool> written(size_t(tiling.colTiles), false);
+  CoreEmitter &e = l.here();
+  auto matrixAttr = layout::LayoutAttr::get(l.chip.getContext(), matrix);
+  for (int64_t r = lane.rowBegin; r < lane.rowEnd; ++r) {
+    int64_t c = lane.colBegin;
+    while (c < lane.colEnd) {
+      if (!tiling.nonzero(r, c)) {
+        ++c;
+        continue;
+      }
+      // A run of nonzero tiles that are all first or all later contributions.
+      bool first = !written[size_t(c)];
+      int64_t end = c + 1;
+      while (end < lane.colEnd && tiling.nonzero(r, end) && !written[size_t(end)] == first)
+        ++end;
+      int64_t rows[2] = {r * tiling.xbarRows, std::min(tiling.rows, (r + 1) * tiling.xbarRows)};
+      int64_t cols[2] = {c * tiling.xbarCols, std::min(tiling.cols, end * tiling.xbarCols)};
+      int64_t id = e.group((end - c) * tiling.slices, weight, matrixAttr, rows, cols);
+      groups.push_back({id, r, c, end, first});
+      for (int64_t k = c; k < end; ++k)
+        written[size_t(k)] = true;
+      c = end;
+    }
+  }
+  if (e.crossbarsUsed() > int64_t(l.target.crossbarsPerCore)) {
+    l.taskError() << "core " << l.core << " would hold " << e.crossbarsUsed() << " crossbars but has "
+                  << l.target.crossbarsPerCore << " (the schedule placed too many weight tiles on it)";
+    return failure();
+  }
+  return groups;
+}
+
+/// The lane of the task, checked against the task's recorded tile ranges.
+FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, Operation *op, const spatial::MatrixTiling &tiling) {
+  int64_t index = int64_t(l.task.getLane());
+  if (index < 0 || index >= int64_t(tiling.lanes.size()))
+    return l.taskError() << "lane " << index << " of an operator with " << tiling.lanes.size() << " lanes";
+  const spatial::MatrixTiling::Lane &lane = tiling.lanes[size_t(index)];
+  auto rows = l.task.getRowTiles(), cols = l.task.getColTiles();
+  if (!rows || !cols || (*rows)[0] != lane.rowBegin || (*rows)[1] != lane.rowEnd || (*cols)[0] != lane.colBegin ||
+      (*cols)[1] != lane.colEnd)
+    return l.taskError() << "its tiles differ from the lowering's tiling of this operator (was the compute "
+                            "graph built for another target?)";
+  if (tiling.slices != 1)
+    return l.taskError() << "the target stores a weight in " << tiling.slices
+                         << " crossbar cells (weight_bits > cell_bits), which fp32 lowering does not support";
+  return lane;
+}
+
+/// Whether this lane adds the bias: the first lane of its columns.
+bool addsBias(const spatial::MatrixTiling &tiling, int64_t index) {
+  const auto &lane = tiling.lanes[size_t(index)];
+  for (int64_t i = 0; i < index; ++i)
+    if (tiling.lanes[size_t(i)].colBegin == lane.colBegin)
+      return false;
+  return true;
+}
+
+/// One position's MVMs: the groups read `input` (row tile r at r * rows
+/// elements on), write or add into `out` (the lane's columns).
+void multiply(CoreEmitter &e, ArrayRef<Group> groups, const spatial::MatrixTiling &tiling, Address input,
+              Address out, int64_t laneCol0, int64_t laneCol1, Address tmp, int32_t mbiw) {
+  for (const Group &g : groups) {
+    Address in = input.plus(g.rowTile * tiling.xbarRows * 4);
+    Address at = out.plus((g.colBegin * tiling.xbarCols - laneCol0) * 4);
+    if (g.direct) {
+      e.mvmul(at, in, g.id, mbiw);
+      continue;
+    }
+    e.mvmul(tmp, in, g.id, mbiw);
+    int64_t len = std::min(g.colEnd * tiling.xbarCols, laneCol1) - g.colBegin * tiling.xbarCols;
+    e.vector(Opcode::Vvadd, at, at, tmp, len);
+  }
+}
+
+} // namespace
+
+LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
+  SmallVector<int64_t, 4> in = shapeOf(op.getInput()), out = shapeOf(op.getOut()), w = shapeOf(op.getWeight());
+  if (in.size() != 4 || in[0] != 1)
+    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1");
+  ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(), dilation = op.getDilation();
+  int64_t C = in[1], W = in[3], N = out[1], OH = out[2], OW = out[3];
+  int64_t KH = w[2], KW = w[3], groups = int64_t(op.getGroups()), taps = KH * KW, K = taps * C;
+  int64_t ph = padding.size() > 0 ? padding[0] : 0, pw = padding.size() > 1 ? padding[1] : ph;
+  int64_t sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
+  int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
+  spatial::MatrixTiling tiling;
+  std::string error;
+  if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
+                           target.crossbarsPerCore, tiling, error))
+    return taskError() << error;
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, op, tiling);
+  if (failed(lane))
+    return failure();
+  // The weights, embedded block-diagonally when grouped: matrix element
+  // (k = (kh * KW + kw) * C + c, n) is weight[n][c][kh][kw].
+  FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
+  if (failed(weight))
+    return failure();
+  nn::HostTensor dense;
+  const nn::HostTensor *tensor = *weight;
+  if (groups > 1) {
+    int64_t cg = C / groups, ng = N / groups;
+    dense.shape = {N, C, KH, KW};
+    dense.data.assign(size_t(N * C * taps), 0.0f);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < cg; ++c)
+        std::copy_n((*weight)->data.begin() + (n * cg + c) * taps, taps,
+                    dense.data.begin() + (n * C + (n / ng) * cg + c) * taps);
+    tensor = &dense;
+  }
+  std::string symbol = weightSymbol(op.getWeight(), *tensor);
+  Layout matrix(IntTuple::tuple({IntTuple::tuple({C, KW, KH}), N}),
+                IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbol, matrix);
+  if (failed(groupList))
+    return failure();
+  int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
+  int64_t width = col1 - col0;
+  // The input, channels-last and padded.
+  int64_t Wp = W + 2 * pw;
+  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, 0);
+  if (failed(paddedInput))
+    return failure();
+  Piece padded = *paddedInput;
+  FailureOr<int> im2col = scratch(4 * tiling.rowTiles * tiling.xbarRows);
+  int64_t widest = 0;
+  for (const Group &g : *groupList)
+    widest = std::max(widest, (g.colEnd - g.colBegin) * tiling.xbarCols);
+  FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
+  if (failed(im2col) || failed(tmp))
+    return failure();
+  std::optional<Address> bias;
+  if (op.getBias() && addsBias(tiling, int64_t(task.getLane()))) {
+    FailureOr<const nn::HostTensor *> b = constantOf(op.getBias());
+    if (failed(b))
+      return failure();
+    bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
+  }
+  FailureOr<Piece> result = fresh({1, width, OH, OW}, channelsLast({1, width, OH, OW}));
+  if (failed(result))
+    return failure();
+  result->origin = {0, col0, 0, 0};
+  result->partial = lane->partial;
+  Address window = addressOf(padded), outBase = addressOf(*result);
+  Address scratchAddr = Address::at(addressOfBuffer(*im2col)), tmpAddr = Address::at(addressOfBuffer(*tmp));
+  // The im2col window: (c, kw, kh) of the padded map, into (kh, kw, c) order.
+  Layout windowLayout(IntTuple::tuple({C, KW, KH}), IntTuple::tuple({1, dw * C, dh * Wp * C}));
+  Layout columnLayout(IntTuple::tuple({C, KW, KH}), IntTuple::tuple({1, C, KW * C}));
+  int32_t mbiw = int32_t(target.weightBits);
+  CoreEmitter &e = here();
+  LogicalResult status = success();
+  e.nest({OH, OW},
+         {Walk{window, {sh * Wp * C * 4, sw * C * 4}}, Walk{outBase, {OW * width * 4, width * 4}}},
+         [&](ArrayRef<Address> a) {
+           if (failed(copy({scratchAddr, columnLayout}, {a[0], windowLayout}))) {
+             status = failure();
+             return;
+           }
+           multiply(e, *groupList, tiling, scratchAddr, a[1], col0, col1, tmpAddr, mbiw);
+           if (bias)
+             e.vector(Opcode::Vvadd, a[1], a[1], *bias, width);
+         });
+  if (failed(status))
+    return failure();
+  auto it = values.find(op.getOut());
+  TensorValue v;
+  if (it != values.end())
+    v = it->second;
+  v.shape = shapeOf(op.getOut());
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
+  SmallVector<int64_t, 4> in = shapeOf(op.getInput()), out = shapeOf(op.getOut()), w = shapeOf(op.getWeight());
+  int64_t K = w[1], N = w[0], positions = 1;
+  for (size_t i = 0; i + 1 < in.size(); ++i)
+    positions *= in[i];
+  spatial::MatrixTiling tiling;
+  std::string error;
+  if (!spatial::tileMatrix(K, N, 1, 1, target.crossbarRows, target.crossbarCols, target.slices(),
+                           target.crossbarsPerCore, tiling, error))
+    return taskError() << error;
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, op, tiling);
+  if (failed(lane))
+    return failure();
+  FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
+  if (failed(weight))
+    return failure();
+  std::string symbol = weightSymbol(op.getWeight(), **weight);
+  // Matrix element (k, n) is weight[n][k].
+  Layout matrix(IntTuple::tuple({K, N}), IntTuple::tuple({1, K}));
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbol, matrix);
+  if (failed(groupList))
+    return failure();
+  int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
+  int64_t width = col1 - col0;
+  Layout rows = rowMajor(in);
+  FailureOr<Piece> x = materialize(op.getInput(), [&](const Piece &p) { return sameLayout(p.layout, rows); }, rows);
+  if (failed(x))
+    return failure();
+  int64_t widest = 0;
+  for (const Group &g : *groupList)
+    widest = std::max(widest, (g.colEnd - g.colBegin) * tiling.xbarCols);
+  FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
+  if (failed(tmp))
+    return failure();
+  std::optional<Address> bias;
+  if (op.getBias() && addsBias(tiling, int64_t(task.getLane()))) {
+    FailureOr<const nn::HostTensor *> b = constantOf(op.getBias());
+    if (failed(b))
+      return failure();
+    bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
+  }
+  SmallVector<int64_t, 4> box(out.begin(), out.end());
+  box.back() = width;
+  FailureOr<Piece> result = fresh(box, rowMajor(box));
+  if (failed(result))
+    return failure();
+  result->origin.assign(out.size(), 0);
+  result->origin.back() = col0;
+  result->partial = lane->partial;
+  CoreEmitter &e = here();
+  Address tmpAddr = Address::at(addressOfBuffer(*tmp));
+  int32_t mbiw = int32_t(target.weightBits);
+  e.nest({positions}, {Walk{addressOf(*x), {K * 4}}, Walk{addressOf(*result), {width * 4}}},
+         [&](ArrayRef<Address> a) {
+           multiply(e, *groupList, tiling, a[0], a[1], col0, col1, tmpAddr, mbiw);
+           if (bias)
+             e.vector(Opcode::Vvadd, a[1], a[1], *bias, width);
+         });
+  auto it = values.find(op.getOut());
+  TensorValue v;
+  if (it != values.end())
+    v = it->second;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,133 @@
+//===- Tensors.cpp - Model values in local memory, and views ----*- C++ -*-===//
+#include "passes/conversion/SpatialToPim/Tensors.h"
+
+#include "passes/conversion/SpatialToPim/Kernels.h"
+
+namespace raptor::pim {
+
+using layout::IntTuple;
+using layout::Layout;
+
+bool TensorValue::whole() const {
+  if (pieces.size() != 1 || pieces[0].partial)
+    return false;
+  return llvm::ArrayRef(pieces[0].sizes) == llvm::ArrayRef(shape);
+}
+
+Layout fromTorchModes(llvm::ArrayRef<Layout> modes) {
+  std::vector<Layout> reversed(modes.rbegin(), modes.rend());
+  if (reversed.empty())
+    reversed.push_back(Layout(1, 0));
+  return Layout::concat(reversed);
+}
+
+Layout rowMajor(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> sizes(shape.rbegin(), shape.rend());
+  if (sizes.empty())
+    sizes.push_back(1);
+  return compactLayout(sizes);
+}
+
+Layout channelsLast(llvm::ArrayRef<int64_t> shape) {
+  if (shape.size() != 4)
+    return rowMajor(shape);
+  int64_t n = shape[0], c = shape[1], h = shape[2], w = shape[3];
+  (void)n;
+  return fromTorchModes({Layout(shape[0], h * w * c), Layout(c, 1), Layout(h, w * c), Layout(w, c)});
+}
+
+Layout modeOf(const Layout &l, size_t dim, size_t rank) { return l.modes()[rank - 1 - dim]; }
+
+Layout withMode(const Layout &l, size_t dim, size_t rank, const Layout &mode) {
+  std::vector<Layout> modes = l.modes();
+  modes[rank - 1 - dim] = mode;
+  return Layout::concat(modes);
+}
+
+std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape) {
+  // The new coordinates' row-major index is the old one: compose the
+  // piece's layout with the compact layout of the new shape.
+  Layout target = rowMajor(shape);
+  layout::Checked c = layout::checkedComposition(p.layout, target);
+  if (!c.ok)
+    return std::nullopt;
+  // Composition keeps the profile of the compact layout: one mode per new dimension.
+  Piece out = p;
+  out.layout = c.layout;
+  if (out.layout.modes().size() != std::max<size_t>(1, shape.size()))
+    return std::nullopt;
+  out.origin.assign(shape.size(), 0);
+  out.sizes.assign(shape.begin(), shape.end());
+  return out;
+}
+
+Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims) {
+  size_t rank = dims.size();
+  std::vector<Layout> modes;
+  Piece out = p;
+  out.origin.clear();
+  out.sizes.clear();
+  for (int64_t d : dims) {
+    modes.push_back(modeOf(p.layout, size_t(d), rank));
+    out.origin.push_back(p.origin[size_t(d)]);
+    out.sizes.push_back(p.sizes[size_t(d)]);
+  }
+  out.layout = fromTorchModes(modes);
+  return out;
+}
+
+std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step) {
+  size_t rank = p.sizes.size();
+  Layout mode = modeOf(p.layout, dim, rank);
+  if (count < 1)
+    return std::nullopt;
+  layout::Checked c = layout::checkedComposition(mode, Layout(count, step));
+  if (!c.ok)
+    return std::nullopt;
+  // The slice is the composition shifted by mode(start): check that the
+  // shift is exact for every element (it need not be for nested modes).
+  int64_t base = mode(start);
+  for (int64_t i = 0; i < count; ++i)
+    if (mode(start + i * step) != base + c.layout(i))
+      return std::nullopt;
+  Piece out = p;
+  out.layout = withMode(p.layout, dim, rank, c.layout);
+  out.offset += base;
+  out.sizes[dim] = count;
+  return out;
+}
+
+Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape) {
+  size_t rank = shape.size(), old = p.sizes.size();
+  std::vector<Layout> modes;
+  Piece out = p;
+  out.origin.assign(rank, 0);
+  out.sizes.assign(shape.begin(), shape.end());
+  for (size_t d = 0; d < rank; ++d) {
+    if (d < rank - old) {
+      modes.push_back(Layout(shape[d], 0));
+      continue;
+    }
+    size_t src = d - (rank - old);
+    out.origin[d] = p.origin[src];
+    if (p.sizes[src] == 1 && shape[d] != 1)
+      modes.push_back(Layout(shape[d], 0));
+    else
+      modes.push_back(modeOf(p.layout, src, old));
+  }
+  out.layout = fromTorchModes(modes);
+  return out;
+}
+
+Piece repeated(const Piece &p, size_t dim, int64_t factor) {
+  size_t rank = p.sizes.size();
+  Layout mode = modeOf(p.layout, dim, rank);
+  Layout rep(IntTuple::tuple({IntTuple(factor), mode.shape}), IntTuple::tuple({IntTuple(0), mode.stride}));
+  Piece out = p;
+  out.layout = withMode(p.layout, dim, rank, rep);
+  out.sizes[dim] *= factor;
+  out.origin[dim] *= factor;
+  return out;
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,66 @@
+//===- Tensors.h - Model values in local memory, and views ------*- C++ -*-===//
+//
+// During the lowering every nn value is one or more pieces: a box of the
+// value held in a buffer, with a layout from the box's coordinates to
+// element offsets. Layouts follow CuTe: the modes are the torch dimensions
+// in reverse (first mode fastest), so a layout's linear index is the
+// row-major index. Views are layout algebra on the pieces (reshape is
+// composition with a compact layout, permute reorders modes, slice composes
+// one mode with a strided layout, broadcasts add stride-0 modes): no data
+// moves until an operation needs it elsewhere.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_TENSORS_H
+#define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_TENSORS_H
+
+#include "dialects/layout/LayoutAlgebra.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace raptor::pim {
+
+struct Piece {
+  llvm::SmallVector<int64_t, 4> origin, sizes; // the box, torch order
+  int buffer = -1;
+  int64_t offset = 0;    // elements from the buffer's start to the box's origin
+  layout::Layout layout; // element offsets over the box (one mode per dimension)
+  bool partial = false;  // added to the other pieces of the same box
+};
+
+struct TensorValue {
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<Piece, 1> pieces;
+  /// One piece covering the value, not a partial sum.
+  bool whole() const;
+};
+
+/// Torch's contiguous (row-major) layout of `shape`.
+layout::Layout rowMajor(llvm::ArrayRef<int64_t> shape);
+/// Channels-last for an (N, C, H, W) shape; row-major for other ranks.
+layout::Layout channelsLast(llvm::ArrayRef<int64_t> shape);
+/// The layout's mode for torch dimension `dim` of a rank-`rank` value.
+layout::Layout modeOf(const layout::Layout &l, size_t dim, size_t rank);
+/// `l` with the mode of torch dimension `dim` replaced.
+layout::Layout withMode(const layout::Layout &l, size_t dim, size_t rank, const layout::Layout &mode);
+/// Builds a layout from per-dimension modes given in torch order.
+layout::Layout fromTorchModes(llvm::ArrayRef<layout::Layout> modes);
+
+// Views of one piece. Nothing when the piece's layout cannot express the
+// view (the caller copies the value to a compact layout and retries).
+std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape);
+Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
+/// Elements start, start + step, ... (count of them) of dimension `dim`,
+/// relative to the piece's box.
+std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step);
+/// Broadcast to `shape` (size-1 and new leading dimensions get stride 0).
+Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape);
+/// Dimension `dim` of size n becomes n * factor: index i reads i / factor
+/// (interleaved repeats: nearest upsampling, KV-head fan-out).
+Piece repeated(const Piece &p, size_t dim, int64_t factor);
+
+} // namespace raptor::pim
+
+#endif // RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_TENSORS_H

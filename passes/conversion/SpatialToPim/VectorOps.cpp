@@ -1,0 +1,435 @@
+//===- VectorOps.cpp - Element-wise, pooling and reductions -----*- C++ -*-===//
+//
+// Operators without resident weights run on the vector unit, each as one or
+// a few layout-driven kernels (Kernels.h): activations, broadcasting
+// arithmetic, depthwise convolutions and pooling (a multiply-add or max
+// per kernel tap over whole rows), means, padding and concatenation (the
+// latter only gathers pieces: no data moves until a consumer needs it).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/conversion/SpatialToPim/Lowering.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace raptor::pim {
+
+using layout::IntTuple;
+using layout::Layout;
+
+namespace {
+
+SmallVector<int64_t, 4> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
+}
+
+/// A row-major tensor's layout broadcast to `shape` (stride 0 where it has
+/// size 1 or no dimension).
+Layout broadcastLayout(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
+  SmallVector<Layout> modes;
+  size_t rank = shape.size(), offset = rank - from.size();
+  SmallVector<int64_t> strides(from.size(), 1);
+  for (int i = int(from.size()) - 2; i >= 0; --i)
+    strides[size_t(i)] = strides[size_t(i) + 1] * from[size_t(i) + 1];
+  for (size_t d = 0; d < rank; ++d) {
+    if (d < offset || from[d - offset] == 1)
+      modes.push_back(Layout(shape[d], 0));
+    else
+      modes.push_back(Layout(shape[d], strides[d - offset]));
+  }
+  return fromTorchModes(modes);
+}
+
+/// One step of an element-wise program: rd <- op(a, b).
+enum class Src { Input, Other, Out };
+struct Step {
+  Opcode op;
+  Src a;
+  std::optional<Src> b;
+  std::optional<float> constant; // b as a broadcast scalar
+};
+
+} // namespace
+
+LogicalResult Lowering::lowerElementwise(Operation *op) {
+  Value out = op->getResult(0);
+  SmallVector<int64_t, 4> shape = shapeOf(out);
+  // Operands as kernel operands over the output's shape.
+  std::vector<std::vector<float>> keep; // constant data the operands point at
+  keep.reserve(4);
+  auto operandOf = [&](Value v) -> FailureOr<KernelOperand> {
+    SmallVector<int64_t, 4> from = shapeOf(v);
+    if (known.contains(v)) {
+      FailureOr<const nn::HostTensor *> t = constantOf(v);
+      if (failed(t))
+        return failure();
+      keep.push_back((*t)->data);
+      return KernelOperand{Address(), broadcastLayout(from, shape), &keep.back()};
+    }
+    FailureOr<Piece> p = materialize(v, [](const Piece &) { return true; }, compactLike(rowMajor(from)));
+    if (failed(p))
+      return failure();
+    return operand(expanded(*p, shape));
+  };
+  auto scalar = [&](double value) {
+    keep.push_back({float(value)});
+    return KernelOperand{Address(), broadcastLayout({}, shape), &keep.back()};
+  };
+  SmallVector<Step> program;
+  std::optional<KernelOperand> input, other;
+  Value first;
+  auto binary = [&](Value self, Value rhs, Attribute s, double alpha, Opcode code) -> LogicalResult {
+    FailureOr<KernelOperand> a = operandOf(self);
+    if (failed(a))
+      return failure();
+    input = *a;
+    first = self;
+    double value = 0;
+    if (rhs) {
+      FailureOr<KernelOperand> b = operandOf(rhs);
+      if (failed(b))
+        return failure();
+      other = *b;
+    } else {
+      if (auto f = dyn_cast_or_null<FloatAttr>(s))
+        value = f.getValueAsDouble();
+      else if (auto i = dyn_cast_or_null<IntegerAttr>(s))
+        value = double(i.getInt());
+      other = scalar(value);
+    }
+    // alpha scales the other operand; a constant divisor becomes a product.
+    bool otherConstant = other->constant != nullptr;
+    if (otherConstant && (alpha != 1.0 || code == Opcode::ExtVvdiv)) {
+      keep.push_back(*other->constant);
+      for (float &x : keep.back())
+        x = code == Opcode::ExtVvdiv ? float(1.0 / double(x)) : float(x * alpha);
+      other->constant = &keep.back();
+      if (code == Opcode::ExtVvdiv)
+        code = Opcode::Vvmul;
+    } else if (alpha != 1.0) {
+      program.push_back({Opcode::Vvmul, Src::Other, std::nullopt, float(alpha)});
+      program.push_back({code, Src::Input, Src::Out, std::nullopt});
+      return success();
+    }
+    program.push_back({code, Src::Input, Src::Other, std::nullopt});
+    return success();
+  };
+  auto unary = [&](Value self, ArrayRef<Step> steps) -> LogicalResult {
+    FailureOr<KernelOperand> a = operandOf(self);
+    if (failed(a))
+      return failure();
+    input = *a;
+    first = self;
+    program.append(steps.begin(), steps.end());
+    return success();
+  };
+  using O = Opcode;
+  const float sqrt2OverPi = float(std::sqrt(2.0 / M_PI)), rsqrt2 = float(1.0 / std::sqrt(2.0));
+  LogicalResult built =
+      llvm::TypeSwitch<Operation *, LogicalResult>(op)
+          .Case([&](nn::AddOp o) {
+            return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), o.getAlpha().convertToDouble(), O::Vvadd);
+          })
+          .Case([&](nn::SubOp o) {
+            return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), o.getAlpha().convertToDouble(), O::Vvsub);
+          })
+          .Case([&](nn::MulOp o) { return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, O::Vvmul); })
+          .Case([&](nn::DivOp o) { return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, O::ExtVvdiv); })
+          .Case([&](nn::ReluOp o) { return unary(o.getSelf(), {{O::Vrelu, Src::Input}}); })
+          .Case([&](nn::SigmoidOp o) { return unary(o.getSelf(), {{O::Vsigm, Src::Input}}); })
+          .Case([&](nn::TanhOp o) { return unary(o.getSelf(), {{O::Vtanh, Src::Input}}); })
+          .Case([&](nn::NegOp o) { return unary(o.getSelf(), {{O::Vvmul, Src::Input, std::nullopt, -1.0f}}); })
+          .Case([&](nn::RsqrtOp o) { return unary(o.getSelf(), {{O::ExtVrsqrt, Src::Input}}); })
+          .Case([&](nn::SiluOp o) {
+            return unary(o.getSelf(), {{O::Vsigm, Src::Input}, {O::Vvmul, Src::Out, Src::Input}});
+          })
+          .Case([&](nn::GeluOp o) {
+            if (o.getApproximate() == "tanh") // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+              return unary(o.getSelf(), {{O::Vvmul, Src::Input, Src::Input},
+                                         {O::Vvmul, Src::Out, Src::Input},
+                                         {O::Vvmul, Src::Out, std::nullopt, 0.044715f},
+                                         {O::Vvadd, Src::Out, Src::Input},
+                                         {O::Vvmul, Src::Out, std::nullopt, sqrt2OverPi},
+                                         {O::Vtanh, Src::Out},
+                                         {O::Vvadd, Src::Out, std::nullopt, 1.0f},
+                                         {O::Vvmul, Src::Out, Src::Input},
+                                         {O::Vvmul, Src::Out, std::nullopt, 0.5f}});
+            // 0.5 x (1 + erf(x / sqrt 2))
+            return unary(o.getSelf(), {{O::Vvmul, Src::Input, std::nullopt, rsqrt2},
+                                       {O::ExtVerf, Src::Out},
+                                       {O::Vvadd, Src::Out, std::nullopt, 1.0f},
+                                       {O::Vvmul, Src::Out, Src::Input},
+                                       {O::Vvmul, Src::Out, std::nullopt, 0.5f}});
+          })
+          .Default([](Operation *o) { return o->emitOpError("is not element-wise"); });
+  if (failed(built))
+    return failure();
+  // The result takes the storage order of an operand of the result's shape.
+  Layout like = rowMajor(shape);
+  for (const std::optional<KernelOperand> &o : {input, other})
+    if (o && !o->constant) {
+      std::vector<int64_t> d = o->layout.stride.flatten(), s = o->layout.shape.flatten();
+      bool broadcast = false;
+      for (size_t i = 0; i < d.size(); ++i)
+        broadcast |= d[i] == 0 && s[i] > 1;
+      if (!broadcast) {
+        like = compactLike(o->layout);
+        break;
+      }
+    }
+  FailureOr<Piece> result = fresh(shape, like);
+  if (failed(result))
+    return failure();
+  KernelOperand dst = operand(*result);
+  CoreEmitter &e = here();
+  for (const Step &step : program) {
+    auto pick = [&](Src s) { return s == Src::Input ? *input : s == Src::Other ? *other : dst; };
+    SmallVector<KernelOperand> ops{dst, pick(step.a)};
+    if (step.constant)
+      ops.push_back(scalar(*step.constant));
+    else if (step.b)
+      ops.push_back(pick(*step.b));
+    bool two = ops.size() == 3;
+    Opcode code = step.op;
+    if (failed(kernel(ops, [&](ArrayRef<Address> a, int64_t run) {
+          e.vector(code, a[0], a[1], two ? std::optional<Address>(a[2]) : std::nullopt, run);
+        })))
+      return failure();
+  }
+  TensorValue v;
+  v.shape = shape;
+  v.pieces.push_back(*result);
+  define(out, v);
+  return success();
+}
+
+LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
+  SmallVector<int64_t, 4> in = shapeOf(op.getInput()), out = shapeOf(op.getOut()), w = shapeOf(op.getWeight());
+  if (in.size() != 4 || in[0] != 1)
+    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1");
+  ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(), dilation = op.getDilation();
+  int64_t C = in[1], W = in[3], OH = out[2], OW = out[3], KH = w[2], KW = w[3];
+  int64_t ph = padding.size() > 0 ? padding[0] : 0, pw = padding.size() > 1 ? padding[1] : ph;
+  int64_t sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
+  int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
+  int64_t Wp = W + 2 * pw;
+  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, 0);
+  FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
+  if (failed(x) || failed(weight))
+    return failure();
+  FailureOr<Piece> result = fresh(out, channelsLast(out));
+  FailureOr<Piece> product = fresh(out, channelsLast(out));
+  if (failed(result) || failed(product))
+    return failure();
+  temporary(product->buffer);
+  CoreEmitter &e = here();
+  std::vector<float> tap(static_cast<size_t>(C));
+  Layout perChannel = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, 0), Layout(OW, 0)});
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      for (int64_t c = 0; c < C; ++c)
+        tap[size_t(c)] = (*weight)->data[size_t((c * KH + kh) * KW + kw)];
+      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
+      KernelOperand src{addressOf(*x).plus((kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
+      KernelOperand weights{Address(), perChannel, &tap};
+      bool firstTap = kh == 0 && kw == 0;
+      KernelOperand into = firstTap ? operand(*result) : operand(*product);
+      if (failed(kernel({into, src, weights}, [&](ArrayRef<Address> a, int64_t run) {
+            e.vector(Opcode::Vvmul, a[0], a[1], a[2], run);
+          })))
+        return failure();
+      if (!firstTap && failed(copy(operand(*result), operand(*product), /*accumulate=*/true)))
+        return failure();
+    }
+  if (op.getBias()) {
+    FailureOr<const nn::HostTensor *> bias = constantOf(op.getBias());
+    if (failed(bias))
+      return failure();
+    std::vector<float> b = (*bias)->data;
+    KernelOperand dst = operand(*result);
+    if (failed(kernel({dst, dst, KernelOperand{Address(), perChannel, &b}}, [&](ArrayRef<Address> a, int64_t run) {
+          e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
+        })))
+      return failure();
+  }
+  TensorValue v;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
+  if (!op.getIndices().use_empty())
+    return op.emitOpError("the PIM lowering does not produce max-pooling indices");
+  SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
+  if (in.size() != 4 || in[0] != 1)
+    return op.emitOpError("the PIM lowering supports 2-d pooling of batch 1");
+  ArrayRef<int64_t> k = op.getKernelSize(), padding = op.getPadding(), dilation = op.getDilation();
+  ArrayRef<int64_t> stride = op.getStride().empty() ? k : op.getStride();
+  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
+  int64_t KH = k[0], KW = k.size() > 1 ? k[1] : KH, sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
+  int64_t ph = padding.empty() ? 0 : padding[0], pw = padding.size() > 1 ? padding[1] : ph;
+  int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
+  // Windows of ceil_mode may reach past the padding: pad the bottom and
+  // right as far as the last window (padding reads -1.7e38, below any value).
+  int64_t bottom = std::max<int64_t>(ph, (OH - 1) * sh + (KH - 1) * dh + 1 - H - ph);
+  int64_t right = std::max<int64_t>(pw, (OW - 1) * sw + (KW - 1) * dw + 1 - W - pw);
+  int64_t Wp = W + pw + right;
+  FailureOr<Piece> x = padded(op.getSelf(), {ph, pw}, {bottom, right}, 0xFE);
+  if (failed(x))
+    return failure();
+  FailureOr<Piece> result = fresh(out, channelsLast(out));
+  if (failed(result))
+    return failure();
+  CoreEmitter &e = here();
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
+      KernelOperand src{addressOf(*x).plus((kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
+      KernelOperand dst = operand(*result);
+      LogicalResult r = kh == 0 && kw == 0 ? copy(dst, src)
+                                           : kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
+                                               e.vector(Opcode::Vvmax, a[0], a[1], a[2], run);
+                                             });
+      if (failed(r))
+        return failure();
+    }
+  TensorValue v;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+LogicalResult Lowering::lowerMean(nn::MeanOp op) {
+  SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
+  size_t rank = in.size();
+  SmallVector<bool> reduced(rank, !op.getDim());
+  if (auto dims = op.getDim())
+    for (int64_t d : *dims)
+      reduced[size_t(d < 0 ? d + int64_t(rank) : d)] = true;
+  int64_t count = 1;
+  for (size_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      count *= in[d];
+  FailureOr<Piece> x = materialize(op.getSelf(), [](const Piece &) { return true; }, rowMajor(in));
+  if (failed(x))
+    return failure();
+  FailureOr<Piece> result = fresh(out, rowMajor(out));
+  if (failed(result))
+    return failure();
+  // The result seen over the input's domain: stride 0 along reduced dimensions.
+  std::vector<Layout> resultModes;
+  {
+    size_t k = 0;
+    bool keep = op.getKeepdim();
+    for (size_t d = 0; d < rank; ++d) {
+      if (reduced[d]) {
+        resultModes.push_back(Layout(in[d], 0));
+        if (keep)
+          ++k;
+      } else {
+        resultModes.push_back(modeOf(result->layout, k++, out.size()));
+      }
+    }
+  }
+  KernelOperand acc{addressOf(*result), fromTorchModes(resultModes), nullptr};
+  CoreEmitter &e = here();
+  here().lldi(addressOf(*result), 0, 4 * result->layout.cosize());
+  if (failed(kernel({acc, acc, operand(*x)}, [&](ArrayRef<Address> a, int64_t run) {
+        e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
+      })))
+    return failure();
+  std::vector<float> scale{float(1.0 / double(count))};
+  KernelOperand dst = operand(*result);
+  if (failed(kernel({dst, dst, KernelOperand{Address(), broadcastLayout({}, out), &scale}},
+                    [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
+    return failure();
+  TensorValue v;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+LogicalResult Lowering::lowerCat(nn::CatOp op) {
+  SmallVector<int64_t, 4> shape = shapeOf(op.getOut());
+  int64_t rank = int64_t(shape.size()), dim = int64_t(op.getDim());
+  if (dim < 0)
+    dim += rank;
+  TensorValue out;
+  out.shape = shape;
+  int64_t at = 0;
+  for (Value t : op.getTensors()) {
+    SmallVector<int64_t, 4> s = shapeOf(t);
+    TensorValue part;
+    if (known.contains(t)) {
+      FailureOr<const nn::HostTensor *> c = constantOf(t);
+      FailureOr<Piece> p = fresh(s, rowMajor(s));
+      if (failed(c) || failed(p))
+        return failure();
+      Address values = placeConstant((*c)->data);
+      here().lmv(addressOf(*p), values, int64_t((*c)->data.size()) * 4);
+      part.shape = s;
+      part.pieces.push_back(*p);
+    } else {
+      auto it = values.find(t);
+      if (it == values.end())
+        return taskError() << "concatenates a value no earlier task produced";
+      part = it->second;
+    }
+    for (Piece p : part.pieces) {
+      p.origin[size_t(dim)] += at;
+      out.pieces.push_back(p);
+    }
+    at += s[size_t(dim)];
+  }
+  define(op.getOut(), out);
+  return success();
+}
+
+LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
+  SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
+  ArrayRef<int64_t> pad = op.getPad();
+  size_t rank = in.size();
+  SmallVector<int64_t, 4> before(rank, 0);
+  for (size_t i = 0; 2 * i + 1 < pad.size(); ++i) {
+    if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+      return op.emitOpError("negative padding (cropping) is not supported by the PIM lowering");
+    before[rank - 1 - i] = pad[2 * i];
+  }
+  FailureOr<Piece> result = fresh(out, rank == 4 ? channelsLast(out) : rowMajor(out));
+  if (failed(result))
+    return failure();
+  float value = float(op.getValue().convertToDouble());
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint8_t byte = uint8_t(bits);
+  CoreEmitter &e = here();
+  if (bits == byte * 0x01010101u) {
+    e.lldi(addressOf(*result), byte, 4 * result->layout.cosize());
+  } else {
+    std::vector<float> fill{value};
+    KernelOperand dst = operand(*result);
+    if (failed(kernel({dst, KernelOperand{Address(), broadcastLayout({}, out), &fill}},
+                      [&](ArrayRef<Address> a, int64_t run) { e.lmv(a[0], a[1], 4 * run); })))
+      return failure();
+  }
+  auto it = values.find(op.getSelf());
+  if (it == values.end())
+    return taskError() << "pads a value no earlier task produced";
+  if (failed(place(it->second, *result, before)))
+    return failure();
+  TensorValue v;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(op.getOut(), v);
+  return success();
+}
+
+} // namespace raptor::pim

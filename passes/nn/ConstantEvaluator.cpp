@@ -1,0 +1,323 @@
+//===- ConstantEvaluator.cpp - Computing compile-time values ----*- C++ -*-===//
+#include "passes/nn/ConstantEvaluator.h"
+
+#include "dialects/nn/NNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace raptor::nn {
+
+int64_t HostTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+std::vector<int64_t> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return {t.getShape().begin(), t.getShape().end()};
+}
+
+int64_t normalizedDim(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Calls f(outIndex, inIndex) for every element of `out` with `in`
+/// broadcast to it (numpy rules: trailing dimensions aligned).
+template <typename F>
+void broadcast(const std::vector<int64_t> &out, const std::vector<int64_t> &in, F f) {
+  size_t rank = out.size();
+  std::vector<int64_t> inStrides(rank, 0);
+  std::vector<int64_t> dense = rowMajorStrides(in);
+  for (size_t i = 0; i < in.size(); ++i) {
+    size_t d = rank - in.size() + i;
+    inStrides[d] = in[i] == 1 ? 0 : dense[i];
+  }
+  std::vector<int64_t> index(rank, 0);
+  int64_t total = 1;
+  for (int64_t d : out)
+    total *= d;
+  int64_t src = 0;
+  for (int64_t k = 0; k < total; ++k) {
+    f(k, src);
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      if (++index[d] < out[d]) {
+        src += inStrides[d];
+        break;
+      }
+      src -= inStrides[d] * (out[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+FailureOr<HostTensor> elementsOf(Operation *op, ElementsAttr attr) {
+  HostTensor t;
+  auto type = cast<ShapedType>(attr.getType());
+  t.shape.assign(type.getShape().begin(), type.getShape().end());
+  t.data.reserve(size_t(type.getNumElements()));
+  Type element = type.getElementType();
+  if (isa<FloatType>(element)) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      t.data.push_back(v.convertToFloat());
+    }
+  } else if (element.isInteger()) {
+    for (APInt v : attr.getValues<APInt>()) {
+      int64_t i = element.isInteger(1) ? int64_t(v.getZExtValue()) : v.getSExtValue();
+      if (std::abs(i) > (int64_t(1) << 24))
+        return op->emitError() << "integer constant " << i << " is beyond what float32 holds exactly";
+      t.data.push_back(float(i));
+    }
+  } else {
+    return op->emitError("constants must hold floats or integers");
+  }
+  return t;
+}
+
+} // namespace
+
+FailureOr<const HostTensor *> ConstantEvaluator::evaluate(Value value) {
+  auto it = cache.find(value);
+  if (it != cache.end())
+    return it->second.get();
+  FailureOr<HostTensor> t = compute(value);
+  if (failed(t))
+    return failure();
+  auto &slot = cache[value];
+  slot = std::make_unique<HostTensor>(std::move(*t));
+  return slot.get();
+}
+
+FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), NNDialect::kParamAttrName)
+                     : StringAttr();
+    if (!name)
+      return emitError(value.getLoc(), "this value is not known at compile time");
+    if (!weights)
+      return func.emitError() << "weight '" << name.getValue()
+                              << "' has no data: give the compiler a weights file (weights=FILE.safetensors)";
+    const SafeTensorsFile::Entry *e = weights->find(name.getValue());
+    if (!e)
+      return func.emitError() << "weights file '" << weights->path() << "' has no tensor '" << name.getValue() << "'";
+    std::vector<int64_t> expected = shapeOf(value);
+    if (e->shape != expected) {
+      auto text = [](const std::vector<int64_t> &s) {
+        std::string r = "(";
+        for (size_t i = 0; i < s.size(); ++i)
+          r += (i ? ", " : "") + std::to_string(s[i]);
+        return r + ")";
+      };
+      return func.emitError() << "weight '" << name.getValue() << "' has shape " << text(e->shape) << " in '"
+                              << weights->path() << "' but the model expects " << text(expected);
+    }
+    return HostTensor{expected, weights->floats(*e)};
+  }
+  Operation *op = value.getDefiningOp();
+  unsigned resultIndex = cast<OpResult>(value).getResultNumber();
+  std::vector<int64_t> outShape = shapeOf(value);
+  auto operand = [&](Value v) -> FailureOr<const HostTensor *> { return evaluate(v); };
+  auto binary = [&](Value self, Value other, Attribute scalar, double alpha,
+                    float (*f)(float, float)) -> FailureOr<HostTensor> {
+    FailureOr<const HostTensor *> a = operand(self);
+    if (failed(a))
+      return failure();
+    HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+    std::vector<float> b;
+    std::vector<int64_t> bShape;
+    if (other) {
+      FailureOr<const HostTensor *> t = operand(other);
+      if (failed(t))
+        return failure();
+      b = (*t)->data;
+      bShape = (*t)->shape;
+    } else {
+      double s = 0;
+      if (auto fa = dyn_cast_or_null<FloatAttr>(scalar))
+        s = fa.getValueAsDouble();
+      else if (auto ia = dyn_cast_or_null<IntegerAttr>(scalar))
+        s = double(ia.getInt());
+      b = {float(s)};
+      bShape = {};
+    }
+    for (float &v : b)
+      v = float(v * alpha);
+    std::vector<float> aFull(out.data.size());
+    broadcast(outShape, (*a)->shape, [&](int64_t k, int64_t i) { aFull[size_t(k)] = (*a)->data[size_t(i)]; });
+    broadcast(outShape, bShape, [&](int64_t k, int64_t i) { out.data[size_t(k)] = f(aFull[size_t(k)], b[size_t(i)]); });
+    return out;
+  };
+  auto unary = [&](Value self, float (*f)(float)) -> FailureOr<HostTensor> {
+    FailureOr<const HostTensor *> a = operand(self);
+    if (failed(a))
+      return failure();
+    HostTensor out = **a;
+    for (float &v : out.data)
+      v = f(v);
+    return out;
+  };
+  auto reshaped = [&](Value self) -> FailureOr<HostTensor> {
+    FailureOr<const HostTensor *> a = operand(self);
+    if (failed(a))
+      return failure();
+    HostTensor out = **a;
+    out.shape = outShape;
+    return out;
+  };
+  using R = FailureOr<HostTensor>;
+  return llvm::TypeSwitch<Operation *, R>(op)
+      .Case([&](ConstantOp c) { return elementsOf(op, c.getValue()); })
+      .Case([&](AddOp o) {
+        return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), o.getAlpha().convertToDouble(),
+                      [](float x, float y) { return x + y; });
+      })
+      .Case([&](SubOp o) {
+        return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), o.getAlpha().convertToDouble(),
+                      [](float x, float y) { return x - y; });
+      })
+      .Case([&](MulOp o) {
+        return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, [](float x, float y) { return x * y; });
+      })
+      .Case([&](DivOp o) {
+        return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, [](float x, float y) { return x / y; });
+      })
+      .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
+      .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
+      .Case([&](CloneOp o) { return unary(o.getSelf(), [](float x) { return x; }); })
+      .Case([&](ViewOp o) { return reshaped(o.getSelf()); })
+      .Case([&](ExpandOp o) -> R {
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        broadcast(outShape, (*a)->shape, [&](int64_t k, int64_t i) { out.data[size_t(k)] = (*a)->data[size_t(i)]; });
+        return out;
+      })
+      .Case([&](PermuteOp o) -> R {
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        ArrayRef<int64_t> dims = o.getDims();
+        std::vector<int64_t> inStrides = rowMajorStrides((*a)->shape), permuted;
+        for (int64_t d : dims)
+          permuted.push_back(inStrides[size_t(d < 0 ? d + int64_t(dims.size()) : d)]);
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        std::vector<int64_t> index(outShape.size(), 0);
+        for (size_t k = 0; k < out.data.size(); ++k) {
+          int64_t src = 0, rest = int64_t(k);
+          for (int d = int(outShape.size()) - 1; d >= 0; --d) {
+            src += (rest % outShape[d]) * permuted[d];
+            rest /= outShape[d];
+          }
+          out.data[k] = (*a)->data[size_t(src)];
+        }
+        return out;
+      })
+      .Case([&](SliceOp o) -> R {
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        const std::vector<int64_t> &in = (*a)->shape;
+        int64_t rank = int64_t(in.size()), dim = normalizedDim(int64_t(o.getDim()), rank);
+        int64_t start = o.getStart() ? int64_t(*o.getStart()) : 0;
+        if (start < 0)
+          start += in[size_t(dim)];
+        start = std::clamp<int64_t>(start, 0, in[size_t(dim)]);
+        int64_t step = o.getStep();
+        std::vector<int64_t> strides = rowMajorStrides(in);
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        for (size_t k = 0; k < out.data.size(); ++k) {
+          int64_t src = 0, rest = int64_t(k);
+          for (int d = int(rank) - 1; d >= 0; --d) {
+            int64_t i = rest % outShape[d];
+            rest /= outShape[d];
+            src += (d == dim ? start + i * step : i) * strides[d];
+          }
+          out.data[k] = (*a)->data[size_t(src)];
+        }
+        return out;
+      })
+      .Case([&](CatOp o) -> R {
+        int64_t rank = int64_t(outShape.size()), dim = normalizedDim(int64_t(o.getDim()), rank);
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        int64_t inner = 1, outer = 1;
+        for (int64_t d = dim + 1; d < rank; ++d)
+          inner *= outShape[d];
+        for (int64_t d = 0; d < dim; ++d)
+          outer *= outShape[d];
+        int64_t at = 0;
+        for (Value t : o.getTensors()) {
+          FailureOr<const HostTensor *> a = operand(t);
+          if (failed(a))
+            return failure();
+          int64_t n = (*a)->shape[size_t(dim)];
+          for (int64_t p = 0; p < outer; ++p)
+            std::copy_n((*a)->data.begin() + p * n * inner, n * inner,
+                        out.data.begin() + (p * outShape[dim] + at) * inner);
+          at += n;
+        }
+        return out;
+      })
+      .Case([&](EmbeddingOp o) -> R {
+        FailureOr<const HostTensor *> w = operand(o.getWeight());
+        if (failed(w))
+          return failure();
+        FailureOr<const HostTensor *> ids = operand(o.getIndices());
+        if (failed(ids))
+          return failure();
+        int64_t rows = (*w)->shape[0], dim = (*w)->shape[1];
+        HostTensor out{outShape, {}};
+        out.data.reserve(size_t(out.numel()));
+        for (float id : (*ids)->data) {
+          int64_t r = int64_t(id);
+          if (r < 0 || r >= rows)
+            return o.emitOpError() << "index " << r << " is outside the table's " << rows << " rows";
+          out.data.insert(out.data.end(), (*w)->data.begin() + r * dim, (*w)->data.begin() + (r + 1) * dim);
+        }
+        return out;
+      })
+      .Case([&](SplitWithSizesOp o) -> R {
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        int64_t rank = int64_t(outShape.size()), dim = normalizedDim(int64_t(o.getDim()), rank);
+        int64_t start = 0;
+        for (unsigned i = 0; i < resultIndex; ++i)
+          start += o.getSplitSizes()[i];
+        std::vector<int64_t> strides = rowMajorStrides((*a)->shape);
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        for (size_t k = 0; k < out.data.size(); ++k) {
+          int64_t src = 0, rest = int64_t(k);
+          for (int d = int(rank) - 1; d >= 0; --d) {
+            int64_t i = rest % outShape[d];
+            rest /= outShape[d];
+            src += (d == dim ? start + i : i) * strides[d];
+          }
+          out.data[k] = (*a)->data[size_t(src)];
+        }
+        return out;
+      })
+      .Default([&](Operation *o) -> R {
+        return o->emitOpError("cannot be computed at compile time (its operands are all weights, but the "
+                              "compiler has no host implementation of this op)");
+      });
+}
+
+} // namespace raptor::nn

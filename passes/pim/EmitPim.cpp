@@ -1,0 +1,199 @@
+//===- EmitPim.cpp - Writing a pim.chip as a program directory --*- C++ -*-===//
+//
+// raptor-emit-pim: the pim.chip of the module becomes a Program
+// (dialects/pim/Program.h) and is written as pimsim-nn's directory plus
+// Raptor's manifest, memory image, crossbar contents and compact programs.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/pim/PimDialect.h"
+#include "dialects/pim/Program.h"
+#include "dialects/spatial/SpatialDialect.h"
+#include "passes/Passes.h"
+#include "passes/spatial/TargetModel.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace raptor {
+#define GEN_PASS_DEF_EMITPIM
+#include "passes/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace pim = raptor::pim;
+
+namespace {
+
+/// The values of a float32 elements attribute.
+std::vector<float> floatsOf(ElementsAttr attr) {
+  std::vector<float> out;
+  out.reserve(size_t(attr.getNumElements()));
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.getElementType().isF32()) {
+    auto values = dense.getValues<float>();
+    out.assign(values.begin(), values.end());
+    return out;
+  }
+  for (APFloat v : attr.getValues<APFloat>()) {
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    out.push_back(v.convertToFloat());
+  }
+  return out;
+}
+
+void appendCode(Block &block, pim::CoreProgram &p) {
+  for (Operation &op : block) {
+    if (auto repeat = dyn_cast<pim::RepeatOp>(op)) {
+      pim::Instruction begin;
+      begin.opcode = pim::Opcode::RepeatBegin;
+      begin.len = repeat.getCount();
+      begin.size = int64_t(repeat.getRegs().size());
+      begin.rows = int64_t(p.strides.size());
+      for (auto [r, s] : llvm::zip(repeat.getRegs(), repeat.getStrides()))
+        p.strides.push_back({uint8_t(r), s});
+      p.code.push_back(begin);
+      appendCode(repeat.getBody().front(), p);
+      pim::Instruction end;
+      end.opcode = pim::Opcode::RepeatEnd;
+      p.code.push_back(end);
+    } else if (std::optional<pim::Instruction> in = pim::toInstruction(&op)) {
+      p.code.push_back(*in);
+    }
+  }
+}
+
+FailureOr<pim::Program> programOf(pim::ChipOp chip) {
+  pim::Program program;
+  program.cores = chip.getCores();
+  program.crossbarsPerCore = chip.getCrossbars();
+  program.xbarRows = chip.getXbarRows();
+  program.xbarCols = chip.getXbarCols();
+  program.cellBits = chip.getCellBits();
+  program.weightBits = chip.getWeightBits();
+  program.localMemory = chip.getMemory();
+  program.programs.resize(size_t(program.cores));
+  for (int64_t i = 0; i < program.cores; ++i)
+    program.programs[size_t(i)].id = i;
+  std::map<std::string, std::vector<float>> weights;
+  for (auto w : chip.getBody().getOps<pim::WeightOp>())
+    weights[w.getSymName().str()] = floatsOf(w.getValue());
+  int64_t globalBytes = 0;
+  std::vector<std::pair<int64_t, std::vector<float>>> data;
+  for (auto d : chip.getBody().getOps<pim::DataOp>()) {
+    data.push_back({d.getAddress(), floatsOf(d.getValue())});
+    globalBytes = std::max(globalBytes, d.getAddress() + int64_t(data.back().second.size()) * 4);
+  }
+  for (auto io : chip.getBody().getOps<pim::IoOp>()) {
+    auto type = cast<RankedTensorType>(io.getType());
+    pim::IoBuffer b;
+    b.name = io.getName().str();
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    b.address = io.getAddress();
+    raptor::layout::Layout l = io.getLayout().getLayout();
+    b.layout = l.str();
+    globalBytes = std::max(globalBytes, io.getAddress() + 4 * l.cosize());
+    (io.getKind() == "input" ? program.inputs : program.outputs).push_back(b);
+  }
+  program.globalMemory.assign(size_t(globalBytes), 0);
+  for (auto &[address, values] : data)
+    std::memcpy(program.globalMemory.data() + address, values.data(), values.size() * 4);
+  for (auto core : chip.getBody().getOps<pim::CoreOp>()) {
+    pim::CoreProgram &p = program.programs[size_t(core.getId())];
+    if (auto bytes = core->getAttrOfType<IntegerAttr>("local_bytes"))
+      p.localBytes = bytes.getInt();
+    for (auto g : core.getBody().getOps<pim::GroupOp>()) {
+      pim::CrossbarGroup group;
+      group.id = g.getId();
+      group.crossbars = g.getCrossbars();
+      group.rows = g.getRows()[1] - g.getRows()[0];
+      group.cols = g.getCols()[1] - g.getCols()[0];
+      group.weight = g.getWeight().str();
+      const std::vector<float> &w = weights[g.getWeight().str()];
+      std::vector<raptor::layout::Layout> modes = g.getMatrix().getLayout().modes();
+      std::vector<int64_t> rowOffsets, colOffsets;
+      for (int64_t k = g.getRows()[0]; k < g.getRows()[1]; ++k)
+        rowOffsets.push_back(modes[0](k));
+      for (int64_t n = g.getCols()[0]; n < g.getCols()[1]; ++n)
+        colOffsets.push_back(modes[1](n));
+      for (int64_t j = 0; j < group.crossbars; ++j) {
+        int64_t cols = group.columnsOf(j, program.xbarCols);
+        for (int64_t r = 0; r < group.rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            group.values.push_back(w[size_t(rowOffsets[size_t(r)] + colOffsets[size_t(j * program.xbarCols + c)])]);
+      }
+      p.groups.push_back(std::move(group));
+    }
+    appendCode(core.getBody().front(), p);
+    if (llvm::Error e = pim::linkLoops(p))
+      return core.emitError() << llvm::toString(std::move(e));
+  }
+  // Transfers: the tags and sizes of every channel.
+  llvm::json::Array transfers;
+  chip.walk([&](pim::SendOp send) {
+    auto core = send->getParentOfType<pim::CoreOp>();
+    transfers.push_back(llvm::json::Object{
+        {"tag", send.getTag()}, {"from", core.getId()}, {"to", send.getCore()}, {"bytes", send.getSize()}});
+  });
+  program.reports["transfers"] = std::move(transfers);
+  program.reports["precision"] = "fp32";
+  return program;
+}
+
+struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<pim::ChipOp> chips(module.getOps<pim::ChipOp>());
+    if (chips.size() != 1 || output.empty()) {
+      module.emitError() << (output.empty() ? "raptor-emit-pim needs output=DIR"
+                                            : "raptor-emit-pim needs exactly one pim.chip");
+      return signalPassFailure();
+    }
+    pim::ChipOp chip = chips.front();
+    pim::WriteOptions options;
+    if (pimsim == "binary")
+      options.pimsim = pim::PimsimFiles::Binary;
+    else if (pimsim == "json")
+      options.pimsim = pim::PimsimFiles::Json;
+    else if (pimsim == "both")
+      options.pimsim = pim::PimsimFiles::Both;
+    else if (pimsim == "none")
+      options.pimsim = pim::PimsimFiles::None;
+    else {
+      module.emitError() << "unknown pimsim file form '" << pimsim << "' (binary, json, both or none)";
+      return signalPassFailure();
+    }
+    if (auto path = chip->getAttrOfType<StringAttr>("target")) {
+      std::string message;
+      auto target = raptor::spatial::TargetModel::load(path.getValue(), [&](const Twine &m) { message = m.str(); });
+      if (failed(target)) {
+        chip.emitError() << message;
+        return signalPassFailure();
+      }
+      options.chipConfig = target->pimsimChipConfig();
+      options.networkConfig = target->pimsimNetworkConfig();
+    }
+    FailureOr<pim::Program> program = programOf(chip);
+    if (failed(program))
+      return signalPassFailure();
+    for (auto graph : module.getOps<raptor::spatial::GraphOp>()) {
+      llvm::json::Object schedule;
+      for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used"})
+        if (auto v = graph->getAttrOfType<IntegerAttr>(key))
+          schedule[key] = v.getInt();
+      if (auto v = graph->getAttrOfType<StringAttr>("algorithm"))
+        schedule["algorithm"] = v.getValue().str();
+      program->reports["schedule"] = std::move(schedule);
+    }
+    if (std::error_code ec = llvm::sys::fs::create_directories(output)) {
+      module.emitError() << "cannot create '" << output << "': " << ec.message();
+      return signalPassFailure();
+    }
+    if (llvm::Error e = pim::writeDirectory(*program, output, options)) {
+      module.emitError() << llvm::toString(std::move(e));
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

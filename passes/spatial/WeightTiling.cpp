@@ -1,0 +1,75 @@
+//===- WeightTiling.cpp - Weight matrices on crossbars ----------*- C++ -*-===//
+#include "passes/spatial/WeightTiling.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace raptor::spatial {
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool MatrixTiling::nonzero(int64_t r, int64_t c) const {
+  if (groups <= 1)
+    return true;
+  int64_t channelsPerGroup = channels / groups, colsPerGroup = cols / groups;
+  int64_t colLo = c * xbarCols / colsPerGroup;
+  int64_t colHi = (std::min(cols, (c + 1) * xbarCols) - 1) / colsPerGroup;
+  for (int64_t k = r * xbarRows, end = std::min(rows, (r + 1) * xbarRows); k < end; ++k) {
+    int64_t block = (k % channels) / channelsPerGroup;
+    if (block >= colLo && block <= colHi)
+      return true;
+  }
+  return false;
+}
+
+bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_t xbarRows, int64_t xbarCols,
+                int64_t slices, int64_t perCore, MatrixTiling &t, std::string &error) {
+  if (slices > perCore) {
+    error = "one weight tile needs " + std::to_string(slices) + " crossbars (bit slices) but a core has " +
+            std::to_string(perCore);
+    return false;
+  }
+  t = MatrixTiling();
+  t.rows = rows, t.cols = cols, t.xbarRows = xbarRows, t.xbarCols = xbarCols, t.slices = slices;
+  t.taps = taps, t.groups = groups, t.channels = rows / taps;
+  t.rowTiles = ceilDiv(rows, xbarRows);
+  t.colTiles = ceilDiv(cols, xbarCols);
+  int64_t rowsPerCore = perCore / slices; // whole tiles, all slices together
+  std::optional<MatrixTiling::Lane> open;
+  auto close = [&] {
+    if (open)
+      t.lanes.push_back(*open);
+    open.reset();
+  };
+  for (int64_t c = 0; c < t.colTiles; ++c) {
+    std::vector<int64_t> nz;
+    for (int64_t r = 0; r < t.rowTiles; ++r)
+      if (t.nonzero(r, c))
+        nz.push_back(r);
+    if (nz.empty())
+      continue;
+    int64_t need = int64_t(nz.size()) * slices;
+    if (int64_t(nz.size()) > rowsPerCore) {
+      // Taller than a core: row chunks whose partial sums are added.
+      close();
+      for (size_t i = 0; i < nz.size(); i += size_t(rowsPerCore)) {
+        size_t j = std::min(nz.size(), i + size_t(rowsPerCore));
+        t.lanes.push_back({nz[i], nz[j - 1] + 1, c, c + 1, int64_t(j - i) * slices, true});
+      }
+      continue;
+    }
+    if (open && open->crossbars + need <= perCore) {
+      open->rowBegin = std::min(open->rowBegin, nz.front());
+      open->rowEnd = std::max(open->rowEnd, nz.back() + 1);
+      open->colEnd = c + 1;
+      open->crossbars += need;
+    } else {
+      close();
+      open = MatrixTiling::Lane{nz.front(), nz.back() + 1, c, c + 1, need, false};
+    }
+  }
+  close();
+  return true;
+}
+
+} // namespace raptor::spatial

@@ -1,0 +1,65 @@
+//===- WeightTiling.h - Weight matrices on crossbars ------------*- C++ -*-===//
+//
+// How the weight matrix of a convolution or linear layer is cut into
+// crossbar tiles and the tiles into lanes (compute instances whose tiles fit
+// one core). The compute graph and the PIM lowering both ask this, so a
+// schedule's lanes are exactly the lowering's.
+//
+// The matrix has K rows (the MVM's inputs) and N columns (its outputs). A
+// convolution's rows are ordered (kernel row, kernel column, input channel),
+// input channel fastest, which makes every im2col window a few contiguous
+// runs of a channels-last feature map. A grouped convolution is the
+// block-diagonal embedding of its groups: tiles holding only zeros are not
+// placed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_WEIGHTTILING_H
+#define RAPTOR_PASSES_SPATIAL_WEIGHTTILING_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace raptor::spatial {
+
+struct MatrixTiling {
+  int64_t rows = 0, cols = 0;         // K, N
+  int64_t xbarRows = 0, xbarCols = 0; // tile size
+  int64_t slices = 1;                 // crossbars per tile (bit slices)
+  int64_t rowTiles = 0, colTiles = 0;
+  // Block structure: K = taps * channels, channel c in block c / (channels / groups),
+  // column n in block n / (cols / groups).
+  int64_t taps = 1, channels = 0, groups = 1;
+
+  /// A lane: the nonzero tiles of row tiles [rowBegin, rowEnd) x column
+  /// tiles [colBegin, colEnd). `partial` when other lanes hold the rest of
+  /// its columns' rows (their outputs are added).
+  struct Lane {
+    int64_t rowBegin, rowEnd, colBegin, colEnd, crossbars;
+    bool partial;
+  };
+  std::vector<Lane> lanes;
+
+  /// Whether tile (r, c) can hold a nonzero weight.
+  bool nonzero(int64_t rowTile, int64_t colTile) const;
+};
+
+/// Tiles a K x N matrix (groups > 1: block-diagonal with `taps` kernel taps
+/// per channel) for cores of `perCore` crossbars of xbarRows x xbarCols
+/// holding `slices` crossbars per tile. On failure `error` says why (a tile
+/// needs more crossbars than a core has).
+bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_t xbarRows,
+                int64_t xbarCols, int64_t slices, int64_t perCore, MatrixTiling &out, std::string &error);
+
+} // namespace raptor::spatial
+
+namespace raptor::nn {
+class ConvolutionOp;
+}
+namespace raptor::spatial {
+/// A depthwise convolution (one input channel per group, one output per
+/// group) runs on the vector unit rather than on crossbars.
+bool isDepthwise(raptor::nn::ConvolutionOp conv);
+} // namespace raptor::spatial
+
+#endif // RAPTOR_PASSES_SPATIAL_WEIGHTTILING_H

@@ -1,0 +1,118 @@
+//===- PimModule.cpp - Compiled PIM programs for Python ---------*- C++ -*-===//
+//
+// raptor._raptor.PimProgram: a compiled program directory held in C++
+// (dialects/pim/Program.h) and its functional simulation; raptor.pim wraps it.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/pim/Program.h"
+#include "dialects/pim/Simulator.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+namespace nb = nanobind;
+using namespace raptor::pim;
+
+namespace {
+
+struct PimProgram {
+  Program program;
+};
+
+nb::dict countersDict(const CoreCounters &c) {
+  nb::dict d;
+  d["instructions"] = c.instructions;
+  d["mvmuls"] = c.mvmuls;
+  d["macs"] = c.macs;
+  d["vector_ops"] = c.vectorOps;
+  d["local_read_bytes"] = c.localReadBytes;
+  d["local_write_bytes"] = c.localWriteBytes;
+  d["global_read_bytes"] = c.globalReadBytes;
+  d["global_write_bytes"] = c.globalWriteBytes;
+  d["sent_bytes"] = c.sentBytes;
+  d["received_bytes"] = c.receivedBytes;
+  return d;
+}
+
+nb::list ioList(const std::vector<IoBuffer> &list) {
+  nb::list out;
+  for (const IoBuffer &io : list)
+    out.append(nb::make_tuple(io.name, nb::tuple(nb::cast(io.shape)), io.dtype));
+  return out;
+}
+
+} // namespace
+
+void bindPim(nb::module_ &m) {
+  nb::class_<PimProgram>(m, "PimProgram", "A compiled PIM program directory, loaded.")
+      .def_static(
+          "load",
+          [](const std::string &dir, const std::string &form) {
+            if (form != "compact" && form != "pimsim")
+              throw nb::value_error("form must be 'compact' or 'pimsim'");
+            llvm::Expected<Program> p = readDirectory(dir, form == "compact" ? ProgramForm::Compact : ProgramForm::Pimsim);
+            if (!p)
+              throw nb::value_error(llvm::toString(p.takeError()).c_str());
+            auto *out = new PimProgram{std::move(*p)};
+            return out;
+          },
+          nb::arg("dir"), nb::arg("form") = "compact", nb::rv_policy::take_ownership,
+          "Reads a program directory; form 'compact' runs Raptor's loops, 'pimsim' pimsim-nn's unrolled files.")
+      .def_prop_ro("inputs", [](const PimProgram &p) { return ioList(p.program.inputs); })
+      .def_prop_ro("outputs", [](const PimProgram &p) { return ioList(p.program.outputs); })
+      .def_prop_ro("cores", [](const PimProgram &p) { return p.program.cores; })
+      .def(
+          "sizes",
+          [](const PimProgram &p) {
+            nb::list out;
+            for (const CoreProgram &c : p.program.programs) {
+              ProgramSize s = sizeOf(c);
+              out.append(nb::make_tuple(c.id, s.compact, s.unrolled));
+            }
+            return out;
+          },
+          "(core, compact instructions, unrolled instructions) per core.")
+      .def(
+          "simulate",
+          [](const PimProgram &p, nb::dict inputs) {
+            FunctionalSimulator sim(p.program);
+            for (auto [key, value] : inputs) {
+              std::string name = nb::cast<std::string>(key);
+              auto array = nb::cast<nb::ndarray<const float, nb::c_contig, nb::device::cpu>>(value);
+              llvm::ArrayRef<float> values(array.data(), array.size());
+              if (llvm::Error e = sim.setInput(name, values))
+                throw nb::value_error(llvm::toString(std::move(e)).c_str());
+            }
+            SimulationResult result;
+            {
+              nb::gil_scoped_release release;
+              result = sim.run();
+            }
+            nb::dict outputs;
+            if (result.ok)
+              for (const IoBuffer &io : p.program.outputs) {
+                llvm::Expected<std::vector<float>> values = sim.output(io.name);
+                if (!values)
+                  throw nb::value_error(llvm::toString(values.takeError()).c_str());
+                auto *data = new std::vector<float>(std::move(*values));
+                nb::capsule owner(data, [](void *v) noexcept { delete static_cast<std::vector<float> *>(v); });
+                std::vector<size_t> shape(io.shape.begin(), io.shape.end());
+                outputs[io.name.c_str()] =
+                    nb::ndarray<nb::numpy, float>(data->data(), shape.size(), shape.data(), owner);
+              }
+            nb::dict stats;
+            stats["ok"] = result.ok;
+            stats["error"] = result.error;
+            stats["seconds"] = result.seconds;
+            stats["total"] = countersDict(result.total);
+            nb::list cores;
+            for (const CoreCounters &c : result.cores)
+              cores.append(countersDict(c));
+            stats["cores"] = cores;
+            return nb::make_tuple(outputs, stats);
+          },
+          nb::arg("inputs"),
+          "Runs the program on {input name: float32 array}; returns (outputs, statistics).");
+}

@@ -1,0 +1,214 @@
+"""The PIM back end: per-core programs, their files, functional simulation.
+
+    import raptor
+    from raptor import pim, zoo
+    result = pim.compile(zoo.load_graph("shufflenet_v2"), "out",
+                         weights=zoo.weights_file("shufflenet_v2"))
+    program = pim.Program.load("out")
+    run = program.simulate({"x": x})          # numpy float32 arrays by input name
+    run.outputs["out0"], run.stats["total"]["instructions"]
+
+The stages are C++ passes (raptor-fold-batch-norm, raptor-build-compute-graph,
+raptor-schedule-spatial, raptor-lower-to-pim, raptor-emit-pim), called with
+typed options; the program directory format is described in docs/pim.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mlir import ir
+
+from .. import _raptor
+from .._io import UserError
+from ..spatial import default_target
+
+__all__ = ["CompileResult", "Program", "Simulation", "SimulationError", "compile", "pass_error",
+           "simulate"]
+
+PIMSIM_FORMS = ("binary", "json", "both", "none")
+
+
+class SimulationError(UserError):
+    """The program faulted (out-of-bounds access) or deadlocked."""
+
+
+def pass_error(error: Exception, source: str) -> UserError:
+    """A failed stage's diagnostics as one ``file:line:col: message`` line each."""
+    lines = []
+    for file, line, column, message in error.args[0]:
+        where = f"{source if file in ('', '-') else file}:{line}:{column}" if line else (file or source)
+        lines.append(f"{where}: {message}")
+    return UserError("\n".join(lines))
+
+
+@dataclass
+class CompileResult:
+    """What :func:`compile` wrote and how long each stage took."""
+
+    directory: Path
+    manifest: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
+            target: str | os.PathLike[str] | None = None, algorithm: str = "peft", pimsim: str = "binary",
+            source: str = "<module>", progress: Callable[[str], None] | None = None,
+            reports: Mapping[str, Any] | None = None) -> CompileResult:
+    """Compiles the ``nn`` module into the program directory ``output``.
+
+    ``weights`` is the safetensors file of the ``nn.param`` weights;
+    ``target`` a target JSON (default: the bundled 168-core chip); ``pimsim``
+    which pimsim-nn program files to write (binary, json, both, none).
+    The directory appears only when every stage succeeded (an existing
+    program directory there is replaced). The module is changed in place
+    (it ends holding the nn graph, its schedule and the pim chip).
+    Raises UserError with located diagnostics.
+    """
+    if pimsim not in PIMSIM_FORMS:
+        raise ValueError(f"unknown pimsim form '{pimsim}' (expected one of {', '.join(PIMSIM_FORMS)})")
+    if algorithm not in ("peft", "heft"):
+        raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
+    target = Path(target) if target else default_target()
+    if not target.is_file():
+        raise UserError(f"cannot read target '{target}'")
+    if weights is not None and not Path(weights).is_file():
+        raise UserError(f"cannot read weights '{weights}'")
+    out = Path(output)
+    if out.exists() and not (out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))):
+        raise UserError(f"'{out}' exists and is not a program directory: choose another output")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"cannot write '{out}': directory '{parent}' does not exist")
+    say = progress or (lambda _: None)
+    seconds: dict[str, float] = {}
+    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        stages: list[tuple[str, Callable[[], None]]] = [
+            ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
+            ("building the compute graph", lambda: _raptor.build_compute_graph(module, str(target))),
+            (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm)),
+            ("lowering to per-core programs",
+             lambda: _raptor.lower_to_pim(module, str(weights) if weights else "")),
+            (f"writing {out}", lambda: _raptor.emit_pim(module, str(staging), pimsim)),
+        ]
+        with module.context:
+            for i, (what, run) in enumerate(stages, 1):
+                say(f"[{i}/{len(stages)}] {what} ...")
+                start = time.perf_counter()
+                try:
+                    run()
+                except _raptor.PassError as e:
+                    raise pass_error(e, source) from None
+                seconds[what.split(" (")[0]] = time.perf_counter() - start
+        manifest_path = staging / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        manifest["source"] = source
+        manifest["target"] = str(target)
+        manifest["compile_seconds"] = {k: round(v, 3) for k, v in seconds.items()}
+        for key, value in (reports or {}).items():
+            manifest[key] = value
+        manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+        os.chmod(staging, 0o777 & ~_umask())
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return CompileResult(out, manifest, seconds)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@dataclass
+class Simulation:
+    """A functional simulation's outputs (by name) and counters."""
+
+    outputs: dict[str, np.ndarray]
+    stats: dict[str, Any]
+
+
+class Program:
+    """A compiled program directory, loaded into C++."""
+
+    def __init__(self, handle: Any, directory: Path) -> None:
+        self._handle = handle
+        self.directory = directory
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str], form: str = "compact") -> Program:
+        """Reads ``directory``; ``form`` 'compact' (Raptor's loops) or
+        'pimsim' (pimsim-nn's unrolled files). Malformed or truncated
+        directories raise UserError naming the file."""
+        if form not in ("compact", "pimsim"):
+            raise ValueError("form must be 'compact' or 'pimsim'")
+        try:
+            return cls(_raptor.PimProgram.load(str(directory), form), Path(directory))
+        except ValueError as e:
+            raise UserError(str(e)) from None
+
+    @property
+    def inputs(self) -> list[tuple[str, tuple[int, ...], str]]:
+        """(name, shape, dtype) of each model input."""
+        return list(self._handle.inputs)
+
+    @property
+    def outputs(self) -> list[tuple[str, tuple[int, ...], str]]:
+        return list(self._handle.outputs)
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        return json.loads((self.directory / "manifest.json").read_text())
+
+    def sizes(self) -> list[tuple[int, int, int]]:
+        """(core, compact instructions, unrolled instructions) per core."""
+        return list(self._handle.sizes())
+
+    def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray) -> Simulation:
+        """Runs every core's program functionally. ``inputs`` maps input
+        names to arrays (a single array is the only input). Raises
+        SimulationError on a deadlock or fault, UserError on bad inputs."""
+        if isinstance(inputs, np.ndarray):
+            if len(self.inputs) != 1:
+                raise UserError(f"the model has {len(self.inputs)} inputs: give them by name")
+            inputs = {self.inputs[0][0]: inputs}
+        arrays = {}
+        shapes = {name: shape for name, shape, _ in self.inputs}
+        for name, value in inputs.items():
+            if name not in shapes:
+                raise UserError(f"the model has no input '{name}' (inputs: {', '.join(shapes)})")
+            array = np.asarray(value)
+            if tuple(array.shape) != tuple(shapes[name]):
+                raise UserError(f"input '{name}' has shape {tuple(array.shape)} but the model expects "
+                                f"{tuple(shapes[name])}")
+            arrays[name] = np.ascontiguousarray(array, dtype=np.float32)
+        missing = set(shapes) - set(arrays)
+        if missing:
+            raise UserError(f"missing input(s): {', '.join(sorted(missing))}")
+        try:
+            outputs, stats = self._handle.simulate(arrays)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        if not stats["ok"]:
+            raise SimulationError(stats["error"])
+        return Simulation({k: np.array(v) for k, v in outputs.items()}, stats)
+
+
+def simulate(directory: str | os.PathLike[str], inputs: Mapping[str, np.ndarray] | np.ndarray,
+             form: str = "compact") -> Simulation:
+    """:meth:`Program.load` then :meth:`Program.simulate`."""
+    return Program.load(directory, form).simulate(inputs)

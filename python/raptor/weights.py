@@ -1,0 +1,93 @@
+"""Model weights beside the IR: ``model.mlir`` + ``model.safetensors``.
+
+An ``nn`` graph names its weights in ``nn.param`` argument attributes; their
+values live in a safetensors file keyed by those names, which the PIM
+back end reads (``raptor compile``, ``raptor-lower-to-pim{weights=...}``).
+
+    from raptor import weights
+    weights.save("model.safetensors", {"fc.weight": w, "fc.bias": b})
+    weights.load("model.safetensors")["fc.weight"]
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mlir import ir
+
+from ._io import UserError
+
+__all__ = ["beside", "from_exported_program", "load", "param_names", "save"]
+
+
+def param_names(module: ir.Module) -> list[str]:
+    """The ``nn.param`` names of every function argument of ``module``."""
+    names: list[str] = []
+    for op in module.body.operations:
+        if op.operation.name != "func.func" or "arg_attrs" not in op.attributes:
+            continue
+        for attrs in ir.ArrayAttr(op.attributes["arg_attrs"]):
+            attrs = ir.DictAttr(attrs)
+            if "nn.param" in attrs:
+                names.append(ir.StringAttr(attrs["nn.param"]).value)
+    return names
+
+
+def save(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]) -> None:
+    """Writes ``tensors`` (float arrays are stored as float32) atomically."""
+    from safetensors.numpy import save_file
+
+    target = Path(path)
+    arrays = {name: np.ascontiguousarray(a.astype(np.float32) if a.dtype.kind == "f" else a)
+              for name, a in tensors.items()}
+    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        save_file(arrays, tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """The tensors of a safetensors file; a one-line UserError if unreadable."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    try:
+        return load_file(str(path))
+    except (OSError, SafetensorError, ValueError) as e:
+        raise UserError(f"cannot read weights '{path}': {e}") from None
+
+
+def beside(model_path: str | os.PathLike[str]) -> Path:
+    """The weights file that goes with ``model.mlir``: ``model.safetensors``."""
+    return Path(model_path).with_suffix(".safetensors")
+
+
+def from_exported_program(ep: Any, module: ir.Module) -> dict[str, np.ndarray]:
+    """The values of ``module``'s ``nn.param`` weights from the exported
+    program's state dict (parameters and persistent buffers)."""
+    out: dict[str, np.ndarray] = {}
+    for name in param_names(module):
+        tensor = ep.state_dict.get(name)
+        if tensor is None:
+            tensor = ep.constants.get(name)
+        if tensor is None:
+            raise UserError(f"the exported program has no weight '{name}'")
+        t = tensor.detach().cpu()
+        out[name] = (t.float() if t.is_floating_point() else t).contiguous().numpy()
+    return out
