@@ -85,6 +85,24 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+LogicalResult HardtanhOp::verify() {
+  if (!isa<FloatType>(getSelf().getType().getElementType()))
+    return emitOpError() << "expects a floating-point tensor";
+  if (getMinVal().convertToDouble() > getMaxVal().convertToDouble())
+    return emitOpError() << "min_val " << getMinVal().convertToDouble() << " exceeds max_val "
+                         << getMaxVal().convertToDouble();
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError() << "needs at least one of min and max";
+  if (getMin() && getMax() && getMin()->convertToDouble() > getMax()->convertToDouble())
+    return emitOpError() << "min " << getMin()->convertToDouble() << " exceeds max "
+                         << getMax()->convertToDouble();
+  return success();
+}
+
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getSelf().getType().getRank();
   int64_t dim = static_cast<int64_t>(getDim());

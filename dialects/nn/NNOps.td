@@ -242,6 +242,15 @@ def NN_TanhOp : NN_UnaryOp<"tanh", "Hyperbolic tangent", "aten.tanh.default">;
 def NN_NegOp : NN_UnaryOp<"neg", "Negation", "aten.neg.default">;
 def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "Reciprocal square root", "aten.rsqrt.default">;
 def NN_CloneOp : NN_UnaryOp<"clone", "Copy", "aten.clone.default">;
+def NN_HardtanhOp : NN_UnaryOp<"hardtanh", "Clamp to [min_val, max_val] (ReLU6 is 0, 6)",
+    "aten.hardtanh.default",
+    (ins DefaultValuedAttr<F64Attr, "-1.0">:$min_val, DefaultValuedAttr<F64Attr, "1.0">:$max_val)> {
+  let hasVerifier = 1;
+}
+def NN_ClampOp : NN_UnaryOp<"clamp", "Clamp to [min, max], either bound optional", "aten.clamp.default",
+    (ins OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max)> {
+  let hasVerifier = 1;
+}
 def NN_SoftmaxOp : NN_UnaryOp<"softmax", "Softmax", "aten._softmax.default",
     (ins I64Attr:$dim, DefaultValuedAttr<BoolAttr, "false">:$half_to_float)> {
   let hasVerifier = 1;
@@ -272,6 +281,35 @@ def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
   let results = (outs NN_FloatTensor:$out, NN_IntTensor:$indices);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_AvgPool2dOp : NN_InferOp<"avg_pool2d"> {
+  let summary = "2-d average pooling (aten.avg_pool2d.default)";
+  let nnAtenName = "aten.avg_pool2d.default";
+  let description = [{
+    The mean of each window; with `count_include_pad` padded positions count
+    (as zeros), and `divisor_override` replaces the element count.
+  }];
+  let arguments = (ins NN_FloatTensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_AdaptiveAvgPool2dOp : NN_InferOp<"adaptive_avg_pool2d"> {
+  let summary = "2-d adaptive average pooling (aten._adaptive_avg_pool2d.default)";
+  let nnAtenName = "aten._adaptive_avg_pool2d.default";
+  let description = [{
+    Averages (N, C, H, W) to (N, C, output_size): output cell i covers input
+    rows floor(i H / oh) to ceil((i + 1) H / oh).
+  }];
+  let arguments = (ins NN_FloatTensor:$self, DenseI64ArrayAttr:$output_size);
+  let results = (outs NN_FloatTensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
 }
 

@@ -165,6 +165,8 @@ RAPTOR_NN_COMPATIBLE(MulOp)
 RAPTOR_NN_COMPATIBLE(DivOp)
 RAPTOR_NN_COMPATIBLE(MeanOp)
 RAPTOR_NN_COMPATIBLE(MaxPool2dOp)
+RAPTOR_NN_COMPATIBLE(AvgPool2dOp)
+RAPTOR_NN_COMPATIBLE(AdaptiveAvgPool2dOp)
 RAPTOR_NN_COMPATIBLE(UpsampleNearest2dOp)
 RAPTOR_NN_COMPATIBLE(CatOp)
 RAPTOR_NN_COMPATIBLE(SplitWithSizesOp)
@@ -622,6 +624,57 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
   }
   types.push_back(like(self, shape));
   types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getKernelSizeAttr(), "kernel_size"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  if (self.getRank() != 3 && self.getRank() != 4)
+    return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
+  auto kernel = spatialList(loc, "kernel_size", adaptor.getKernelSize(), 2, 1);
+  if (failed(kernel))
+    return failure();
+  ArrayRef<int64_t> strideList = arrayOr(adaptor.getStrideAttr());
+  auto stride = strideList.empty() ? kernel : spatialList(loc, "stride", strideList, 2, 1);
+  auto padding = spatialList(loc, "padding", arrayOr(adaptor.getPaddingAttr()), 2, 0);
+  if (failed(stride) || failed(padding))
+    return failure();
+  SmallVector<int64_t> dilation{1, 1};
+  if (failed(checkWindow(loc, *kernel, *stride, *padding, dilation)))
+    return failure();
+  if (auto divisor = adaptor.getDivisorOverrideAttr(); divisor && divisor.getInt() <= 0)
+    return emitOptionalError(loc, "divisor_override must be positive");
+  SmallVector<int64_t> shape(self.getShape());
+  int64_t rank = self.getRank();
+  for (int i = 0; i < 2; ++i) {
+    if ((*padding)[i] * 2 > (*kernel)[i])
+      return emitOptionalError(loc, "padding must be at most half the kernel size");
+    int64_t &d = shape[rank - 2 + i];
+    d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], 1, boolOr(adaptor.getCeilModeAttr(), false));
+    if (!isDyn(d) && d <= 0)
+      return emitOptionalError(loc, "pooling window larger than the input ", self);
+  }
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getOutputSizeAttr(), "output_size"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  if (self.getRank() != 3 && self.getRank() != 4)
+    return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
+  ArrayRef<int64_t> size = adaptor.getOutputSize();
+  if (size.size() != 2 || size[0] <= 0 || size[1] <= 0)
+    return emitOptionalError(loc, "output_size must be two positive sizes");
+  SmallVector<int64_t> shape(self.getShape());
+  shape[shape.size() - 2] = size[0];
+  shape[shape.size() - 1] = size[1];
+  types.push_back(like(self, shape));
   return success();
 }
 

@@ -72,12 +72,28 @@ def _cmd_import(args: argparse.Namespace) -> int:
         from raptor.frontend.torch import ImportOptions, UnsupportedOperatorError, import_program
     except ImportError as e:
         raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
-    zoo.check_name(args.model)
+    from raptor import weights
+
+    source = args.model or args.source
+    if not source:
+        raise UserError("name a zoo model (--model NAME) or a .pt2 file to import")
     start = time.perf_counter()
-    print(f"[1/3] building and exporting {args.model} with torch.export ...", file=sys.stderr)
-    ep = zoo.export(args.model)
+    if source.endswith(".pt2"):
+        import torch
+
+        print(f"[1/3] loading {source} ...", file=sys.stderr)
+        try:
+            ep = torch.export.load(source)
+        except Exception as e:
+            raise UserError(f"'{source}' is not a torch.export file: {type(e).__name__}: {e}") from None
+        ep = ep.run_decompositions(zoo.decomposition_table())
+        options = ImportOptions(strict=args.strict)
+    else:
+        zoo.check_name(source)
+        print(f"[1/3] building and exporting {source} with torch.export ...", file=sys.stderr)
+        ep = zoo.export(source)
+        options = ImportOptions(strict=args.strict, **zoo.import_options(source))
     print(f"[2/3] importing into the nn dialect ...", file=sys.stderr)
-    options = ImportOptions(strict=args.strict, **zoo.import_options(args.model))
     try:
         module, report = import_program(ep, options)
     except UnsupportedOperatorError as e:
@@ -87,11 +103,128 @@ def _cmd_import(args: argparse.Namespace) -> int:
           file=sys.stderr)
     if args.output:
         write_atomically(args.output, str(module))
+        if not args.no_weights:
+            weights.save(weights.beside(args.output), weights.from_exported_program(ep, module))
     if args.summary:
         print(format_summary(raptor.graph_summary(module)))
     elif not args.output:
         print(module)
     return 0
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from raptor import pim, sources
+
+    say = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    model = sources.load(args.model, args.weights, progress=say)
+    try:
+        result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
+                             algorithm=args.algorithm, pimsim=args.format, source=model.source,
+                             progress=say)
+    finally:
+        model.cleanup()
+    summary = pim.summary(result.manifest)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(pim.format_summary(summary, str(result.directory)))
+    return 0
+
+
+def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[int, ...], str]]) -> dict:
+    import numpy as np
+
+    arrays: dict = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if not sep:
+            if len(inputs) != 1:
+                raise UserError(f"the model has {len(inputs)} inputs: give NAME=FILE.npy")
+            name, path = inputs[0][0], item
+        try:
+            arrays[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise UserError(f"cannot read input '{path}': {e}") from None
+    return arrays
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from raptor import pim, sources
+
+    program = pim.Program.load(args.directory, args.form)
+    arrays = _parse_named_arrays(args.input, program.inputs)
+    seeded = [name for name, _, _ in program.inputs if name not in arrays]
+    rng = np.random.default_rng(args.seed)
+    for name, shape, _ in program.inputs:
+        if name not in arrays:
+            arrays[name] = rng.standard_normal(shape).astype(np.float32)
+    run = program.simulate(arrays)
+    report: dict = {"directory": str(args.directory), "form": args.form,
+                    "random_inputs": seeded, "seconds": round(run.stats["seconds"], 3),
+                    **{k: v for k, v in run.stats["total"].items()}}
+    if run.stats["seconds"] > 0:
+        report["instructions_per_second"] = int(run.stats["total"]["instructions"] / run.stats["seconds"])
+    if args.check:
+        source = program.manifest.get("source", "")
+        model = sources.load(source) if source else None
+        if model is None or model.reference is None:
+            raise UserError(f"--check needs the model's torch source (a zoo name or .pt2), not '{source}'")
+        if len(program.inputs) != 1 or len(program.outputs) != 1:
+            raise UserError("--check compares single-input, single-output models")
+        ref = model.reference(arrays[program.inputs[0][0]])
+        out = run.outputs[program.outputs[0][0]]
+        scale = float(np.abs(ref).max()) or 1.0
+        report["max_error"] = float(np.abs(out - ref).max())
+        report["max_error_relative"] = report["max_error"] / scale
+    if args.output:
+        outputs = list(run.outputs.items())
+        for item in args.output:
+            name, sep, path = item.partition("=")
+            if not sep:
+                if len(outputs) != 1:
+                    raise UserError(f"the model has {len(outputs)} outputs: give NAME=FILE.npy")
+                name, path = outputs[0][0], item
+            if name not in run.outputs:
+                raise UserError(f"the model has no output '{name}'")
+            _save_npy(path, run.outputs[name])
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{args.directory}: simulated {report['instructions']:,} instructions in "
+              f"{report['seconds']:.2f} s ({report.get('instructions_per_second', 0):,}/s), "
+              f"{report['mvmuls']:,} MVMs, {report['sent_bytes']:,} bytes sent between cores")
+        if seeded:
+            print(f"  random input(s) {', '.join(seeded)} (seed {args.seed})")
+        if "max_error" in report:
+            print(f"  max |error| vs torch: {report['max_error']:.3e} "
+                  f"({report['max_error_relative']:.3e} of the largest output)")
+    return 0
+
+
+def _save_npy(path: str, array) -> None:
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buffer.getvalue())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
@@ -282,9 +415,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list the model zoo")
     p.set_defaults(run=_cmd_models)
 
-    p = sub.add_parser("import", help="import a zoo model through torch.export into nn IR")
-    p.add_argument("--model", required=True, choices=zoo.NAMES, help="zoo model to import")
-    p.add_argument("-o", "--output", help="write the IR here (default: stdout)")
+    p = sub.add_parser("import", help="import a zoo model or a .pt2 file through torch.export into nn IR",
+                       epilog="example: raptor import --model shufflenet_v2 -o shufflenet.mlir "
+                              "(also writes shufflenet.safetensors)")
+    p.add_argument("source", nargs="?", help="a .pt2 file (torch.export.save)")
+    p.add_argument("--model", choices=zoo.NAMES, help="zoo model to import")
+    p.add_argument("-o", "--output", help="write the IR here (default: stdout) and the weights beside it "
+                                          "(OUT.safetensors)")
+    p.add_argument("--no-weights", action="store_true", help="do not write the weights file")
     p.add_argument("--strict", action="store_true",
                    help="fail on operators without a dedicated nn op")
     p.add_argument("--summary", action="store_true",
@@ -337,6 +475,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
     p.set_defaults(run=_cmd_schedule_dag)
+
+    p = sub.add_parser(
+        "compile", help="compile a model to per-core PIM programs (pimsim-nn's format and Raptor's)",
+        epilog="examples: raptor compile shufflenet_v2 -o out/shufflenet; "
+               "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
+               "raptor compile model.mlir --weights model.safetensors -o out/model")
+    p.add_argument("model", help="a zoo model name, a .pt2 file or an .mlir file (weights: --weights, "
+                                 "else MODEL.safetensors beside it)")
+    p.add_argument("-o", "--output", required=True, help="the program directory to write")
+    p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
+    p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
+    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
+    p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
+                   help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    p.set_defaults(run=_cmd_compile)
+
+    p = sub.add_parser(
+        "simulate", help="run a compiled program in Raptor's functional simulator",
+        epilog="examples: raptor simulate out/shufflenet --check; "
+               "raptor simulate out/model --input x.npy --output y.npy --json")
+    p.add_argument("directory", help="a program directory written by raptor compile")
+    p.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
+                   help="an input array (default: seeded random inputs)")
+    p.add_argument("--output", action="append", metavar="[NAME=]FILE.npy", help="write an output array")
+    p.add_argument("--form", choices=("compact", "pimsim"), default="compact",
+                   help="run Raptor's compact programs or pimsim-nn's unrolled files")
+    p.add_argument("--check", action="store_true",
+                   help="compare with the model's eager torch output (zoo models and .pt2 files)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_cmd_simulate)
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")

@@ -245,6 +245,14 @@ FailureOr<Piece> Lowering::materialize(Value v, function_ref<bool(const Piece &)
   return materialize(*value, accept, want);
 }
 
+FailureOr<Piece> Lowering::materializeAny(Value v) {
+  auto it = values.find(v);
+  if (it == values.end())
+    return taskError() << "reads a value no earlier task produced";
+  Layout want = storageOrder(it->second.pieces.front(), it->second.shape);
+  return materialize(v, [](const Piece &) { return true; }, want);
+}
+
 FailureOr<Piece> Lowering::materialize(const TensorValue &value, function_ref<bool(const Piece &)> accept,
                                        const Layout &want) {
   std::vector<Piece> local;
@@ -401,6 +409,12 @@ LogicalResult Lowering::lowerView(Operation *op) {
         SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
         const TensorValue &in = input(o.getSelf());
         std::optional<Piece> p = in.whole() ? reshaped(in.pieces[0], shape) : std::nullopt;
+        if (!p && !in.whole()) { // one copy in the pieces' storage order, if the view composes with it
+          FailureOr<Piece> w = materializeAny(o.getSelf());
+          if (failed(w))
+            return failure();
+          p = reshaped(*w, shape);
+        }
         if (!p) {
           FailureOr<Piece> w = whole(o.getSelf());
           if (failed(w))
@@ -536,7 +550,24 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       })
       .Case([&](nn::LinearOp o) { return lowerLinear(o); })
       .Case<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::GeluOp, nn::SiluOp, nn::SigmoidOp,
-            nn::TanhOp, nn::NegOp, nn::RsqrtOp>([&](Operation *o) { return lowerElementwise(o); })
+            nn::TanhOp, nn::NegOp, nn::RsqrtOp, nn::HardtanhOp, nn::ClampOp>(
+          [&](Operation *o) { return lowerElementwise(o); })
+      .Case([&](nn::AvgPool2dOp o) {
+        std::optional<int64_t> divisor;
+        if (o.getDivisorOverride())
+          divisor = int64_t(*o.getDivisorOverride());
+        return lowerAvgPool(o.getSelf(), o.getOut(), o.getKernelSize(), o.getStride(), o.getPadding(),
+                            o.getCountIncludePad(), divisor);
+      })
+      .Case([&](nn::AdaptiveAvgPool2dOp o) -> LogicalResult {
+        SmallVector<int64_t, 4> in = shapeOf(o.getSelf()), out = shapeOf(o.getOut());
+        int64_t H = in[in.size() - 2], W = in.back(), oh = out[out.size() - 2], ow = out.back();
+        if (H % oh || W % ow)
+          return o.emitOpError() << "the PIM lowering needs output sizes that divide the input (" << H << "x"
+                                 << W << " to " << oh << "x" << ow << ")";
+        int64_t k[2] = {H / oh, W / ow};
+        return lowerAvgPool(o.getSelf(), o.getOut(), k, k, {}, true, std::nullopt);
+      })
       .Case([&](nn::MaxPool2dOp o) { return lowerPooling(o); })
       .Case([&](nn::MeanOp o) { return lowerMean(o); })
       .Case([&](nn::CatOp o) { return lowerCat(o); })

@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 
@@ -71,6 +72,9 @@ public:
                                      const layout::Layout &want);
   mlir::FailureOr<Piece> materialize(const TensorValue &value, llvm::function_ref<bool(const Piece &)> accept,
                                      const layout::Layout &want);
+  /// `v` as one piece on the current core in any layout (a copy in the
+  /// storage order of its first piece when it has several).
+  mlir::FailureOr<Piece> materializeAny(mlir::Value v);
   /// A new whole value in a fresh buffer on the current core with `layout`.
   mlir::FailureOr<Piece> fresh(llvm::ArrayRef<int64_t> shape, const layout::Layout &layout);
   /// Frees `buffer` when the current task ends.
@@ -85,6 +89,10 @@ public:
   /// A pim.weight holding `tensor`; returns its symbol name.
   std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor);
 
+  /// `v` as a kernel operand over `shape` (numpy broadcasting): compile-time
+  /// values as constants (data kept in `keep`), others from local memory.
+  mlir::FailureOr<KernelOperand> broadcastOperand(mlir::Value v, llvm::ArrayRef<int64_t> shape,
+                                                  std::deque<std::vector<float>> &keep);
   /// Plans and emits an element-wise kernel; failure after a diagnostic.
   mlir::LogicalResult kernel(llvm::ArrayRef<KernelOperand> operands,
                              llvm::function_ref<void(llvm::ArrayRef<Address>, int64_t)> body);
@@ -140,6 +148,9 @@ public:
   mlir::LogicalResult lowerElementwise(mlir::Operation *op);
   mlir::LogicalResult lowerPooling(nn::MaxPool2dOp op);
   mlir::LogicalResult lowerMean(nn::MeanOp op);
+  mlir::LogicalResult lowerAvgPool(mlir::Value input, mlir::Value output, llvm::ArrayRef<int64_t> kernel,
+                                   llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                                   bool countPad, std::optional<int64_t> divisor);
   mlir::LogicalResult lowerCat(nn::CatOp op);
   mlir::LogicalResult lowerPad(nn::ConstantPadNdOp op);
   mlir::LogicalResult lowerSoftmax(nn::SoftmaxOp op);
@@ -148,6 +159,10 @@ public:
   mlir::LogicalResult lowerMatmul(nn::MatmulOp op);
   mlir::LogicalResult lowerRotary(nn::RotaryEmbeddingOp op);
 };
+
+/// A row-major tensor's layout broadcast to `shape` (stride 0 where it has
+/// size 1 or no dimension).
+layout::Layout broadcastLayout(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> shape);
 
 } // namespace raptor::pim
 

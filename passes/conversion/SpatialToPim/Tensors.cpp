@@ -36,6 +36,28 @@ Layout channelsLast(llvm::ArrayRef<int64_t> shape) {
   return fromTorchModes({Layout(shape[0], h * w * c), Layout(c, 1), Layout(h, w * c), Layout(w, c)});
 }
 
+Layout storageOrder(const Piece &p, llvm::ArrayRef<int64_t> shape) {
+  size_t rank = shape.size();
+  std::vector<std::pair<int64_t, size_t>> keys;
+  for (size_t d = 0; d < rank; ++d) {
+    Layout mode = modeOf(p.layout, d, rank);
+    std::vector<int64_t> s = mode.shape.flatten(), t = mode.stride.flatten();
+    int64_t key = INT64_MAX - int64_t(rank - d); // size-1 and broadcast dims: outermost, in order
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] > 1 && t[i] > 0)
+        key = std::min(key, t[i]);
+    keys.push_back({key, d});
+  }
+  std::stable_sort(keys.begin(), keys.end());
+  std::vector<Layout> modes(rank, Layout(1, 0));
+  int64_t stride = 1;
+  for (auto [key, d] : keys) {
+    modes[d] = Layout(shape[d], stride);
+    stride *= shape[d];
+  }
+  return fromTorchModes(modes);
+}
+
 Layout modeOf(const Layout &l, size_t dim, size_t rank) { return l.modes()[rank - 1 - dim]; }
 
 Layout withMode(const Layout &l, size_t dim, size_t rank, const Layout &mode) {

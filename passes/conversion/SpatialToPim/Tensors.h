@@ -41,6 +41,9 @@ struct TensorValue {
 layout::Layout rowMajor(llvm::ArrayRef<int64_t> shape);
 /// Channels-last for an (N, C, H, W) shape; row-major for other ranks.
 layout::Layout channelsLast(llvm::ArrayRef<int64_t> shape);
+/// A compact layout of `shape` storing dimensions in the order `p` does
+/// (by stride): copying `p` into it moves contiguous runs, not elements.
+layout::Layout storageOrder(const Piece &p, llvm::ArrayRef<int64_t> shape);
 /// The layout's mode for torch dimension `dim` of a rank-`rank` value.
 layout::Layout modeOf(const layout::Layout &l, size_t dim, size_t rank);
 /// `l` with the mode of torch dimension `dim` replaced.

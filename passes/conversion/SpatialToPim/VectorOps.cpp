@@ -12,6 +12,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <deque>
 
 using namespace mlir;
 
@@ -27,8 +28,8 @@ SmallVector<int64_t, 4> shapeOf(Value v) {
   return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
 }
 
-/// A row-major tensor's layout broadcast to `shape` (stride 0 where it has
-/// size 1 or no dimension).
+} // namespace
+
 Layout broadcastLayout(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
   SmallVector<Layout> modes;
   size_t rank = shape.size(), offset = rank - from.size();
@@ -44,6 +45,24 @@ Layout broadcastLayout(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
   return fromTorchModes(modes);
 }
 
+FailureOr<KernelOperand> Lowering::broadcastOperand(Value v, ArrayRef<int64_t> shape,
+                                                   std::deque<std::vector<float>> &keep) {
+  SmallVector<int64_t, 4> from = shapeOf(v);
+  if (known.contains(v)) {
+    FailureOr<const nn::HostTensor *> t = constantOf(v);
+    if (failed(t))
+      return failure();
+    keep.push_back((*t)->data);
+    return KernelOperand{Address(), broadcastLayout(from, shape), &keep.back()};
+  }
+  FailureOr<Piece> p = materializeAny(v);
+  if (failed(p))
+    return failure();
+  return operand(expanded(*p, shape));
+}
+
+namespace {
+
 /// One step of an element-wise program: rd <- op(a, b).
 enum class Src { Input, Other, Out };
 struct Step {
@@ -53,28 +72,31 @@ struct Step {
   std::optional<float> constant; // b as a broadcast scalar
 };
 
+/// max(x, lo), then min(., hi) as -max(-., -hi): the vector unit has a
+/// max but no min.
+SmallVector<Step> clampSteps(std::optional<double> lo, std::optional<double> hi) {
+  SmallVector<Step> steps;
+  Src x = Src::Input;
+  if (lo) {
+    steps.push_back({Opcode::Vvmax, Src::Input, std::nullopt, float(*lo)});
+    x = Src::Out;
+  }
+  if (hi) {
+    steps.push_back({Opcode::Vvmul, x, std::nullopt, -1.0f});
+    steps.push_back({Opcode::Vvmax, Src::Out, std::nullopt, float(-*hi)});
+    steps.push_back({Opcode::Vvmul, Src::Out, std::nullopt, -1.0f});
+  }
+  return steps;
+}
+
 } // namespace
 
 LogicalResult Lowering::lowerElementwise(Operation *op) {
   Value out = op->getResult(0);
   SmallVector<int64_t, 4> shape = shapeOf(out);
   // Operands as kernel operands over the output's shape.
-  std::vector<std::vector<float>> keep; // constant data the operands point at
-  keep.reserve(4);
-  auto operandOf = [&](Value v) -> FailureOr<KernelOperand> {
-    SmallVector<int64_t, 4> from = shapeOf(v);
-    if (known.contains(v)) {
-      FailureOr<const nn::HostTensor *> t = constantOf(v);
-      if (failed(t))
-        return failure();
-      keep.push_back((*t)->data);
-      return KernelOperand{Address(), broadcastLayout(from, shape), &keep.back()};
-    }
-    FailureOr<Piece> p = materialize(v, [](const Piece &) { return true; }, compactLike(rowMajor(from)));
-    if (failed(p))
-      return failure();
-    return operand(expanded(*p, shape));
-  };
+  std::deque<std::vector<float>> keep; // constant data the operands point at (stable addresses)
+  auto operandOf = [&](Value v) { return broadcastOperand(v, shape, keep); };
   auto scalar = [&](double value) {
     keep.push_back({float(value)});
     return KernelOperand{Address(), broadcastLayout({}, shape), &keep.back()};
@@ -144,6 +166,17 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
           .Case([&](nn::TanhOp o) { return unary(o.getSelf(), {{O::Vtanh, Src::Input}}); })
           .Case([&](nn::NegOp o) { return unary(o.getSelf(), {{O::Vvmul, Src::Input, std::nullopt, -1.0f}}); })
           .Case([&](nn::RsqrtOp o) { return unary(o.getSelf(), {{O::ExtVrsqrt, Src::Input}}); })
+          .Case([&](nn::HardtanhOp o) {
+            return unary(o.getSelf(), clampSteps(o.getMinVal().convertToDouble(), o.getMaxVal().convertToDouble()));
+          })
+          .Case([&](nn::ClampOp o) {
+            std::optional<double> lo, hi;
+            if (o.getMin())
+              lo = o.getMin()->convertToDouble();
+            if (o.getMax())
+              hi = o.getMax()->convertToDouble();
+            return unary(o.getSelf(), clampSteps(lo, hi));
+          })
           .Case([&](nn::SiluOp o) {
             return unary(o.getSelf(), {{O::Vsigm, Src::Input}, {O::Vvmul, Src::Out, Src::Input}});
           })
@@ -306,6 +339,59 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   return success();
 }
 
+LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t> windowSize,
+                                    ArrayRef<int64_t> strideList, ArrayRef<int64_t> padding, bool countPad,
+                                    std::optional<int64_t> divisor) {
+  SmallVector<int64_t, 4> in = shapeOf(input), out = shapeOf(output);
+  if (in.size() != 4 || in[0] != 1)
+    return taskError() << "the PIM lowering supports 2-d pooling of batch 1";
+  ArrayRef<int64_t> stride = strideList.empty() ? windowSize : strideList;
+  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
+  int64_t KH = windowSize[0], KW = windowSize.size() > 1 ? windowSize[1] : KH, sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
+  int64_t ph = padding.empty() ? 0 : padding[0], pw = padding.size() > 1 ? padding[1] : ph;
+  int64_t bottom = std::max<int64_t>(ph, (OH - 1) * sh + KH - H - ph);
+  int64_t right = std::max<int64_t>(pw, (OW - 1) * sw + KW - W - pw);
+  int64_t Wp = W + pw + right;
+  FailureOr<Piece> x = padded(input, {ph, pw}, {bottom, right}, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<Piece> result = fresh(out, channelsLast(out));
+  if (failed(result))
+    return failure();
+  CoreEmitter &e = here();
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
+      KernelOperand src{addressOf(*x).plus((kh * Wp + kw) * C * 4), window, nullptr};
+      KernelOperand dst = operand(*result);
+      LogicalResult r = kh == 0 && kw == 0 ? copy(dst, src) : copy(dst, src, /*accumulate=*/true);
+      if (failed(r))
+        return failure();
+    }
+  // Each output's divisor, as torch's avg_pool2d counts it.
+  std::vector<float> scale(size_t(OH * OW));
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
+      int64_t h1 = std::min(h0 + KH, H + ph), w1 = std::min(w0 + KW, W + pw);
+      int64_t size = (h1 - h0) * (w1 - w0);
+      h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+      h1 = std::min(h1, H), w1 = std::min(w1, W);
+      int64_t count = divisor ? *divisor : countPad ? size : (h1 - h0) * (w1 - w0);
+      scale[size_t(oh * OW + ow)] = float(1.0 / double(count));
+    }
+  KernelOperand dst = operand(*result);
+  Layout perPosition = fromTorchModes({Layout(1, 0), Layout(C, 0), Layout(OH, OW), Layout(OW, 1)});
+  if (failed(kernel({dst, dst, KernelOperand{Address(), perPosition, &scale}},
+                    [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
+    return failure();
+  TensorValue v;
+  v.shape = out;
+  v.pieces.push_back(*result);
+  define(output, v);
+  return success();
+}
+
 LogicalResult Lowering::lowerMean(nn::MeanOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
   size_t rank = in.size();
@@ -317,7 +403,7 @@ LogicalResult Lowering::lowerMean(nn::MeanOp op) {
   for (size_t d = 0; d < rank; ++d)
     if (reduced[d])
       count *= in[d];
-  FailureOr<Piece> x = materialize(op.getSelf(), [](const Piece &) { return true; }, rowMajor(in));
+  FailureOr<Piece> x = materializeAny(op.getSelf());
   if (failed(x))
     return failure();
   FailureOr<Piece> result = fresh(out, rowMajor(out));

@@ -107,6 +107,30 @@ def _upsample(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any]:
     return kw
 
 
+def _clamp(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    """Scalar bounds only (a tensor bound stays generic); None means unbounded."""
+    for name in ("min", "max"):
+        value = kw.get(name)
+        if value is None:
+            kw.pop(name, None)
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        else:
+            kw[name] = ir.FloatAttr.get(ir.F64Type.get(), float(value))
+    return kw if ("min" in kw or "max" in kw) else None
+
+
+def _floats(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], dict[str, Any] | None]:
+    def adapt(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+        for name in names:
+            value = kw.get(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return None
+            kw[name] = float(value)
+        return kw
+    return adapt
+
+
 RULES: dict[Any, Rule] = {
     aten.convolution.default: Rule(nn.ConvolutionOp),
     aten._native_batch_norm_legit_no_training.default: Rule(nn.BatchNormOp, adapt=_batch_norm),
@@ -138,6 +162,10 @@ RULES: dict[Any, Rule] = {
     aten._softmax.default: Rule(nn.SoftmaxOp),
     aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),
     aten.max_pool2d_with_indices.default: Rule(nn.MaxPool2dOp),
+    aten.avg_pool2d.default: Rule(nn.AvgPool2dOp, adapt=_optional_attrs("divisor_override")),
+    aten._adaptive_avg_pool2d.default: Rule(nn.AdaptiveAvgPool2dOp),
+    aten.hardtanh.default: Rule(nn.HardtanhOp, adapt=_floats("min_val", "max_val")),
+    aten.clamp.default: Rule(nn.ClampOp, adapt=_clamp),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
     aten.cat.default: Rule(nn.CatOp),
     aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),

@@ -31,9 +31,10 @@ from mlir import ir
 from .. import _raptor
 from .._io import UserError
 from ..spatial import default_target
+from .report import format_summary, summary
 
-__all__ = ["CompileResult", "Program", "Simulation", "SimulationError", "compile", "pass_error",
-           "simulate"]
+__all__ = ["CompileResult", "Program", "Simulation", "SimulationError", "compile", "format_summary",
+           "pass_error", "simulate", "summary"]
 
 PIMSIM_FORMS = ("binary", "json", "both", "none")
 

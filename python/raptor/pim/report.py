@@ -1,0 +1,57 @@
+"""What a compile produced, for people and tools (from manifest.json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["format_summary", "summary"]
+
+
+def summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a compiled program: cores, instructions (compact and
+    unrolled for pimsim-nn), crossbars, local memory, schedule estimate."""
+    cores = manifest["cores"]
+    program = manifest["program"]
+    peak = max(cores, key=lambda c: c["local_bytes"], default=None)
+    schedule = manifest.get("schedule", {})
+    return {
+        "source": manifest.get("source", ""),
+        "target": manifest.get("target", ""),
+        "precision": manifest.get("precision", "fp32"),
+        "cores_used": len(cores),
+        "instructions": program["instructions"],
+        "unrolled_instructions": program["unrolled_instructions"],
+        "pimsim_compatible": program["pimsim_compatible"],
+        "pimsim_files": program["pimsim_files"],
+        "extensions": program["extensions"],
+        "crossbars": sum(g["crossbars"] for c in cores for g in c["groups"]),
+        "weights_bytes": sum(c["weights_bytes"] for c in cores),
+        "local_bytes_peak": peak["local_bytes"] if peak else 0,
+        "local_bytes_peak_core": peak["id"] if peak else None,
+        "transfers": len(manifest.get("transfers", [])),
+        "transfer_bytes": sum(t["bytes"] for t in manifest.get("transfers", [])),
+        "schedule_makespan_ns": schedule.get("makespan_ns"),
+        "schedule_critical_path_ns": schedule.get("critical_path_ns"),
+        "compile_seconds": manifest.get("compile_seconds", {}),
+    }
+
+
+def format_summary(s: dict[str, Any], directory: str) -> str:
+    """A few lines for the terminal."""
+    compatible = ("pimsim-compatible" if s["pimsim_compatible"] else
+                  "uses extensions " + ", ".join(f"{k} x{v}" for k, v in s["extensions"].items()) +
+                  " (not pimsim-compatible: Raptor's compact form only)")
+    lines = [
+        f"{s['source']} -> {directory}: {s['cores_used']} cores, {s['instructions']:,} instructions "
+        f"({s['unrolled_instructions']:,} unrolled for pimsim-nn), {compatible}",
+        f"  crossbars {s['crossbars']:,}, weights {s['weights_bytes'] / 2**20:.2f} MiB, "
+        f"local memory peak {s['local_bytes_peak'] / 2**20:.2f} MiB (core {s['local_bytes_peak_core']}), "
+        f"{s['transfers']:,} transfers ({s['transfer_bytes'] / 2**20:.2f} MiB)",
+    ]
+    if s["schedule_makespan_ns"] is not None:
+        lines.append(f"  schedule estimate: {s['schedule_makespan_ns'] / 1e6:.3f} ms "
+                     f"(critical path {s['schedule_critical_path_ns'] / 1e6:.3f} ms)")
+    seconds = s["compile_seconds"]
+    if seconds:
+        lines.append(f"  compiled in {sum(seconds.values()):.2f} s")
+    return "\n".join(lines)
