@@ -259,6 +259,8 @@ def EmitPim : Pass<"raptor-emit-pim", "mlir::ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"\"", "The directory to write (created)">,
     Option<"pimsim", "pimsim", "std::string", /*default=*/"\"binary\"",
            "pimsim-nn program files: binary, json, both or none">,
+    Option<"unrollLimit", "unroll-limit", "int64_t", /*default=*/"16000000",
+           "Skip pimsim-nn files whose unrolled program exceeds this many instructions (0: no limit)">,
   ];
 }
 

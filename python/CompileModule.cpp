@@ -16,6 +16,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
+
 namespace nb = nanobind;
 
 namespace {
@@ -112,12 +114,13 @@ void bindCompile(nb::module_ &m) {
       nb::arg("module"), nb::arg("weights") = "", "raptor-lower-to-pim with a .safetensors weights file.");
   m.def(
       "emit_pim",
-      [](nb::handle module, const std::string &output, const std::string &pimsim) {
+      [](nb::handle module, const std::string &output, const std::string &pimsim, int64_t unrollLimit) {
         raptor::EmitPimOptions o;
         o.output = output;
         o.pimsim = pimsim;
+        o.unrollLimit = unrollLimit;
         runPass(module, raptor::createEmitPim(o));
       },
-      nb::arg("module"), nb::arg("output"), nb::arg("pimsim") = "binary",
+      nb::arg("module"), nb::arg("output"), nb::arg("pimsim") = "binary", nb::arg("unroll_limit") = 16000000,
       "raptor-emit-pim into the directory `output`.");
 }

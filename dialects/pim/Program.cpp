@@ -708,6 +708,15 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
   }
   bool compatible = extensions.empty();
   PimsimFiles pimsim = compatible ? options.pimsim : PimsimFiles::None;
+  std::string skipped;
+  if (!compatible && options.pimsim != PimsimFiles::None)
+    skipped = "the program uses extension instructions pimsim-nn lacks";
+  if (pimsim != PimsimFiles::None && options.unrollLimit > 0 && unrolled > options.unrollLimit) {
+    skipped = llvm::formatv("the unrolled program has {0} instructions ({1} MB in binary form), above "
+                            "the limit of {2}", unrolled, unrolled * kRecordBytes / 1000000, options.unrollLimit)
+                  .str();
+    pimsim = PimsimFiles::None;
+  }
   for (const CoreProgram &p : program.programs) {
     if (pimsim == PimsimFiles::Json || pimsim == PimsimFiles::Both)
       if (Error e = writeFile(pathIn(dir, "core_" + llvm::Twine(p.id) + ".json"),
@@ -762,6 +771,7 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
                                      {"unrolled_instructions", unrolled},
                                      {"pimsim_compatible", compatible},
                                      {"pimsim_files", files[int(pimsim)]},
+                                     {"pimsim_skipped", skipped},
                                      {"extensions", std::move(ext)}}},
   };
   for (const auto &[key, value] : program.reports)

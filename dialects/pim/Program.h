@@ -84,6 +84,9 @@ std::vector<std::pair<std::string, int64_t>> extensionsUsed(const CoreProgram &p
 enum class PimsimFiles { None, Json, Binary, Both };
 struct WriteOptions {
   PimsimFiles pimsim = PimsimFiles::Binary;
+  /// pimsim-nn files are skipped (and the manifest says why) when the
+  /// unrolled program would hold more instructions than this (0: no limit).
+  int64_t unrollLimit = 0;
   /// pimsim-nn's chip and network configuration (chip.json, network.json).
   llvm::json::Value chipConfig = nullptr, networkConfig = nullptr;
 };

@@ -151,6 +151,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
     }
     pim::ChipOp chip = chips.front();
     pim::WriteOptions options;
+    options.unrollLimit = unrollLimit;
     if (pimsim == "binary")
       options.pimsim = pim::PimsimFiles::Binary;
     else if (pimsim == "json")

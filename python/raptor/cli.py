@@ -119,8 +119,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     model = sources.load(args.model, args.weights, progress=say)
     try:
         result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
-                             algorithm=args.algorithm, pimsim=args.format, source=model.source,
-                             progress=say)
+                             algorithm=args.algorithm, pimsim=args.format, unroll_limit=args.unroll_limit,
+                             source=model.source, progress=say)
     finally:
         model.cleanup()
     summary = pim.summary(result.manifest)
@@ -489,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
     p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
                    help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
+    p.add_argument("--unroll-limit", type=int, default=16_000_000, metavar="N",
+                   help="skip pimsim-nn files when the unrolled program exceeds N instructions "
+                        "(default: 16000000; 0: no limit)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     p.set_defaults(run=_cmd_compile)

@@ -63,15 +63,20 @@ LogicalResult Lowering::lowerSoftmax(nn::SoftmaxOp op) {
   Address ones = placeConstant(std::vector<float>(size_t(n), 1.0f));
   Address t = Address::at(addressOfBuffer(*wide)), s = Address::at(addressOfBuffer(*one));
   CoreEmitter &e = here();
-  e.nest({count}, {Walk{addressOf(*x), {n * 4}}, Walk{addressOf(*result), {n * 4}}}, [&](ArrayRef<Address> a) {
-    e.vector(Opcode::ExtVredmax, s, a[0], std::nullopt, n);
-    e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
-    e.vector(Opcode::Vvsub, a[1], a[0], t, n);
-    e.vector(Opcode::ExtVexp, a[1], a[1], std::nullopt, n);
-    e.vector(Opcode::Vvdmul, s, a[1], ones, n);
-    e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
-    e.vector(Opcode::ExtVvdiv, a[1], a[1], t, n);
-  });
+  // Scratch and constants walk with stride 0: their addresses are set once.
+  e.nest({count},
+         {Walk{addressOf(*x), {n * 4}}, Walk{addressOf(*result), {n * 4}}, Walk{s, {0}}, Walk{t, {0}},
+          Walk{ones, {0}}},
+         [&](ArrayRef<Address> a) {
+           Address s = a[2], t = a[3], ones = a[4];
+           e.vector(Opcode::ExtVredmax, s, a[0], std::nullopt, n);
+           e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
+           e.vector(Opcode::Vvsub, a[1], a[0], t, n);
+           e.vector(Opcode::ExtVexp, a[1], a[1], std::nullopt, n);
+           e.vector(Opcode::Vvdmul, s, a[1], ones, n);
+           e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
+           e.vector(Opcode::ExtVvdiv, a[1], a[1], t, n);
+         });
   TensorValue v;
   v.shape = shape;
   v.pieces.push_back(*result);
@@ -115,7 +120,16 @@ LogicalResult Lowering::lowerNorm(Operation *op) {
   Address epsilon = placeConstant({float(eps)});
   Address t = Address::at(addressOfBuffer(*wide)), s = Address::at(addressOfBuffer(*one));
   CoreEmitter &e = here();
-  e.nest({count}, {Walk{addressOf(*x), {n * 4}}, Walk{addressOf(*result), {n * 4}}}, [&](ArrayRef<Address> a) {
+  SmallVector<Walk> walks{Walk{addressOf(*x), {n * 4}}, Walk{addressOf(*result), {n * 4}}, Walk{s, {0}},
+                          Walk{t, {0}}, Walk{inverse, {0}}, Walk{epsilon, {0}}};
+  if (gamma)
+    walks.push_back(Walk{*gamma, {0}});
+  if (beta)
+    walks.push_back(Walk{*beta, {0}});
+  e.nest({count}, walks, [&](ArrayRef<Address> a) {
+    Address s = a[2], t = a[3], inverse = a[4], epsilon = a[5];
+    std::optional<Address> gamma2 = gamma ? std::optional<Address>(a[6]) : std::nullopt;
+    std::optional<Address> beta2 = beta ? std::optional<Address>(a[gamma ? 7 : 6]) : std::nullopt;
     Address centered = a[0];
     if (layer) { // subtract the mean
       e.vector(Opcode::Vvdmul, s, a[0], inverse, n);
@@ -129,10 +143,10 @@ LogicalResult Lowering::lowerNorm(Operation *op) {
     e.vector(Opcode::ExtVrsqrt, s, s, std::nullopt, 1);
     e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
     e.vector(Opcode::Vvmul, a[1], centered, t, n);
-    if (gamma)
-      e.vector(Opcode::Vvmul, a[1], a[1], *gamma, n);
-    if (beta)
-      e.vector(Opcode::Vvadd, a[1], a[1], *beta, n);
+    if (gamma2)
+      e.vector(Opcode::Vvmul, a[1], a[1], *gamma2, n);
+    if (beta2)
+      e.vector(Opcode::Vvadd, a[1], a[1], *beta2, n);
   });
   TensorValue v;
   v.shape = shape;
@@ -195,13 +209,16 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
       Walk{addressOf(*result), {H * L * Ev * 4, group * L * Ev * 4, L * Ev * 4, Ev * 4}},
       Walk{addressOf(*key), {Hk * S * E * 4, S * E * 4, 0, 0}},
       Walk{addressOf(*value), {Hk * S * Ev * 4, S * Ev * 4, 0, 0}}};
+  for (Address invariant : {p, t, s, ones, scaled})
+    walks.push_back(Walk{invariant, {0, 0, 0, 0}});
   if (maskBase)
     walks.push_back(Walk{*maskBase, {0, 0, 0, S * 4}});
   e.nest({B, Hk, group, L}, walks, [&](ArrayRef<Address> a) {
+    Address p = a[4], t = a[5], s = a[6], ones = a[7], scaled = a[8];
     e.matrixVector(Opcode::ExtVmatvec, p, a[2], a[0], S, E); // scores = K q
     e.vector(Opcode::Vvmul, p, p, scaled, S);
     if (maskBase)
-      e.vector(Opcode::Vvadd, p, p, a[4], S);
+      e.vector(Opcode::Vvadd, p, p, a[9], S);
     e.vector(Opcode::ExtVredmax, s, p, std::nullopt, S);
     e.vector(Opcode::ExtVbcast, t, s, std::nullopt, S);
     e.vector(Opcode::Vvsub, p, p, t, S);

@@ -18,6 +18,14 @@ CoreEmitter::CoreEmitter(CoreOp core, int64_t localMemory)
   append(widths);
 }
 
+Operation *CoreEmitter::lastOp() {
+  Block *b = builder.getInsertionBlock();
+  return b->empty() || builder.getInsertionPoint() == b->begin() ? nullptr
+                                                                 : &*std::prev(builder.getInsertionPoint());
+}
+
+Block *CoreEmitter::block() { return builder.getInsertionBlock(); }
+
 bool CoreEmitter::empty() {
   for (Operation &op : core.getBody().front())
     if (!isa<GroupOp, SetbwOp>(op))
@@ -73,6 +81,13 @@ unsigned CoreEmitter::resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked
   return reg;
 }
 
+bool CoreEmitter::hasFreeWalker() const {
+  for (unsigned r = kFirstWalker; r < 32; ++r)
+    if (!walkers[r])
+      return true;
+  return false;
+}
+
 std::optional<unsigned> CoreEmitter::allocateWalker() {
   for (unsigned r = kFirstWalker; r < 32; ++r)
     if (!walkers[r]) {
@@ -95,7 +110,11 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
     body(inner);
     return;
   }
-  // One walking register per (base register, strides) class.
+  // One walking register per (base register, strides) class. A class
+  // based at an enclosing loop's register with offset 0 walks that register
+  // itself (a loop restores the registers it strides); loop-invariant
+  // operands get a register too while there are free ones, so that their
+  // address is set once before the loops rather than in every iteration.
   struct Class {
     int baseReg;
     SmallVector<int64_t, 4> strides;
@@ -104,37 +123,52 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
   };
   SmallVector<Class> classes;
   SmallVector<unsigned> walkersTaken;
+  SmallVector<unsigned> reused;
   for (const Walk &w : operands) {
     SmallVector<int64_t, 4> strides;
     for (unsigned l : levels)
       strides.push_back(w.strides[l]);
     bool moves = llvm::any_of(strides, [](int64_t s) { return s != 0; });
-    if (!moves) { // loop-invariant: a temp per use (hoisted below when it is a constant)
-      inner.push_back(w.base);
-      continue;
-    }
-    Class *found = nullptr;
+    // Operands of one stride vector share a register (and get their address
+    // by a saddi per use) only when registers run out.
+    Class *found = nullptr, *shared = nullptr;
     for (Class &c : classes)
-      if (c.baseReg == w.base.reg && c.strides == strides)
-        found = &c;
+      if (c.baseReg == w.base.reg && c.strides == strides) {
+        if (c.baseOffset == w.base.offset)
+          found = &c;
+        else if (moves)
+          shared = &c;
+      }
+    if (!found && shared && !hasFreeWalker())
+      found = shared;
     if (!found) {
-      std::optional<unsigned> reg = allocateWalker();
-      if (!reg)
-        llvm::report_fatal_error("raptor-lower-to-pim: a loop nest needs more than 24 walking registers");
-      walkersTaken.push_back(*reg);
+      std::optional<unsigned> reg;
+      if (moves && w.base.reg >= 0 && w.base.offset == 0 && !llvm::is_contained(reused, unsigned(w.base.reg))) {
+        reg = unsigned(w.base.reg);
+        reused.push_back(*reg);
+      } else {
+        reg = allocateWalker();
+        if (!reg && moves)
+          llvm::report_fatal_error("raptor-lower-to-pim: a loop nest needs more than 24 walking registers");
+        if (!reg) { // no register left for an invariant: resolved where used
+          inner.push_back(w.base);
+          continue;
+        }
+        walkersTaken.push_back(*reg);
+        checkImmediate(w.base.offset);
+        Instruction init;
+        init.rd = uint8_t(*reg);
+        init.imm = int32_t(w.base.offset);
+        if (w.base.reg < 0) {
+          init.opcode = Opcode::Sldi;
+        } else {
+          init.opcode = Opcode::Saddi;
+          init.rs1 = uint8_t(w.base.reg);
+        }
+        append(init);
+      }
       classes.push_back({w.base.reg, strides, w.base.offset, *reg});
       found = &classes.back();
-      checkImmediate(w.base.offset);
-      Instruction init;
-      init.rd = uint8_t(*reg);
-      init.imm = int32_t(w.base.offset);
-      if (w.base.reg < 0) {
-        init.opcode = Opcode::Sldi;
-      } else {
-        init.opcode = Opcode::Saddi;
-        init.rs1 = uint8_t(w.base.reg);
-      }
-      append(init);
     }
     inner.push_back({int(found->reg), w.base.offset - found->baseOffset});
   }

@@ -62,6 +62,10 @@ public:
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
                 llvm::ArrayRef<int64_t> rows, llvm::ArrayRef<int64_t> cols);
   int64_t crossbarsUsed() const { return crossbars; }
+  /// The op before the insertion point (null at a block's start) and the
+  /// block instructions go to: callers find what they emitted after it.
+  mlir::Operation *lastOp();
+  mlir::Block *block();
   bool empty();
   /// Ends the program on a non-scalar instruction and records the memory peak.
   void finish();
@@ -86,6 +90,7 @@ private:
   void invalidate();
   void append(const Instruction &in);
   std::optional<unsigned> allocateWalker();
+  bool hasFreeWalker() const;
   void setGlobal(int64_t address);
 };
 

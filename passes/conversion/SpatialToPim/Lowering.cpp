@@ -26,8 +26,14 @@ int64_t product(ArrayRef<int64_t> s) {
   return n;
 }
 
-/// The layout model inputs and outputs have in global memory.
-Layout ioLayout(ArrayRef<int64_t> shape) { return channelsLast(shape); }
+/// The layout a model input has in global memory: channels-last when an
+/// image operator reads it, else row-major.
+Layout inputLayout(Value input, ArrayRef<int64_t> shape) {
+  for (Operation *user : input.getUsers())
+    if (isa<nn::ConvolutionOp, nn::MaxPool2dOp, nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp>(user))
+      return channelsLast(shape);
+  return rowMajor(shape);
+}
 
 bool isView(Operation *op) {
   return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SplitWithSizesOp, nn::CloneOp,
@@ -225,7 +231,20 @@ LogicalResult Lowering::kernel(ArrayRef<KernelOperand> operands,
     taskError() << "operand layouts without a common refinement:" << text;
     return failure();
   }
-  emitKernel(here(), *plan, body);
+  CoreEmitter &e = here();
+  Operation *before = e.lastOp();
+  Block *block = e.block();
+  emitKernel(e, *plan, body);
+  // The IR shows each kernel's data movement: the operands' layouts (element
+  // offsets over the kernel's domain) on its first loop or instruction.
+  SmallVector<Attribute> layouts;
+  for (const KernelOperand &o : operands)
+    layouts.push_back(layout::LayoutAttr::get(chip.getContext(), o.layout));
+  for (Operation *op = before ? before->getNextNode() : &block->front(); op; op = op->getNextNode())
+    if (!op->hasTrait<ScalarUnit>()) {
+      op->setAttr("access", ArrayAttr::get(chip.getContext(), layouts));
+      break;
+    }
   return success();
 }
 
@@ -593,6 +612,10 @@ LogicalResult Lowering::storeOutputs(Operation *op) {
     auto it = values.find(out.value);
     if (it == values.end())
       return op->emitError("raptor-lower-to-pim: a model output was released before it was stored");
+    // The output keeps the storage order it was computed in (the host reads
+    // it through the layout the manifest records).
+    out.layout = storageOrder(it->second.pieces.front(), it->second.shape);
+    out.io.setLayoutAttr(layout::LayoutAttr::get(chip.getContext(), out.layout));
     FailureOr<Piece> p = materialize(
         it->second, [&](const Piece &q) { return q.layout == out.layout; }, out.layout);
     if (failed(p))
@@ -622,7 +645,7 @@ LogicalResult Lowering::run() {
       return func.emitError() << "input '" << name.getValue()
                               << "' must be a static float32 tensor for the PIM lowering";
     SmallVector<int64_t, 4> shape = shapeOf(arg);
-    Layout l = ioLayout(shape);
+    Layout l = inputLayout(arg, shape);
     int64_t address = globalAlloc(4 * l.cosize());
     IoOp::create(b, chip.getLoc(), b.getStringAttr("in_" + name.getValue()), b.getStringAttr("input"), name,
                  b.getI64IntegerAttr(address), TypeAttr::get(type), layout::LayoutAttr::get(chip.getContext(), l));
@@ -650,12 +673,13 @@ LogicalResult Lowering::run() {
       return returnOp.emitError("a model output computed at compile time or returned unchanged is not "
                                 "supported by the PIM lowering");
     SmallVector<int64_t, 4> shape = shapeOf(result);
-    Layout l = ioLayout(shape);
+    Layout l = rowMajor(shape); // replaced by the result's storage order when it is stored
     int64_t address = globalAlloc(4 * l.cosize());
     std::string name = "out" + std::to_string(i);
-    IoOp::create(b, chip.getLoc(), b.getStringAttr(name), b.getStringAttr("output"), b.getStringAttr(name),
-                 b.getI64IntegerAttr(address), TypeAttr::get(type), layout::LayoutAttr::get(chip.getContext(), l));
-    outputs.push_back({result, address, l, false});
+    auto io = IoOp::create(b, chip.getLoc(), b.getStringAttr(name), b.getStringAttr("output"),
+                           b.getStringAttr(name), b.getI64IntegerAttr(address), TypeAttr::get(type),
+                           layout::LayoutAttr::get(chip.getContext(), l));
+    outputs.push_back({result, address, l, false, io});
     usesLeft[result] += 1;
   }
   // Tasks in one global order; uses and lanes counted per task.

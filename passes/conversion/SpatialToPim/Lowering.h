@@ -128,6 +128,7 @@ private:
     int64_t address;
     layout::Layout layout;
     bool stored = false;
+    IoOp io;
   };
   std::vector<Output> outputs;
 

@@ -99,13 +99,33 @@ bool addsBias(const spatial::MatrixTiling &tiling, int64_t index) {
   return true;
 }
 
-/// One position's MVMs: the groups read `input` (row tile r at r * rows
-/// elements on), write or add into `out` (the lane's columns).
-void multiply(CoreEmitter &e, ArrayRef<Group> groups, const spatial::MatrixTiling &tiling, Address input,
-              Address out, int64_t laneCol0, int64_t laneCol1, Address tmp, int32_t mbiw) {
+/// The row tiles the groups read, in order (each is one loop-invariant
+/// input address of an MVM).
+SmallVector<int64_t> rowTilesOf(ArrayRef<Group> groups) {
+  SmallVector<int64_t> tiles;
+  for (const Group &g : groups)
+    if (!llvm::is_contained(tiles, g.rowTile))
+      tiles.push_back(g.rowTile);
+  return tiles;
+}
+
+/// The column tiles groups start at, in order (each an output address).
+SmallVector<int64_t> colStartsOf(ArrayRef<Group> groups) {
+  SmallVector<int64_t> starts;
+  for (const Group &g : groups)
+    if (!llvm::is_contained(starts, g.colBegin))
+      starts.push_back(g.colBegin);
+  return starts;
+}
+
+/// One position's MVMs: group g reads `inputs[index of its row tile]` and
+/// writes or adds at `outputs[index of its first column tile]`.
+void multiply(CoreEmitter &e, ArrayRef<Group> groups, const spatial::MatrixTiling &tiling,
+              ArrayRef<int64_t> rowTiles, ArrayRef<Address> inputs, ArrayRef<int64_t> colStarts,
+              ArrayRef<Address> outputs, int64_t laneCol1, Address tmp, int32_t mbiw) {
   for (const Group &g : groups) {
-    Address in = input.plus(g.rowTile * tiling.xbarRows * 4);
-    Address at = out.plus((g.colBegin * tiling.xbarCols - laneCol0) * 4);
+    Address in = inputs[size_t(llvm::find(rowTiles, g.rowTile) - rowTiles.begin())];
+    Address at = outputs[size_t(llvm::find(colStarts, g.colBegin) - colStarts.begin())];
     if (g.direct) {
       e.mvmul(at, in, g.id, mbiw);
       continue;
@@ -194,17 +214,31 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   int32_t mbiw = int32_t(target.weightBits);
   CoreEmitter &e = here();
   LogicalResult status = success();
-  e.nest({OH, OW},
-         {Walk{window, {sh * Wp * C * 4, sw * C * 4}}, Walk{outBase, {OW * width * 4, width * 4}}},
-         [&](ArrayRef<Address> a) {
-           if (failed(copy({scratchAddr, columnLayout}, {a[0], windowLayout}))) {
-             status = failure();
-             return;
-           }
-           multiply(e, *groupList, tiling, scratchAddr, a[1], col0, col1, tmpAddr, mbiw);
-           if (bias)
-             e.vector(Opcode::Vvadd, a[1], a[1], *bias, width);
-         });
+  // Walks: the window and the output move; the im2col rows each group
+  // reads, the partial-sum buffer and the bias stay.
+  SmallVector<int64_t> rowTiles = rowTilesOf(*groupList), colStarts = colStartsOf(*groupList);
+  bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
+  SmallVector<Walk> walks{Walk{window, {sh * Wp * C * 4, sw * C * 4}}, Walk{outBase, {OW * width * 4, width * 4}},
+                          Walk{scratchAddr, {0, 0}}};
+  for (int64_t r : rowTiles)
+    walks.push_back(Walk{scratchAddr.plus(r * tiling.xbarRows * 4), {0, 0}});
+  for (int64_t c : colStarts)
+    walks.push_back(Walk{outBase.plus((c * tiling.xbarCols - col0) * 4), {OW * width * 4, width * 4}});
+  size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
+  if (partialSums)
+    walks.push_back(Walk{tmpAddr, {0, 0}});
+  if (bias)
+    walks.push_back(Walk{*bias, {0, 0}});
+  e.nest({OH, OW}, walks, [&](ArrayRef<Address> a) {
+    if (failed(copy({a[2], columnLayout}, {a[0], windowLayout}))) {
+      status = failure();
+      return;
+    }
+    multiply(e, *groupList, tiling, rowTiles, a.slice(3, rowTiles.size()), colStarts,
+             a.slice(3 + rowTiles.size(), colStarts.size()), col1, partialSums ? a[tmpAt] : Address(), mbiw);
+    if (bias)
+      e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], width);
+  });
   if (failed(status))
     return failure();
   auto it = values.find(op.getOut());
@@ -269,12 +303,24 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   CoreEmitter &e = here();
   Address tmpAddr = Address::at(addressOfBuffer(*tmp));
   int32_t mbiw = int32_t(target.weightBits);
-  e.nest({positions}, {Walk{addressOf(*x), {K * 4}}, Walk{addressOf(*result), {width * 4}}},
-         [&](ArrayRef<Address> a) {
-           multiply(e, *groupList, tiling, a[0], a[1], col0, col1, tmpAddr, mbiw);
-           if (bias)
-             e.vector(Opcode::Vvadd, a[1], a[1], *bias, width);
-         });
+  SmallVector<int64_t> rowTiles = rowTilesOf(*groupList), colStarts = colStartsOf(*groupList);
+  bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
+  SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
+  for (int64_t r : rowTiles)
+    walks.push_back(Walk{addressOf(*x).plus(r * tiling.xbarRows * 4), {K * 4}});
+  for (int64_t c : colStarts)
+    walks.push_back(Walk{addressOf(*result).plus((c * tiling.xbarCols - col0) * 4), {width * 4}});
+  size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
+  if (partialSums)
+    walks.push_back(Walk{tmpAddr, {0}});
+  if (bias)
+    walks.push_back(Walk{*bias, {0}});
+  e.nest({positions}, walks, [&](ArrayRef<Address> a) {
+    multiply(e, *groupList, tiling, rowTiles, a.slice(1, rowTiles.size()), colStarts,
+             a.slice(1 + rowTiles.size(), colStarts.size()), col1, partialSums ? a[tmpAt] : Address(), mbiw);
+    if (bias)
+      e.vector(Opcode::Vvadd, a[0], a[0], a[biasAt], width);
+  });
   auto it = values.find(op.getOut());
   TensorValue v;
   if (it != values.end())

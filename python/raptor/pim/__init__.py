@@ -63,13 +63,16 @@ class CompileResult:
 
 def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", pimsim: str = "binary",
-            source: str = "<module>", progress: Callable[[str], None] | None = None,
+            unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
 
     ``weights`` is the safetensors file of the ``nn.param`` weights;
     ``target`` a target JSON (default: the bundled 168-core chip); ``pimsim``
-    which pimsim-nn program files to write (binary, json, both, none).
+    which pimsim-nn program files to write (binary, json, both, none),
+    skipped (the manifest says why) when the program uses extension
+    instructions or unrolls to more than ``unroll_limit`` instructions
+    (0: no limit).
     The directory appears only when every stage succeeded (an existing
     program directory there is replaced). The module is changed in place
     (it ends holding the nn graph, its schedule and the pim chip).
@@ -100,7 +103,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm)),
             ("lowering to per-core programs",
              lambda: _raptor.lower_to_pim(module, str(weights) if weights else "")),
-            (f"writing {out}", lambda: _raptor.emit_pim(module, str(staging), pimsim)),
+            (f"writing {out}", lambda: _raptor.emit_pim(module, str(staging), pimsim, unroll_limit)),
         ]
         with module.context:
             for i, (what, run) in enumerate(stages, 1):

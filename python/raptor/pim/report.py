@@ -23,6 +23,7 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
         "unrolled_instructions": program["unrolled_instructions"],
         "pimsim_compatible": program["pimsim_compatible"],
         "pimsim_files": program["pimsim_files"],
+        "pimsim_skipped": program.get("pimsim_skipped", ""),
         "extensions": program["extensions"],
         "crossbars": sum(g["crossbars"] for c in cores for g in c["groups"]),
         "weights_bytes": sum(c["weights_bytes"] for c in cores),
@@ -38,9 +39,13 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def format_summary(s: dict[str, Any], directory: str) -> str:
     """A few lines for the terminal."""
-    compatible = ("pimsim-compatible" if s["pimsim_compatible"] else
-                  "uses extensions " + ", ".join(f"{k} x{v}" for k, v in s["extensions"].items()) +
-                  " (not pimsim-compatible: Raptor's compact form only)")
+    if not s["pimsim_compatible"]:
+        compatible = ("uses extensions " + ", ".join(f"{k} x{v}" for k, v in s["extensions"].items()) +
+                      " (not pimsim-compatible: Raptor's compact form only)")
+    elif s["pimsim_skipped"]:
+        compatible = f"pimsim-compatible; pimsim-nn files skipped: {s['pimsim_skipped']}"
+    else:
+        compatible = f"pimsim-compatible ({s['pimsim_files']} pimsim-nn files)"
     lines = [
         f"{s['source']} -> {directory}: {s['cores_used']} cores, {s['instructions']:,} instructions "
         f"({s['unrolled_instructions']:,} unrolled for pimsim-nn), {compatible}",

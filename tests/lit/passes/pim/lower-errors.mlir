@@ -1,0 +1,44 @@
+// Inputs the PIM lowering refuses, each with a diagnostic at the operator.
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/tiny-memory.json --raptor-schedule-spatial --raptor-lower-to-pim -o /dev/null
+
+func.func @main(%x: tensor<1x8xf32> {nn.input = "x"}) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'nn.aten' op has no PIM lowering}}
+  %0 = nn.aten "aten.hardswish.default"(%x) {input_ports = ["self"]} : (tensor<1x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
+// 1024 floats do not fit a 2 KiB local memory.
+func.func @main(%x: tensor<1x1024xf32> {nn.input = "x"}) -> tensor<1x1024xf32> {
+  // expected-error @+1 {{task 'relu#0' on core 0: core 0 needs 4096 more bytes of local memory (0 of 2048 in use); choose a target with more local memory (memory.local_bytes)}}
+  %0 = nn.relu %x : tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
+}
+
+// -----
+
+// expected-error @+1 {{weight 'fc.weight' has no data: give the compiler a weights file (weights=FILE.safetensors)}}
+func.func @main(%x: tensor<1x8xf32> {nn.input = "x"}, %w: tensor<4x8xf32> {nn.param = "fc.weight"}) -> tensor<1x4xf32> {
+  %0 = nn.linear %x, %w : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x2x2x2xf32> {nn.input = "x"}, %mean: tensor<2xf32> {nn.input = "m"}) -> tensor<1x2x2x2xf32> {
+  %g = nn.constant dense<1.0> : tensor<2xf32>
+  // Statistics computed at run time: not an inference norm to fold.
+  // expected-error @+1 {{reaches the PIM lowering: run raptor-fold-batch-norm first}}
+  %out, %m, %v = nn.batch_norm %x, %g, %g, %mean, %g : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<0xf32>, tensor<0xf32>)
+  return %out : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x1x1x8xf32> {nn.input = "x"}) -> tensor<1x1x5x8xf32> {
+  // expected-error @+1 {{with past_length > 0 needs the cache contents as model inputs}}
+  %k, %v = nn.kv_cache %x, %x {past_length = 4 : i64} : (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) -> (tensor<1x1x5x8xf32>, tensor<1x1x5x8xf32>)
+  %0 = nn.relu %k : tensor<1x1x5x8xf32>
+  return %0 : tensor<1x1x5x8xf32>
+}
