@@ -140,9 +140,11 @@ class _Emitter:
         out = graph.graph_copy(self.ep.graph, mapping)
         graph.output(out)
         self.placeholder_kind = {}
+        # Found through the copy's mapping: the copy may rename placeholders
+        # (an input called "input" shadows a builtin and becomes "input_1").
+        originals = {n.name: n for n in self.ep.graph.nodes if n.op == "placeholder"}
         for spec in self.ep.graph_signature.input_specs:
-            node = next(n for n in graph.nodes if n.op == "placeholder" and n.name == spec.arg.name)
-            self.placeholder_kind[node] = spec
+            self.placeholder_kind[mapping[originals[spec.arg.name]]] = spec
         o = self.options
         rw.drop_assertions(graph)
         if o.fuse_rms_norm:

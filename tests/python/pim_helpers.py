@@ -1,0 +1,66 @@
+"""Compiling small torch models for the PIM back end in tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import raptor
+from raptor import pim, weights
+from raptor.frontend.torch import import_program
+from raptor.zoo import decomposition_table
+
+TARGETS = Path(__file__).parent.parent / "lit" / "passes" / "pim" / "Inputs"
+
+
+@dataclass
+class Run:
+    output: np.ndarray
+    reference: np.ndarray
+    stats: dict
+    manifest: dict
+    directory: Path
+
+    @property
+    def relative_error(self) -> float:
+        return float(np.abs(self.output - self.reference).max() / np.abs(self.reference).max())
+
+
+def randomize(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
+    """Non-trivial batch-norm statistics and affine parameters, so that a
+    folded norm is really tested and activations keep their scale."""
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(0.1 * torch.randn(n, generator=g))
+            m.running_var.copy_(0.5 + torch.rand(n, generator=g))
+            m.weight.data.copy_(0.8 + 0.4 * torch.rand(n, generator=g))
+            m.bias.data.copy_(0.1 * torch.randn(n, generator=g))
+    return model.eval()
+
+
+def export(model: torch.nn.Module, x: torch.Tensor) -> torch.export.ExportedProgram:
+    with torch.no_grad():
+        return torch.export.export(model.eval(), (x,), strict=False).run_decompositions(decomposition_table())
+
+
+def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *, target: Path | None = None,
+                    pimsim: str = "binary", form: str = "compact") -> Run:
+    """Exports, imports, compiles into `directory`, simulates on `x` and
+    runs the eager model on it."""
+    ep = export(model, x)
+    module, _ = import_program(ep)
+    w = directory.parent / f"{directory.name}.safetensors"
+    weights.save(w, weights.from_exported_program(ep, module))
+    result = pim.compile(module, directory, weights=w, target=target, pimsim=pimsim, source="test")
+    program = pim.Program.load(directory, form)
+    simulation = program.simulate(x.numpy())
+    with torch.no_grad():
+        reference = model(x)
+    reference = reference[0] if isinstance(reference, (tuple, list)) else reference
+    (output,) = simulation.outputs.values()
+    return Run(output, reference.detach().numpy(), simulation.stats, result.manifest, directory)
