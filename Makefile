@@ -4,10 +4,13 @@
 setup:
 	bash scripts/setup.sh
 
-# Imports ShuffleNetV2 through torch.export and prints a summary of its nn graph.
+# The main job on the bundled default: compile ShuffleNetV2 for the 168-core
+# chip (per-core programs in pimsim-nn's format and Raptor's), run them in
+# the functional simulator and compare with eager torch.
 demo: setup
 	mkdir -p build
-	.venv/bin/raptor import --model shufflenet_v2 --summary -o build/shufflenet_v2.mlir
+	.venv/bin/raptor compile shufflenet_v2 -o build/shufflenet_v2
+	.venv/bin/raptor simulate build/shufflenet_v2 --check
 
 test: setup
 	bash scripts/test.sh
@@ -19,6 +22,7 @@ pytest:
 	.venv/bin/python -m pytest -q tests/python
 
 bench: setup
+	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json
 	.venv/bin/python bench/import_roundtrip.py
 	.venv/bin/python bench/codec_tables.py
 	.venv/bin/python bench/codec_scaling.py
