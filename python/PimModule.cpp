@@ -76,8 +76,11 @@ void bindPim(nb::module_ &m) {
           "(core, compact instructions, unrolled instructions) per core.")
       .def(
           "simulate",
-          [](const PimProgram &p, nb::dict inputs) {
-            FunctionalSimulator sim(p.program);
+          [](const PimProgram &p, nb::dict inputs, int64_t maxInstructions) {
+            SimulationLimits limits;
+            if (maxInstructions > 0)
+              limits.maxInstructions = maxInstructions;
+            FunctionalSimulator sim(p.program, limits);
             for (auto [key, value] : inputs) {
               std::string name = nb::cast<std::string>(key);
               auto array = nb::cast<nb::ndarray<const float, nb::c_contig, nb::device::cpu>>(value);
@@ -113,6 +116,7 @@ void bindPim(nb::module_ &m) {
             stats["cores"] = cores;
             return nb::make_tuple(outputs, stats);
           },
-          nb::arg("inputs"),
-          "Runs the program on {input name: float32 array}; returns (outputs, statistics).");
+          nb::arg("inputs"), nb::arg("max_instructions") = 0,
+          "Runs the program on {input name: float32 array}; returns (outputs, statistics). "
+          "max_instructions > 0 replaces the default budget of executed instructions.");
 }

@@ -589,24 +589,20 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
-  if (failed(require(loc, {{adaptor.getKernelSizeAttr(), "kernel_size"}})))
-    return failure();
-  RankedTensorType self = tensorType(adaptor.getSelf());
+/// The output shape of 2-d pooling over the last two dimensions of `self`,
+/// (C, H, W) or (N, C, H, W); an empty stride means the kernel size (aten).
+static FailureOr<SmallVector<int64_t>>
+poolShape(std::optional<Location> loc, RankedTensorType self, ArrayRef<int64_t> kernelList,
+          ArrayRef<int64_t> strideList, ArrayRef<int64_t> paddingList, ArrayRef<int64_t> dilationList,
+          bool ceilMode) {
   if (self.getRank() != 3 && self.getRank() != 4)
     return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
-  auto kernel = spatialList(loc, "kernel_size", adaptor.getKernelSize(), 2, 1);
+  auto kernel = spatialList(loc, "kernel_size", kernelList, 2, 1);
   if (failed(kernel))
     return failure();
-  // aten: an empty stride means stride = kernel_size.
-  ArrayRef<int64_t> strideList = arrayOr(adaptor.getStrideAttr());
-  auto stride = strideList.empty() ? kernel
-                                   : spatialList(loc, "stride", strideList, 2, 1);
-  auto padding = spatialList(loc, "padding", arrayOr(adaptor.getPaddingAttr()), 2, 0);
-  auto dilation = spatialList(loc, "dilation", arrayOr(adaptor.getDilationAttr()), 2, 1);
+  auto stride = strideList.empty() ? kernel : spatialList(loc, "stride", strideList, 2, 1);
+  auto padding = spatialList(loc, "padding", paddingList, 2, 0);
+  auto dilation = spatialList(loc, "dilation", dilationList, 2, 1);
   if (failed(stride) || failed(padding) || failed(dilation))
     return failure();
   if (failed(checkWindow(loc, *kernel, *stride, *padding, *dilation)))
@@ -617,13 +613,26 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
     if ((*padding)[i] * 2 > (*kernel)[i])
       return emitOptionalError(loc, "padding must be at most half the kernel size");
     int64_t &d = shape[rank - 2 + i];
-    d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], (*dilation)[i],
-                  boolOr(adaptor.getCeilModeAttr(), false));
+    d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], (*dilation)[i], ceilMode);
     if (!isDyn(d) && d <= 0)
       return emitOptionalError(loc, "pooling window larger than the input ", self);
   }
-  types.push_back(like(self, shape));
-  types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return shape;
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getKernelSizeAttr(), "kernel_size"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  FailureOr<SmallVector<int64_t>> shape =
+      poolShape(loc, self, adaptor.getKernelSize(), arrayOr(adaptor.getStrideAttr()),
+                arrayOr(adaptor.getPaddingAttr()), arrayOr(adaptor.getDilationAttr()),
+                boolOr(adaptor.getCeilModeAttr(), false));
+  if (failed(shape))
+    return failure();
+  types.push_back(like(self, *shape));
+  types.push_back(RankedTensorType::get(*shape, IntegerType::get(context, 64)));
   return success();
 }
 
@@ -631,33 +640,15 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
                                             SmallVectorImpl<Type> &types) {
   if (failed(require(loc, {{adaptor.getKernelSizeAttr(), "kernel_size"}})))
     return failure();
-  RankedTensorType self = tensorType(adaptor.getSelf());
-  if (self.getRank() != 3 && self.getRank() != 4)
-    return emitOptionalError(loc, "input must be (C, H, W) or (N, C, H, W), got ", self);
-  auto kernel = spatialList(loc, "kernel_size", adaptor.getKernelSize(), 2, 1);
-  if (failed(kernel))
-    return failure();
-  ArrayRef<int64_t> strideList = arrayOr(adaptor.getStrideAttr());
-  auto stride = strideList.empty() ? kernel : spatialList(loc, "stride", strideList, 2, 1);
-  auto padding = spatialList(loc, "padding", arrayOr(adaptor.getPaddingAttr()), 2, 0);
-  if (failed(stride) || failed(padding))
-    return failure();
-  SmallVector<int64_t> dilation{1, 1};
-  if (failed(checkWindow(loc, *kernel, *stride, *padding, dilation)))
-    return failure();
   if (auto divisor = adaptor.getDivisorOverrideAttr(); divisor && divisor.getInt() <= 0)
     return emitOptionalError(loc, "divisor_override must be positive");
-  SmallVector<int64_t> shape(self.getShape());
-  int64_t rank = self.getRank();
-  for (int i = 0; i < 2; ++i) {
-    if ((*padding)[i] * 2 > (*kernel)[i])
-      return emitOptionalError(loc, "padding must be at most half the kernel size");
-    int64_t &d = shape[rank - 2 + i];
-    d = windowOut(d, (*kernel)[i], (*stride)[i], (*padding)[i], 1, boolOr(adaptor.getCeilModeAttr(), false));
-    if (!isDyn(d) && d <= 0)
-      return emitOptionalError(loc, "pooling window larger than the input ", self);
-  }
-  types.push_back(like(self, shape));
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  FailureOr<SmallVector<int64_t>> shape =
+      poolShape(loc, self, adaptor.getKernelSize(), arrayOr(adaptor.getStrideAttr()),
+                arrayOr(adaptor.getPaddingAttr()), {}, boolOr(adaptor.getCeilModeAttr(), false));
+  if (failed(shape))
+    return failure();
+  types.push_back(like(self, *shape));
   return success();
 }
 

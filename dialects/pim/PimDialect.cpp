@@ -96,8 +96,8 @@ std::optional<unsigned> raptor::pim::writtenRegister(Operation *op) {
 }
 
 LogicalResult RepeatOp::verify() {
-  if (getCount() < 1)
-    return emitOpError("must repeat at least once");
+  if (getCount() < 1 || getCount() > INT32_MAX)
+    return emitOpError("must repeat between 1 and 2^31-1 times");
   if (getRegs().size() != getStrides().size())
     return emitOpError("needs one stride per register");
   llvm::SmallDenseSet<int32_t> seen;

@@ -26,16 +26,22 @@ struct Interval {
   static Interval of(int64_t v) { return {true, v, v}; }
 };
 
+// Interval arithmetic that gives up (unknown: checked at run time) rather
+// than overflow.
 Interval add(Interval a, Interval b) {
-  if (!a.known || !b.known)
+  Interval r{true, 0, 0};
+  if (!a.known || !b.known || __builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi))
     return {};
-  return {true, a.lo + b.lo, a.hi + b.hi};
+  return r;
 }
 
 Interval mul(Interval a, Interval b) {
   if (!a.known || !b.known)
     return {};
-  int64_t c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  int64_t c[4];
+  if (__builtin_mul_overflow(a.lo, b.lo, &c[0]) || __builtin_mul_overflow(a.lo, b.hi, &c[1]) ||
+      __builtin_mul_overflow(a.hi, b.lo, &c[2]) || __builtin_mul_overflow(a.hi, b.hi, &c[3]))
+    return {};
   return {true, *std::min_element(c, c + 4), *std::max_element(c, c + 4)};
 }
 
@@ -84,9 +90,8 @@ private:
     for (auto [r, stride] : llvm::zip(repeat.getRegs(), repeat.getStrides())) {
       Interval &v = regs[r];
       if (v.known) {
-        int64_t reach = int64_t(stride) * span;
-        v.lo += std::min<int64_t>(0, reach);
-        v.hi += std::max<int64_t>(0, reach);
+        int64_t reach = int64_t(stride) * span; // |stride| < 2^31, span < 2^31
+        v = add(v, Interval{true, std::min<int64_t>(0, reach), std::max<int64_t>(0, reach)});
       }
     }
     // A register the body writes may carry a value from the previous

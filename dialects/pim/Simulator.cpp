@@ -44,11 +44,11 @@ struct Fault {
 
 class Machine {
 public:
-  Machine(const Program &program, std::vector<uint8_t> &global) : program(program), global(global) {
+  Machine(const Program &program, std::vector<uint8_t> &global, SimulationLimits limits)
+      : program(program), global(global), limits(limits) {
     cores.resize(program.programs.size());
     for (size_t i = 0; i < cores.size(); ++i) {
       cores[i].program = &program.programs[i];
-      cores[i].memory.assign(size_t(std::min(program.localMemory, std::max<int64_t>(program.programs[i].localBytes, 0))), 0);
       if (program.programs[i].code.empty())
         cores[i].state = State::Done;
     }
@@ -93,8 +93,10 @@ public:
 private:
   const Program &program;
   std::vector<uint8_t> &global;
+  SimulationLimits limits;
   std::vector<Core> cores;
   std::vector<float> scratch;
+  int64_t executed = 0, memoryInUse = 0;
 
   const Instruction &current(const Core &core) const { return core.program->code[core.pc]; }
 
@@ -141,11 +143,18 @@ private:
   uint8_t *local(size_t c, int32_t address, int64_t bytes) {
     Core &core = cores[c];
     int64_t a = address;
-    if (a < 0 || a + bytes > program.localMemory)
+    if (a < 0 || bytes < 0 || bytes > program.localMemory || a > program.localMemory - bytes)
       throwFault(llvm::formatv("{0}: local access [{1}, {2}) outside the core's {3} bytes", where(c), a,
-                               a + bytes, program.localMemory).str());
-    if (size_t(a + bytes) > core.memory.size())
+                               a + std::min(bytes, int64_t(1) << 40), program.localMemory).str());
+    if (size_t(a + bytes) > core.memory.size()) {
+      // Local memories grow as programs touch them, within a budget.
+      int64_t grow = a + bytes - int64_t(core.memory.size());
+      if (memoryInUse + grow > limits.maxMemoryBytes)
+        throwFault(llvm::formatv("{0}: the cores' local memories would exceed the simulator's {1}-byte budget",
+                                 where(c), limits.maxMemoryBytes).str());
+      memoryInUse += grow;
       core.memory.resize(size_t(a + bytes), 0);
+    }
     return core.memory.data() + a;
   }
 
@@ -225,7 +234,7 @@ private:
   }
 
   uint8_t *globalBytes(size_t c, uint64_t address, int64_t bytes) {
-    if (address + uint64_t(bytes) > global.size())
+    if (bytes < 0 || address > global.size() || uint64_t(bytes) > global.size() - address)
       throwFault(llvm::formatv("{0}: global access [{1}, {2}) outside the {3}-byte global memory", where(c),
                                address, address + bytes, global.size()).str());
     return global.data() + address;
@@ -236,6 +245,9 @@ private:
   }
 
   template <typename T> T *localAs(size_t c, int32_t address, int64_t elements) {
+    if (elements < 0 || elements > program.localMemory)
+      throwFault(llvm::formatv("{0}: {1} elements exceed the core's {2} bytes", where(c), elements,
+                               program.localMemory).str());
     return reinterpret_cast<T *>(local(c, address, elements * int64_t(sizeof(T))));
   }
 
@@ -269,6 +281,10 @@ private:
       break;
     }
     ++k.instructions;
+    if (++executed > limits.maxInstructions)
+      throwFault(llvm::formatv("{0}: the cores executed {1} instructions without finishing, the "
+                               "simulator's budget (raise it with --max-instructions if the program is meant "
+                               "to be this long)", where(c), limits.maxInstructions).str());
     switch (in.opcode) {
     case Opcode::Nop:
       break;
@@ -541,7 +557,8 @@ std::string shapeText(const IoBuffer &io) {
 
 } // namespace
 
-FunctionalSimulator::FunctionalSimulator(const Program &program) : program(program), global(program.globalMemory) {}
+FunctionalSimulator::FunctionalSimulator(const Program &program, SimulationLimits limits)
+    : program(program), limits(limits), global(program.globalMemory) {}
 
 llvm::Error FunctionalSimulator::setInput(llvm::StringRef name, llvm::ArrayRef<float> values) {
   const IoBuffer *io = find(program.inputs, name);
@@ -561,7 +578,7 @@ llvm::Error FunctionalSimulator::setInput(llvm::StringRef name, llvm::ArrayRef<f
   return llvm::Error::success();
 }
 
-SimulationResult FunctionalSimulator::run() { return Machine(program, global).run(); }
+SimulationResult FunctionalSimulator::run() { return Machine(program, global, limits).run(); }
 
 llvm::Expected<std::vector<float>> FunctionalSimulator::output(llvm::StringRef name) const {
   const IoBuffer *io = find(program.outputs, name);

@@ -32,9 +32,16 @@ struct SimulationResult {
   double seconds = 0;
 };
 
+/// Bounds that keep a hostile or broken program from running forever or
+/// exhausting the host's memory (each is a fault naming the limit).
+struct SimulationLimits {
+  int64_t maxInstructions = 4'000'000'000;  // executed, loops counted
+  int64_t maxMemoryBytes = int64_t(8) << 30; // local memory of all cores together
+};
+
 class FunctionalSimulator {
 public:
-  explicit FunctionalSimulator(const Program &program);
+  explicit FunctionalSimulator(const Program &program, SimulationLimits limits = {});
 
   /// Writes a model input given in row-major (torch) order; the error
   /// names the input or the size mismatch.
@@ -45,6 +52,7 @@ public:
 
 private:
   const Program &program;
+  SimulationLimits limits;
   std::vector<uint8_t> global;
 };
 

@@ -90,6 +90,24 @@ FailureOr<HostTensor> elementsOf(Operation *op, ElementsAttr attr) {
   return t;
 }
 
+/// Elements start, start + step, ... of dimension `dim` of `a` (all of
+/// the other dimensions), as a tensor of `shape`: slices and splits.
+HostTensor strided(const HostTensor &a, const std::vector<int64_t> &shape, int64_t dim, int64_t start,
+                   int64_t step) {
+  std::vector<int64_t> strides = rowMajorStrides(a.shape);
+  HostTensor out{shape, std::vector<float>(size_t(HostTensor{shape, {}}.numel()))};
+  for (size_t k = 0; k < out.data.size(); ++k) {
+    int64_t src = 0, rest = int64_t(k);
+    for (int d = int(shape.size()) - 1; d >= 0; --d) {
+      int64_t i = rest % shape[d];
+      rest /= shape[d];
+      src += (d == dim ? start + i * step : i) * strides[d];
+    }
+    out.data[k] = a.data[size_t(src)];
+  }
+  return out;
+}
+
 } // namespace
 
 FailureOr<const HostTensor *> ConstantEvaluator::evaluate(Value value) {
@@ -241,18 +259,7 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           start += in[size_t(dim)];
         start = std::clamp<int64_t>(start, 0, in[size_t(dim)]);
         int64_t step = o.getStep();
-        std::vector<int64_t> strides = rowMajorStrides(in);
-        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
-        for (size_t k = 0; k < out.data.size(); ++k) {
-          int64_t src = 0, rest = int64_t(k);
-          for (int d = int(rank) - 1; d >= 0; --d) {
-            int64_t i = rest % outShape[d];
-            rest /= outShape[d];
-            src += (d == dim ? start + i * step : i) * strides[d];
-          }
-          out.data[k] = (*a)->data[size_t(src)];
-        }
-        return out;
+        return strided(**a, outShape, dim, start, step);
       })
       .Case([&](CatOp o) -> R {
         int64_t rank = int64_t(outShape.size()), dim = normalizedDim(int64_t(o.getDim()), rank);
@@ -301,18 +308,7 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         int64_t start = 0;
         for (unsigned i = 0; i < resultIndex; ++i)
           start += o.getSplitSizes()[i];
-        std::vector<int64_t> strides = rowMajorStrides((*a)->shape);
-        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
-        for (size_t k = 0; k < out.data.size(); ++k) {
-          int64_t src = 0, rest = int64_t(k);
-          for (int d = int(rank) - 1; d >= 0; --d) {
-            int64_t i = rest % outShape[d];
-            rest /= outShape[d];
-            src += (d == dim ? start + i : i) * strides[d];
-          }
-          out.data[k] = (*a)->data[size_t(src)];
-        }
-        return out;
+        return strided(**a, outShape, dim, start, 1);
       })
       .Default([&](Operation *o) -> R {
         return o->emitOpError("cannot be computed at compile time (its operands are all weights, but the "

@@ -13,16 +13,17 @@ class UserError(Exception):
     """A problem with the user's input: reported as one line, exit code 1."""
 
 
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Writes ``text`` to ``path`` via a temporary file renamed into place."""
+def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Writes ``data`` (text or bytes) to ``path`` via a temporary file
+    renamed into place, so that a failure never leaves half a file."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mlir import ir
@@ -160,7 +160,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     for name, shape, _ in program.inputs:
         if name not in arrays:
             arrays[name] = rng.standard_normal(shape).astype(np.float32)
-    run = program.simulate(arrays)
+    run = program.simulate(arrays, args.max_instructions)
     report: dict = {"directory": str(args.directory), "form": args.form,
                     "random_inputs": seeded, "seconds": round(run.stats["seconds"], 3),
                     **{k: v for k, v in run.stats["total"].items()}}
@@ -210,21 +210,7 @@ def _save_npy(path: str, array) -> None:
 
     buffer = io.BytesIO()
     np.save(buffer, array)
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buffer.getvalue())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, buffer.getvalue())
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
@@ -323,6 +309,21 @@ def _cmd_rdg_page(args: argparse.Namespace) -> int:
 
 _LAYOUT_SPEC = ("expected SHAPE:STRIDE of nested integer tuples, e.g. (4,2):(1,4), "
                 "or DOMAIN --(MAP)--> CODOMAIN, e.g. (4,4) --(1,3)--> (4,2,4)")
+
+
+def _count(minimum: int) -> Callable[[str], int]:
+    """argparse type: an integer of at least ``minimum`` (1e9 and 1_000
+    spellings allowed)."""
+    def parse(text: str) -> int:
+        what = "a positive integer" if minimum > 0 else "a non-negative integer"
+        try:
+            value = int(float(text)) if "e" in text.lower() else int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, not '{text}'") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, not '{text}'")
+        return value
+    return parse
 
 
 def _int_tuple(text: str) -> int | tuple:
@@ -489,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
     p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
                    help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
-    p.add_argument("--unroll-limit", type=int, default=16_000_000, metavar="N",
+    p.add_argument("--unroll-limit", type=_count(0), default=16_000_000, metavar="N",
                    help="skip pimsim-nn files when the unrolled program exceeds N instructions "
                         "(default: 16000000; 0: no limit)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -509,6 +510,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true",
                    help="compare with the model's eager torch output (zoo models and .pt2 files)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--max-instructions", type=_count(1), metavar="N",
+                   help="stop with an error after N executed instructions (default: 4e9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_cmd_simulate)
 

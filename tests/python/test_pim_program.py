@@ -177,6 +177,14 @@ def test_compile_and_simulate_from_the_command_line(program: Path, tmp_path: Pat
     assert json.loads(result.stdout)["mvmuls"] == 6  # 3 positions x 2 row tiles
 
 
+def test_an_exhausted_instruction_budget_is_a_one_line_error(program: Path) -> None:
+    result = run(["simulate", str(program / "out"), "--max-instructions", "5"])
+    assert result.returncode == 1
+    assert result.stderr.startswith("raptor: error: core ") and result.stderr.count("\n") == 1
+    assert "executed 5 instructions without finishing" in result.stderr
+    assert run(["simulate", str(program / "out"), "--max-instructions", "1e6"]).returncode == 0
+
+
 def test_simulator_inputs_of_the_wrong_shape_are_refused(program: Path, tmp_path: Path) -> None:
     np.save(tmp_path / "bad.npy", np.zeros((2, 2), np.float32))
     result = run(["simulate", str(program / "out"), "--input", str(tmp_path / "bad.npy")])

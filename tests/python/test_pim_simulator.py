@@ -241,3 +241,43 @@ def test_inputs_are_checked_by_name_and_shape(tmp_path: Path) -> None:
         program.simulate({"w": X})
     with pytest.raises(pim.UserError, match=r"missing input\(s\): y"):
         program.simulate({"x": X})
+
+
+def test_the_instruction_budget_stops_a_program_too_long_to_run(tmp_path: Path) -> None:
+    """Two nested loops of 2^31-1 iterations (4.6e18 instructions) end in a
+    fault naming the budget, not a hang; emission skips the unrolled files."""
+    body = """  pim.core 0 {
+    pim.sldi r2, 0
+    pim.repeat 2147483647 [] {
+      pim.repeat 2147483647 [] {
+        pim.vrelu r2, r2 len 4 : f32
+      }
+    }
+  }
+"""
+    text = HEAD.format(n=16, m=16) + body + "}\n"
+    with raptor.Context():
+        _raptor.emit_pim(ir.Module.parse(text), str(tmp_path / "p"), "both")
+    summary = pim.Program.load(tmp_path / "p").manifest["program"]
+    assert summary["unrolled_instructions"] == 1 + (2**31 - 1) ** 2  # the sldi and the loop body
+    assert "unrolled program" in summary["pimsim_skipped"]
+    with pytest.raises(pim.SimulationError, match=r"executed 100000 instructions without finishing"):
+        pim.simulate(tmp_path / "p", {"x": X, "y": Y}, max_instructions=100_000)
+
+
+def test_the_budget_counts_every_executed_instruction(tmp_path: Path) -> None:
+    """The program below executes 9 setup, 4 loop-body and 2 store
+    instructions: a budget of exactly 15 runs it, 14 does not."""
+    body = "  pim.core 0 {\n" + LOAD.format(b=64) + """    pim.repeat 4 [r2 += 16, r4 += 16] {
+      pim.vrelu r4, r2 len 4 : f32
+    }
+""" + STORE.format(b=64) + "  }\n"
+    run(tmp_path, body, X, Y)
+    program = pim.Program.load(tmp_path / "p")
+    result = program.simulate({"x": X, "y": Y}, max_instructions=15)
+    assert result.stats["total"]["instructions"] == 15
+    np.testing.assert_array_equal(result.outputs["z"], np.maximum(X, 0))
+    with pytest.raises(pim.SimulationError, match="executed 14 instructions"):
+        program.simulate({"x": X, "y": Y}, max_instructions=14)
+    with pytest.raises(pim.UserError, match="max_instructions must be positive"):
+        program.simulate({"x": X, "y": Y}, max_instructions=0)

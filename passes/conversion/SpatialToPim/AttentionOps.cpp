@@ -18,32 +18,8 @@ namespace raptor::pim {
 
 using layout::Layout;
 
-namespace {
-
-SmallVector<int64_t, 4> shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
-}
-
-int64_t product(ArrayRef<int64_t> s) {
-  int64_t n = 1;
-  for (int64_t d : s)
-    n *= d;
-  return n;
-}
-
-bool sameLayout(const Layout &a, const Layout &b) {
-  layout::Checked x = layout::checkedCoalesce(a), y = layout::checkedCoalesce(b);
-  return x.ok && y.ok && x.layout == y.layout;
-}
-
-} // namespace
-
 /// `v` on the current core, row-major (its last dimension contiguous).
-static FailureOr<Piece> rows(Lowering &l, Value v) {
-  Layout want = rowMajor(shapeOf(v));
-  return l.materialize(v, [&](const Piece &p) { return sameLayout(p.layout, want); }, want);
-}
+static FailureOr<Piece> rows(Lowering &l, Value v) { return l.materializeAs(v, rowMajor(shapeOf(v))); }
 
 LogicalResult Lowering::lowerSoftmax(nn::SoftmaxOp op) {
   SmallVector<int64_t, 4> shape = shapeOf(op.getOut());
@@ -77,10 +53,7 @@ LogicalResult Lowering::lowerSoftmax(nn::SoftmaxOp op) {
            e.vector(Opcode::ExtVbcast, t, s, std::nullopt, n);
            e.vector(Opcode::ExtVvdiv, a[1], a[1], t, n);
          });
-  TensorValue v;
-  v.shape = shape;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  define(op.getOut(), shape, *result);
   return success();
 }
 
@@ -148,10 +121,7 @@ LogicalResult Lowering::lowerNorm(Operation *op) {
     if (beta2)
       e.vector(Opcode::Vvadd, a[1], a[1], *beta2, n);
   });
-  TensorValue v;
-  v.shape = shape;
-  v.pieces.push_back(*result);
-  define(op->getResult(0), v);
+  define(op->getResult(0), shape, *result);
   return success();
 }
 
@@ -179,7 +149,7 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
   }
   if (Value m = op.getAttnMask()) {
     SmallVector<int64_t, 4> ms = shapeOf(m);
-    if (!known.contains(m) || product(ms) != L * S)
+    if (!known.contains(m) || elementCount(ms) != L * S)
       return op.emitOpError("the PIM lowering needs a compile-time (L, S) attention mask");
     FailureOr<const nn::HostTensor *> c = constantOf(m);
     if (failed(c))
@@ -242,7 +212,7 @@ LogicalResult Lowering::lowerMatmul(nn::MatmulOp op) {
   int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
   // Batch dimensions: both operands broadcast to the result's.
   SmallVector<int64_t, 4> batch(out.begin(), out.end() - 2);
-  int64_t batches = product(batch);
+  int64_t batches = elementCount(batch);
   SmallVector<int64_t, 4> aFull(batch), bFull(batch);
   aFull.append({M, K});
   bFull.append({K, N});
@@ -271,7 +241,7 @@ LogicalResult Lowering::lowerMatmul(nn::MatmulOp op) {
   // Per batch strides (0 where an operand is broadcast), then rows.
   auto batchStride = [&](ArrayRef<int64_t> shape, int64_t matrix) {
     // Only an operand with all batch dimensions or none is walked here.
-    int64_t own = product(shape.drop_back(2));
+    int64_t own = elementCount(shape.drop_back(2));
     return own == batches ? matrix : 0;
   };
   CoreEmitter &e = here();

@@ -13,19 +13,6 @@ namespace raptor::pim {
 using layout::Layout;
 
 namespace {
-SmallVector<int64_t, 4> shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t, 4> s(t.getShape().begin(), t.getShape().end());
-  return s;
-}
-
-int64_t product(ArrayRef<int64_t> s) {
-  int64_t n = 1;
-  for (int64_t d : s)
-    n *= d;
-  return n;
-}
-
 /// The layout a model input has in global memory: channels-last when an
 /// image operator reads it, else row-major.
 Layout inputLayout(Value input, ArrayRef<int64_t> shape) {
@@ -119,6 +106,23 @@ void Lowering::retain(const TensorValue &v) {
 void Lowering::release(const TensorValue &v) {
   for (const Piece &p : v.pieces)
     release(p.buffer);
+}
+
+void Lowering::define(Value v, ArrayRef<int64_t> shape, Piece piece) {
+  TensorValue value;
+  value.shape.assign(shape.begin(), shape.end());
+  value.pieces.push_back(std::move(piece));
+  define(v, std::move(value));
+}
+
+void Lowering::definePiece(Value v, Piece piece) {
+  auto it = values.find(v);
+  TensorValue value;
+  if (it != values.end())
+    value = it->second;
+  value.shape = shapeOf(v);
+  value.pieces.push_back(std::move(piece));
+  define(v, std::move(value));
 }
 
 void Lowering::define(Value v, TensorValue value) {
@@ -264,6 +268,10 @@ FailureOr<Piece> Lowering::materialize(Value v, function_ref<bool(const Piece &)
   return materialize(*value, accept, want);
 }
 
+FailureOr<Piece> Lowering::materializeAs(Value v, const Layout &layout) {
+  return materialize(v, [&](const Piece &p) { return sameLayout(p.layout, layout); }, layout);
+}
+
 FailureOr<Piece> Lowering::materializeAny(Value v) {
   auto it = values.find(v);
   if (it == values.end())
@@ -325,9 +333,7 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
   bool none = llvm::all_of(before, [](int64_t p) { return p == 0; }) &&
               llvm::all_of(after, [](int64_t p) { return p == 0; });
   if (none) {
-    FailureOr<Piece> p = materialize(
-        v, [&](const Piece &q) { return layout::checkedCoalesce(q.layout).layout == layout::checkedCoalesce(l).layout; }, l);
-    return p;
+    return materializeAs(v, l);
   }
   FailureOr<int> buffer = scratch(4 * l.cosize());
   if (failed(buffer))

@@ -72,6 +72,9 @@ public:
                                      const layout::Layout &want);
   mlir::FailureOr<Piece> materialize(const TensorValue &value, llvm::function_ref<bool(const Piece &)> accept,
                                      const layout::Layout &want);
+  /// `v` as one piece on the current core computing exactly `layout` (a
+  /// copy when it does not).
+  mlir::FailureOr<Piece> materializeAs(mlir::Value v, const layout::Layout &layout);
   /// `v` as one piece on the current core in any layout (a copy in the
   /// storage order of its first piece when it has several).
   mlir::FailureOr<Piece> materializeAny(mlir::Value v);
@@ -81,6 +84,11 @@ public:
   void temporary(int buffer);
   /// Records the result of the current op (buffers are retained).
   void define(mlir::Value v, TensorValue value);
+  /// Records a result held in one piece.
+  void define(mlir::Value v, llvm::ArrayRef<int64_t> shape, Piece piece);
+  /// Adds one lane's piece to a result the operator's lanes build piece
+  /// by piece (column ranges, or partial sums of row ranges).
+  void definePiece(mlir::Value v, Piece piece);
 
   /// Compile-time values of `v` (weights, folded expressions).
   mlir::FailureOr<const nn::HostTensor *> constantOf(mlir::Value v);

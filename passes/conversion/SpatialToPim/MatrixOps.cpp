@@ -19,18 +19,6 @@ using layout::Layout;
 
 namespace {
 
-SmallVector<int64_t, 4> shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
-}
-
-/// The function a layout computes, in a normal form (flat, size-1 modes
-/// dropped, neighbours merged).
-bool sameLayout(const Layout &a, const Layout &b) {
-  layout::Checked x = layout::checkedCoalesce(a), y = layout::checkedCoalesce(b);
-  return x.ok && y.ok && x.layout == y.layout;
-}
-
 struct Group {
   int64_t id, rowTile, colBegin, colEnd;
   bool direct;
@@ -73,8 +61,16 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
   return groups;
 }
 
-/// The lane of the task, checked against the task's recorded tile ranges.
-FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, Operation *op, const spatial::MatrixTiling &tiling) {
+/// Tiles a K x N matrix (`taps` kernel taps, `groups` convolution groups)
+/// for the target and returns the task's lane, checked against the tile
+/// ranges the compute graph recorded.
+FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, int64_t K, int64_t N, int64_t taps, int64_t groups,
+                                              spatial::MatrixTiling &tiling) {
+  const spatial::TargetModel &target = l.target;
+  std::string error;
+  if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
+                           target.crossbarsPerCore, tiling, error))
+    return l.taskError() << error;
   int64_t index = int64_t(l.task.getLane());
   if (index < 0 || index >= int64_t(tiling.lanes.size()))
     return l.taskError() << "lane " << index << " of an operator with " << tiling.lanes.size() << " lanes";
@@ -99,23 +95,15 @@ bool addsBias(const spatial::MatrixTiling &tiling, int64_t index) {
   return true;
 }
 
-/// The row tiles the groups read, in order (each is one loop-invariant
-/// input address of an MVM).
-SmallVector<int64_t> rowTilesOf(ArrayRef<Group> groups) {
-  SmallVector<int64_t> tiles;
+/// The distinct values of a field of the groups, in order: the row tiles
+/// they read (each a loop-invariant input address of an MVM) or the column
+/// tiles they start at (each an output address).
+SmallVector<int64_t> distinct(ArrayRef<Group> groups, int64_t Group::*field) {
+  SmallVector<int64_t> values;
   for (const Group &g : groups)
-    if (!llvm::is_contained(tiles, g.rowTile))
-      tiles.push_back(g.rowTile);
-  return tiles;
-}
-
-/// The column tiles groups start at, in order (each an output address).
-SmallVector<int64_t> colStartsOf(ArrayRef<Group> groups) {
-  SmallVector<int64_t> starts;
-  for (const Group &g : groups)
-    if (!llvm::is_contained(starts, g.colBegin))
-      starts.push_back(g.colBegin);
-  return starts;
+    if (!llvm::is_contained(values, g.*field))
+      values.push_back(g.*field);
+  return values;
 }
 
 /// One position's MVMs: group g reads `inputs[index of its row tile]` and
@@ -149,11 +137,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   int64_t sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
   int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
   spatial::MatrixTiling tiling;
-  std::string error;
-  if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
-                           target.crossbarsPerCore, tiling, error))
-    return taskError() << error;
-  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, op, tiling);
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, taps, groups, tiling);
   if (failed(lane))
     return failure();
   // The weights, embedded block-diagonally when grouped: matrix element
@@ -216,7 +200,8 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   LogicalResult status = success();
   // Walks: the window and the output move; the im2col rows each group
   // reads, the partial-sum buffer and the bias stay.
-  SmallVector<int64_t> rowTiles = rowTilesOf(*groupList), colStarts = colStartsOf(*groupList);
+  SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
+                       colStarts = distinct(*groupList, &Group::colBegin);
   bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
   SmallVector<Walk> walks{Walk{window, {sh * Wp * C * 4, sw * C * 4}}, Walk{outBase, {OW * width * 4, width * 4}},
                           Walk{scratchAddr, {0, 0}}};
@@ -241,13 +226,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   });
   if (failed(status))
     return failure();
-  auto it = values.find(op.getOut());
-  TensorValue v;
-  if (it != values.end())
-    v = it->second;
-  v.shape = shapeOf(op.getOut());
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  definePiece(op.getOut(), *result);
   return success();
 }
 
@@ -257,11 +236,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   for (size_t i = 0; i + 1 < in.size(); ++i)
     positions *= in[i];
   spatial::MatrixTiling tiling;
-  std::string error;
-  if (!spatial::tileMatrix(K, N, 1, 1, target.crossbarRows, target.crossbarCols, target.slices(),
-                           target.crossbarsPerCore, tiling, error))
-    return taskError() << error;
-  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, op, tiling);
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, 1, 1, tiling);
   if (failed(lane))
     return failure();
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
@@ -276,7 +251,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
   int64_t width = col1 - col0;
   Layout rows = rowMajor(in);
-  FailureOr<Piece> x = materialize(op.getInput(), [&](const Piece &p) { return sameLayout(p.layout, rows); }, rows);
+  FailureOr<Piece> x = materializeAs(op.getInput(), rows);
   if (failed(x))
     return failure();
   int64_t widest = 0;
@@ -303,7 +278,8 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   CoreEmitter &e = here();
   Address tmpAddr = Address::at(addressOfBuffer(*tmp));
   int32_t mbiw = int32_t(target.weightBits);
-  SmallVector<int64_t> rowTiles = rowTilesOf(*groupList), colStarts = colStartsOf(*groupList);
+  SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
+                       colStarts = distinct(*groupList, &Group::colBegin);
   bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
   SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
   for (int64_t r : rowTiles)
@@ -321,13 +297,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
     if (bias)
       e.vector(Opcode::Vvadd, a[0], a[0], a[biasAt], width);
   });
-  auto it = values.find(op.getOut());
-  TensorValue v;
-  if (it != values.end())
-    v = it->second;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  definePiece(op.getOut(), *result);
   return success();
 }
 

@@ -14,6 +14,23 @@ bool TensorValue::whole() const {
   return llvm::ArrayRef(pieces[0].sizes) == llvm::ArrayRef(shape);
 }
 
+int64_t elementCount(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+bool sameLayout(const Layout &a, const Layout &b) {
+  layout::Checked x = layout::checkedCoalesce(a), y = layout::checkedCoalesce(b);
+  return x.ok && y.ok && x.layout == y.layout;
+}
+
+llvm::SmallVector<int64_t, 4> shapeOf(mlir::Value v) {
+  auto t = mlir::cast<mlir::RankedTensorType>(v.getType());
+  return llvm::SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
+}
+
 Layout fromTorchModes(llvm::ArrayRef<Layout> modes) {
   std::vector<Layout> reversed(modes.rbegin(), modes.rend());
   if (reversed.empty())

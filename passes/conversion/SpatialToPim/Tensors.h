@@ -15,6 +15,8 @@
 
 #include "dialects/layout/LayoutAlgebra.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -37,6 +39,13 @@ struct TensorValue {
   bool whole() const;
 };
 
+/// The number of elements of `shape`.
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+/// Whether two layouts compute the same function (equal normal forms:
+/// flat, size-1 modes dropped, neighbours merged).
+bool sameLayout(const layout::Layout &a, const layout::Layout &b);
+/// The shape of a ranked tensor value.
+llvm::SmallVector<int64_t, 4> shapeOf(mlir::Value v);
 /// Torch's contiguous (row-major) layout of `shape`.
 layout::Layout rowMajor(llvm::ArrayRef<int64_t> shape);
 /// Channels-last for an (N, C, H, W) shape; row-major for other ranks.

@@ -21,15 +21,6 @@ namespace raptor::pim {
 using layout::IntTuple;
 using layout::Layout;
 
-namespace {
-
-SmallVector<int64_t, 4> shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return SmallVector<int64_t, 4>(t.getShape().begin(), t.getShape().end());
-}
-
-} // namespace
-
 Layout broadcastLayout(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
   SmallVector<Layout> modes;
   size_t rank = shape.size(), offset = rank - from.size();
@@ -233,10 +224,7 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
         })))
       return failure();
   }
-  TensorValue v;
-  v.shape = shape;
-  v.pieces.push_back(*result);
-  define(out, v);
+  define(out, shape, *result);
   return success();
 }
 
@@ -289,12 +277,61 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
         })))
       return failure();
   }
-  TensorValue v;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  define(op.getOut(), out, *result);
   return success();
 }
+
+namespace {
+
+/// A 2-d pooling window in torch's conventions: an empty stride is the
+/// kernel size, a one-entry list serves both dimensions.
+struct PoolWindow {
+  int64_t KH, KW, sh, sw, ph, pw, dh, dw;
+
+  PoolWindow(ArrayRef<int64_t> k, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation) {
+    if (stride.empty())
+      stride = k;
+    KH = k[0], KW = k.size() > 1 ? k[1] : KH, sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
+    ph = padding.empty() ? 0 : padding[0], pw = padding.size() > 1 ? padding[1] : ph;
+    dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
+  }
+};
+
+/// Combines the taps of every window of the (1, C, H, W) `input` into a
+/// fresh channels-last piece of shape `out`: the first tap copied, then
+/// `combine` with each other tap, one vector per output position. The
+/// input is padded with `fill` bytes as far as the last window reaches
+/// (ceil_mode windows may reach past the padding).
+FailureOr<Piece> reduceWindows(Lowering &l, Value input, ArrayRef<int64_t> out, const PoolWindow &w, uint8_t fill,
+                               Opcode combine) {
+  SmallVector<int64_t, 4> in = shapeOf(input);
+  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
+  int64_t bottom = std::max<int64_t>(w.ph, (OH - 1) * w.sh + (w.KH - 1) * w.dh + 1 - H - w.ph);
+  int64_t right = std::max<int64_t>(w.pw, (OW - 1) * w.sw + (w.KW - 1) * w.dw + 1 - W - w.pw);
+  int64_t Wp = W + w.pw + right;
+  FailureOr<Piece> x = l.padded(input, {w.ph, w.pw}, {bottom, right}, fill);
+  if (failed(x))
+    return failure();
+  FailureOr<Piece> result = l.fresh(out, channelsLast(out));
+  if (failed(result))
+    return failure();
+  CoreEmitter &e = l.here();
+  Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, w.sh * Wp * C), Layout(OW, w.sw * C)});
+  KernelOperand dst = l.operand(*result);
+  for (int64_t kh = 0; kh < w.KH; ++kh)
+    for (int64_t kw = 0; kw < w.KW; ++kw) {
+      KernelOperand src{l.addressOf(*x).plus((kh * w.dh * Wp + kw * w.dw) * C * 4), window, nullptr};
+      LogicalResult r = kh == 0 && kw == 0 ? l.copy(dst, src)
+                                           : l.kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
+                                               e.vector(combine, a[0], a[1], a[2], run);
+                                             });
+      if (failed(r))
+        return failure();
+    }
+  return result;
+}
+
+} // namespace
 
 LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   if (!op.getIndices().use_empty())
@@ -302,40 +339,14 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
   if (in.size() != 4 || in[0] != 1)
     return op.emitOpError("the PIM lowering supports 2-d pooling of batch 1");
-  ArrayRef<int64_t> k = op.getKernelSize(), padding = op.getPadding(), dilation = op.getDilation();
-  ArrayRef<int64_t> stride = op.getStride().empty() ? k : op.getStride();
-  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
-  int64_t KH = k[0], KW = k.size() > 1 ? k[1] : KH, sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
-  int64_t ph = padding.empty() ? 0 : padding[0], pw = padding.size() > 1 ? padding[1] : ph;
-  int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
-  // Windows of ceil_mode may reach past the padding: pad the bottom and
-  // right as far as the last window (padding reads -1.7e38, below any value).
-  int64_t bottom = std::max<int64_t>(ph, (OH - 1) * sh + (KH - 1) * dh + 1 - H - ph);
-  int64_t right = std::max<int64_t>(pw, (OW - 1) * sw + (KW - 1) * dw + 1 - W - pw);
-  int64_t Wp = W + pw + right;
-  FailureOr<Piece> x = padded(op.getSelf(), {ph, pw}, {bottom, right}, 0xFE);
-  if (failed(x))
-    return failure();
-  FailureOr<Piece> result = fresh(out, channelsLast(out));
+  // Padding reads 0xFEFEFEFE = -1.7e38, below any value.
+  FailureOr<Piece> result =
+      reduceWindows(*this, op.getSelf(), out,
+                    PoolWindow(op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation()), 0xFE,
+                    Opcode::Vvmax);
   if (failed(result))
     return failure();
-  CoreEmitter &e = here();
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
-      KernelOperand src{addressOf(*x).plus((kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
-      KernelOperand dst = operand(*result);
-      LogicalResult r = kh == 0 && kw == 0 ? copy(dst, src)
-                                           : kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
-                                               e.vector(Opcode::Vvmax, a[0], a[1], a[2], run);
-                                             });
-      if (failed(r))
-        return failure();
-    }
-  TensorValue v;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  define(op.getOut(), out, *result);
   return success();
 }
 
@@ -345,29 +356,13 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   SmallVector<int64_t, 4> in = shapeOf(input), out = shapeOf(output);
   if (in.size() != 4 || in[0] != 1)
     return taskError() << "the PIM lowering supports 2-d pooling of batch 1";
-  ArrayRef<int64_t> stride = strideList.empty() ? windowSize : strideList;
-  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
-  int64_t KH = windowSize[0], KW = windowSize.size() > 1 ? windowSize[1] : KH, sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
-  int64_t ph = padding.empty() ? 0 : padding[0], pw = padding.size() > 1 ? padding[1] : ph;
-  int64_t bottom = std::max<int64_t>(ph, (OH - 1) * sh + KH - H - ph);
-  int64_t right = std::max<int64_t>(pw, (OW - 1) * sw + KW - W - pw);
-  int64_t Wp = W + pw + right;
-  FailureOr<Piece> x = padded(input, {ph, pw}, {bottom, right}, 0);
-  if (failed(x))
-    return failure();
-  FailureOr<Piece> result = fresh(out, channelsLast(out));
+  PoolWindow window(windowSize, strideList, padding, {});
+  FailureOr<Piece> result = reduceWindows(*this, input, out, window, 0, Opcode::Vvadd);
   if (failed(result))
     return failure();
   CoreEmitter &e = here();
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
-      KernelOperand src{addressOf(*x).plus((kh * Wp + kw) * C * 4), window, nullptr};
-      KernelOperand dst = operand(*result);
-      LogicalResult r = kh == 0 && kw == 0 ? copy(dst, src) : copy(dst, src, /*accumulate=*/true);
-      if (failed(r))
-        return failure();
-    }
+  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
+  int64_t KH = window.KH, KW = window.KW, sh = window.sh, sw = window.sw, ph = window.ph, pw = window.pw;
   // Each output's divisor, as torch's avg_pool2d counts it.
   std::vector<float> scale(size_t(OH * OW));
   for (int64_t oh = 0; oh < OH; ++oh)
@@ -385,10 +380,7 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   if (failed(kernel({dst, dst, KernelOperand{Address(), perPosition, &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
-  TensorValue v;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(output, v);
+  define(output, out, *result);
   return success();
 }
 
@@ -436,10 +428,7 @@ LogicalResult Lowering::lowerMean(nn::MeanOp op) {
   if (failed(kernel({dst, dst, KernelOperand{Address(), broadcastLayout({}, out), &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
-  TensorValue v;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  define(op.getOut(), out, *result);
   return success();
 }
 
@@ -511,10 +500,7 @@ LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
     return taskError() << "pads a value no earlier task produced";
   if (failed(place(it->second, *result, before)))
     return failure();
-  TensorValue v;
-  v.shape = out;
-  v.pieces.push_back(*result);
-  define(op.getOut(), v);
+  define(op.getOut(), out, *result);
   return success();
 }
 

@@ -182,10 +182,15 @@ class Program:
         """(core, compact instructions, unrolled instructions) per core."""
         return list(self._handle.sizes())
 
-    def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray) -> Simulation:
+    def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray,
+                 max_instructions: int | None = None) -> Simulation:
         """Runs every core's program functionally. ``inputs`` maps input
-        names to arrays (a single array is the only input). Raises
-        SimulationError on a deadlock or fault, UserError on bad inputs."""
+        names to arrays (a single array is the only input).
+        ``max_instructions`` bounds the instructions executed by all cores
+        (loops counted; default four billion). Raises SimulationError on a
+        deadlock, a fault or an exhausted budget, UserError on bad inputs."""
+        if max_instructions is not None and max_instructions <= 0:
+            raise UserError(f"max_instructions must be positive, not {max_instructions}")
         if isinstance(inputs, np.ndarray):
             if len(self.inputs) != 1:
                 raise UserError(f"the model has {len(self.inputs)} inputs: give them by name")
@@ -204,7 +209,7 @@ class Program:
         if missing:
             raise UserError(f"missing input(s): {', '.join(sorted(missing))}")
         try:
-            outputs, stats = self._handle.simulate(arrays)
+            outputs, stats = self._handle.simulate(arrays, max_instructions or 0)
         except ValueError as e:
             raise UserError(str(e)) from None
         if not stats["ok"]:
@@ -213,6 +218,6 @@ class Program:
 
 
 def simulate(directory: str | os.PathLike[str], inputs: Mapping[str, np.ndarray] | np.ndarray,
-             form: str = "compact") -> Simulation:
+             form: str = "compact", max_instructions: int | None = None) -> Simulation:
     """:meth:`Program.load` then :meth:`Program.simulate`."""
-    return Program.load(directory, form).simulate(inputs)
+    return Program.load(directory, form).simulate(inputs, max_instructions)

@@ -142,7 +142,7 @@ pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
 
 pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
   pim.core 0 {
-    // expected-error @+1 {{must repeat at least once}}
+    // expected-error @+1 {{must repeat between 1 and 2^31-1 times}}
     pim.repeat 0 [] {
       pim.vrelu r2, r2 len 1 : f32
     }
