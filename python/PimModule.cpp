@@ -1,11 +1,13 @@
 //===- PimModule.cpp - Compiled PIM programs for Python ---------*- C++ -*-===//
 //
 // raptor._raptor.PimProgram: a compiled program directory held in C++
-// (dialects/pim/Program.h) and its functional simulation; raptor.pim wraps it.
+// (dialects/pim/Program.h), its functional simulation and its timing
+// simulation; raptor.pim wraps it.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/pim/Program.h"
 #include "dialects/pim/Simulator.h"
+#include "dialects/pim/TimingSimulator.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -19,6 +21,7 @@ namespace {
 
 struct PimProgram {
   Program program;
+  std::string directory; // where chip.json and network.json are
 };
 
 nb::dict countersDict(const CoreCounters &c) {
@@ -33,6 +36,37 @@ nb::dict countersDict(const CoreCounters &c) {
   d["global_write_bytes"] = c.globalWriteBytes;
   d["sent_bytes"] = c.sentBytes;
   d["received_bytes"] = c.receivedBytes;
+  return d;
+}
+
+nb::dict timingDict(const TimingResult &r) {
+  nb::dict d;
+  d["ok"] = r.ok;
+  d["error"] = r.error;
+  d["latency_ns"] = r.latencyNs;
+  d["interval_ns"] = r.intervalNs;
+  d["converged"] = r.converged;
+  d["generation_end_ns"] = r.generationEndNs;
+  d["global_requests"] = r.globalRequests;
+  d["global_busy_ns"] = r.globalBusyNs;
+  d["seconds"] = r.seconds;
+  nb::list cores;
+  for (const CoreTiming &c : r.cores) {
+    nb::dict k;
+    k["instructions"] = c.instructions;
+    k["finish_ns"] = c.finishNs;
+    k["matrix_ns"] = c.matrixNs;
+    k["vector_ns"] = c.vectorNs;
+    k["memory_ns"] = c.memoryNs;
+    k["communication_ns"] = c.communicationNs;
+    k["blocked_ns"] = c.blockedNs;
+    cores.append(k);
+  }
+  d["cores"] = cores;
+  nb::dict approximated;
+  for (const auto &[name, count] : r.approximated)
+    approximated[name.c_str()] = count;
+  d["approximated"] = approximated;
   return d;
 }
 
@@ -55,7 +89,7 @@ void bindPim(nb::module_ &m) {
             llvm::Expected<Program> p = readDirectory(dir, form == "compact" ? ProgramForm::Compact : ProgramForm::Pimsim);
             if (!p)
               throw nb::value_error(llvm::toString(p.takeError()).c_str());
-            auto *out = new PimProgram{std::move(*p)};
+            auto *out = new PimProgram{std::move(*p), dir};
             return out;
           },
           nb::arg("dir"), nb::arg("form") = "compact", nb::rv_policy::take_ownership,
@@ -74,6 +108,28 @@ void bindPim(nb::module_ &m) {
             return out;
           },
           "(core, compact instructions, unrolled instructions) per core.")
+      .def(
+          "time",
+          [](const PimProgram &p, bool throughput, int64_t maxGenerations, int64_t maxInstructions) {
+            llvm::Expected<TimingConfig> config = TimingConfig::load(p.directory);
+            if (!config)
+              throw nb::value_error(llvm::toString(config.takeError()).c_str());
+            TimingOptions options;
+            options.throughput = throughput;
+            if (maxGenerations > 0)
+              options.maxGenerations = maxGenerations;
+            if (maxInstructions > 0)
+              options.maxInstructions = maxInstructions;
+            TimingResult result;
+            {
+              nb::gil_scoped_release release;
+              result = simulateTiming(p.program, *config, options);
+            }
+            return timingDict(result);
+          },
+          nb::arg("throughput") = false, nb::arg("max_generations") = 0, nb::arg("max_instructions") = 0,
+          "Times the program with pimsim-nn's rules and the directory's chip.json and network.json; "
+          "throughput runs every core's program as a loop body.")
       .def(
           "simulate",
           [](const PimProgram &p, nb::dict inputs, int64_t maxInstructions) {

@@ -92,6 +92,33 @@ const char *nameOf(ElementType type) {
   return "f32";
 }
 
+bool executeScalar(const Instruction &in, int32_t *r) {
+  switch (in.opcode) {
+  case Opcode::Nop:
+    return true;
+  case Opcode::Sldi:
+    r[in.rd] = in.imm;
+    return true;
+  case Opcode::Sadd:
+    r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(r[in.rs2]));
+    return true;
+  case Opcode::Ssub:
+    r[in.rd] = int32_t(uint32_t(r[in.rs1]) - uint32_t(r[in.rs2]));
+    return true;
+  case Opcode::Smul:
+    r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(r[in.rs2]));
+    return true;
+  case Opcode::Saddi:
+    r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(in.imm));
+    return true;
+  case Opcode::Smuli:
+    r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(in.imm));
+    return true;
+  default:
+    return false;
+  }
+}
+
 llvm::SmallVector<LocalAccess, 3> localAccesses(const Instruction &in, const AccessContext &c) {
   const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
   int64_t eb = bytesOf(in.type), n = in.len * eb;

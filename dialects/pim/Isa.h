@@ -88,6 +88,11 @@ struct AccessContext {
   int32_t ibiw = 32, obiw = 32; // of the last setbw
 };
 
+/// Executes a scalar instruction that needs no memory (nop, sldi, sadd,
+/// ssub, smul, saddi, smuli) on `regs`, with 32-bit wrap-around; false for
+/// any other instruction.
+bool executeScalar(const Instruction &inst, int32_t *regs);
+
 /// The local memory an instruction reads and writes (ld/st: the local side;
 /// send/recv: the local buffer). Registers are the ones holding addresses.
 llvm::SmallVector<LocalAccess, 3> localAccesses(const Instruction &inst, const AccessContext &context);

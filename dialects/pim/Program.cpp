@@ -306,16 +306,6 @@ Expected<uint8_t> regField(const llvm::json::Object &o, StringRef key, StringRef
   return uint8_t(*r);
 }
 
-Expected<llvm::json::Value> readJsonFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return failure("cannot read '" + path + "': " + buffer.getError().message());
-  Expected<llvm::json::Value> json = llvm::json::parse((*buffer)->getBuffer());
-  if (!json)
-    return failure("'" + path + "' is not valid JSON: " + llvm::toString(json.takeError()));
-  return std::move(*json);
-}
-
 Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(StringRef path, int64_t expectedSize = -1) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -394,6 +384,16 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
 }
 } // namespace
 
+Expected<llvm::json::Value> readJsonFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return failure("cannot read '" + path + "': " + buffer.getError().message());
+  Expected<llvm::json::Value> json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return failure("'" + path + "' is not valid JSON: " + llvm::toString(json.takeError()));
+  return std::move(*json);
+}
+
 int64_t CrossbarGroup::columnsOf(int64_t crossbar, int64_t xbarCols) const {
   return std::max<int64_t>(0, std::min(xbarCols, cols - crossbar * xbarCols));
 }
@@ -405,17 +405,30 @@ Error linkLoops(CoreProgram &p) {
     if (!lookupOpcode(uint8_t(in.opcode)) && in.opcode != Opcode::RepeatBegin &&
         in.opcode != Opcode::RepeatEnd)
       return failure("record " + llvm::Twine(i) + " has unknown opcode " + llvm::Twine(unsigned(in.opcode)));
+    if ((in.opcode == Opcode::Sync || in.opcode == Opcode::Wait) && (in.event < 0 || in.event >= 32))
+      return failure("record " + llvm::Twine(i) + ": event register " + llvm::Twine(in.event) +
+                     " is outside 0..31");
+    if (in.opcode != Opcode::RepeatBegin && (in.len < 0 || in.size < 0 || in.waitValue < 0))
+      return failure("record " + llvm::Twine(i) + " has a negative length, size or wait value");
     if (in.opcode == Opcode::RepeatBegin) {
-      if (in.len < 1)
-        return failure("record " + llvm::Twine(i) + ": a loop must repeat at least once");
+      if (in.len < 1 || in.len > INT32_MAX)
+        return failure("record " + llvm::Twine(i) + ": a loop must repeat between 1 and 2^31-1 times");
       if (in.rows < 0 || in.size < 0 || size_t(in.rows + in.size) > p.strides.size())
         return failure("record " + llvm::Twine(i) + ": loop strides outside the stride table");
       open.push_back(i);
     } else if (in.opcode == Opcode::RepeatEnd) {
       if (open.empty())
         return failure("record " + llvm::Twine(i) + ": a loop end without a loop");
-      p.code[open.back()].tag = int64_t(i);
-      in.tag = int64_t(open.back());
+      size_t begin = open.back();
+      // A loop must execute an instruction per iteration: an empty body
+      // would let a few records spin for billions of iterations.
+      bool body = false;
+      for (size_t k = begin + 1; k < i && !body; ++k)
+        body = p.code[k].opcode != Opcode::RepeatBegin && p.code[k].opcode != Opcode::RepeatEnd;
+      if (!body)
+        return failure("record " + llvm::Twine(begin) + ": a loop without an instruction in its body");
+      p.code[begin].tag = int64_t(i);
+      in.tag = int64_t(begin);
       open.pop_back();
     }
   }
@@ -659,6 +672,8 @@ Expected<CoreProgram> readPimsimJson(StringRef text, StringRef source) {
       return std::move(e);
     p.code.push_back(in);
   }
+  if (Error e = linkLoops(p))
+    return failure("'" + source + "': " + llvm::toString(std::move(e)));
   return p;
 }
 
@@ -727,20 +742,20 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
                               [&](llvm::raw_ostream &os) { writePimsimBinary(p, os); }))
         return e;
   }
-  if (pimsim != PimsimFiles::None) {
-    llvm::json::Object config{{"core_cnt", program.cores}, {"array_group_map", std::move(arrayGroups)}};
-    if (Error e = writeFile(pathIn(dir, "config.json"), [&](llvm::raw_ostream &os) {
-          os << llvm::formatv("{0:2}", llvm::json::Value(std::move(config))) << "\n";
-        }))
-      return e;
-    for (auto [name, value] : {std::pair{"chip.json", &options.chipConfig},
-                               std::pair{"network.json", &options.networkConfig}})
-      if (value->kind() != llvm::json::Value::Null)
-        if (Error e = writeFile(pathIn(dir, name), [&](llvm::raw_ostream &os) {
-              os << llvm::formatv("{0:2}", *value) << "\n";
-            }))
-          return e;
-  }
+  // pimsim-nn's configuration travels with every directory: Raptor's
+  // timing simulator reads it too.
+  llvm::json::Object config{{"core_cnt", program.cores}, {"array_group_map", std::move(arrayGroups)}};
+  if (Error e = writeFile(pathIn(dir, "config.json"), [&](llvm::raw_ostream &os) {
+        os << llvm::formatv("{0:2}", llvm::json::Value(std::move(config))) << "\n";
+      }))
+    return e;
+  for (auto [name, value] : {std::pair{"chip.json", &options.chipConfig},
+                             std::pair{"network.json", &options.networkConfig}})
+    if (value->kind() != llvm::json::Value::Null)
+      if (Error e = writeFile(pathIn(dir, name), [&](llvm::raw_ostream &os) {
+            os << llvm::formatv("{0:2}", *value) << "\n";
+          }))
+        return e;
   if (Error e = writeFile(pathIn(dir, "memory.bin"), [&](llvm::raw_ostream &os) {
         os.write(reinterpret_cast<const char *>(program.globalMemory.data()), program.globalMemory.size());
       }))

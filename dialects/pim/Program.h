@@ -74,8 +74,12 @@ struct ProgramSize {
 };
 ProgramSize sizeOf(const CoreProgram &program);
 
-/// Matches RepeatBegin/RepeatEnd records (their `tag`s) and checks loops
-/// are well formed; the error names the record.
+/// A JSON file, or an error naming the file (unreadable or not JSON).
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
+
+/// Matches RepeatBegin/RepeatEnd records (their `tag`s), checks loops are
+/// well formed and that event registers, lengths and sizes are in range;
+/// the error names the record.
 llvm::Error linkLoops(CoreProgram &program);
 
 /// Names of the extension instructions a program uses, with counts.

@@ -2,6 +2,8 @@
 #include "dialects/pim/Simulator.h"
 
 #include "dialects/layout/LayoutAlgebra.h"
+#include "dialects/pim/DeadlockReport.h"
+#include "dialects/pim/ProgramCursor.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,19 +22,13 @@ llvm::Error failure(const llvm::Twine &message) {
 
 enum class State { Running, Send, Recv, Wait, Done };
 
-struct Loop {
-  size_t begin; // index of the RepeatBegin record
-  int64_t iteration;
-};
-
 struct Core {
-  const CoreProgram *program = nullptr;
-  size_t pc = 0;
-  int32_t regs[32] = {};
+  explicit Core(const CoreProgram &program) : program(&program), cursor(program) {}
+  const CoreProgram *program;
+  ProgramCursor cursor;
   int64_t events[32] = {};
   int32_t ibiw = 32, obiw = 32;
   std::vector<uint8_t> memory;
-  std::vector<Loop> loops;
   State state = State::Running;
   CoreCounters counters;
 };
@@ -46,11 +42,11 @@ class Machine {
 public:
   Machine(const Program &program, std::vector<uint8_t> &global, SimulationLimits limits)
       : program(program), global(global), limits(limits) {
-    cores.resize(program.programs.size());
-    for (size_t i = 0; i < cores.size(); ++i) {
-      cores[i].program = &program.programs[i];
-      if (program.programs[i].code.empty())
-        cores[i].state = State::Done;
+    cores.reserve(program.programs.size());
+    for (const CoreProgram &p : program.programs) {
+      cores.emplace_back(p);
+      if (cores.back().cursor.done())
+        cores.back().state = State::Done;
     }
   }
 
@@ -98,45 +94,24 @@ private:
   std::vector<float> scratch;
   int64_t executed = 0, memoryInUse = 0;
 
-  const Instruction &current(const Core &core) const { return core.program->code[core.pc]; }
+  const Instruction &current(const Core &core) const { return core.cursor.current(); }
 
   std::string where(size_t c) const {
     const Core &core = cores[c];
     const Instruction &in = current(core);
     const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
-    return llvm::formatv("core {0}, record {1} ({2})", c, core.pc, info ? info->name : "loop").str();
+    return llvm::formatv("core {0}, record {1} ({2})", c, core.cursor.record(), info ? info->name : "loop")
+        .str();
   }
 
   std::string deadlockReport() const {
-    std::string text = "deadlock: no core can proceed;";
-    int listed = 0;
+    DeadlockReport report;
     for (size_t c = 0; c < cores.size(); ++c) {
       const Core &core = cores[c];
-      if (core.state == State::Done || core.state == State::Running)
-        continue;
-      if (++listed > 16) {
-        text += " ...";
-        break;
-      }
-      const Instruction &in = current(core);
-      switch (core.state) {
-      case State::Send:
-        text += llvm::formatv(" core {0} waits to send {1} bytes to core {2} (record {3}, tag {4});", c, in.size,
-                              in.core, core.pc, in.tag).str();
-        break;
-      case State::Recv:
-        text += llvm::formatv(" core {0} waits to receive {1} bytes from core {2} (record {3}, tag {4});", c,
-                              in.size, in.core, core.pc, in.tag).str();
-        break;
-      case State::Wait:
-        text += llvm::formatv(" core {0} waits for event register {1} to reach {2} (it holds {3});", c,
-                              in.event, in.waitValue, core.events[in.event]).str();
-        break;
-      default:
-        break;
-      }
+      if (core.state != State::Done && core.state != State::Running)
+        report.blocked(c, current(core), core.cursor.record(), core.events[current(core).event]);
     }
-    return text;
+    return report.str();
   }
 
   /// The local bytes [address, address + bytes) of core `c`, or a fault.
@@ -179,10 +154,6 @@ private:
         progress = true;
       }
       for (int quantum = 0; quantum < 1 << 16 && core.state == State::Running; ++quantum) {
-        if (core.pc >= core.program->code.size()) {
-          core.state = State::Done;
-          break;
-        }
         execute(c);
         progress = true;
       }
@@ -193,8 +164,8 @@ private:
   }
 
   void advance(Core &core) {
-    ++core.pc;
-    if (core.pc >= core.program->code.size())
+    core.cursor.advance();
+    if (core.cursor.done())
       core.state = State::Done;
   }
 
@@ -214,12 +185,12 @@ private:
     const Instruction &s = current(cores[sender]), &r = current(cores[receiver]);
     if (s.size != r.size)
       throwFault(llvm::formatv("core {0} sends {1} bytes (record {2}) to core {3}, which receives {4} (record {5})",
-                               sender, s.size, cores[sender].pc, receiver, r.size, cores[receiver].pc).str());
+                               sender, s.size, cores[sender].cursor.record(), receiver, r.size, cores[receiver].cursor.record()).str());
     if (s.tag != r.tag)
       throwFault(llvm::formatv("core {0} sends tag {1} (record {2}) to core {3}, which receives tag {4} (record {5})",
-                               sender, s.tag, cores[sender].pc, receiver, r.tag, cores[receiver].pc).str());
-    uint8_t *from = local(sender, cores[sender].regs[s.rd], s.size);
-    uint8_t *to = local(receiver, cores[receiver].regs[r.rd], r.size);
+                               sender, s.tag, cores[sender].cursor.record(), receiver, r.tag, cores[receiver].cursor.record()).str());
+    uint8_t *from = local(sender, cores[sender].cursor.regs[s.rd], s.size);
+    uint8_t *to = local(receiver, cores[receiver].cursor.regs[r.rd], r.size);
     std::memmove(to, from, size_t(s.size));
     cores[sender].counters.sentBytes += s.size;
     cores[sender].counters.localReadBytes += s.size;
@@ -241,7 +212,7 @@ private:
   }
 
   uint64_t globalAddress(const Core &core, uint8_t reg) const {
-    return (uint64_t(uint32_t(core.regs[reg])) << 32) | uint32_t(core.regs[reg + 1]);
+    return (uint64_t(uint32_t(core.cursor.regs[reg])) << 32) | uint32_t(core.cursor.regs[reg + 1]);
   }
 
   template <typename T> T *localAs(size_t c, int32_t address, int64_t elements) {
@@ -254,60 +225,20 @@ private:
   void execute(size_t c) {
     Core &core = cores[c];
     const Instruction &in = current(core);
-    int32_t *r = core.regs;
+    int32_t *r = core.cursor.regs;
     CoreCounters &k = core.counters;
-    switch (in.opcode) {
-    case Opcode::RepeatBegin:
-      core.loops.push_back({core.pc, 0});
-      ++core.pc;
-      return;
-    case Opcode::RepeatEnd: {
-      Loop &loop = core.loops.back();
-      const Instruction &begin = core.program->code[loop.begin];
-      auto strides = llvm::ArrayRef(core.program->strides).slice(size_t(begin.rows), size_t(begin.size));
-      if (++loop.iteration < begin.len) {
-        for (const Stride &s : strides)
-          r[s.reg] = int32_t(uint32_t(r[s.reg]) + uint32_t(s.stride));
-        core.pc = loop.begin + 1;
-      } else {
-        for (const Stride &s : strides)
-          r[s.reg] = int32_t(uint32_t(r[s.reg]) - uint32_t(int64_t(s.stride) * (begin.len - 1)));
-        core.loops.pop_back();
-        advance(core);
-      }
-      return;
-    }
-    default:
-      break;
-    }
     ++k.instructions;
     if (++executed > limits.maxInstructions)
       throwFault(llvm::formatv("{0}: the cores executed {1} instructions without finishing, the "
                                "simulator's budget (raise it with --max-instructions if the program is meant "
                                "to be this long)", where(c), limits.maxInstructions).str());
+    if (executeScalar(in, r)) {
+      advance(core);
+      return;
+    }
     switch (in.opcode) {
-    case Opcode::Nop:
-      break;
-    case Opcode::Sldi:
-      r[in.rd] = in.imm;
-      break;
     case Opcode::Sld:
       std::memcpy(&r[in.rd], local(c, r[in.rs1], 4), 4);
-      break;
-    case Opcode::Sadd:
-      r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(r[in.rs2]));
-      break;
-    case Opcode::Ssub:
-      r[in.rd] = int32_t(uint32_t(r[in.rs1]) - uint32_t(r[in.rs2]));
-      break;
-    case Opcode::Smul:
-      r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(r[in.rs2]));
-      break;
-    case Opcode::Saddi:
-      r[in.rd] = int32_t(uint32_t(r[in.rs1]) + uint32_t(in.imm));
-      break;
-    case Opcode::Smuli:
-      r[in.rd] = int32_t(uint32_t(r[in.rs1]) * uint32_t(in.imm));
       break;
     case Opcode::Setbw:
       core.ibiw = in.ibiw;
@@ -374,7 +305,7 @@ private:
       throwFault(llvm::formatv("{0}: mbiw {1} does not divide a crossbar's cells", where(c), in.mbiw).str());
     const CrossbarGroup &g = p.groups[size_t(in.group)];
     int64_t perCrossbar = program.xbarCols * program.cellBits / in.mbiw;
-    const float *x = localAs<float>(c, core.regs[in.rs1], program.xbarRows);
+    const float *x = localAs<float>(c, core.cursor.regs[in.rs1], program.xbarRows);
     scratch.assign(size_t(g.crossbars * perCrossbar), 0.0f);
     const float *w = g.values.data();
     for (int64_t j = 0; j < g.crossbars; ++j) {
@@ -392,7 +323,7 @@ private:
     if (in.relu)
       for (float &v : scratch)
         v = v > 0 ? v : 0;
-    float *y = localAs<float>(c, core.regs[in.rd], int64_t(scratch.size()));
+    float *y = localAs<float>(c, core.cursor.regs[in.rd], int64_t(scratch.size()));
     std::memcpy(y, scratch.data(), scratch.size() * 4);
     core.counters.mvmuls++;
     core.counters.localReadBytes += program.xbarRows * 4;
@@ -408,7 +339,7 @@ private:
       throwFault(llvm::formatv("{0}: {1} vectors are not simulated yet (f32 only)", where(c),
                                nameOf(in.type)).str());
     int64_t n = in.len;
-    int32_t *r = core.regs;
+    int32_t *r = core.cursor.regs;
     core.counters.vectorOps++;
     auto read = [&](uint8_t reg, int64_t count) { return localAs<float>(c, r[reg], count); };
     // Results go through a scratch buffer: operands may overlap the result.

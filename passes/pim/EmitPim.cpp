@@ -173,6 +173,13 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       }
       options.chipConfig = target->pimsimChipConfig();
       options.networkConfig = target->pimsimNetworkConfig();
+    } else {
+      auto target = raptor::spatial::TargetModel::forChip(
+          unsigned(chip.getCores()), unsigned(chip.getCrossbars()), unsigned(chip.getXbarRows()),
+          unsigned(chip.getXbarCols()), unsigned(chip.getCellBits()), unsigned(chip.getWeightBits()),
+          chip.getMemory());
+      options.chipConfig = target.pimsimChipConfig();
+      options.networkConfig = target.pimsimNetworkConfig();
     }
     FailureOr<pim::Program> program = programOf(chip);
     if (failed(program))

@@ -4,6 +4,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -105,6 +106,24 @@ FailureOr<TargetModel> TargetModel::load(StringRef path,
     return failure();
   }
   return parse((*buffer)->getBuffer(), path, error);
+}
+
+TargetModel TargetModel::forChip(unsigned cores, unsigned crossbarsPerCore, unsigned rows, unsigned cols,
+                                 unsigned cellBits, unsigned weightBits, int64_t localMemoryBytes) {
+  TargetModel t;
+  t.name = "the chip's own geometry";
+  t.cores = cores;
+  t.meshRows = std::max(1u, unsigned(std::sqrt(double(cores))));
+  t.meshCols = (cores + t.meshRows - 1) / t.meshRows;
+  t.crossbarsPerCore = crossbarsPerCore;
+  t.crossbarRows = rows;
+  t.crossbarCols = cols;
+  t.cellBits = cellBits;
+  t.weightBits = weightBits;
+  t.localMemoryBytes = localMemoryBytes;
+  t.linkBytesPerCycle = 32;
+  t.hopLatencyCycles = 2;
+  return t;
 }
 
 int64_t TargetModel::nanoseconds(double cycles) const {

@@ -39,6 +39,12 @@ struct TargetModel {
   static mlir::FailureOr<TargetModel> load(llvm::StringRef path,
                                            llvm::function_ref<void(const llvm::Twine &)> error);
 
+  /// The target a pim.chip written without one implies: its geometry on a
+  /// near-square mesh, a 1 ns clock, 32-byte links with 2-cycle hops and
+  /// the pimsim defaults.
+  static TargetModel forChip(unsigned cores, unsigned crossbarsPerCore, unsigned rows, unsigned cols,
+                             unsigned cellBits, unsigned weightBits, int64_t localMemoryBytes);
+
   /// Cycles to integer nanoseconds (rounded up).
   int64_t nanoseconds(double cycles) const;
   /// Crossbars one weight element needs across its bit slices.

@@ -154,6 +154,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from raptor import pim, sources
 
     program = pim.Program.load(args.directory, args.form)
+    if args.throughput and not args.timing:
+        raise UserError("--throughput is a mode of --timing")
+    if args.timing:
+        return _report_timing(program, args)
     arrays = _parse_named_arrays(args.input, program.inputs)
     seeded = [name for name, _, _ in program.inputs if name not in arrays]
     rng = np.random.default_rng(args.seed)
@@ -200,6 +204,23 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if "max_error" in report:
             print(f"  max |error| vs torch: {report['max_error']:.3e} "
                   f"({report['max_error_relative']:.3e} of the largest output)")
+    return 0
+
+
+def _report_timing(program, args: argparse.Namespace) -> int:
+    from raptor import pim
+
+    if args.input or args.output or args.check:
+        raise UserError("--timing moves no data: --input, --output and --check belong to functional runs")
+    timing = program.time(args.throughput, max_instructions=args.max_instructions)
+    schedule_ns = program.manifest.get("schedule", {}).get("makespan_ns")
+    if args.json:
+        report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}
+        if schedule_ns is not None:
+            report["schedule_makespan_ns"] = schedule_ns
+        print(json.dumps(report, indent=2))
+    else:
+        print(pim.format_timing(timing, str(args.directory), schedule_ns))
     return 0
 
 
@@ -498,9 +519,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compile)
 
     p = sub.add_parser(
-        "simulate", help="run a compiled program in Raptor's functional simulator",
+        "simulate", help="run a compiled program in Raptor's functional or timing simulator",
         epilog="examples: raptor simulate out/shufflenet --check; "
-               "raptor simulate out/model --input x.npy --output y.npy --json")
+               "raptor simulate out/model --input x.npy --output y.npy --json; "
+               "raptor simulate out/model --timing --throughput")
     p.add_argument("directory", help="a program directory written by raptor compile")
     p.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
                    help="an input array (default: seeded random inputs)")
@@ -510,6 +532,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true",
                    help="compare with the model's eager torch output (zoo models and .pt2 files)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--timing", action="store_true",
+                   help="time the program with pimsim-nn's rules (chip.json, network.json) instead of computing it")
+    p.add_argument("--throughput", action="store_true",
+                   help="with --timing: run each core's program as a loop body and report the initiation interval")
     p.add_argument("--max-instructions", type=_count(1), metavar="N",
                    help="stop with an error after N executed instructions (default: 4e9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

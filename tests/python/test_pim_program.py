@@ -109,6 +109,14 @@ def corrupt_first_record(path: Path, opcode: int) -> None:
     path.write_bytes(bytes(data))
 
 
+def empty_loop_first(path: Path) -> None:
+    """Records 0 and 1 become a loop of 2^30 iterations around nothing."""
+    data = bytearray(path.read_bytes())
+    data[12:52] = struct.pack("<BBBBiiii", 0xF0, 0, 0, 0, 1 << 30, 0, 0, 0) + struct.pack("<BBBBiiii", 0xF2, 0, 0, 0,
+                                                                                            0, 0, 0, 0)
+    path.write_bytes(bytes(data))
+
+
 @pytest.mark.parametrize("damage, form, message", [
     (lambda d: (d / "raptor" / "c0.rpim").write_bytes((d / "raptor" / "c0.rpim").read_bytes()[:-7]), "compact",
      r"c0.rpim' has \d+ bytes but the manifest says \d+ \(truncated\?\)"),
@@ -116,6 +124,8 @@ def corrupt_first_record(path: Path, opcode: int) -> None:
      "compact", r"is not a Raptor compact program \(no 'RPIM' header\)"),
     (lambda d: corrupt_first_record(d / "raptor" / "c0.rpim", 200), "compact", r"record 0 has unknown opcode 200"),
     (lambda d: corrupt_first_record(d / "raptor" / "c0.rpim", 0xF2), "compact", r"a loop end without a loop"),
+    (lambda d: empty_loop_first(d / "raptor" / "c0.rpim"), "compact",
+     r"record 0: a loop without an instruction in its body"),
     (lambda d: corrupt_first_record(d / "core_0.pim", 64), "pimsim",
      r"record 0 is the extension ext.vexp, which pimsim-nn programs cannot hold"),
     (lambda d: (d / "core_0.pim").write_bytes((d / "core_0.pim").read_bytes()[:-20]), "pimsim",
@@ -128,6 +138,9 @@ def corrupt_first_record(path: Path, opcode: int) -> None:
     (lambda d: (d / "manifest.json").unlink(), "compact", r"cannot read '.*manifest.json'"),
     (lambda d: (d / "core_0.pim").unlink() or (d / "core_0.json").write_text('[{"op": "sldi", "rd": 40, "imm": 0}]'),
      "pimsim", r"core_0.json instruction 0: register 'rd' = 40 is outside 0..31"),
+    (lambda d: (d / "core_0.pim").unlink() or (d / "core_0.json").write_text(
+        '[{"op": "wait", "event_register": 1000, "wait_value": 1}]'),
+     "pimsim", r"core_0.json': record 0: event register 1000 is outside 0..31"),
     (lambda d: (d / "core_0.pim").unlink() or (d / "core_0.json").write_text('[{"op": "vsoftmax"}]'),
      "pimsim", r"core_0.json instruction 0: unknown op 'vsoftmax'"),
 ])

@@ -1,4 +1,4 @@
-"""The PIM back end: per-core programs, their files, functional simulation.
+"""The PIM back end: per-core programs, their files, functional and timing simulation.
 
     import raptor
     from raptor import pim, zoo
@@ -7,6 +7,7 @@
     program = pim.Program.load("out")
     run = program.simulate({"x": x})          # numpy float32 arrays by input name
     run.outputs["out0"], run.stats["total"]["instructions"]
+    program.time().latency_ns                 # pimsim-nn's timing rules
 
 The stages are C++ passes (raptor-fold-batch-norm, raptor-build-compute-graph,
 raptor-schedule-spatial, raptor-lower-to-pim, raptor-emit-pim), called with
@@ -32,9 +33,10 @@ from .. import _raptor
 from .._io import UserError
 from ..spatial import default_target
 from .report import format_summary, summary
+from .timing import CoreTiming, Timing, format_timing
 
-__all__ = ["CompileResult", "Program", "Simulation", "SimulationError", "compile", "format_summary",
-           "pass_error", "simulate", "summary"]
+__all__ = ["CompileResult", "CoreTiming", "Program", "Simulation", "SimulationError", "Timing", "compile",
+           "format_summary", "format_timing", "pass_error", "simulate", "summary"]
 
 PIMSIM_FORMS = ("binary", "json", "both", "none")
 
@@ -181,6 +183,25 @@ class Program:
     def sizes(self) -> list[tuple[int, int, int]]:
         """(core, compact instructions, unrolled instructions) per core."""
         return list(self._handle.sizes())
+
+    def time(self, throughput: bool = False, max_generations: int | None = None,
+             max_instructions: int | None = None) -> Timing:
+        """Times the program with pimsim-nn's rules and the directory's
+        chip.json and network.json. ``throughput`` runs every core's program
+        as a loop body (at most ``max_generations`` passes, default 64) and
+        reports the initiation interval. Raises SimulationError on a
+        deadlock or an exhausted instruction budget, UserError on a missing
+        or malformed configuration."""
+        for name, value in (("max_generations", max_generations), ("max_instructions", max_instructions)):
+            if value is not None and value <= 0:
+                raise UserError(f"{name} must be positive, not {value}")
+        try:
+            stats = self._handle.time(throughput, max_generations or 0, max_instructions or 0)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        if not stats["ok"]:
+            raise SimulationError(stats["error"])
+        return Timing.from_stats(stats, throughput)
 
     def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray,
                  max_instructions: int | None = None) -> Simulation:

@@ -365,3 +365,73 @@ pim.chip @m cores 2 crossbars 2 of [8, 8] memory 1024 {
     pim.vrelu r2, r2 len 1 : f64
   }
 }
+
+// -----
+
+// expected-error @+1 {{needs at least one core}}
+pim.chip @m cores 0 crossbars 8 of [128, 128] memory 65536 {}
+
+// -----
+
+// expected-error @+1 {{needs crossbars per core and local memory (bytes) that are positive}}
+pim.chip @m cores 4 crossbars 0 of [128, 128] memory 65536 {}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  // expected-error @+1 {{needs a static shape}}
+  pim.io @x "input" name "x" at 0 : tensor<?xf32> layout #layout.layout<(4):(1)>
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  pim.weight @w dense<1.0> : tensor<4x4xf32>
+  pim.core 0 {
+    // expected-error @+1 {{needs a non-negative id and at least one crossbar}}
+    pim.group -1 crossbars 1 weight @w matrix #layout.layout<(4,4):(1,4)> rows [0, 4] cols [0, 4]
+  }
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  pim.core 0 {
+    // expected-error @+1 {{has an empty body}}
+    pim.repeat 4 [] {
+    }
+  }
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  pim.core 0 {
+    // expected-error @+1 {{needs one stride per register}}
+    "pim.repeat"() <{count = 2 : i64, regs = array<i32: 2, 3>, strides = array<i32: 4>}> ({
+      pim.nop
+    }) : () -> ()
+  }
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  pim.core 0 {
+    // expected-error @+1 {{strides register r40, outside r0..r31}}
+    "pim.repeat"() <{count = 2 : i64, regs = array<i32: 40>, strides = array<i32: 4>}> ({
+      pim.nop
+    }) : () -> ()
+  }
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
+  pim.core 0 {
+    pim.sldi r2, 0
+    // The length is a valid 32-bit count, the 4-byte elements are not.
+    // expected-error @+1 {{accesses 4000000000 bytes, outside 0..2^31-1}}
+    pim.vrelu r2, r2 len 1000000000 : f32
+  }
+}

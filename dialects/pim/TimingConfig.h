@@ -1,0 +1,81 @@
+//===- TimingConfig.h - pimsim-nn's timing parameters ---------*- C++ -*-===//
+//
+// The parameters of the timing model in ../shared/docs/pim-target.md, read
+// from the chip.json and network.json of a program directory (pimsim-nn's
+// own configuration files, which Raptor writes from its target), plus the
+// few constants of pimsim-nn's core pipeline that its configuration does not
+// expose, fitted once to the measurements of that document
+// (docs/timing.md says which measurement fixes which constant).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_DIALECTS_PIM_TIMINGCONFIG_H
+#define RAPTOR_DIALECTS_PIM_TIMINGCONFIG_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace raptor::pim {
+
+struct TimingConfig {
+  int64_t cores = 0;
+  double periodNs = 1;
+  int64_t robSize = 1;
+  // Vector unit: ceil(len / width) * latency nanoseconds (pimsim-nn passes
+  // vector_latency_cycle to a nanosecond wait, unscaled by the period).
+  int64_t vectorWidth = 16;
+  double vectorLatencyNs = 4;
+  // Matrix unit (matrix_config).
+  int64_t xbarRows = 128, xbarCols = 128, cellPrecision = 8;
+  double xbarLatencyNs = 30;
+  int64_t dacResolution = 1, dacLatency = 1, dacCount = 128, sampleHoldLatency = 1;
+  int64_t adcLatency = 10, adcCount = 2, shiftAdderLatency = 1;
+  int64_t inputBufferLatency = 1, outputBufferLatency = 1;
+  // Local and global memory: ceil(bytes / data_width) * latency * period.
+  int64_t localDataWidth = 64, localReadLatency = 1, localWriteLatency = 1;
+  double localPeriodNs = 1;
+  int64_t globalDataWidth = 16, globalReadLatency = 1, globalWriteLatency = 1;
+  double globalPeriodNs = 1;
+  // Network: ceil(bytes / bus_width) flits at latency[src][dst] ns each;
+  // node `cores` stands for global memory (pimsim-nn's switch -10).
+  int64_t busWidth = 32;
+  std::vector<double> flitNs; // (cores + 1) x (cores + 1)
+
+  // pimsim-nn's core pipeline, in cycles (not in its configuration).
+  /// From leaving decode (or a freed reorder-buffer slot) to execution.
+  int64_t dispatchCycles = 2;
+  /// From the end of execution to retirement.
+  int64_t retireCycles = 3;
+  /// Added to every network message (its injection into the switch).
+  int64_t messageCycles = 1;
+  /// A receive's handling of a delivered payload before its write.
+  int64_t receiveCycles = 6;
+
+  int64_t globalNode() const { return cores; }
+  double flit(int64_t from, int64_t to) const { return flitNs[size_t(from * (cores + 1) + to)]; }
+
+  /// Reads DIR/chip.json and DIR/network.json; the error names the file
+  /// and the field.
+  static llvm::Expected<TimingConfig> load(llvm::StringRef directory);
+  static llvm::Expected<TimingConfig> parse(const llvm::json::Value &chip, const llvm::json::Value &network,
+                                            llvm::StringRef chipName, llvm::StringRef networkName);
+
+  /// Cycles of one mvmul on a group (the crossbars of a group run in
+  /// parallel), from the matrix formula of pim-target.md, without its
+  /// local-memory accesses.
+  double mvmulNs(int64_t inputBits) const;
+  /// Local-memory time of one access of `bytes`.
+  double localNs(int64_t bytes, bool write) const;
+  double globalNs(int64_t bytes, bool write) const;
+  /// A message of `bytes` from node `from` to node `to` (cores 0..cores-1,
+  /// globalNode() for global memory).
+  double messageNs(int64_t bytes, int64_t from, int64_t to) const;
+  double vectorNs(int64_t elements) const;
+};
+
+} // namespace raptor::pim
+
+#endif // RAPTOR_DIALECTS_PIM_TIMINGCONFIG_H

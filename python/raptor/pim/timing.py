@@ -1,0 +1,94 @@
+"""Timing simulation of compiled programs (pimsim-nn's timing rules).
+
+    from raptor import pim
+    timing = pim.Program.load("out").time()                 # one inference
+    timing.latency_ns, timing.cores[0].matrix_ns
+    steady = pim.Program.load("out").time(throughput=True)  # programs as loop bodies
+    steady.interval_ns, steady.converged
+
+The event-driven simulator is C++ (dialects/pim/TimingSimulator); its
+parameters are the directory's chip.json and network.json (docs/timing.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["CoreTiming", "Timing", "format_timing"]
+
+
+@dataclass(frozen=True)
+class CoreTiming:
+    """One core's time in nanoseconds: when it finished the first pass and
+    how long each unit was occupied (blocked: waiting for a peer or event)."""
+
+    instructions: int
+    finish_ns: float
+    matrix_ns: float
+    vector_ns: float
+    memory_ns: float
+    communication_ns: float
+    blocked_ns: float
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A timing simulation: latency of one pass, and in throughput mode the
+    steady-state initiation interval (converged when two two-generation
+    windows agree within 1%)."""
+
+    latency_ns: float
+    throughput: bool
+    interval_ns: float | None
+    converged: bool
+    generation_end_ns: list[float]
+    cores: list[CoreTiming]
+    global_requests: int
+    global_busy_ns: float
+    approximated: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @classmethod
+    def from_stats(cls, stats: dict[str, Any], throughput: bool) -> Timing:
+        return cls(latency_ns=stats["latency_ns"], throughput=throughput,
+                   interval_ns=stats["interval_ns"] if throughput else None,
+                   converged=bool(stats["converged"]), generation_end_ns=list(stats["generation_end_ns"]),
+                   cores=[CoreTiming(**c) for c in stats["cores"]], global_requests=stats["global_requests"],
+                   global_busy_ns=stats["global_busy_ns"], approximated=dict(stats["approximated"]),
+                   seconds=stats["seconds"])
+
+    @property
+    def busiest_core(self) -> int:
+        """The core whose units were occupied longest."""
+        work = [c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns - c.blocked_ns for c in self.cores]
+        return max(range(len(work)), key=work.__getitem__) if work else 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["cores"] = [dict(asdict(c), core=i) for i, c in enumerate(self.cores) if c.instructions]
+        return data
+
+
+def format_timing(t: Timing, directory: str, schedule_ns: float | None = None) -> str:
+    """A few lines for the terminal, with the schedule's estimate beside."""
+    used = [c for c in t.cores if c.instructions]
+    lines = [f"{directory}: latency {t.latency_ns / 1e6:.4f} ms on {len(used)} cores "
+             f"(timing simulated in {t.seconds:.2f} s)"]
+    if schedule_ns:
+        lines.append(f"  schedule estimate {schedule_ns / 1e6:.4f} ms "
+                     f"(simulated / estimated = {t.latency_ns / schedule_ns:.2f})")
+    if t.throughput:
+        state = "converged" if t.converged else "not converged"
+        lines.append(f"  throughput: interval {t.interval_ns / 1e6:.4f} ms ({state} after "
+                     f"{len(t.generation_end_ns)} passes)")
+    if used:
+        b = t.cores[t.busiest_core]
+        lines.append(f"  busiest core {t.busiest_core}: matrix {b.matrix_ns / 1e6:.4f} ms, vector "
+                     f"{b.vector_ns / 1e6:.4f} ms, memory {b.memory_ns / 1e6:.4f} ms, communication "
+                     f"{b.communication_ns / 1e6:.4f} ms ({b.blocked_ns / 1e6:.4f} ms blocked)")
+    lines.append(f"  global memory: {t.global_requests:,} requests, {t.global_busy_ns / 1e6:.4f} ms of service")
+    if t.approximated:
+        lines.append("  timed as vector work (no pimsim-nn timing): " +
+                     ", ".join(f"{k} x{v}" for k, v in sorted(t.approximated.items())))
+    return "\n".join(lines)

@@ -1,0 +1,282 @@
+"""The timing simulator: pimsim-nn's measured values (pim-target.md), the
+rules behind them (reorder buffer, hazards, ports, global memory order,
+rendezvous, events), throughput mode, compiled models, bad configurations."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from mlir import ir
+
+import raptor
+from raptor import _raptor, pim
+
+from pim_helpers import compile_and_run
+
+RAPTOR = [sys.executable, "-m", "raptor"]
+
+
+def measured_chip(rob: int = 1) -> dict:
+    """The configuration of pim-target.md's measurements: 1 ns clock,
+    128x128 crossbars of 8-bit cells, 30 ns crossbar, two 10-cycle ADCs,
+    128 one-bit DACs, 16-wide vectors at 4 ns, 64-byte local memory,
+    16-byte global memory, 32-byte flits."""
+    matrix = {"xbar_array_count": 4, "xbar_size": [128, 128], "cell_precision": 8, "xbar_latency": 30,
+              "dac_resolution": 1, "dac_latency_cycle": 1, "dac_count": 128, "sample_hold_latency_cycle": 1,
+              "adc_resolution": 8, "adc_latency_cycle": 10, "adc_count": 2, "shift_adder_latency_cycle": 1,
+              "input_buffer_latency_cycle": 1, "output_buffer_latency_cycle": 1}
+    memory = {"data_width": 64, "period": 1, "read_latency_cycle": 1, "write_latency_cycle": 1}
+    return {"chip_config": {
+        "core_cnt": 2,
+        "core_config": {"period": 1, "rob_size": rob, "vector_width": 16, "vector_latency_cycle": 4,
+                        "matrix_config": matrix, "local_memory_config": dict(memory, memory_size=65536)},
+        "global_memory_config": {"memory_size": 1 << 20, "data_width": 16, "period": 1,
+                                 "read_latency_cycle": 1, "write_latency_cycle": 1},
+        "network_config": {"bus_width": 32}}}
+
+
+# 10 ns per flit between the cores, 15 to and from global memory (-10).
+NETWORK = {"latency": {"-10": {"0": 15, "1": 15}, "0": {"1": 10, "-10": 15}, "1": {"0": 10, "-10": 15}}}
+
+HEAD = """pim.chip @m cores 2 crossbars 4 of [128, 128] memory 65536 {
+  pim.weight @w dense<1.0> : tensor<128x128xf32>
+"""
+GROUP = "    pim.group {} crossbars 1 weight @w matrix #layout.layout<(128,128):(1,128)> rows [0, 128] cols [0, 128]\n"
+
+
+def program(tmp_path: Path, cores: str, rob: int = 1, chip: dict | None = None) -> pim.Program:
+    """Emits the chip text and gives it the measured configuration."""
+    directory = tmp_path / "p"
+    with raptor.Context():
+        _raptor.emit_pim(ir.Module.parse(HEAD + cores + "}\n"), str(directory), "none")
+    (directory / "chip.json").write_text(json.dumps(measured_chip(rob) if chip is None else chip))
+    (directory / "network.json").write_text(json.dumps(NETWORK))
+    return pim.Program.load(directory)
+
+
+def core(body: str, index: int = 0, groups: int = 0) -> str:
+    return f"  pim.core {index} {{\n" + "".join(GROUP.format(g) for g in range(groups)) + body + "  }\n"
+
+
+MVMUL = "    pim.setbw 8, 32\n    pim.sldi r2, 0\n    pim.sldi r3, 1024\n    pim.mvmul r3, r2, group 0 mbiw 8\n"
+VECTOR = "    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.sldi r3, 2048\n"
+
+# pim-target.md's table: each program after setbw and two sldi, as the
+# measurement describes them.
+MEASURED = {
+    "one mvmul, one-crossbar group": (core(MVMUL, groups=1), 1, 5194),
+    "two mvmul on the same group, rob 1": (core(MVMUL + "    pim.mvmul r3, r2, group 0 mbiw 8\n", groups=1), 1,
+                                           10385),
+    "two mvmul on two groups, rob 4": (core(MVMUL + "    pim.sldi r4, 4096\n    pim.mvmul r4, r2, group 1 mbiw 8\n",
+                                            groups=2), 4, 5210),
+    "vrelu 128": (core(VECTOR + "    pim.vrelu r3, r2 len 128 : i8\n"), 1, 44),
+    "vvadd 128": (core(VECTOR + "    pim.vvadd r3, r3, r2 len 128 : i8\n"), 1, 46),
+    "vvadd 1024": (core(VECTOR + "    pim.vvadd r3, r3, r2 len 1024 : i8\n"), 1, 312),
+    "lmv 256 bytes": (core(VECTOR + "    pim.lmv r3, r2 len 256\n"), 1, 16),
+    "ld 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r1, 0\n    pim.sldi r2, 0\n    pim.ld r2, r0 size 256\n"),
+                     1, 45),
+    "st 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r1, 0\n    pim.sldi r2, 0\n    pim.st r0, r2 size 256\n"),
+                     1, 151),
+    "send -> recv 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.send r2 to 1 size 256 tag 1\n") +
+                               core("    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.recv r2 from 0 size 256 tag 1\n",
+                                    index=1), 1, 113),
+}
+
+
+@pytest.mark.parametrize("name", MEASURED)
+def test_pimsims_measured_times_are_reproduced_within_one_percent(name: str, tmp_path: Path) -> None:
+    cores, rob, measured = MEASURED[name]
+    latency = program(tmp_path, cores, rob).time().latency_ns
+    assert abs(latency - measured) <= 0.01 * measured, f"{name}: {latency} ns, pimsim-nn measured {measured} ns"
+
+
+PIPELINE = (core(MVMUL + "    pim.send r3 to 1 size 512 tag 1\n", groups=1) +
+            core("    pim.setbw 8, 32\n    pim.sldi r2, 0\n    pim.recv r2 from 0 size 512 tag 1\n"
+                 "    pim.vrelu r2, r2 len 128 : i32\n", index=1))
+
+
+def test_the_measured_two_core_pipeline_interval_is_reproduced(tmp_path: Path) -> None:
+    """mvmul + send on core 0, recv + vrelu on core 1, looping: pimsim-nn's
+    throughput mode measured an initiation interval of 5208.3 ns."""
+    t = program(tmp_path, PIPELINE).time(throughput=True)
+    assert t.converged and len(t.generation_end_ns) >= 6
+    assert abs(t.interval_ns - 5208.3) <= 0.01 * 5208.3, t.interval_ns
+    # The first pass also pays the transfer and core 1's relu: latency > interval.
+    assert t.latency_ns > t.interval_ns
+    gaps = [b - a for a, b in zip(t.generation_end_ns[1:], t.generation_end_ns[2:])]
+    assert max(gaps) - min(gaps) <= 1e-6 * max(gaps)  # a steady state
+
+
+def mvmul_ns(chip: dict, input_bits: int) -> float:
+    """pim-target.md's matrix formula, written again from the document."""
+    m, period = chip["chip_config"]["core_config"]["matrix_config"], chip["chip_config"]["core_config"]["period"]
+    input_times = math.ceil(input_bits / m["dac_resolution"])
+    dac_times = math.ceil(m["xbar_size"][0] / m["dac_count"])
+    adc_times = math.ceil(m["xbar_size"][1] / m["adc_count"])
+    front = (m["input_buffer_latency_cycle"] + m["dac_latency_cycle"] + math.ceil(m["xbar_latency"] / period) +
+             m["sample_hold_latency_cycle"])
+    back = (m["adc_latency_cycle"] + m["shift_adder_latency_cycle"] + m["output_buffer_latency_cycle"] +
+            (adc_times - 1) * max(m["adc_latency_cycle"], m["shift_adder_latency_cycle"] +
+                                  m["output_buffer_latency_cycle"]))
+    return (front + back + (input_times * dac_times - 1) * max(front, back)) * period
+
+
+@pytest.mark.parametrize("bits, dac", [(8, 1), (32, 1), (8, 2), (16, 4)])
+def test_the_matrix_unit_follows_the_documented_formula(bits: int, dac: int, tmp_path: Path) -> None:
+    """The group is occupied for its input read, the formula and its
+    output write (local memory 64 bytes per cycle)."""
+    chip = measured_chip()
+    chip["chip_config"]["core_config"]["matrix_config"]["dac_resolution"] = dac
+    body = f"    pim.setbw {bits}, 32\n    pim.sldi r2, 0\n    pim.sldi r3, 4096\n    pim.mvmul r3, r2, group 0 mbiw 8\n"
+    t = program(tmp_path, core(body, groups=1), chip=chip).time()
+    read, write = math.ceil(128 * bits / 8 / 64), math.ceil(128 * 4 / 64)
+    assert t.cores[0].matrix_ns == read + mvmul_ns(chip, bits) + write
+
+
+def test_a_reorder_buffer_overlaps_independent_work_but_not_dependent_work(tmp_path: Path) -> None:
+    """With rob 4 a vector op on unrelated bytes runs during the mvmul; one
+    reading the mvmul's output waits for it."""
+    independent = core(MVMUL + "    pim.sldi r5, 8192\n    pim.vrelu r5, r5 len 128 : i32\n", groups=1)
+    dependent = core(MVMUL + "    pim.vrelu r3, r3 len 128 : i32\n", groups=1)
+    alone = program(tmp_path / "a", core(MVMUL, groups=1), rob=4).time().latency_ns
+    overlapped = program(tmp_path / "b", independent, rob=4).time().latency_ns
+    chained = program(tmp_path / "c", dependent, rob=4).time().latency_ns
+    vrelu = 32 + 8 + 8  # 8 x 4 ns, 512 bytes read and written
+    assert overlapped < alone + 10
+    assert chained >= alone + vrelu
+    assert program(tmp_path / "d", independent, rob=1).time().latency_ns >= alone + vrelu
+
+
+def test_global_memory_serves_requests_in_arrival_order(tmp_path: Path) -> None:
+    """Two cores load 1 KiB at the same moment: global memory (16 bytes per
+    cycle) serves one, then the other, 64 ns later."""
+    load = "    pim.setbw 8, 8\n    pim.sldi r1, 0\n    pim.sldi r2, 0\n    pim.ld r2, r0 size 1024\n"
+    one = program(tmp_path / "one", core(load)).time()
+    two = program(tmp_path / "two", core(load) + core(load, index=1)).time()
+    finish = sorted(c.finish_ns for c in two.cores)
+    assert finish[0] == one.latency_ns
+    assert finish[1] == one.latency_ns + 1024 / 16
+    assert two.global_requests == 2 and two.global_busy_ns == 2 * 64
+
+
+def test_a_wait_ends_when_the_sync_token_arrives(tmp_path: Path) -> None:
+    """Core 1 waits for core 0's token, sent after a 1024-element relu."""
+    work = "    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.vrelu r2, r2 len 1024 : i8\n    pim.sync 1 event 3\n"
+    waiting = "    pim.sldi r2, 0\n    pim.wait event 3 value 1\n    pim.lmv r2, r2 len 0\n"
+    t = program(tmp_path, core(work) + core(waiting, index=1)).time()
+    relu_done = t.cores[0].finish_ns - 3  # sync retires 3 cycles after it starts
+    assert t.cores[1].finish_ns > relu_done + 10  # one flit at 10 ns
+    assert t.cores[1].blocked_ns > 250
+
+
+def test_crossed_receives_deadlock_and_name_the_cores(tmp_path: Path) -> None:
+    a = core("    pim.sldi r2, 0\n    pim.recv r2 from 1 size 16 tag 1\n    pim.send r2 to 1 size 16 tag 2\n")
+    b = core("    pim.sldi r2, 0\n    pim.recv r2 from 0 size 16 tag 2\n    pim.send r2 to 0 size 16 tag 1\n", index=1)
+    with pytest.raises(pim.SimulationError, match=r"deadlock: .*core 0 waits to receive 16 bytes from core 1 "
+                                                  r"\(record 1, tag 1\).* core 1 waits to receive"):
+        program(tmp_path, a + b).time()
+
+
+def test_the_instruction_budget_bounds_a_run(tmp_path: Path) -> None:
+    body = "    pim.sldi r2, 0\n    pim.repeat 2147483647 [] {\n      pim.vrelu r2, r2 len 4 : f32\n    }\n"
+    with pytest.raises(pim.SimulationError, match="executed 1000 instructions without finishing"):
+        program(tmp_path, core(body)).time(max_instructions=1000)
+    with pytest.raises(pim.UserError, match="max_generations must be positive"):
+        program(tmp_path, core(body)).time(max_generations=0)
+
+
+def test_a_directory_without_its_configuration_is_refused(tmp_path: Path) -> None:
+    p = program(tmp_path, core(VECTOR + "    pim.vrelu r3, r2 len 128 : i8\n"))
+    (tmp_path / "p" / "network.json").unlink()
+    with pytest.raises(pim.UserError, match=r"cannot read '.*/network.json'"):
+        p.time()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["chip_config"]["core_config"].pop("vector_width"), r"core_config: 'vector_width' must be a positive"),
+    (lambda c: c["chip_config"]["core_config"]["matrix_config"].update(adc_count=0),
+     r"matrix_config: 'adc_count' must be a positive number"),
+    (lambda c: c["chip_config"]["core_config"]["matrix_config"].update(xbar_size=[128]), r"xbar_size must be"),
+    (lambda c: c.pop("chip_config"), r"chip.json.chip_config is missing"),
+])
+def test_malformed_chip_configurations_name_the_field(edit, message: str, tmp_path: Path) -> None:
+    chip = measured_chip()
+    edit(chip)
+    with pytest.raises(pim.UserError, match=message):
+        program(tmp_path, core(VECTOR + "    pim.vrelu r3, r2 len 128 : i8\n"), chip=chip).time()
+
+
+def test_a_network_file_missing_a_pair_is_refused(tmp_path: Path) -> None:
+    p = program(tmp_path, core(VECTOR + "    pim.vrelu r3, r2 len 128 : i8\n"))
+    (tmp_path / "p" / "network.json").write_text(json.dumps({"latency": {"0": {"1": 10}}}))
+    with pytest.raises(pim.UserError, match=r"latency\[-10\]\[0\] is missing"):
+        p.time()
+
+
+class SmallNet(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8 * 6 * 6, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.manual_seed(0)
+    out = tmp_path_factory.mktemp("timing") / "net"
+    compile_and_run(SmallNet(), torch.randn(1, 3, 6, 6), out, pimsim="both")  # the default 168-core chip
+    return out
+
+
+def test_loops_time_exactly_as_their_unrolled_files(compiled: Path) -> None:
+    """The compact form charges the unrolled form's stride updates."""
+    compact, unrolled = (pim.Program.load(compiled, form).time() for form in ("compact", "pimsim"))
+    assert compact.latency_ns == unrolled.latency_ns
+    assert [c.instructions for c in compact.cores] == [c.instructions for c in unrolled.cores]
+    sizes = {core: n for core, _, n in pim.Program.load(compiled).sizes()}
+    assert [c.instructions for c in compact.cores] == [sizes[i] for i in range(len(compact.cores))]
+
+
+def test_a_compiled_models_matrix_time_is_its_mvms(compiled: Path) -> None:
+    """Every core's matrix occupancy is its MVM count times one MVM (fp32
+    inputs: 32 one-bit DAC passes), from the chip.json the compiler wrote."""
+    chip = json.loads((compiled / "chip.json").read_text())
+    program_ = pim.Program.load(compiled)
+    run = program_.simulate(torch.randn(1, 3, 6, 6).numpy())
+    timing = program_.time()
+    m = chip["chip_config"]["core_config"]["matrix_config"]
+    rows, cols = m["xbar_size"]
+    for counters, core_timing in zip(run.stats["cores"], timing.cores):
+        if not counters["mvmuls"]:
+            assert core_timing.matrix_ns == 0
+            continue
+        # Each group's read (rows fp32) and write (cols fp32 per crossbar)
+        # at 64 bytes per cycle bound the formula.
+        lo = counters["mvmuls"] * mvmul_ns(chip, 32)
+        assert lo < core_timing.matrix_ns <= lo + counters["mvmuls"] * (math.ceil(rows * 4 / 64) +
+                                                                         math.ceil(4 * cols * 4 / 64))
+    assert timing.latency_ns >= max(c.finish_ns for c in timing.cores)
+
+
+def test_timing_from_the_command_line(compiled: Path) -> None:
+    result = subprocess.run(RAPTOR + ["simulate", str(compiled), "--timing", "--throughput", "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["throughput"] and report["converged"] and report["interval_ns"] > 0
+    assert report["schedule_makespan_ns"] > 0 and report["latency_ns"] >= report["interval_ns"]
+    text = subprocess.run(RAPTOR + ["simulate", str(compiled), "--timing"], capture_output=True, text=True,
+                          timeout=300)
+    assert text.returncode == 0 and "schedule estimate" in text.stdout and "busiest core" in text.stdout
+    wrong = subprocess.run(RAPTOR + ["simulate", str(compiled), "--throughput"], capture_output=True, text=True,
+                           timeout=300)
+    assert wrong.returncode == 1 and "--throughput is a mode of --timing" in wrong.stderr
