@@ -122,7 +122,8 @@ private:
       throwFault(llvm::formatv("{0}: local access [{1}, {2}) outside the core's {3} bytes", where(c), a,
                                a + std::min(bytes, int64_t(1) << 40), program.localMemory).str());
     if (size_t(a + bytes) > core.memory.size()) {
-      // Local memories grow as programs touch them, within a budget.
+      // Local memories grow as programs touch them, within a budget (each
+      // instruction's accesses are reserved before it runs).
       int64_t grow = a + bytes - int64_t(core.memory.size());
       if (memoryInUse + grow > limits.maxMemoryBytes)
         throwFault(llvm::formatv("{0}: the cores' local memories would exceed the simulator's {1}-byte budget",
@@ -131,6 +132,19 @@ private:
       core.memory.resize(size_t(a + bytes), 0);
     }
     return core.memory.data() + a;
+  }
+
+  /// Checks and grows local memory for every access of `in` before it
+  /// executes: growing in the middle would move the bytes that pointers
+  /// taken for its earlier operands point at.
+  void reserve(size_t c, const Instruction &in) {
+    const Core &core = cores[c];
+    AccessContext context{program.xbarRows, program.xbarCols, program.cellBits, 0, core.ibiw, core.obiw};
+    if (in.opcode == Opcode::Mvmul && in.group >= 0 && size_t(in.group) < core.program->groups.size())
+      context.groupCrossbars = core.program->groups[size_t(in.group)].crossbars;
+    for (const LocalAccess &a : localAccesses(in, context))
+      if (a.bytes > 0)
+        local(c, core.cursor.regs[a.reg], a.bytes);
   }
 
   [[noreturn]] void throwFault(std::string message) { throw Fault{std::move(message)}; }
@@ -236,6 +250,7 @@ private:
       advance(core);
       return;
     }
+    reserve(c, in);
     switch (in.opcode) {
     case Opcode::Sld:
       std::memcpy(&r[in.rd], local(c, r[in.rs1], 4), 4);

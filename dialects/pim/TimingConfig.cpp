@@ -173,6 +173,30 @@ double TimingConfig::messageNs(int64_t bytes, int64_t from, int64_t to) const {
   return transit + double(messageCycles) * periodNs;
 }
 
+double TimingConfig::mvmulInstructionNs(int64_t crossbars, int64_t inputBits, int64_t outputBits,
+                                        int64_t mbiw) const {
+  int64_t outputs = crossbars * xbarCols * cellPrecision / std::max<int64_t>(mbiw, 1);
+  return serialNs(localNs(xbarRows * inputBits / 8, false) + mvmulNs(inputBits) +
+                  localNs(outputs * outputBits / 8, true));
+}
+
+double TimingConfig::vectorInstructionNs(int64_t elements, int64_t operands, int64_t elementBytes) const {
+  int64_t bytes = elements * elementBytes;
+  return serialNs(double(operands) * localNs(bytes, false) + vectorNs(elements) + localNs(bytes, true));
+}
+
+double TimingConfig::copyInstructionNs(int64_t bytes) const {
+  return serialNs(localNs(bytes, false) + localNs(bytes, true));
+}
+
+double TimingConfig::transferPairNs(int64_t bytes, int64_t from, int64_t to) const {
+  // The receiver's permission reaches the sender, which reads and sends;
+  // the receiver handles the payload and writes it.
+  double written = messageNs(1, to, from) + localNs(bytes, false) + messageNs(bytes, from, to) +
+                   double(receiveCycles) * periodNs + localNs(bytes, true);
+  return serialNs(written);
+}
+
 double TimingConfig::vectorNs(int64_t elements) const {
   return double(ceilDiv(std::max<int64_t>(elements, 0), vectorWidth)) * vectorLatencyNs;
 }

@@ -74,6 +74,26 @@ struct TimingConfig {
   /// globalNode() for global memory).
   double messageNs(int64_t bytes, int64_t from, int64_t to) const;
   double vectorNs(int64_t elements) const;
+
+  // What one instruction costs when nothing overlaps it (rob_size 1, an
+  // idle port): the cost model of the scheduler, which the timing
+  // simulator reproduces on single instructions (tested).
+
+  /// From leaving issue to retirement, around `execNs` of execution.
+  double serialNs(double execNs) const {
+    return execNs + double(dispatchCycles + retireCycles) * periodNs;
+  }
+  /// An mvmul on a group of `crossbars` crossbars.
+  double mvmulInstructionNs(int64_t crossbars, int64_t inputBits, int64_t outputBits, int64_t mbiw) const;
+  /// A vector instruction reading `operands` vectors of `elements` elements
+  /// of `elementBytes` and writing one.
+  double vectorInstructionNs(int64_t elements, int64_t operands, int64_t elementBytes = 4) const;
+  /// An lmv of `bytes`.
+  double copyInstructionNs(int64_t bytes) const;
+  /// A send/recv pair of `bytes` from core `from` to core `to` when both
+  /// sides are ready: permission, read, payload, handling, write; until the
+  /// receive retires.
+  double transferPairNs(int64_t bytes, int64_t from, int64_t to) const;
 };
 
 } // namespace raptor::pim

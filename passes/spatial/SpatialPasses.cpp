@@ -8,6 +8,7 @@
 #include "dialects/nn/NNOps.h"
 #include "dialects/spatial/SpatialDialect.h"
 #include "passes/Passes.h"
+#include "passes/spatial/CostModel.h"
 #include "passes/spatial/ListScheduler.h"
 #include "passes/spatial/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
@@ -41,126 +42,6 @@ int64_t bytesOf(Value v) {
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// How one operator becomes lanes on the target.
-struct Lanes {
-  unsigned count = 1;
-  std::vector<int64_t> tiles;   // per lane
-  std::vector<double> cycles;   // per lane
-  std::vector<sp::MatrixTiling::Lane> matrix; // per lane, for MVM operators
-  std::string weight;           // the weight's name, when it holds tiles
-};
-
-/// The name of a weight operand (an nn.param argument), or "".
-std::string weightName(Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg)
-    return "";
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func)
-    return "";
-  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), raptor::nn::NNDialect::kParamAttrName);
-  return name ? name.getValue().str() : "";
-}
-
-/// The lanes of a K x N weight matrix (passes/spatial/WeightTiling): one MVM
-/// per output position and row tile of a lane's groups, then the partial
-/// sums of its row tiles added.
-FailureOr<Lanes> crossbarLanes(Operation *op, const sp::TargetModel &t, int64_t k, int64_t n, int64_t taps,
-                               int64_t groups, int64_t positions, std::string weight) {
-  sp::MatrixTiling tiling;
-  std::string error;
-  if (!sp::tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore,
-                      tiling, error))
-    return op->emitError() << error;
-  Lanes lanes;
-  lanes.weight = std::move(weight);
-  for (const sp::MatrixTiling::Lane &lane : tiling.lanes) {
-    lanes.tiles.push_back(lane.crossbars);
-    int64_t rowTiles = lane.rowEnd - lane.rowBegin;
-    double outputs = double(std::min<int64_t>((lane.colEnd - lane.colBegin) * t.crossbarCols,
-                                              n - lane.colBegin * t.crossbarCols));
-    lanes.cycles.push_back(positions * t.mvmCycles + positions * outputs * rowTiles * t.vectorCyclesPerElement);
-    lanes.matrix.push_back(lane);
-  }
-  lanes.count = lanes.tiles.size();
-  return lanes;
-}
-
-} // namespace
-
-bool raptor::spatial::isDepthwise(raptor::nn::ConvolutionOp conv) {
-  auto w = cast<RankedTensorType>(conv.getWeight().getType());
-  int64_t groups = int64_t(conv.getGroups());
-  return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
-}
-
-namespace {
-
-FailureOr<Lanes> lanesOf(Operation *op, const sp::TargetModel &t) {
-  Lanes one;
-  one.tiles = {0};
-  if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {
-    auto w = cast<RankedTensorType>(conv.getWeight().getType());
-    auto out = cast<RankedTensorType>(conv.getOut().getType());
-    if (!w.hasStaticShape() || !out.hasStaticShape() || conv.getTransposed())
-      return op->emitError("compute graphs need static, non-transposed convolutions");
-    int64_t groups = int64_t(conv.getGroups());
-    int64_t taps = w.getNumElements() / (w.getDimSize(0) * w.getDimSize(1));
-    if (sp::isDepthwise(conv)) {
-      // Depthwise: a multiply-add per kernel tap and output element, on the
-      // vector unit (a crossbar would hold one weight per column).
-      one.cycles = {2.0 * double(out.getNumElements()) * double(taps) * t.vectorCyclesPerElement};
-      return one;
-    }
-    int64_t k = taps * w.getDimSize(1) * groups; // the block-diagonal embedding
-    int64_t n = w.getDimSize(0);
-    int64_t positions = out.getNumElements() / out.getDimSize(1);
-    return crossbarLanes(op, t, k, n, taps, groups, positions, weightName(conv.getWeight()));
-  }
-  if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
-    auto w = cast<RankedTensorType>(linear.getWeight().getType());
-    if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
-      return op->emitError("compute graphs need static shapes and a 2-d weight on nn.linear");
-    int64_t k = w.getDimSize(1), n = w.getDimSize(0);
-    return crossbarLanes(op, t, k, n, 1, 1, numElements(linear.getInput()) / k,
-                         weightName(linear.getWeight()));
-  }
-  Value out = op->getNumResults() ? op->getResult(0) : Value();
-  if (!out || !isa<RankedTensorType>(out.getType()))
-    return op->emitError("compute graphs need ops with tensor results");
-  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp,
-          raptor::nn::SplitWithSizesOp>(op)) {
-    one.cycles = {0}; // runtime-free views of memory
-  } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp,
-                 raptor::nn::FanOutOp, raptor::nn::KVCacheOp>(op)) {
-    double bytes = 0; // transposes and copies charge their memory traffic
-    for (Value r : op->getResults())
-      bytes += bytesOf(r);
-    one.cycles = {bytes * t.memoryCyclesPerByte};
-  } else if (auto cat = dyn_cast<raptor::nn::CatOp>(op)) {
-    double cycles = 0; // one block move per input
-    for (Value in : cat.getTensors())
-      cycles += bytesOf(in) * t.memoryCyclesPerByte;
-    one.cycles = {cycles};
-  } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
-    // Both operands are activations: no resident weights, vector work.
-    auto a = cast<RankedTensorType>(mm.getSelf().getType());
-    one.cycles = {double(numElements(mm.getOut())) * a.getShape().back() * t.vectorCyclesPerElement};
-  } else if (auto sdpa = dyn_cast<raptor::nn::ScaledDotProductAttentionOp>(op)) {
-    auto k = cast<RankedTensorType>(sdpa.getKey().getType());
-    double length = k.getDimSize(k.getRank() - 2);
-    one.cycles = {2.0 * numElements(sdpa.getOut()) * length * t.vectorCyclesPerElement};
-  } else {
-    // Element-wise, normalization, pooling, reductions: vector work per output.
-    double elements = 0;
-    for (Value r : op->getResults())
-      if (isa<RankedTensorType>(r.getType()))
-        elements += numElements(r);
-    one.cycles = {elements * t.vectorCyclesPerElement};
-  }
-  return one;
-}
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
   using Base::Base;
@@ -209,7 +90,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           op.emitError("compute graphs take nn ops only; this op is not one");
           return signalPassFailure();
         }
-        FailureOr<Lanes> lanes = lanesOf(&op, t);
+        FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
         if (failed(lanes))
           return signalPassFailure();
         SmallVector<Value> deps;
@@ -240,7 +121,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           auto task = sp::TaskOp::create(
               builder, op.getLoc(), sp::TaskType::get(&getContext()),
               builder.getStringAttr(base + "#" + std::to_string(l)), deps,
-              builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(t.nanoseconds(lanes->cycles[l])),
+              builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(lanes->ns[l] - 1e-9))),
               builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
               builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(position),
               builder.getI64IntegerAttr(l), rowTiles, colTiles, IntegerAttr(), IntegerAttr(), IntegerAttr(),

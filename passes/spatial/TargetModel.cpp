@@ -5,6 +5,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 using namespace mlir;
@@ -59,9 +60,12 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
   integer("crossbar", "cols", t.crossbarCols);
   integer("crossbar", "cell_bits", t.cellBits);
   integer("crossbar", "weight_bits", t.weightBits);
-  number("timing_cycles", "mvm", t.mvmCycles);
-  number("timing_cycles", "vector_per_element", t.vectorCyclesPerElement, false);
-  number("timing_cycles", "memory_per_byte", t.memoryCyclesPerByte, false);
+  if (root->get("timing_cycles") && ok) {
+    // Costs come from the timing rules of the pimsim section now.
+    error(source + ": 'timing_cycles' is no longer read: costs follow pimsim-nn's timing rules (set them in "
+                   "the 'pimsim' section, docs/scheduling.md)");
+    ok = false;
+  }
   number("network", "link_bytes_per_cycle", t.linkBytesPerCycle);
   number("network", "hop_latency_cycles", t.hopLatencyCycles, false);
   if (const llvm::json::Object *memory = root->getObject("memory")) {
@@ -93,7 +97,7 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
           Twine(t.cores) + " cores");
     ok = false;
   }
-  if (!ok)
+  if (!ok || !t.deriveTiming(source, error))
     return failure();
   return t;
 }
@@ -123,11 +127,10 @@ TargetModel TargetModel::forChip(unsigned cores, unsigned crossbarsPerCore, unsi
   t.localMemoryBytes = localMemoryBytes;
   t.linkBytesPerCycle = 32;
   t.hopLatencyCycles = 2;
+  bool derived = t.deriveTiming(t.name, [](const Twine &) {});
+  assert(derived && "the default pimsim parameters are valid");
+  (void)derived;
   return t;
-}
-
-int64_t TargetModel::nanoseconds(double cycles) const {
-  return int64_t(std::ceil(cycles * clockPeriodNs - 1e-9));
 }
 
 unsigned TargetModel::hops(unsigned a, unsigned b) const {
@@ -135,24 +138,38 @@ unsigned TargetModel::hops(unsigned a, unsigned b) const {
   return unsigned(std::abs(ra - rb) + std::abs(ca - cb));
 }
 
+bool TargetModel::deriveTiming(StringRef source, llvm::function_ref<void(const Twine &)> error) {
+  llvm::Expected<pim::TimingConfig> derived =
+      pim::TimingConfig::parse(pimsimChipConfig(), pimsimNetworkConfig(), "the pimsim section", "the network");
+  if (!derived) {
+    error(source + ": " + llvm::toString(derived.takeError()));
+    return false;
+  }
+  timing = std::move(*derived);
+  double total = 0;
+  for (unsigned a = 0; a < cores; ++a)
+    for (unsigned b = 0; b < cores; ++b)
+      if (a != b)
+        total += timing.flit(a, b);
+  meanFlitNs = cores > 1 ? total / (double(cores) * (cores - 1)) : 0;
+  return true;
+}
+
 int64_t TargetModel::transferNs(int64_t bytes, unsigned a, unsigned b) const {
   if (a == b || bytes == 0)
     return 0;
-  return nanoseconds(double(bytes) / linkBytesPerCycle + hops(a, b) * hopLatencyCycles);
+  return int64_t(std::ceil(timing.transferPairNs(bytes, a, b) - 1e-9));
 }
 
 double TargetModel::meanTransferNs(int64_t bytes) const {
   if (cores < 2 || bytes == 0)
     return 0;
-  // The mean Manhattan distance of a rows x cols grid is (rows + cols) / 3
-  // for large grids; computing it exactly is cheap enough.
-  double total = 0;
-  for (unsigned a = 0; a < cores; ++a)
-    for (unsigned b = 0; b < cores; ++b)
-      if (a != b)
-        total += hops(a, b);
-  double meanHops = total / (double(cores) * (cores - 1));
-  return double(bytes) / linkBytesPerCycle * clockPeriodNs + meanHops * hopLatencyCycles * clockPeriodNs;
+  // transferPairNs with the mean flit latency for every message.
+  const pim::TimingConfig &c = timing;
+  double flits = std::ceil(double(bytes) / double(c.busWidth)) + 1; // the payload and the permission
+  double messages = 2 * double(c.messageCycles) * c.periodNs;
+  return c.serialNs(flits * meanFlitNs + messages + c.localNs(bytes, false) + double(c.receiveCycles) * c.periodNs +
+                    c.localNs(bytes, true));
 }
 
 llvm::json::Value TargetModel::pimsimChipConfig() const {
@@ -178,7 +195,7 @@ llvm::json::Value TargetModel::pimsimChipConfig() const {
                        {"global_data_width", 16},
                        {"global_read_latency_cycle", 1},
                        {"global_write_latency_cycle", 1},
-                       {"bus_width", 32},
+                       {"bus_width", int64_t(std::max(1.0, std::round(linkBytesPerCycle)))},
                        {"sim_mode", 1},
                        {"sim_time", 1000}};
   for (const auto &[key, value] : pimsim)

@@ -8,6 +8,8 @@
 #ifndef RAPTOR_PASSES_SPATIAL_TARGETMODEL_H
 #define RAPTOR_PASSES_SPATIAL_TARGETMODEL_H
 
+#include "dialects/pim/TimingConfig.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -23,7 +25,6 @@ struct TargetModel {
   unsigned cores = 0, meshRows = 0, meshCols = 0;
   unsigned crossbarsPerCore = 0, crossbarRows = 0, crossbarCols = 0;
   unsigned cellBits = 0, weightBits = 0;
-  double mvmCycles = 0, vectorCyclesPerElement = 0, memoryCyclesPerByte = 0;
   double linkBytesPerCycle = 0, hopLatencyCycles = 0;
   /// Each core's local memory (the `memory.local_bytes` field; 64 MiB when
   /// the target does not say).
@@ -32,6 +33,9 @@ struct TargetModel {
   /// rob_size, vector_width, ADC/DAC figures, ...), over the defaults of the
   /// configuration measured in ../shared/docs/pim-target.md.
   llvm::json::Object pimsim;
+  /// The timing rules of pimsim-nn's configuration above: the cost model
+  /// prices instructions with them, as the timing simulator does.
+  pim::TimingConfig timing;
 
   /// Parses and validates; on error calls `error` with `source: message`.
   static mlir::FailureOr<TargetModel> parse(llvm::StringRef json, llvm::StringRef source,
@@ -45,21 +49,27 @@ struct TargetModel {
   static TargetModel forChip(unsigned cores, unsigned crossbarsPerCore, unsigned rows, unsigned cols,
                              unsigned cellBits, unsigned weightBits, int64_t localMemoryBytes);
 
-  /// Cycles to integer nanoseconds (rounded up).
-  int64_t nanoseconds(double cycles) const;
   /// Crossbars one weight element needs across its bit slices.
   unsigned slices() const { return (weightBits + cellBits - 1) / cellBits; }
   /// Manhattan distance of two cores on the mesh (row-major numbering).
   unsigned hops(unsigned a, unsigned b) const;
-  /// Time to move `bytes` from core a to core b (0 on the same core).
+  /// Time to move `bytes` from core a to core b (0 on the same core): a
+  /// send/recv pair under the timing rules.
   int64_t transferNs(int64_t bytes, unsigned a, unsigned b) const;
-  /// The mean transfer time over all pairs of distinct cores.
+  /// The mean transfer time over all pairs of distinct cores (the mean
+  /// flit latency of the network file).
   double meanTransferNs(int64_t bytes) const;
 
   /// pimsim-nn's chip configuration (chip.json) and network file
   /// (network.json: ns per flit between switches, global memory at -10).
   llvm::json::Value pimsimChipConfig() const;
   llvm::json::Value pimsimNetworkConfig() const;
+
+private:
+  /// Derives `timing` (and the mean flit latency) from the configuration;
+  /// false with `error` called when the pimsim section is unusable.
+  bool deriveTiming(llvm::StringRef source, llvm::function_ref<void(const llvm::Twine &)> error);
+  double meanFlitNs = 0;
 };
 
 } // namespace raptor::spatial

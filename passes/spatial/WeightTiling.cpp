@@ -8,6 +8,29 @@ namespace raptor::spatial {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+std::vector<TileGroup> groupsOf(const MatrixTiling &tiling, const MatrixTiling::Lane &lane) {
+  std::vector<TileGroup> groups;
+  std::vector<bool> written(size_t(tiling.colTiles), false);
+  for (int64_t r = lane.rowBegin; r < lane.rowEnd; ++r) {
+    int64_t c = lane.colBegin;
+    while (c < lane.colEnd) {
+      if (!tiling.nonzero(r, c)) {
+        ++c;
+        continue;
+      }
+      bool first = !written[size_t(c)];
+      int64_t end = c + 1;
+      while (end < lane.colEnd && tiling.nonzero(r, end) && !written[size_t(end)] == first)
+        ++end;
+      groups.push_back({r, c, end, first});
+      for (int64_t k = c; k < end; ++k)
+        written[size_t(k)] = true;
+      c = end;
+    }
+  }
+  return groups;
+}
+
 bool MatrixTiling::nonzero(int64_t r, int64_t c) const {
   if (groups <= 1)
     return true;

@@ -48,6 +48,18 @@ struct MatrixTiling {
 /// per channel) for cores of `perCore` crossbars of xbarRows x xbarCols
 /// holding `slices` crossbars per tile. On failure `error` says why (a tile
 /// needs more crossbars than a core has).
+/// An array group of a lane: row tile `rowTile`, column tiles [colBegin,
+/// colEnd), the crossbars of one MVM. `first` when no earlier group of the
+/// lane wrote these columns (it writes them; later ones are added).
+struct TileGroup {
+  int64_t rowTile, colBegin, colEnd;
+  bool first;
+};
+
+/// The lane's groups in MVM order: per row tile, each run of nonzero tiles
+/// that are all first or all later contributions to their columns.
+std::vector<TileGroup> groupsOf(const MatrixTiling &tiling, const MatrixTiling::Lane &lane);
+
 bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_t xbarRows,
                 int64_t xbarCols, int64_t slices, int64_t perCore, MatrixTiling &out, std::string &error);
 

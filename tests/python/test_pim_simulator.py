@@ -281,3 +281,26 @@ def test_the_budget_counts_every_executed_instruction(tmp_path: Path) -> None:
         program.simulate({"x": X, "y": Y}, max_instructions=14)
     with pytest.raises(pim.UserError, match="max_instructions must be positive"):
         program.simulate({"x": X, "y": Y}, max_instructions=0)
+
+
+def test_an_operand_beyond_the_touched_memory_does_not_move_the_others(tmp_path: Path) -> None:
+    """The first access to far local bytes grows the core's memory: the
+    other operands of the same instruction must still be the ones read and
+    written (x + 0 lands at r4, not in memory freed by the growth)."""
+    body = """  pim.core 0 {
+    pim.setbw 32, 32
+    pim.sldi r0, 0
+    pim.sldi r1, 0
+    pim.sldi r2, 0
+    pim.ld r2, r0 size 64
+    pim.sldi r4, 64
+    pim.sldi r5, 4000
+    pim.vvadd r4, r2, r5 len 16 : f32
+    pim.sldi r6, 3000
+    pim.lmv r6, r4 len 64
+    pim.sldi r1, 512
+    pim.st r0, r6 size 64
+  }
+"""
+    z, _ = run(tmp_path, body, X, Y)
+    np.testing.assert_array_equal(z, X)

@@ -280,3 +280,11 @@ def test_timing_from_the_command_line(compiled: Path) -> None:
     wrong = subprocess.run(RAPTOR + ["simulate", str(compiled), "--throughput"], capture_output=True, text=True,
                            timeout=300)
     assert wrong.returncode == 1 and "--throughput is a mode of --timing" in wrong.stderr
+
+
+def test_the_schedules_estimate_predicts_the_simulated_latency(compiled: Path) -> None:
+    """The cost model prices the lowering's instructions with the timing
+    rules: the schedule's makespan is the simulated latency within 5%."""
+    makespan = pim.Program.load(compiled).manifest["schedule"]["makespan_ns"]
+    latency = pim.Program.load(compiled).time().latency_ns
+    assert abs(latency - makespan) <= 0.05 * latency, (makespan, latency)

@@ -29,29 +29,13 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
                                             const spatial::MatrixTiling::Lane &lane, StringRef weight,
                                             const Layout &matrix) {
   SmallVector<Group> groups;
-  std::vector<bool> written(size_t(tiling.colTiles), false);
   CoreEmitter &e = l.here();
   auto matrixAttr = layout::LayoutAttr::get(l.chip.getContext(), matrix);
-  for (int64_t r = lane.rowBegin; r < lane.rowEnd; ++r) {
-    int64_t c = lane.colBegin;
-    while (c < lane.colEnd) {
-      if (!tiling.nonzero(r, c)) {
-        ++c;
-        continue;
-      }
-      // A run of nonzero tiles that are all first or all later contributions.
-      bool first = !written[size_t(c)];
-      int64_t end = c + 1;
-      while (end < lane.colEnd && tiling.nonzero(r, end) && !written[size_t(end)] == first)
-        ++end;
-      int64_t rows[2] = {r * tiling.xbarRows, std::min(tiling.rows, (r + 1) * tiling.xbarRows)};
-      int64_t cols[2] = {c * tiling.xbarCols, std::min(tiling.cols, end * tiling.xbarCols)};
-      int64_t id = e.group((end - c) * tiling.slices, weight, matrixAttr, rows, cols);
-      groups.push_back({id, r, c, end, first});
-      for (int64_t k = c; k < end; ++k)
-        written[size_t(k)] = true;
-      c = end;
-    }
+  for (const spatial::TileGroup &g : spatial::groupsOf(tiling, lane)) {
+    int64_t rows[2] = {g.rowTile * tiling.xbarRows, std::min(tiling.rows, (g.rowTile + 1) * tiling.xbarRows)};
+    int64_t cols[2] = {g.colBegin * tiling.xbarCols, std::min(tiling.cols, g.colEnd * tiling.xbarCols)};
+    int64_t id = e.group((g.colEnd - g.colBegin) * tiling.slices, weight, matrixAttr, rows, cols);
+    groups.push_back({id, g.rowTile, g.colBegin, g.colEnd, g.first});
   }
   if (e.crossbarsUsed() > int64_t(l.target.crossbarsPerCore)) {
     l.taskError() << "core " << l.core << " would hold " << e.crossbarsUsed() << " crossbars but has "

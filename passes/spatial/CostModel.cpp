@@ -1,0 +1,211 @@
+//===- CostModel.cpp - What an nn operator costs on a PIM target -*- C++ -*-===//
+#include "passes/spatial/CostModel.h"
+
+#include "dialects/nn/NNDialect.h"
+#include "dialects/nn/NNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace raptor::spatial {
+
+namespace {
+
+int64_t numElements(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+int64_t bytesOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// The name of a weight operand (an nn.param argument), or "".
+std::string weightName(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return "";
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return "";
+  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), raptor::nn::NNDialect::kParamAttrName);
+  return name ? name.getValue().str() : "";
+}
+
+constexpr int64_t kElementBytes = kProgramBits / 8;
+
+/// Vector instructions of `elements` each, reading `operands` vectors.
+double vectorWork(const TargetModel &t, double instructions, int64_t elements, int64_t operands = 2) {
+  return instructions * t.timing.vectorInstructionNs(elements, operands, kElementBytes);
+}
+
+/// The lanes of a K x N weight matrix (WeightTiling): per output position,
+/// the lowering gathers the im2col window (`gathers` copies of
+/// `gatherBytes`), runs one MVM per array group of the lane, adds the
+/// groups that continue a column range and the bias once.
+FailureOr<Lanes> crossbarLanes(Operation *op, const TargetModel &t, int64_t k, int64_t n, int64_t taps,
+                               int64_t groups, int64_t positions, std::string weight, int64_t gathers,
+                               int64_t gatherBytes, bool bias) {
+  MatrixTiling tiling;
+  std::string error;
+  if (!tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore, tiling,
+                  error))
+    return op->emitError() << error;
+  Lanes lanes;
+  lanes.weight = std::move(weight);
+  const pim::TimingConfig &timing = t.timing;
+  for (auto [index, lane] : llvm::enumerate(tiling.lanes)) {
+    lanes.tiles.push_back(lane.crossbars);
+    double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes);
+    for (const TileGroup &g : groupsOf(tiling, lane)) {
+      perPosition += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits, kProgramBits,
+                                               t.weightBits);
+      if (!g.first)
+        perPosition += vectorWork(t, 1, std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols);
+    }
+    bool firstOfColumns = llvm::none_of(llvm::ArrayRef(tiling.lanes).take_front(index), [&](const auto &other) {
+      return other.colBegin == lane.colBegin;
+    });
+    if (bias && firstOfColumns)
+      perPosition += vectorWork(t, 1, std::min(n, lane.colEnd * t.crossbarCols) - lane.colBegin * t.crossbarCols);
+    lanes.ns.push_back(double(positions) * perPosition);
+    lanes.matrix.push_back(lane);
+  }
+  lanes.count = lanes.tiles.size();
+  return lanes;
+}
+
+/// Vector instructions of an element-wise operator's program in the
+/// lowering (VectorOps.cpp), over the whole tensor.
+double elementwiseSteps(Operation *op) {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case([](raptor::nn::GeluOp o) { return o.getApproximate() == "tanh" ? 9.0 : 5.0; })
+      .Case([](raptor::nn::HardtanhOp) { return 4.0; })
+      .Case([](raptor::nn::ClampOp o) { return double((o.getMin() ? 1 : 0) + (o.getMax() ? 3 : 0)); })
+      .Case([](raptor::nn::SiluOp) { return 2.0; })
+      .Default([](Operation *) { return 1.0; });
+}
+
+} // namespace
+
+bool isDepthwise(raptor::nn::ConvolutionOp conv) {
+  auto w = cast<RankedTensorType>(conv.getWeight().getType());
+  int64_t groups = int64_t(conv.getGroups());
+  return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
+}
+
+FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
+  Lanes one;
+  one.tiles = {0};
+  if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {
+    auto w = cast<RankedTensorType>(conv.getWeight().getType());
+    auto out = cast<RankedTensorType>(conv.getOut().getType());
+    if (!w.hasStaticShape() || !out.hasStaticShape() || conv.getTransposed() || out.getRank() != 4)
+      return op->emitError("compute graphs need static, non-transposed 2-d convolutions");
+    int64_t groups = int64_t(conv.getGroups());
+    int64_t kh = w.getDimSize(2), kw = w.getDimSize(3), taps = kh * kw;
+    int64_t positions = out.getNumElements() / out.getDimSize(1);
+    if (isDepthwise(conv)) {
+      // On the vector unit, channels-last: per kernel tap, a multiply by the
+      // tap's weights per output row (per output position when strided),
+      // then all of it added to the sum; the bias is one more add.
+      int64_t c = out.getDimSize(1), oh = out.getDimSize(2), ow = out.getDimSize(3);
+      bool unitStride = conv.getStride().size() < 2 ? conv.getStride().empty() || conv.getStride()[0] == 1
+                                                    : conv.getStride()[1] == 1;
+      double multiplies = unitStride ? vectorWork(t, double(oh), ow * c) : vectorWork(t, double(oh * ow), c);
+      int64_t all = oh * ow * c;
+      one.ns = {double(taps) * multiplies + vectorWork(t, double(taps - 1 + (conv.getBias() ? 1 : 0)), all)};
+      return one;
+    }
+    int64_t channels = w.getDimSize(1) * groups;
+    int64_t k = taps * channels; // the block-diagonal embedding
+    // The window's rows (kh of them, kw * channels contiguous) per position.
+    return crossbarLanes(op, t, k, w.getDimSize(0), taps, groups, positions, weightName(conv.getWeight()), kh,
+                         kw * channels * kElementBytes, bool(conv.getBias()));
+  }
+  if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
+    auto w = cast<RankedTensorType>(linear.getWeight().getType());
+    if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
+      return op->emitError("compute graphs need static shapes and a 2-d weight on nn.linear");
+    int64_t k = w.getDimSize(1), n = w.getDimSize(0);
+    return crossbarLanes(op, t, k, n, 1, 1, numElements(linear.getInput()) / k, weightName(linear.getWeight()), 0,
+                         0, bool(linear.getBias()));
+  }
+  Value out = op->getNumResults() ? op->getResult(0) : Value();
+  if (!out || !isa<RankedTensorType>(out.getType()))
+    return op->emitError("compute graphs need ops with tensor results");
+  const pim::TimingConfig &timing = t.timing;
+  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp, raptor::nn::SplitWithSizesOp>(op)) {
+    one.ns = {0}; // views: address arithmetic
+  } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp, raptor::nn::FanOutOp,
+                 raptor::nn::KVCacheOp, raptor::nn::CatOp>(op)) {
+    double ns = 0; // copies: one block move per result (or input of a cat)
+    for (Value r : op->getResults())
+      ns += timing.copyInstructionNs(bytesOf(r));
+    one.ns = {ns};
+  } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
+    // Both operands are activations: one vector-matrix product per row of
+    // the left operand (an extension instruction, timed as vector work).
+    auto a = cast<RankedTensorType>(mm.getSelf().getType());
+    int64_t depth = a.getShape().back(), width = cast<RankedTensorType>(mm.getOut().getType()).getShape().back();
+    int64_t rows = numElements(mm.getOut()) / std::max<int64_t>(width, 1);
+    one.ns = {double(rows) * timing.serialNs(timing.localNs(depth * width * kElementBytes, false) +
+                                             timing.vectorNs(depth * width) +
+                                             timing.localNs(width * kElementBytes, true))};
+  } else if (auto sdpa = dyn_cast<raptor::nn::ScaledDotProductAttentionOp>(op)) {
+    // Scores and the weighted sum: two products of the query rows with the
+    // keys and values, and a softmax over the scores.
+    auto q = cast<RankedTensorType>(sdpa.getQuery().getType());
+    auto k = cast<RankedTensorType>(sdpa.getKey().getType());
+    int64_t length = k.getDimSize(k.getRank() - 2), depth = q.getShape().back();
+    int64_t rows = numElements(sdpa.getQuery()) / std::max<int64_t>(depth, 1);
+    double product = timing.serialNs(timing.localNs(length * depth * kElementBytes, false) +
+                                     timing.vectorNs(length * depth) + timing.localNs(length * kElementBytes, true));
+    one.ns = {double(rows) * (2 * product + vectorWork(t, 6, length))};
+  } else if (auto pool = dyn_cast<raptor::nn::MaxPool2dOp>(op)) {
+    // A vector over the channels per window tap and output position.
+    auto shape = cast<RankedTensorType>(pool.getOut().getType()).getShape();
+    int64_t taps = 1;
+    for (int64_t k : pool.getKernelSize())
+      taps *= k;
+    if (pool.getKernelSize().size() == 1)
+      taps *= taps;
+    one.ns = {vectorWork(t, double(taps * numElements(pool.getOut()) / shape[1]), shape[1])};
+  } else if (auto pool = dyn_cast<raptor::nn::AvgPool2dOp>(op)) {
+    auto shape = cast<RankedTensorType>(pool.getOut().getType()).getShape();
+    int64_t taps = 1;
+    for (int64_t k : pool.getKernelSize())
+      taps *= k;
+    if (pool.getKernelSize().size() == 1)
+      taps *= taps;
+    one.ns = {vectorWork(t, double(taps * numElements(pool.getOut()) / shape[1]), shape[1]) +
+              vectorWork(t, 1, numElements(pool.getOut()))};
+  } else if (auto mean = dyn_cast<raptor::nn::MeanOp>(op)) {
+    // One accumulation per reduced element's row, then a scaling.
+    int64_t kept = std::max<int64_t>(numElements(mean.getOut()), 1);
+    one.ns = {vectorWork(t, double(numElements(mean.getSelf()) / kept), kept) + vectorWork(t, 1, kept)};
+  } else if (isa<raptor::nn::SoftmaxOp, raptor::nn::LayerNormOp, raptor::nn::RMSNormOp>(op)) {
+    // Row programs: a handful of instructions per row of the last dimension.
+    auto shape = cast<RankedTensorType>(out.getType()).getShape();
+    int64_t width = shape.empty() ? 1 : shape.back();
+    double rows = double(numElements(out) / std::max<int64_t>(width, 1));
+    double steps = isa<raptor::nn::SoftmaxOp>(op) ? 6 : isa<raptor::nn::LayerNormOp>(op) ? 9 : 7;
+    one.ns = {vectorWork(t, rows * steps, width)};
+  } else {
+    // Element-wise and the rest: the operator's program over its outputs.
+    double elements = 0;
+    for (Value r : op->getResults())
+      if (isa<RankedTensorType>(r.getType()))
+        elements += double(numElements(r));
+    int64_t operands = std::clamp<int64_t>(int64_t(op->getNumOperands()), 1, 2);
+    one.ns = {vectorWork(t, elementwiseSteps(op), int64_t(elements), operands)};
+  }
+  return one;
+}
+
+} // namespace raptor::spatial

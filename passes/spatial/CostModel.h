@@ -1,0 +1,43 @@
+//===- CostModel.h - What an nn operator costs on a PIM target -*- C++ -*-===//
+//
+// How raptor-build-compute-graph turns one nn operator into lanes (tasks)
+// and what each lane costs in nanoseconds. The costs follow the
+// instructions raptor-lower-to-pim emits for the operator, each priced by
+// the timing rules the timing simulator applies (dialects/pim/TimingConfig:
+// one source of the rules), so that a schedule's estimate can be checked
+// against the timing simulation of its programs (docs/scheduling.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_COSTMODEL_H
+#define RAPTOR_PASSES_SPATIAL_COSTMODEL_H
+
+#include "passes/spatial/TargetModel.h"
+#include "passes/spatial/WeightTiling.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <string>
+#include <vector>
+
+namespace raptor::spatial {
+
+/// Input and output bits of the MVMs and vector work of fp32 programs.
+inline constexpr int64_t kProgramBits = 32;
+
+/// One operator as lanes: crossbar tiles, cost and (for MVM operators) the
+/// tile ranges of each lane.
+struct Lanes {
+  unsigned count = 1;
+  std::vector<int64_t> tiles;          // per lane
+  std::vector<double> ns;              // per lane
+  std::vector<MatrixTiling::Lane> matrix; // per lane, for MVM operators
+  std::string weight;                  // the weight's name, when it holds tiles
+};
+
+/// The lanes of `op` on target `t`; emits an error on `op` when the
+/// operator cannot be tiled (or has no static shape).
+mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const TargetModel &t);
+
+} // namespace raptor::spatial
+
+#endif // RAPTOR_PASSES_SPATIAL_COSTMODEL_H
