@@ -20,9 +20,12 @@ int64_t numElements(Value v) {
   return t.hasStaticShape() ? t.getNumElements() : 0;
 }
 
-int64_t bytesOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
+/// Taps of a 2-d pooling window (a one-entry kernel_size is square).
+int64_t windowTaps(ArrayRef<int64_t> kernel) {
+  int64_t taps = 1;
+  for (int64_t k : kernel)
+    taps *= k;
+  return kernel.size() == 1 ? taps * taps : taps;
 }
 
 /// The name of a weight operand (an nn.param argument), or "".
@@ -93,6 +96,11 @@ double elementwiseSteps(Operation *op) {
 
 } // namespace
 
+int64_t tensorBytes(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
 bool isDepthwise(raptor::nn::ConvolutionOp conv) {
   auto w = cast<RankedTensorType>(conv.getWeight().getType());
   int64_t groups = int64_t(conv.getGroups());
@@ -146,7 +154,7 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
                  raptor::nn::KVCacheOp, raptor::nn::CatOp>(op)) {
     double ns = 0; // copies: one block move per result (or input of a cat)
     for (Value r : op->getResults())
-      ns += timing.copyInstructionNs(bytesOf(r));
+      ns += timing.copyInstructionNs(tensorBytes(r));
     one.ns = {ns};
   } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
     // Both operands are activations: one vector-matrix product per row of
@@ -170,19 +178,11 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
   } else if (auto pool = dyn_cast<raptor::nn::MaxPool2dOp>(op)) {
     // A vector over the channels per window tap and output position.
     auto shape = cast<RankedTensorType>(pool.getOut().getType()).getShape();
-    int64_t taps = 1;
-    for (int64_t k : pool.getKernelSize())
-      taps *= k;
-    if (pool.getKernelSize().size() == 1)
-      taps *= taps;
+    int64_t taps = windowTaps(pool.getKernelSize());
     one.ns = {vectorWork(t, double(taps * numElements(pool.getOut()) / shape[1]), shape[1])};
   } else if (auto pool = dyn_cast<raptor::nn::AvgPool2dOp>(op)) {
     auto shape = cast<RankedTensorType>(pool.getOut().getType()).getShape();
-    int64_t taps = 1;
-    for (int64_t k : pool.getKernelSize())
-      taps *= k;
-    if (pool.getKernelSize().size() == 1)
-      taps *= taps;
+    int64_t taps = windowTaps(pool.getKernelSize());
     one.ns = {vectorWork(t, double(taps * numElements(pool.getOut()) / shape[1]), shape[1]) +
               vectorWork(t, 1, numElements(pool.getOut()))};
   } else if (auto mean = dyn_cast<raptor::nn::MeanOp>(op)) {

@@ -34,6 +34,9 @@ struct Lanes {
   std::string weight;                  // the weight's name, when it holds tiles
 };
 
+/// The bytes of a statically shaped tensor value (0 when dynamic).
+int64_t tensorBytes(mlir::Value v);
+
 /// The lanes of `op` on target `t`; emits an error on `op` when the
 /// operator cannot be tiled (or has no static shape).
 mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const TargetModel &t);

@@ -31,16 +31,6 @@ namespace sp = raptor::spatial;
 
 namespace {
 
-int64_t numElements(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return t.hasStaticShape() ? t.getNumElements() : 0;
-}
-
-int64_t bytesOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
-}
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
@@ -130,7 +120,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         }
         for (Value r : op.getResults())
           if (isa<RankedTensorType>(r.getType()))
-            producers[r] = {results, std::max<int64_t>(1, ceilDiv(bytesOf(r), lanes->count))};
+            producers[r] = {results, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), lanes->count))};
       }
       int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
       if (totalTiles > chip) {
