@@ -148,7 +148,7 @@ class Howard {
 public:
   Howard(llvm::ArrayRef<RatioEdge> edges, const OutEdges &out, const CycleRatioOptions &options)
       : edges(edges), out(out), options(options), weight(out.numSlots()),
-        distance(out.numSlots()), policy(out.numNodes(), kNone), next(out.numNodes()),
+        distance(out.numSlots()), choice(out.numNodes(), {kNone, kNone, 0.0, 0.0}),
         cycleOf(out.numNodes()), value(out.numNodes()), probe(out.numNodes()) {
     for (unsigned k = 0; k < out.numSlots(); ++k) {
       weight[k] = double(edges[out.id[k]].weight);
@@ -156,12 +156,13 @@ public:
     }
     // Start from the heaviest out-edge of every node.
     for (unsigned u = 0; u < out.numNodes(); ++u) {
+      unsigned best = kNone;
       for (unsigned k = out.begin[u]; k < out.begin[u + 1]; ++k)
-        if (policy[u] == kNone || weight[k] > weight[policy[u]])
-          policy[u] = k;
-      if (policy[u] != kNone) {
+        if (best == kNone || weight[k] > weight[best])
+          best = k;
+      if (best != kNone) {
         nodes.push_back(u);
-        next[u] = out.to[policy[u]];
+        setPolicy(u, best);
       }
     }
   }
@@ -188,8 +189,8 @@ public:
     std::vector<unsigned> cycle;
     unsigned x = best->handle;
     do {
-      cycle.push_back(out.id[policy[x]]);
-      x = next[x];
+      cycle.push_back(out.id[choice[x].slot]);
+      x = choice[x].next;
     } while (x != best->handle);
     return cycle;
   }
@@ -202,42 +203,51 @@ public:
     std::vector<unsigned> cycle(out.numNodes());
     walkPolicy(
         p, cycle, [](llvm::ArrayRef<unsigned>) { return 0u; },
-        [&](unsigned k, unsigned) { return -slotWeight[k]; });
+        [&](const Choice &c, unsigned) { return -slotWeight[c.slot]; });
     return p;
   }
 
 private:
+  /// A node's policy edge: its slot, target and weights, in one cache line
+  /// for evaluate()'s walks.
+  struct Choice {
+    unsigned slot, next;
+    double weight, distance;
+  };
   /// What improve() reads of an edge's target.
   struct Probe {
     double value;
     unsigned rank;
   };
 
-  /// Visits every node after its policy successor: result[u] = step(policy
-  /// slot, cycle) + result[next], 0 at each cycle's handle (its smallest
-  /// node). onCycle(nodes in policy order) names each new cycle first.
+  /// Visits every node after its policy successor: result[u] = step(choice,
+  /// cycle) + result[next], 0 at each cycle's handle (its smallest node).
+  /// onCycle(nodes in policy order) names each new cycle first.
   template <typename T, typename OnCycle, typename Step>
   void walkPolicy(std::vector<T> &result, std::vector<unsigned> &cycleOfNode, OnCycle onCycle,
                   Step step) const {
+    // cycleOfNode: kNone (not seen), kOnPath + position on the current walk,
+    // or the node's cycle once valued.
+    constexpr unsigned kOnPath = 1u << 31;
     std::fill(cycleOfNode.begin(), cycleOfNode.end(), kNone);
-    std::vector<unsigned> onPath(out.numNodes(), kNone), path;
+    std::vector<unsigned> path;
     auto set = [&](unsigned u, unsigned c) {
-      result[u] = step(policy[u], c) + result[next[u]];
+      result[u] = step(choice[u], c) + result[choice[u].next];
       cycleOfNode[u] = c;
     };
     for (unsigned s : nodes) {
       path.clear();
       unsigned x = s;
-      while (cycleOfNode[x] == kNone && onPath[x] == kNone) {
-        onPath[x] = path.size();
+      while (cycleOfNode[x] == kNone) {
+        cycleOfNode[x] = kOnPath + path.size();
         path.push_back(x);
-        x = next[x];
+        x = choice[x].next;
       }
       size_t tree = path.size();
-      if (cycleOfNode[x] == kNone) {
+      if (cycleOfNode[x] >= kOnPath) {
         // The walk closed a new cycle, path[first..end): value it backwards
         // from the handle h.
-        size_t first = onPath[x], end = path.size();
+        size_t first = cycleOfNode[x] - kOnPath, end = path.size();
         llvm::ArrayRef<unsigned> cycle = llvm::ArrayRef<unsigned>(path).slice(first);
         unsigned c = onCycle(cycle);
         size_t h = first + (std::min_element(cycle.begin(), cycle.end()) - cycle.begin());
@@ -250,7 +260,7 @@ private:
         tree = first;
       }
       for (size_t i = tree; i-- > 0;)
-        set(path[i], cycleOfNode[next[path[i]]]);
+        set(path[i], cycleOfNode[choice[path[i]].next]);
     }
   }
 
@@ -262,8 +272,8 @@ private:
         [&](llvm::ArrayRef<unsigned> nodesOfCycle) {
           PolicyCycle c{*std::min_element(nodesOfCycle.begin(), nodesOfCycle.end()), 0, 0, 0.0, 0};
           for (unsigned y : nodesOfCycle) {
-            c.weight += edges[out.id[policy[y]]].weight;
-            c.distance += edges[out.id[policy[y]]].distance;
+            c.weight += edges[out.id[choice[y].slot]].weight;
+            c.distance += edges[out.id[choice[y].slot]].distance;
           }
           // Deadlocks are reported before Howard runs.
           assert(c.distance > 0 && "zero-distance policy cycle");
@@ -271,7 +281,9 @@ private:
           cycles.push_back(c);
           return unsigned(cycles.size() - 1);
         },
-        [&](unsigned k, unsigned c) { return weight[k] - cycles[c].ratio * distance[k]; });
+        [&](const Choice &choice, unsigned c) {
+          return choice.weight - cycles[c].ratio * choice.distance;
+        });
     std::vector<unsigned> sorted(cycles.size());
     std::iota(sorted.begin(), sorted.end(), 0);
     std::sort(sorted.begin(), sorted.end(),
@@ -321,18 +333,14 @@ private:
     return !valueGains.empty();
   }
 
-  void setPolicy(unsigned u, unsigned k) {
-    policy[u] = k;
-    next[u] = out.to[k];
-  }
+  void setPolicy(unsigned u, unsigned k) { choice[u] = {k, out.to[k], weight[k], distance[k]}; }
 
   llvm::ArrayRef<RatioEdge> edges;
   const OutEdges &out;
   const CycleRatioOptions &options;
   std::vector<double> weight, distance; // per slot
   std::vector<unsigned> nodes;          // the nodes with an out-edge
-  std::vector<unsigned> policy;         // a slot per node
-  std::vector<unsigned> next;           // its target
+  std::vector<Choice> choice;           // the policy
   std::vector<unsigned> cycleOf;
   std::vector<double> value;
   std::vector<Probe> probe;
