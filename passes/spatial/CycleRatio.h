@@ -30,7 +30,8 @@
 // FIFO label-correcting search with Tarjan's subtree disassembly, O(V E) in
 // the worst case and O(V + E) when Howard's potentials are already feasible,
 // which is the usual case. A bisection probe is at most min(R, V - 1) + 1
-// sweeps of O(V + E), R the number of edges with a positive distance.
+// sweeps of O(V + E) over the edges' endpoints, R the number of edges with a
+// positive distance.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_SPATIAL_CYCLERATIO_H
@@ -91,6 +92,7 @@ struct CycleRatioResult {
   std::vector<int64_t> cycle;
   /// The witness's totals (Ok: weight / distance == num / den).
   int64_t weight = 0, distance = 0;
+  /// Ok: Howard's policy evaluations (1 + policy improvements).
   unsigned howardIterations = 0;
   /// Positive-cycle checks run: 1 when Howard's candidate was maximal, one
   /// more for each larger cycle the checks found.

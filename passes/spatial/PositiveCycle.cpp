@@ -44,8 +44,6 @@ public:
       next[v] = v == nodes ? 0 : v + 1;
       prev[v] = v == 0 ? nodes : v - 1;
     }
-    if (nodes == 0)
-      next[root] = prev[root] = root;
   }
 
   /// Takes v out of the tree with its subtree, whose nodes other than v

@@ -201,6 +201,13 @@ def test_larger_graphs_match_digraphx(seed: int, nodes: int, degree: int) -> Non
     assert float(result.ratio) == pytest.approx(theirs, rel=1e-12, abs=1e-9)
     assert their_cycle == pytest.approx(theirs, rel=1e-12)
     assert result.ratio in cr.bisect_cycle_ratio(nodes, edges)
+    # Howard stopped at its first policy, or nearly blind: the certification's
+    # searches (subtree disassembly on the whole graph) reach the same maximum.
+    for options in ({"max_iterations": 0}, {"tolerance": 1e3}):
+        repaired = cr.max_cycle_ratio(nodes, edges, **options)
+        assert repaired.ratio == result.ratio, options
+        check_witness(edges, repaired)
+    assert cr.max_cycle_ratio(nodes, edges, max_iterations=0).certification_checks > 1
 
 
 # --- structure: deadlocks, acyclic graphs, loops, parallel edges, components --
