@@ -109,13 +109,15 @@ mlir::ModuleOp moduleOf(nb::handle handle) {
 }
 } // namespace
 
-void bindPim(nb::module_ &m);     // PimModule.cpp
-void bindCompile(nb::module_ &m); // CompileModule.cpp
+void bindPim(nb::module_ &m);      // PimModule.cpp
+void bindCompile(nb::module_ &m);  // CompileModule.cpp
+void bindPeriodic(nb::module_ &m); // PeriodicModule.cpp
 
 NB_MODULE(_raptor, m) {
   m.doc() = "Raptor's C++ core: dialect and pass registration, analyses.";
   bindPim(m);
   bindCompile(m);
+  bindPeriodic(m);
 
   m.def(
       "register_dialects",

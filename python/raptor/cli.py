@@ -6,6 +6,7 @@
     raptor summary g.mlir --json
     raptor codec-report unet --policy W --placement local --json
     raptor rdg gemv.sure --json gemv.json          reduced dependency graph
+    raptor cycle-ratio graph.json --json           exact maximum cycle ratio
 
 IR-to-IR work (passes, pipelines) is ``raptor-opt``'s job. Errors in the
 user's input are one line (or MLIR's located diagnostics) and exit code 1.
@@ -429,6 +430,46 @@ def _cmd_schedule_dag(args: argparse.Namespace) -> int:
     return 0
 
 
+def format_cycle_ratio(source: str, graph, result, bracket=None) -> str:
+    """A people-readable summary of a cycle-ratio result (and bisection)."""
+    lines = [f"{source}: {graph.nodes} nodes, {graph.num_edges} edges"]
+    edges = ", ".join(f"{i} ({u}->{v} w={w} d={d})"
+                      for i, (u, v, w, d) in ((i, graph.edges[i]) for i in result.cycle[:8]))
+    more = f", ... ({len(result.cycle)} edges)" if len(result.cycle) > 8 else ""
+    if result.status == "ok":
+        r = result.ratio
+        shown = str(r) if r.denominator == 1 else f"{r} = {float(r):.6g}"
+        lines.append(f"maximum cycle ratio {shown} ns per iteration")
+        lines.append(f"critical cycle (weight {result.weight}, distance {result.distance}): "
+                     f"{edges}{more}")
+        lines.append(f"howard iterations {result.howard_iterations}, "
+                     f"certification checks {result.certification_checks}")
+    elif result.status == "deadlock":
+        lines.append(f"deadlock: a cycle of distance-0 edges (weight {result.weight}): "
+                     f"{edges}{more}")
+    else:
+        lines.append("acyclic: no cycle, no recurrence bound")
+    if bracket is not None and bracket.status == "ok":
+        lines.append(f"bisection: {bracket.lo} < ratio <= {bracket.hi} ({bracket.probes} probes)")
+    return "\n".join(lines)
+
+
+def _cmd_cycle_ratio(args: argparse.Namespace) -> int:
+    from raptor.spatial import cycle_ratio
+
+    graph = cycle_ratio.load_graph(args.graph)
+    result = graph.max_cycle_ratio()
+    bracket = graph.bisect() if args.bisect else None
+    if args.json:
+        report = result.to_json()
+        if bracket is not None:
+            report["bisection"] = bracket.to_json()
+        print(json.dumps(report))
+    else:
+        print(format_cycle_ratio(args.graph, graph, result, bracket))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
@@ -497,6 +538,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
     p.set_defaults(run=_cmd_schedule_dag)
+
+    p = sub.add_parser(
+        "cycle-ratio", help="exact maximum cycle ratio (initiation interval) of an event graph",
+        description="Edges [u, v, w, d] mean t(v, k) >= t(u, k - d) + w. Prints the maximum over "
+                    "cycles of total w / total d with a critical cycle, a deadlock (a cycle of "
+                    "distance-0 edges) or 'acyclic'. See docs/periodic-analysis.md.",
+        epilog="example: raptor cycle-ratio graph.json --json --bisect, with graph.json = "
+               '{"nodes": 2, "edges": [[0, 1, 3, 0], [1, 0, 4, 1]]}')
+    p.add_argument("graph", help='event graph JSON {"nodes": N, "edges": [[u, v, w, d], ...]} '
+                                 "('-' for stdin)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: status, ratio_num, ratio_den, cycle, ...")
+    p.add_argument("--bisect", action="store_true",
+                   help="also run the seed's bisection cross-check (a 1 ns bracket, <= 64 probes)")
+    p.set_defaults(run=_cmd_cycle_ratio)
 
     p = sub.add_parser(
         "compile", help="compile a model to per-core PIM programs (pimsim-nn's format and Raptor's)",

@@ -1,4 +1,5 @@
-"""Spatial scheduling (shared seed 002), latency mode.
+"""Spatial scheduling (shared seed 002), latency mode, and periodic timing
+analysis.
 
 The list-scheduling core runs in C++ (`passes/spatial/ListScheduler`):
 
@@ -6,6 +7,12 @@ The list-scheduling core runs in C++ (`passes/spatial/ListScheduler`):
     graph = spatial.load_task_graph("topcuoglu2002.json")
     result = spatial.schedule(graph, "heft")     # makespan 80
     spatial.evaluate(graph, result)              # checks and summary figures
+
+So does the exact maximum cycle ratio of an event graph
+(`passes/spatial/CycleRatio`, see `cycle_ratio`):
+
+    spatial.max_cycle_ratio(2, [(0, 1, 3, 0), (1, 0, 4, 1)]).ratio   # Fraction(7, 1)
+    spatial.load_event_graph("graph.json").max_cycle_ratio()
 """
 
 from __future__ import annotations
@@ -16,10 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import _raptor
+from . import cycle_ratio
+from .cycle_ratio import CycleRatio, EventGraph, RatioBracket, bisect_cycle_ratio, max_cycle_ratio
+from .cycle_ratio import load_graph as load_event_graph
 from .report import default_target, gantt_svg, schedule_model
 
-__all__ = ["ALGORITHMS", "TaskGraph", "ScheduleResult", "default_target", "evaluate", "gantt_svg",
-           "load_task_graph", "optimistic_cost_table", "schedule", "schedule_model"]
+__all__ = ["ALGORITHMS", "CycleRatio", "EventGraph", "RatioBracket", "TaskGraph", "ScheduleResult",
+           "bisect_cycle_ratio", "cycle_ratio", "default_target", "evaluate", "gantt_svg",
+           "load_event_graph", "load_task_graph", "max_cycle_ratio", "optimistic_cost_table",
+           "schedule", "schedule_model"]
 
 ALGORITHMS = ("peft", "heft")
 
