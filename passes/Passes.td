@@ -189,15 +189,29 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     Each function becomes a `spatial.graph @<name>_tasks`: convolutions and
     linear layers are split into lanes whose weight tiles fit one core's
     crossbars (column groups of weight tiles, bit slices counted), other
-    operators are one lane; costs are target cycles converted to integer
-    nanoseconds (views free, transposes and copies charge memory traffic,
-    concatenation one block per input); dependencies carry transfer sizes.
+    operators are one lane; each task costs the time of the instructions the
+    PIM lowering emits for it under the target's timing rules
+    (passes/spatial/CostModel); dependencies carry transfer sizes.
+
+    `replicate` copies the lanes of convolutions and linear layers onto
+    spare crossbars, each copy computing a range of output rows: `time`
+    adds the copy that saves the most time per crossbar (net of bringing
+    the input to it) while it saves any; `windows` is PIMCOMP's rule, the
+    operator with the most output windows per copy; `none` keeps one copy.
+    Copies use at most `replication-budget` of the chip's crossbars in all.
+
     A tile column taller than a core, or a model larger than the chip, is
     an error naming the op or function.
+
+    Example: `raptor-opt m.mlir --raptor-build-compute-graph="target=chip.json replicate=time"`.
   }];
   let dependentDialects = ["::raptor::spatial::SpatialDialect"];
   let options = [Option<"targetPath", "target", "std::string", /*default=*/"\"\"",
-                        "Target description (JSON, docs/scheduling.md)">];
+                        "Target description (JSON, docs/scheduling.md)">,
+                 Option<"replicate", "replicate", "std::string", /*default=*/"\"none\"",
+                        "Replication of weight lanes: none, time or windows">,
+                 Option<"replicationBudget", "replication-budget", "double", /*default=*/"0.5",
+                        "Fraction of the chip's crossbars the lanes and their copies may use">];
 }
 
 def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {

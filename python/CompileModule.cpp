@@ -90,12 +90,15 @@ void bindCompile(nb::module_ &m) {
       nb::arg("module"), "raptor-fold-batch-norm.");
   m.def(
       "build_compute_graph",
-      [](nb::handle module, const std::string &target) {
+      [](nb::handle module, const std::string &target, const std::string &replicate, double budget) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
+        o.replicate = replicate;
+        o.replicationBudget = budget;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
-      nb::arg("module"), nb::arg("target"), "raptor-build-compute-graph for the target JSON file.");
+      nb::arg("module"), nb::arg("target"), nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
+      "raptor-build-compute-graph for the target JSON file; replicate: none, time or windows.");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm) {

@@ -35,6 +35,11 @@ LogicalResult TaskOp::verify() {
     return emitOpError("costs, tiles and transfer sizes must be non-negative");
   if (getTiles() > 0 && !getWeight())
     return emitOpError("a task holding weight tiles must name its weight");
+  if (auto rows = getRows())
+    if (rows->size() != 2 || (*rows)[0] < 0 || (*rows)[0] >= (*rows)[1])
+      return emitOpError("rows must be a non-empty half-open range [begin, end) of non-negative rows");
+  if (int64_t(getReplica()) < 0)
+    return emitOpError("replica must be non-negative");
   auto graph = (*this)->getParentOfType<GraphOp>();
   if (graph.getCrossbarsPerCore() > 0 && int64_t(getTiles()) > int64_t(graph.getCrossbarsPerCore()))
     return emitOpError() << "needs " << getTiles() << " crossbars but a core has "

@@ -48,6 +48,9 @@ def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
     `source` is the position of the operator in its function's body and
     `lane` the task's lane of it; a matrix lane holds the nonzero tiles of
     `row_tiles` x `col_tiles` (half-open tile ranges, passes/spatial/WeightTiling).
+    A replicated lane (`replica` > 0 on the copies) holds a copy of those
+    tiles and computes the output rows `rows` (half-open): image rows of a
+    convolution, the rows of a linear layer's row dimension.
   }];
   let arguments = (ins StrAttr:$name, Variadic<Spatial_TaskType>:$deps,
                        DenseI64ArrayAttr:$bytes, I64Attr:$cost_ns,
@@ -56,6 +59,8 @@ def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
                        OptionalAttr<I64Attr>:$source, DefaultValuedAttr<I64Attr, "0">:$lane,
                        OptionalAttr<DenseI64ArrayAttr>:$row_tiles,
                        OptionalAttr<DenseI64ArrayAttr>:$col_tiles,
+                       OptionalAttr<DenseI64ArrayAttr>:$rows,
+                       DefaultValuedAttr<I64Attr, "0">:$replica,
                        OptionalAttr<I64Attr>:$core, OptionalAttr<I64Attr>:$start_ns,
                        OptionalAttr<I64Attr>:$slot, OptionalAttr<BoolAttr>:$last);
   let results = (outs Spatial_TaskType:$done);

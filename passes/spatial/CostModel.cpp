@@ -96,6 +96,17 @@ double elementwiseSteps(Operation *op) {
 
 } // namespace
 
+int64_t linearRowDim(ArrayRef<int64_t> shape) {
+  int64_t dim = -1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i)
+    if (shape[i] > 1) {
+      if (dim >= 0)
+        return -1;
+      dim = int64_t(i);
+    }
+  return dim;
+}
+
 int64_t tensorBytes(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
@@ -133,16 +144,29 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
     int64_t channels = w.getDimSize(1) * groups;
     int64_t k = taps * channels; // the block-diagonal embedding
     // The window's rows (kh of them, kw * channels contiguous) per position.
-    return crossbarLanes(op, t, k, w.getDimSize(0), taps, groups, positions, weightName(conv.getWeight()), kh,
-                         kw * channels * kElementBytes, bool(conv.getBias()));
+    FailureOr<Lanes> lanes = crossbarLanes(op, t, k, w.getDimSize(0), taps, groups, positions,
+                                           weightName(conv.getWeight()), kh, kw * channels * kElementBytes,
+                                           bool(conv.getBias()));
+    if (succeeded(lanes) && out.getDimSize(0) == 1) {
+      lanes->rows = out.getDimSize(2);
+      lanes->windows = positions;
+    }
+    return lanes;
   }
   if (auto linear = dyn_cast<raptor::nn::LinearOp>(op)) {
     auto w = cast<RankedTensorType>(linear.getWeight().getType());
     if (!w.hasStaticShape() || w.getRank() != 2 || numElements(linear.getInput()) == 0)
       return op->emitError("compute graphs need static shapes and a 2-d weight on nn.linear");
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
-    return crossbarLanes(op, t, k, n, 1, 1, numElements(linear.getInput()) / k, weightName(linear.getWeight()), 0,
-                         0, bool(linear.getBias()));
+    int64_t positions = numElements(linear.getInput()) / k;
+    FailureOr<Lanes> lanes =
+        crossbarLanes(op, t, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0, bool(linear.getBias()));
+    auto shape = cast<RankedTensorType>(linear.getInput().getType()).getShape();
+    if (int64_t dim = linearRowDim(shape); succeeded(lanes) && dim >= 0) {
+      lanes->rows = shape[size_t(dim)];
+      lanes->windows = positions;
+    }
+    return lanes;
   }
   Value out = op->getNumResults() ? op->getResult(0) : Value();
   if (!out || !isa<RankedTensorType>(out.getType()))

@@ -32,7 +32,15 @@ struct Lanes {
   std::vector<double> ns;              // per lane
   std::vector<MatrixTiling::Lane> matrix; // per lane, for MVM operators
   std::string weight;                  // the weight's name, when it holds tiles
+  /// Output rows copies of the lanes can split (1: not replicable) and the
+  /// output positions (windows) over them.
+  int64_t rows = 1, windows = 0;
 };
+
+/// The dimension of a linear layer's input whose rows copies split: the
+/// one leading dimension above 1 (the others are 1), or -1 when there are
+/// several (their rows would not be boxes of the output).
+int64_t linearRowDim(llvm::ArrayRef<int64_t> inputShape);
 
 /// The bytes of a statically shaped tensor value (0 when dynamic).
 int64_t tensorBytes(mlir::Value v);

@@ -96,6 +96,7 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
     ready.erase(it);
     double bestScore = std::numeric_limits<double>::infinity();
     int64_t tiles = t < g.tiles.size() ? g.tiles[t] : 0;
+    std::vector<std::pair<double, double>> incoming; // (producer finish, transfer) from other processors
     int fixed = t < g.fixedProcessor.size() ? g.fixedProcessor[t] : -1;
     for (unsigned p = 0; p < g.numProcessors; ++p) {
       if (fixed >= 0 && p != unsigned(fixed))
@@ -103,9 +104,21 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
       if (g.capacity > 0 && tiles > 0 && used[p] + tiles > g.capacity)
         continue; // no room for this task's resident weights
       double readyTime = 0;
+      incoming.clear();
       for (unsigned e : a.predEdges[t]) {
         unsigned q = g.edges[e].from;
-        readyTime = std::max(readyTime, s.finish[q] + g.transfer(g.edges[e], s.processor[q], p));
+        double transfer = g.transfer(g.edges[e], s.processor[q], p);
+        if (g.serialReceives && transfer > 0)
+          incoming.push_back({s.finish[q], transfer});
+        else
+          readyTime = std::max(readyTime, s.finish[q] + transfer);
+      }
+      if (!incoming.empty()) {
+        std::sort(incoming.begin(), incoming.end());
+        double received = 0;
+        for (auto [finish, transfer] : incoming)
+          received = std::max(received, finish) + transfer;
+        readyTime = std::max(readyTime, received);
       }
       double duration = g.execution(t, p);
       double start = insertionStart(busy[p], readyTime, duration);

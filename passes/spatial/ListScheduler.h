@@ -36,6 +36,11 @@ struct TaskGraph {
   /// edge's `communication` across processors and 0 on one processor. The
   /// priorities (ranks, OCT) use `communication` as the mean link cost.
   std::function<double(const Edge &, unsigned from, unsigned to)> link;
+  /// Whether a task receives its inputs from other processors one after
+  /// the other (a PIM core has one transfer unit; rendezvous transfers do
+  /// not overlap), in the order its producers finish. By default they
+  /// arrive in parallel, as in HEFT and PEFT.
+  bool serialReceives = false;
   /// Processors fixed in advance (-1: free), e.g. by a capacity fallback.
   std::vector<int> fixedProcessor;
 

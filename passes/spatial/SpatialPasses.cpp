@@ -10,6 +10,7 @@
 #include "passes/Passes.h"
 #include "passes/spatial/CostModel.h"
 #include "passes/spatial/ListScheduler.h"
+#include "passes/spatial/Replication.h"
 #include "passes/spatial/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 #include "passes/nn/CompileTime.h"
@@ -33,6 +34,33 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// An operator of the function as lanes, before its tasks exist.
+struct PlannedOp {
+  Operation *op;
+  int64_t position;
+  sp::Lanes lanes;
+};
+
+/// Copies of each operator: MVM operators whose output rows can be split
+/// are candidates, priced by their slowest lane and by moving their first
+/// operand (the input) to one more core.
+std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const sp::TargetModel &t, int64_t spare,
+                                sp::ReplicationRule rule) {
+  std::vector<sp::ReplicationCandidate> candidates;
+  for (const PlannedOp &p : ops) {
+    sp::ReplicationCandidate c;
+    c.laneTiles = p.lanes.tiles;
+    if (!p.lanes.matrix.empty() && p.lanes.rows > 1) {
+      c.windows = p.lanes.windows;
+      c.rows = p.lanes.rows;
+      c.ns = *std::max_element(p.lanes.ns.begin(), p.lanes.ns.end());
+      c.inputNs = t.meanTransferNs(sp::tensorBytes(p.op->getOperand(0)));
+    }
+    candidates.push_back(c);
+  }
+  return sp::planReplication(candidates, {int64_t(t.cores), int64_t(t.crossbarsPerCore), spare}, rule);
+}
+
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -46,6 +74,15 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       return signalPassFailure();
     }
     const sp::TargetModel &t = *target;
+    std::optional<sp::ReplicationRule> rule = sp::parseReplicationRule(replicate);
+    if (!rule) {
+      module.emitError() << "unknown replication rule '" << replicate << "' (expected none, time or windows)";
+      return signalPassFailure();
+    }
+    if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
+      module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
@@ -64,10 +101,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                                        FlatSymbolRefAttr::get(func.getSymNameAttr()));
       graph.getBody().emplaceBlock();
       builder.setInsertionPointToStart(&graph.getBody().front());
-      llvm::DenseMap<Value, std::pair<SmallVector<Value>, int64_t>> producers; // lanes, bytes per lane
-      int64_t totalTiles = 0;
+      // Operators as lanes first: replication is planned over all of them.
+      std::vector<PlannedOp> planned;
       raptor::nn::CompileTimeValues known(func.front());
-      int64_t position = -1;
+      int64_t position = -1, totalTiles = 0;
       for (Operation &op : func.front()) {
         ++position;
         if (op.hasTrait<OpTrait::IsTerminator>())
@@ -83,6 +120,23 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
         if (failed(lanes))
           return signalPassFailure();
+        for (int64_t tiles : lanes->tiles)
+          totalTiles += tiles;
+        planned.push_back({&op, position, std::move(*lanes)});
+      }
+      int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
+      if (totalTiles > chip) {
+        func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
+                         << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
+        return signalPassFailure();
+      }
+      int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
+      std::vector<int64_t> copies = planCopies(planned, t, spare, *rule);
+
+      llvm::DenseMap<Value, std::pair<SmallVector<Value>, int64_t>> producers; // tasks, bytes per task
+      for (auto [index, p] : llvm::enumerate(planned)) {
+        Operation &op = *p.op;
+        const sp::Lanes &lanes = p.lanes;
         SmallVector<Value> deps;
         SmallVector<int64_t> bytes;
         for (Value operand : op.getOperands()) {
@@ -98,35 +152,37 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         if (auto name = dyn_cast<NameLoc>(op.getLoc()))
           base = name.getName().str();
         SmallVector<Value> results;
-        for (unsigned l = 0; l < lanes->count; ++l) {
-          int64_t tiles = lanes->tiles[l];
-          totalTiles += tiles;
-          std::string weight = tiles ? (lanes->weight.empty() ? base : lanes->weight) + "#" + std::to_string(l) : "";
-          DenseI64ArrayAttr rowTiles, colTiles;
-          if (!lanes->matrix.empty()) {
-            const sp::MatrixTiling::Lane &m = lanes->matrix[l];
-            rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
-            colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+        int64_t n = copies[index];
+        for (unsigned l = 0; l < lanes.count; ++l)
+          for (int64_t k = 0; k < n; ++k) {
+            int64_t tiles = lanes.tiles[l];
+            std::string suffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
+            std::string weight = tiles ? (lanes.weight.empty() ? base : lanes.weight) + suffix : "";
+            DenseI64ArrayAttr rowTiles, colTiles, rows;
+            if (!lanes.matrix.empty()) {
+              const sp::MatrixTiling::Lane &m = lanes.matrix[l];
+              rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
+              colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+            }
+            double ns = lanes.ns[l];
+            if (n > 1) {
+              auto [begin, end] = sp::rowsOfCopy(lanes.rows, n, k);
+              rows = builder.getDenseI64ArrayAttr({begin, end});
+              ns *= double(end - begin) / double(lanes.rows);
+            }
+            auto task = sp::TaskOp::create(
+                builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
+                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
+                builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
+                builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
+                IntegerAttr(), IntegerAttr(), BoolAttr());
+            results.push_back(task.getDone());
           }
-          auto task = sp::TaskOp::create(
-              builder, op.getLoc(), sp::TaskType::get(&getContext()),
-              builder.getStringAttr(base + "#" + std::to_string(l)), deps,
-              builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(lanes->ns[l] - 1e-9))),
-              builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
-              builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(position),
-              builder.getI64IntegerAttr(l), rowTiles, colTiles, IntegerAttr(), IntegerAttr(), IntegerAttr(),
-              BoolAttr());
-          results.push_back(task.getDone());
-        }
+        int64_t tasks = int64_t(results.size());
         for (Value r : op.getResults())
           if (isa<RankedTensorType>(r.getType()))
-            producers[r] = {results, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), lanes->count))};
-      }
-      int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
-      if (totalTiles > chip) {
-        func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
-                         << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
-        return signalPassFailure();
+            producers[r] = {results, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
       }
     }
   }
@@ -153,6 +209,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       g.numTasks = tasks.size();
       g.numProcessors = target->cores;
       g.capacity = target->crossbarsPerCore;
+      g.serialReceives = true; // one transfer unit per core
       std::vector<int64_t> bytes;
       for (auto [i, task] : llvm::enumerate(tasks)) {
         index[task.getDone()] = i;

@@ -120,8 +120,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     model = sources.load(args.model, args.weights, progress=say)
     try:
         result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
-                             algorithm=args.algorithm, pimsim=args.format, unroll_limit=args.unroll_limit,
-                             source=model.source, progress=say)
+                             algorithm=args.algorithm, replicate=args.replicate,
+                             replication_budget=args.replication_budget, pimsim=args.format,
+                             unroll_limit=args.unroll_limit, source=model.source, progress=say)
     finally:
         model.cleanup()
     summary = pim.summary(result.manifest)
@@ -333,6 +334,26 @@ _LAYOUT_SPEC = ("expected SHAPE:STRIDE of nested integer tuples, e.g. (4,2):(1,4
                 "or DOMAIN --(MAP)--> CODOMAIN, e.g. (4,4) --(1,3)--> (4,2,4)")
 
 
+def _fraction(text: str) -> float:
+    """argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not '{text}'")
+    return value
+
+
+def _add_replication_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--replicate", choices=("time", "windows", "none"), default="time",
+                   help="copy weight lanes onto spare crossbars, each copy computing a range of output rows: "
+                        "time (the copy saving the most time per crossbar, default), windows (PIMCOMP's rule: "
+                        "the operator with the most windows per copy) or none")
+    p.add_argument("--replication-budget", type=_fraction, default=0.5, metavar="F",
+                   help="fraction of the chip's crossbars lanes and copies may use (default: 0.5)")
+
+
 def _count(minimum: int) -> Callable[[str], int]:
     """argparse type: an integer of at least ``minimum`` (1e9 and 1_000
     spellings allowed)."""
@@ -398,11 +419,13 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     target = args.target or str(spatial.default_target())
     if not Path(target).is_file():
         raise UserError(f"cannot read target '{target}'")
+    from raptor import pim
+
     module = _load(args.model, raptor.Context())
     try:
-        report = spatial.schedule_model(module, target, args.algorithm)
-    except ir.MLIRError as e:
-        raise diagnostics_error(e, _source_name(args.model)) from None
+        report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget)
+    except raptor._raptor.PassError as e:
+        raise pim.pass_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_atomically(out / "schedule.json", json.dumps(report, indent=2) + "\n")
@@ -531,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a zoo model name or an .mlir file")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
+    _add_replication_options(p)
     p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
     p.set_defaults(run=_cmd_schedule)
 
@@ -565,6 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
+    _add_replication_options(p)
     p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
                    help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
     p.add_argument("--unroll-limit", type=_count(0), default=16_000_000, metavar="N",

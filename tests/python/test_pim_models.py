@@ -94,6 +94,22 @@ def test_models_written_here_match_torch(make, shape, tmp_path: Path) -> None:
     assert run.relative_error < TOLERANCE, run.relative_error
 
 
+@pytest.mark.parametrize("rule", ["none", "time", "windows"])
+def test_every_replication_rule_computes_the_model(rule: str, tmp_path: Path) -> None:
+    """Copies of convolution and linear lanes (each a range of output rows,
+    fed the input rows it reads) on a chip with room for many: the pieces
+    they compute make up the model's output."""
+    torch.manual_seed(0)
+    model = randomize(Convolutions())
+    run = compile_and_run(model, torch.randn(1, 3, 20, 20), tmp_path / rule, replicate=rule, replication_budget=1.0)
+    assert run.relative_error < TOLERANCE, run.relative_error
+    crossbars = sum(g["crossbars"] for c in run.manifest["cores"] for g in c["groups"])
+    if rule == "none":
+        assert crossbars == 6  # one copy of each lane
+    else:
+        assert crossbars > 6 and len(run.manifest["cores"]) > 2
+
+
 def _torchvision(name: str) -> nn.Module:
     torch.manual_seed(0)
     return randomize(getattr(torchvision.models, name)(weights=None))

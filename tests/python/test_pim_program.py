@@ -66,7 +66,7 @@ def test_json_and_binary_pimsim_files_hold_the_same_program(program: Path) -> No
     instructions = json.loads((program / "out" / "core_0.json").read_text())
     assert version == 1 and count == len(instructions)
     names = {"setbw": 8, "sldi": 1, "saddi": 6, "mvmul": 9, "vvadd": 10, "vrelu": 18, "ld": 25, "st": 26,
-             "lmv": 28}
+             "lmv": 28, "send": 29, "recv": 30}
     for i, inst in enumerate(instructions):
         op, rd, rs1, flags, a, g1, g2, g3 = struct.unpack("<BBBBiiii", records[12 + 20 * i: 32 + 20 * i])
         assert op == names[inst["op"]], (i, inst)
@@ -177,7 +177,7 @@ def test_simulating_a_truncated_directory_fails_with_one_line(program: Path, tmp
 def test_compile_and_simulate_from_the_command_line(program: Path, tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", X)
     result = run(["compile", str(program / "model.mlir"), "-o", str(tmp_path / "cli"), "--target",
-                  str(TARGETS / "tiny.json"), "--format", "json", "--json"])
+                  str(TARGETS / "tiny.json"), "--format", "json", "--json", "--replicate", "none"])
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["pimsim_compatible"] and summary["pimsim_files"] == "json"

@@ -268,6 +268,15 @@ FailureOr<Piece> Lowering::materialize(Value v, function_ref<bool(const Piece &)
   return materialize(*value, accept, want);
 }
 
+FailureOr<std::pair<int64_t, int64_t>> Lowering::rowsOfTask(int64_t rows) {
+  auto range = task.getRows();
+  if (!range)
+    return std::pair<int64_t, int64_t>{0, rows};
+  if ((*range)[1] > rows)
+    return taskError() << "computes rows [" << (*range)[0] << ", " << (*range)[1] << ") of an output with " << rows;
+  return std::pair<int64_t, int64_t>{(*range)[0], (*range)[1]};
+}
+
 FailureOr<Piece> Lowering::materializeAs(Value v, const Layout &layout) {
   return materialize(v, [&](const Piece &p) { return sameLayout(p.layout, layout); }, layout);
 }
@@ -323,28 +332,37 @@ LogicalResult Lowering::place(const TensorValue &value, const Piece &into, Array
   return success();
 }
 
-FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<int64_t> after, uint8_t fill) {
+FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<int64_t> after, uint8_t fill,
+                                  std::optional<std::pair<int64_t, int64_t>> rows) {
   SmallVector<int64_t, 4> shape = shapeOf(v);
-  int64_t C = shape[1], Hp = shape[2] + before[0] + after[0], Wp = shape[3] + before[1] + after[1];
-  Layout l = channelsLast({shape[0], C, Hp, Wp});
+  int64_t C = shape[1], H = shape[2], Hp = H + before[0] + after[0], Wp = shape[3] + before[1] + after[1];
   auto it = values.find(v);
   if (it == values.end())
     return taskError() << "reads a value no earlier task produced";
   bool none = llvm::all_of(before, [](int64_t p) { return p == 0; }) &&
               llvm::all_of(after, [](int64_t p) { return p == 0; });
-  if (none) {
+  // The padded rows built, and the input rows they hold.
+  int64_t first = rows ? std::max<int64_t>(rows->first, 0) : 0, last = rows ? std::min(rows->second, Hp) : Hp;
+  int64_t in0 = std::clamp<int64_t>(first - before[0], 0, H), in1 = std::clamp<int64_t>(last - before[0], 0, H);
+  std::optional<TensorValue> part = it->second;
+  if (first > 0 || last < Hp)
+    part = rangeOf(it->second, 2, in0, in1);
+  if (!part) // the rows are no view of the value's pieces: build them all
+    return padded(v, before, after, fill);
+  Layout l = channelsLast({shape[0], C, last - first, Wp});
+  if (none && first == 0 && last == Hp)
     return materializeAs(v, l);
-  }
   FailureOr<int> buffer = scratch(4 * l.cosize());
   if (failed(buffer))
     return failure();
   Piece out;
-  out.origin = {0, 0, 0, 0};
-  out.sizes = {shape[0], C, Hp, Wp};
+  out.origin = {0, 0, first, 0};
+  out.sizes = {shape[0], C, last - first, Wp};
   out.buffer = *buffer;
   out.layout = l;
-  here().lldi(addressOf(out), fill, 4 * l.cosize());
-  if (failed(place(it->second, out, {0, 0, before[0], before[1]})))
+  if (!none)
+    here().lldi(addressOf(out), fill, 4 * l.cosize());
+  if (failed(place(*part, out, {0, 0, in0 + before[0] - first, before[1]})))
     return failure();
   return out;
 }
@@ -387,7 +405,9 @@ std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor) {
 
 LogicalResult Lowering::lowerView(Operation *op) {
   using R = LogicalResult;
-  auto input = [&](Value v) -> const TensorValue & { return values.find(v)->second; };
+  // A copy: defining results inserts into `values`, which would move what a
+  // reference points at (a split defines several results in a row).
+  auto input = [&](Value v) -> TensorValue { return values.find(v)->second; };
   auto whole = [&](Value v) -> FailureOr<Piece> {
     Layout l = rowMajor(shapeOf(v));
     return materialize(v, [&](const Piece &) { return true; }, l);
@@ -432,7 +452,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
       })
       .Case([&](nn::ViewOp o) -> R {
         SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
-        const TensorValue &in = input(o.getSelf());
+        TensorValue in = input(o.getSelf());
         std::optional<Piece> p = in.whole() ? reshaped(in.pieces[0], shape) : std::nullopt;
         if (!p && !in.whole()) { // one copy in the pieces' storage order, if the view composes with it
           FailureOr<Piece> w = materializeAny(o.getSelf());
@@ -453,7 +473,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
         return success();
       })
       .Case([&](nn::SliceOp o) -> R {
-        const TensorValue &in = input(o.getSelf());
+        TensorValue in = input(o.getSelf());
         int64_t rank = int64_t(in.shape.size()), dim = int64_t(o.getDim());
         if (dim < 0)
           dim += rank;
@@ -500,7 +520,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
         return success();
       })
       .Case([&](nn::SplitWithSizesOp o) -> R {
-        const TensorValue &in = input(o.getSelf());
+        TensorValue in = input(o.getSelf());
         int64_t rank = int64_t(in.shape.size()), dim = int64_t(o.getDim());
         if (dim < 0)
           dim += rank;

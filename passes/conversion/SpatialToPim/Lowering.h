@@ -72,6 +72,9 @@ public:
                                      const layout::Layout &want);
   mlir::FailureOr<Piece> materialize(const TensorValue &value, llvm::function_ref<bool(const Piece &)> accept,
                                      const layout::Layout &want);
+  /// The output rows [begin, end) the current task computes of `rows`:
+  /// its `rows` range when it is a copy of a lane, else all of them.
+  mlir::FailureOr<std::pair<int64_t, int64_t>> rowsOfTask(int64_t rows);
   /// `v` as one piece on the current core computing exactly `layout` (a
   /// copy when it does not).
   mlir::FailureOr<Piece> materializeAs(mlir::Value v, const layout::Layout &layout);
@@ -110,8 +113,11 @@ public:
   /// An (N, C, H, W) value channels-last on the current core with `before`
   /// and `after` rows and columns of padding filled with the byte `fill`
   /// (0: zeros; 0xFE: -1.7e38, the max-pooling padding).
+  /// With `rows`, only padded rows [first, last) are built: the piece's
+  /// origin then says which padded row it starts at (a lane copy brings
+  /// the rows its windows read, not the whole map).
   mlir::FailureOr<Piece> padded(mlir::Value v, llvm::ArrayRef<int64_t> before, llvm::ArrayRef<int64_t> after,
-                                uint8_t fill);
+                                uint8_t fill, std::optional<std::pair<int64_t, int64_t>> rows = std::nullopt);
   /// Copies `value`'s pieces into the box of `into` at `origin` (partial
   /// sums added).
   mlir::LogicalResult place(const TensorValue &value, const Piece &into, llvm::ArrayRef<int64_t> origin);

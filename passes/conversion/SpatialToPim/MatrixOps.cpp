@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
+#include "passes/spatial/CostModel.h"
 
 using namespace mlir;
 
@@ -151,7 +152,17 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   int64_t width = col1 - col0;
   // The input, channels-last and padded.
   int64_t Wp = W + 2 * pw;
-  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, 0);
+  // A copy of the lane computes output rows [row0, row1): it brings the
+  // padded rows its windows read.
+  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(OH);
+  if (failed(taskRows))
+    return failure();
+  auto [row0, row1] = *taskRows;
+  int64_t rows = row1 - row0;
+  std::optional<std::pair<int64_t, int64_t>> needed;
+  if (task.getRows())
+    needed = std::pair<int64_t, int64_t>{row0 * sh, (row1 - 1) * sh + (KH - 1) * dh + 1};
+  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, 0, needed);
   if (failed(paddedInput))
     return failure();
   Piece padded = *paddedInput;
@@ -169,12 +180,13 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
       return failure();
     bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
   }
-  FailureOr<Piece> result = fresh({1, width, OH, OW}, channelsLast({1, width, OH, OW}));
+  FailureOr<Piece> result = fresh({1, width, rows, OW}, channelsLast({1, width, rows, OW}));
   if (failed(result))
     return failure();
-  result->origin = {0, col0, 0, 0};
+  result->origin = {0, col0, row0, 0};
   result->partial = lane->partial;
-  Address window = addressOf(padded), outBase = addressOf(*result);
+  Address window = addressOf(padded).plus((row0 * sh - padded.origin[2]) * Wp * C * 4),
+          outBase = addressOf(*result);
   Address scratchAddr = Address::at(addressOfBuffer(*im2col)), tmpAddr = Address::at(addressOfBuffer(*tmp));
   // The im2col window: (c, kw, kh) of the padded map, into (kh, kw, c) order.
   Layout windowLayout(IntTuple::tuple({C, KW, KH}), IntTuple::tuple({1, dw * C, dh * Wp * C}));
@@ -198,7 +210,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
     walks.push_back(Walk{tmpAddr, {0, 0}});
   if (bias)
     walks.push_back(Walk{*bias, {0, 0}});
-  e.nest({OH, OW}, walks, [&](ArrayRef<Address> a) {
+  e.nest({rows, OW}, walks, [&](ArrayRef<Address> a) {
     if (failed(copy({a[2], columnLayout}, {a[0], windowLayout}))) {
       status = failure();
       return;
@@ -251,13 +263,26 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
       return failure();
     bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
   }
+  // A copy of the lane computes rows [row0, row1) of the row dimension.
+  int64_t rowDim = spatial::linearRowDim(in);
+  if (task.getRows() && rowDim < 0)
+    return taskError() << "computes rows of a linear layer whose input has several leading dimensions";
+  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(rowDim >= 0 ? in[size_t(rowDim)] : 1);
+  if (failed(taskRows))
+    return failure();
+  auto [row0, row1] = *taskRows;
   SmallVector<int64_t, 4> box(out.begin(), out.end());
   box.back() = width;
+  if (rowDim >= 0)
+    box[size_t(rowDim)] = row1 - row0;
+  positions = positions / std::max<int64_t>(rowDim >= 0 ? in[size_t(rowDim)] : 1, 1) * (row1 - row0);
   FailureOr<Piece> result = fresh(box, rowMajor(box));
   if (failed(result))
     return failure();
   result->origin.assign(out.size(), 0);
   result->origin.back() = col0;
+  if (rowDim >= 0)
+    result->origin[size_t(rowDim)] = row0;
   result->partial = lane->partial;
   CoreEmitter &e = here();
   Address tmpAddr = Address::at(addressOfBuffer(*tmp));
@@ -267,7 +292,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
   SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
   for (int64_t r : rowTiles)
-    walks.push_back(Walk{addressOf(*x).plus(r * tiling.xbarRows * 4), {K * 4}});
+    walks.push_back(Walk{addressOf(*x).plus((row0 * K + r * tiling.xbarRows) * 4), {K * 4}});
   for (int64_t c : colStarts)
     walks.push_back(Walk{addressOf(*result).plus((c * tiling.xbarCols - col0) * 4), {width * 4}});
   size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);

@@ -115,6 +115,23 @@ Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims) {
   return out;
 }
 
+std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t begin, int64_t end) {
+  TensorValue out;
+  out.shape = value.shape;
+  out.shape[dim] = end - begin;
+  for (const Piece &p : value.pieces) {
+    int64_t lo = std::max(begin, p.origin[dim]), hi = std::min(end, p.origin[dim] + p.sizes[dim]);
+    if (lo >= hi)
+      continue;
+    std::optional<Piece> cut = sliced(p, dim, lo - p.origin[dim], hi - lo, 1);
+    if (!cut)
+      return std::nullopt;
+    cut->origin[dim] = lo - begin;
+    out.pieces.push_back(*cut);
+  }
+  return out;
+}
+
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step) {
   size_t rank = p.sizes.size();
   Layout mode = modeOf(p.layout, dim, rank);

@@ -64,6 +64,9 @@ layout::Layout fromTorchModes(llvm::ArrayRef<layout::Layout> modes);
 // view (the caller copies the value to a compact layout and retries).
 std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape);
 Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
+/// The part of `value` in [begin, end) of dimension `dim`, as a value of
+/// that extent: pieces outside dropped, the others cut to it.
+std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t begin, int64_t end);
 /// Elements start, start + step, ... (count of them) of dimension `dim`,
 /// relative to the piece's box.
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step);

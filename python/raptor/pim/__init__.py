@@ -32,6 +32,7 @@ from mlir import ir
 from .. import _raptor
 from .._io import UserError
 from ..spatial import default_target
+from ..spatial.report import REPLICATION_RULES
 from .report import format_summary, summary
 from .timing import CoreTiming, Timing, format_timing
 
@@ -64,13 +65,17 @@ class CompileResult:
 
 
 def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
-            target: str | os.PathLike[str] | None = None, algorithm: str = "peft", pimsim: str = "binary",
+            target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
+            replication_budget: float = 0.5, pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
 
     ``weights`` is the safetensors file of the ``nn.param`` weights;
-    ``target`` a target JSON (default: the bundled 168-core chip); ``pimsim``
+    ``target`` a target JSON (default: the bundled 168-core chip);
+    ``replicate`` how weight lanes are copied onto spare crossbars (time,
+    windows or none, within ``replication_budget`` of the chip's crossbars,
+    docs/scheduling.md); ``pimsim``
     which pimsim-nn program files to write (binary, json, both, none),
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
@@ -84,6 +89,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         raise ValueError(f"unknown pimsim form '{pimsim}' (expected one of {', '.join(PIMSIM_FORMS)})")
     if algorithm not in ("peft", "heft"):
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
+    if replicate not in REPLICATION_RULES:
+        raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
     target = Path(target) if target else default_target()
     if not target.is_file():
         raise UserError(f"cannot read target '{target}'")
@@ -101,7 +108,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     try:
         stages: list[tuple[str, Callable[[], None]]] = [
             ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
-            ("building the compute graph", lambda: _raptor.build_compute_graph(module, str(target))),
+            ("building the compute graph",
+             lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget)),
             (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm)),
             ("lowering to per-core programs",
              lambda: _raptor.lower_to_pim(module, str(weights) if weights else "")),

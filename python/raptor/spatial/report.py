@@ -16,9 +16,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mlir import ir, passmanager
+from mlir import ir
+
+from .. import _raptor
 
 TARGETS = Path(__file__).parent / "targets"
+REPLICATION_RULES = ("time", "windows", "none")
 
 
 def default_target() -> Path:
@@ -26,16 +29,20 @@ def default_target() -> Path:
     return TARGETS / "isaac168.json"
 
 
-def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft") -> dict[str, Any]:
-    """Builds the compute graph of `module` for `target`, schedules it, and
-    returns the report (raises mlir.ir.MLIRError with the diagnostic when
-    the model does not fit or an op is unsupported)."""
+def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
+                   replication_budget: float = 0.5) -> dict[str, Any]:
+    """Builds the compute graph of `module` for `target` (weight lanes
+    copied onto spare crossbars by the `replicate` rule: time, windows or
+    none), schedules it, and returns the report (raises
+    raptor._raptor.PassError with the diagnostics when the model does not
+    fit or an op is unsupported)."""
     if algorithm not in ("peft", "heft"):
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
+    if replicate not in REPLICATION_RULES:
+        raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
     with module.context:
-        passmanager.PassManager.parse(
-            f"builtin.module(raptor-build-compute-graph{{target={target}}},"
-            f"raptor-schedule-spatial{{algorithm={algorithm}}})").run(module.operation)
+        _raptor.build_compute_graph(module, str(target), replicate, replication_budget)
+        _raptor.schedule_spatial(module, algorithm)
     graph = next(op for op in module.body.operations if op.name == "spatial.graph")
     attr = lambda name: ir.IntegerAttr(graph.attributes[name]).value  # noqa: E731
     tasks = []

@@ -26,3 +26,17 @@ spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core
   // expected-error @+1 {{is placed on core 4 outside 0..3}}
   %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, op = "nn.relu", core = 4 : i64}
 }
+
+// -----
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  // expected-error @+1 {{rows must be a non-empty half-open range [begin, end) of non-negative rows}}
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, op = "nn.convolution", rows = array<i64: 4, 4>}
+}
+
+// -----
+
+spatial.graph @g for "chip.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+  // expected-error @+1 {{replica must be non-negative}}
+  %0 = spatial.task "a#0" bytes [] {cost_ns = 1 : i64, op = "nn.convolution", replica = -1 : i64}
+}

@@ -1,0 +1,62 @@
+//===- Replication.h - Copies of weight lanes on spare crossbars -*- C++ -*-===//
+//
+// Workload splitting by replication (shared seed 002): an MVM operator's
+// lanes are copied onto spare crossbars, each copy computing a range of the
+// output rows. The plan says how many copies each operator gets.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_REPLICATION_H
+#define RAPTOR_PASSES_SPATIAL_REPLICATION_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace raptor::spatial {
+
+enum class ReplicationRule {
+  None,
+  /// PIMCOMP's greedy rule (the baseline): copy the operator with the most
+  /// output windows per copy while crossbars remain.
+  Windows,
+  /// Copy the operator whose next copy saves the most time per crossbar,
+  /// net of bringing its input to one more core, while any copy saves time.
+  Time,
+};
+
+std::optional<ReplicationRule> parseReplicationRule(llvm::StringRef name);
+
+/// An operator that may be replicated.
+struct ReplicationCandidate {
+  int64_t windows = 0;   // output positions
+  int64_t rows = 1;      // output rows: the most copies (each takes whole rows)
+  std::vector<int64_t> laneTiles; // crossbars of each lane of one copy
+  double ns = 0;         // its time with one copy (the slowest lane)
+  double inputNs = 0;    // bringing its input to one more copy
+};
+
+/// Where copies go: `cores` cores of `capacity` crossbars. A copy is added
+/// only if every lane (copies included) still packs onto them (first fit,
+/// largest first, as the scheduler's fallback places weights).
+struct ReplicationTarget {
+  int64_t cores = 0, capacity = 0;
+  int64_t spareCrossbars = 0; // beyond the single copies
+};
+
+/// Copies per candidate (at least 1 each; every operator of the graph is a
+/// candidate, those with one row or no tiles keep one copy).
+/// Deterministic: ties go to the lower index.
+std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candidates,
+                                     const ReplicationTarget &target, ReplicationRule rule);
+
+/// Rows [begin, end) of copy `index` of `copies` over `rows` rows: balanced,
+/// in order.
+std::pair<int64_t, int64_t> rowsOfCopy(int64_t rows, int64_t copies, int64_t index);
+
+} // namespace raptor::spatial
+
+#endif // RAPTOR_PASSES_SPATIAL_REPLICATION_H
