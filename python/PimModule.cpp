@@ -8,6 +8,7 @@
 #include "dialects/pim/Program.h"
 #include "dialects/pim/Simulator.h"
 #include "dialects/pim/TimingSimulator.h"
+#include "passes/pim/PeriodicAnalysis.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -67,6 +68,39 @@ nb::dict timingDict(const TimingResult &r) {
   for (const auto &[name, count] : r.approximated)
     approximated[name.c_str()] = count;
   d["approximated"] = approximated;
+  return d;
+}
+
+nb::dict periodicDict(const PeriodicReport &r) {
+  nb::dict d;
+  d["status"] = r.status;
+  d["reason"] = r.reason;
+  d["ratio_num"] = r.ratioNum;
+  d["ratio_den"] = r.ratioDen;
+  d["interval_ns"] = r.intervalNs;
+  d["bound"] = r.bound;
+  d["busiest_core"] = r.busiestCore;
+  d["busiest_core_work_ns"] = r.busiestCoreWorkNs;
+  d["global_service_ns"] = r.globalServiceNs;
+  d["nodes"] = int64_t(r.nodes.size());
+  d["edges"] = int64_t(r.edges.size());
+  d["cycle_weight_ns"] = r.cycleWeightNs;
+  d["cycle_distance"] = r.cycleDistance;
+  d["cycle_cores"] = r.cycleCores;
+  d["cycle_edges"] = int64_t(r.cycle.size());
+  // The witness, at most 128 edges listed (the totals cover all of it).
+  nb::list cycle;
+  for (size_t i = 0; i < r.cycle.size() && i < 128; ++i) {
+    const PeriodicEdge &e = r.edges[size_t(r.cycle[i])];
+    nb::dict x;
+    x["from"] = r.nodes[size_t(e.from)];
+    x["to"] = r.nodes[size_t(e.to)];
+    x["weight_ns"] = e.weightNs;
+    x["distance"] = e.distance;
+    x["what"] = e.what;
+    cycle.append(x);
+  }
+  d["cycle"] = cycle;
   return d;
 }
 
@@ -130,6 +164,15 @@ void bindPim(nb::module_ &m) {
           nb::arg("throughput") = false, nb::arg("max_generations") = 0, nb::arg("max_instructions") = 0,
           "Times the program with pimsim-nn's rules and the directory's chip.json and network.json; "
           "throughput runs every core's program as a loop body.")
+      .def(
+          "periodic",
+          [](const PimProgram &p) {
+            llvm::Expected<TimingConfig> config = TimingConfig::load(p.directory);
+            if (!config)
+              throw nb::value_error(llvm::toString(config.takeError()).c_str());
+            return periodicDict(analyzePeriodic(p.program, *config));
+          },
+          "The periodic dependency diagnostic of the programs run as loop bodies (maximum cycle ratio).")
       .def(
           "simulate",
           [](const PimProgram &p, nb::dict inputs, int64_t maxInstructions) {

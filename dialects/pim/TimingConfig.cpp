@@ -189,6 +189,36 @@ double TimingConfig::copyInstructionNs(int64_t bytes) const {
   return serialNs(localNs(bytes, false) + localNs(bytes, true));
 }
 
+double TimingConfig::instructionNs(const Instruction &in, const AccessContext &context, int64_t core) const {
+  const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
+  if (!info || info->unit == Unit::Scalar || in.opcode == Opcode::Setbw)
+    return periodNs;
+  if (in.opcode == Opcode::Mvmul)
+    return mvmulInstructionNs(context.groupCrossbars, context.ibiw, context.obiw, in.mbiw);
+  if (info->unit == Unit::Vector) {
+    double ns = 0;
+    for (const LocalAccess &a : localAccesses(in, context))
+      ns += localNs(a.bytes, a.write);
+    bool matrix = info->shape == VectorShape::MatVec || info->shape == VectorShape::VecMat;
+    return serialNs(ns + vectorNs(matrix ? in.rows * in.len : in.len));
+  }
+  int64_t global = globalNode();
+  switch (in.opcode) {
+  case Opcode::Ld: // a one-byte request, the service, an answer without payload, the write
+    return serialNs(messageNs(1, core, global) + globalNs(in.size, false) + messageNs(0, global, core) +
+                    localNs(in.size, true));
+  case Opcode::St:
+    return serialNs(localNs(in.size, false) + messageNs(in.size, core, global) + globalNs(in.size, true) +
+                    messageNs(0, global, core));
+  case Opcode::Lmv:
+    return copyInstructionNs(in.len);
+  case Opcode::Lldi:
+    return serialNs(localNs(in.len, true));
+  default:
+    return 0;
+  }
+}
+
 double TimingConfig::transferPairNs(int64_t bytes, int64_t from, int64_t to) const {
   // The receiver's permission reaches the sender, which reads and sends;
   // the receiver handles the payload and writes it.

@@ -11,6 +11,8 @@
 #ifndef RAPTOR_DIALECTS_PIM_TIMINGCONFIG_H
 #define RAPTOR_DIALECTS_PIM_TIMINGCONFIG_H
 
+#include "dialects/pim/Isa.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -90,6 +92,11 @@ struct TimingConfig {
   double vectorInstructionNs(int64_t elements, int64_t operands, int64_t elementBytes = 4) const;
   /// An lmv of `bytes`.
   double copyInstructionNs(int64_t bytes) const;
+  /// Any instruction of core `core` alone: scalar ones one decode cycle;
+  /// mvmul, vector and local-memory instructions as above; ld and st with
+  /// their global-memory round trip; send, recv, sync and wait 0 (their
+  /// time depends on the peer: transferPairNs).
+  double instructionNs(const Instruction &in, const AccessContext &context, int64_t core) const;
   /// A send/recv pair of `bytes` from core `from` to core `to` when both
   /// sides are ready: permission, read, payload, handling, write; until the
   /// receive retires.

@@ -148,8 +148,14 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
                                            weightName(conv.getWeight()), kh, kw * channels * kElementBytes,
                                            bool(conv.getBias()));
     if (succeeded(lanes) && out.getDimSize(0) == 1) {
+      auto in = cast<RankedTensorType>(conv.getInput().getType());
+      int64_t dilation = conv.getDilation().empty() ? 1 : conv.getDilation()[0];
       lanes->rows = out.getDimSize(2);
       lanes->windows = positions;
+      lanes->inputRows = in.getDimSize(2);
+      lanes->inputRowBytes = tensorBytes(conv.getInput()) / std::max<int64_t>(in.getDimSize(2), 1);
+      lanes->stride = conv.getStride().empty() ? 1 : conv.getStride()[0];
+      lanes->halo = (kh - 1) * dilation;
     }
     return lanes;
   }
@@ -163,8 +169,9 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
         crossbarLanes(op, t, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0, bool(linear.getBias()));
     auto shape = cast<RankedTensorType>(linear.getInput().getType()).getShape();
     if (int64_t dim = linearRowDim(shape); succeeded(lanes) && dim >= 0) {
-      lanes->rows = shape[size_t(dim)];
+      lanes->rows = lanes->inputRows = shape[size_t(dim)];
       lanes->windows = positions;
+      lanes->inputRowBytes = tensorBytes(linear.getInput()) / std::max<int64_t>(shape[size_t(dim)], 1);
     }
     return lanes;
   }

@@ -33,8 +33,10 @@ struct Lanes {
   std::vector<MatrixTiling::Lane> matrix; // per lane, for MVM operators
   std::string weight;                  // the weight's name, when it holds tiles
   /// Output rows copies of the lanes can split (1: not replicable) and the
-  /// output positions (windows) over them.
+  /// output positions (windows) over them; the input rows, their bytes, and
+  /// how a range of output rows reads them (stride, halo of the window).
   int64_t rows = 1, windows = 0;
+  int64_t inputRows = 1, inputRowBytes = 0, stride = 1, halo = 0;
 };
 
 /// The dimension of a linear layer's input whose rows copies split: the

@@ -59,7 +59,10 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     double r = double(copies[i]);
     if (rule == ReplicationRule::Windows)
       return double(c.windows) / r;
-    double saved = c.ns / r - c.ns / (r + 1) - c.inputNs;
+    int64_t rowsPerCopy = (c.rows + copies[i]) / (copies[i] + 1); // ceil(rows / (r + 1))
+    int64_t inputRows = std::min(c.inputRows, rowsPerCopy * c.stride + c.halo);
+    double input = target.transferNs ? target.transferNs(inputRows * c.inputRowBytes) : 0;
+    double saved = c.ns / r - c.ns / (r + 1) - input;
     return saved / double(sum(c.laneTiles));
   };
   // A max-heap of (score, -index); a candidate leaves it when it cannot

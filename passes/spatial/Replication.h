@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -24,7 +25,8 @@ enum class ReplicationRule {
   /// output windows per copy while crossbars remain.
   Windows,
   /// Copy the operator whose next copy saves the most time per crossbar,
-  /// net of bringing its input to one more core, while any copy saves time.
+  /// net of bringing its input rows to the new copy, while any copy saves
+  /// time.
   Time,
 };
 
@@ -36,7 +38,10 @@ struct ReplicationCandidate {
   int64_t rows = 1;      // output rows: the most copies (each takes whole rows)
   std::vector<int64_t> laneTiles; // crossbars of each lane of one copy
   double ns = 0;         // its time with one copy (the slowest lane)
-  double inputNs = 0;    // bringing its input to one more copy
+  // The input a copy of `n` output rows reads: min(inputRows, n * stride +
+  // halo) rows of inputRowBytes (a convolution's windows overlap by the
+  // halo; a linear layer reads its own rows).
+  int64_t inputRows = 1, inputRowBytes = 0, stride = 1, halo = 0;
 };
 
 /// Where copies go: `cores` cores of `capacity` crossbars. A copy is added
@@ -45,6 +50,8 @@ struct ReplicationCandidate {
 struct ReplicationTarget {
   int64_t cores = 0, capacity = 0;
   int64_t spareCrossbars = 0; // beyond the single copies
+  /// The time to bring `bytes` to a core (the time rule's cost of a copy).
+  std::function<double(int64_t bytes)> transferNs;
 };
 
 /// Copies per candidate (at least 1 each; every operator of the graph is a

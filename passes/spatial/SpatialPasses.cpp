@@ -42,8 +42,8 @@ struct PlannedOp {
 };
 
 /// Copies of each operator: MVM operators whose output rows can be split
-/// are candidates, priced by their slowest lane and by moving their first
-/// operand (the input) to one more core.
+/// are candidates, priced by their slowest lane and by moving the input
+/// rows a copy reads to its core.
 std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const sp::TargetModel &t, int64_t spare,
                                 sp::ReplicationRule rule) {
   std::vector<sp::ReplicationCandidate> candidates;
@@ -54,11 +54,16 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const sp::TargetModel &
       c.windows = p.lanes.windows;
       c.rows = p.lanes.rows;
       c.ns = *std::max_element(p.lanes.ns.begin(), p.lanes.ns.end());
-      c.inputNs = t.meanTransferNs(sp::tensorBytes(p.op->getOperand(0)));
+      c.inputRows = p.lanes.inputRows;
+      c.inputRowBytes = p.lanes.inputRowBytes;
+      c.stride = p.lanes.stride;
+      c.halo = p.lanes.halo;
     }
     candidates.push_back(c);
   }
-  return sp::planReplication(candidates, {int64_t(t.cores), int64_t(t.crossbarsPerCore), spare}, rule);
+  sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare,
+                              [&](int64_t bytes) { return t.meanTransferNs(bytes); }};
+  return sp::planReplication(candidates, where, rule);
 }
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {

@@ -226,6 +226,20 @@ def _report_timing(program, args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_periodic(args: argparse.Namespace) -> int:
+    from raptor import pim
+
+    report = pim.Program.load(args.directory).periodic()
+    data = {"directory": str(args.directory), **report.to_json()}
+    if args.output:
+        write_atomically(args.output, json.dumps(data, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(pim.format_periodic(report, str(args.directory)))
+    return 0
+
+
 def _save_npy(path: str, array) -> None:
     import io
 
@@ -562,6 +576,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
     p.set_defaults(run=_cmd_schedule_dag)
+
+    p = sub.add_parser(
+        "periodic", help="the steady-state interval of a compiled program's cores run as loop bodies",
+        description="Builds the event graph of the programs (each core a chain of transfers, its exit "
+                    "leading to its next iteration) and solves its maximum cycle ratio exactly: the "
+                    "interval the recurrence allows, with the critical cycle. Read-only. See docs/timing.md.",
+        epilog="examples: raptor periodic out/shufflenet; raptor periodic out/model --json -o periodic.json")
+    p.add_argument("directory", help="a program directory written by raptor compile")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-o", "--output", help="also write the JSON report here")
+    p.set_defaults(run=_cmd_periodic)
 
     p = sub.add_parser(
         "cycle-ratio", help="exact maximum cycle ratio (initiation interval) of an event graph",

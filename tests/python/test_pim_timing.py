@@ -288,3 +288,57 @@ def test_the_schedules_estimate_predicts_the_simulated_latency(compiled: Path) -
     makespan = pim.Program.load(compiled).manifest["schedule"]["makespan_ns"]
     latency = pim.Program.load(compiled).time().latency_ns
     assert abs(latency - makespan) <= 0.05 * latency, (makespan, latency)
+
+
+def test_the_periodic_recurrence_predicts_the_pipeline_interval(tmp_path: Path) -> None:
+    """The event graph of the two-core pipeline: its maximum cycle ratio is
+    core 0's loop (mvmul, then the send), pimsim-nn's measured 5208.3 ns
+    within 1%, and the timing simulator's interval within 1%."""
+    p = program(tmp_path, PIPELINE)
+    periodic = p.periodic()
+    simulated = p.time(throughput=True).interval_ns
+    assert periodic.status == "ok" and periodic.bound == "recurrence"
+    assert abs(periodic.interval_ns - 5208.3) <= 0.01 * 5208.3
+    assert abs(periodic.interval_ns - simulated) <= 0.01 * simulated
+    assert periodic.cycle_distance == 1 and periodic.cycle_cores == [0]
+    assert periodic.recurrence_ns == periodic.cycle_weight_ns  # one iteration: weight / 1
+    assert periodic.nodes == 5 and periodic.edges == 6  # two chains sharing the transfer
+
+
+def test_programs_that_block_each_other_are_a_periodic_deadlock(tmp_path: Path) -> None:
+    a = core("    pim.sldi r2, 0\n    pim.recv r2 from 1 size 16 tag 1\n    pim.send r2 to 1 size 16 tag 2\n")
+    b = core("    pim.sldi r2, 0\n    pim.recv r2 from 0 size 16 tag 2\n    pim.send r2 to 0 size 16 tag 1\n", index=1)
+    periodic = program(tmp_path, a + b).periodic()
+    assert periodic.status == "deadlock" and periodic.cycle_distance == 0
+    assert periodic.cycle_cores == [0, 1] and periodic.interval_ns is None
+
+
+def test_event_registers_make_the_periodic_analysis_unavailable(tmp_path: Path) -> None:
+    work = "    pim.sldi r2, 0\n    pim.vrelu r2, r2 len 16 : i8\n    pim.sync 1 event 3\n"
+    waiting = "    pim.sldi r2, 0\n    pim.wait event 3 value 1\n    pim.lmv r2, r2 len 0\n"
+    periodic = program(tmp_path, core(work) + core(waiting, index=1)).periodic()
+    assert periodic.status == "unavailable" and "event registers" in periodic.reason
+
+
+def test_the_periodic_estimate_of_a_compiled_model_matches_its_simulated_interval(compiled: Path) -> None:
+    p = pim.Program.load(compiled)
+    periodic = p.periodic()
+    simulated = p.time(throughput=True)
+    assert periodic.status == "ok" and simulated.converged
+    assert abs(periodic.interval_ns - simulated.interval_ns) <= 0.05 * simulated.interval_ns
+    assert periodic.interval_ns >= periodic.busiest_core_work_ns
+
+
+def test_periodic_from_the_command_line(compiled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "periodic.json"
+    result = subprocess.run(RAPTOR + ["periodic", str(compiled), "--json", "-o", str(out)], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report == json.loads(out.read_text())
+    assert report["status"] == "ok" and report["recurrence_ns"]["den"] >= 1 and report["cycle"]
+    text = subprocess.run(RAPTOR + ["periodic", str(compiled)], capture_output=True, text=True, timeout=300)
+    assert text.returncode == 0 and "interval estimate" in text.stdout
+    missing = subprocess.run(RAPTOR + ["periodic", str(tmp_path / "none")], capture_output=True, text=True,
+                             timeout=300)
+    assert missing.returncode == 1 and "is not a program directory" in missing.stderr

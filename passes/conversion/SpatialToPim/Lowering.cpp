@@ -144,6 +144,23 @@ int64_t Lowering::globalAlloc(int64_t bytes) {
   return address;
 }
 
+FailureOr<Piece> Lowering::packed(const Piece &p) {
+  int64_t saved = core;
+  core = std::max<int64_t>(buffers[p.buffer].core, 0);
+  FailureOr<Piece> out = fresh(p.sizes, compactLike(p.layout));
+  if (failed(out) || failed(copy(operand(*out), operand(p)))) {
+    core = saved;
+    return failure();
+  }
+  core = saved;
+  taskBuffers.push_back(out->buffer); // freed with the task, after its use
+  ++buffers[out->buffer].refs;
+  Piece q = *out;
+  q.origin = p.origin;
+  q.partial = p.partial;
+  return q;
+}
+
 FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   Buffer &source = buffers[p.buffer];
   if (source.core == on)
@@ -152,20 +169,10 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   int64_t elements = p.layout.size();
   if (source.core >= 0 && hi - lo > 2 * elements + 64) {
     // A sparse view: pack it on its core first rather than send the gaps.
-    int64_t saved = core;
-    core = source.core;
-    FailureOr<Piece> packed = fresh(p.sizes, compactLike(p.layout));
-    if (failed(packed) || failed(copy(operand(*packed), operand(p)))) {
-      core = saved;
+    FailureOr<Piece> q = packed(p);
+    if (failed(q))
       return failure();
-    }
-    core = saved;
-    taskBuffers.push_back(packed->buffer); // freed with the task, after the send
-    ++buffers[packed->buffer].refs;
-    Piece q = *packed;
-    q.origin = p.origin;
-    q.partial = p.partial;
-    return localize(q, on);
+    return localize(*q, on);
   }
   auto key = std::make_tuple(on, lo, hi);
   auto it = source.copies.find(key);
@@ -345,8 +352,22 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
   int64_t first = rows ? std::max<int64_t>(rows->first, 0) : 0, last = rows ? std::min(rows->second, Hp) : Hp;
   int64_t in0 = std::clamp<int64_t>(first - before[0], 0, H), in1 = std::clamp<int64_t>(last - before[0], 0, H);
   std::optional<TensorValue> part = it->second;
-  if (first > 0 || last < Hp)
+  if (first > 0 || last < Hp) {
     part = rangeOf(it->second, 2, in0, in1);
+    if (!part) {
+      // Rows of some piece are no view of it (an upsampled or expanded
+      // one): pack those on their cores, then take the rows.
+      TensorValue compact = it->second;
+      for (Piece &p : compact.pieces)
+        if (buffers[p.buffer].core >= 0 && !rangeOf(TensorValue{compact.shape, {p}}, 2, in0, in1)) {
+          FailureOr<Piece> q = packed(p);
+          if (failed(q))
+            return failure();
+          p = *q;
+        }
+      part = rangeOf(compact, 2, in0, in1);
+    }
+  }
   if (!part) // the rows are no view of the value's pieces: build them all
     return padded(v, before, after, fill);
   Layout l = channelsLast({shape[0], C, last - first, Wp});

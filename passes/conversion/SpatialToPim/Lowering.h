@@ -64,6 +64,9 @@ public:
   int64_t addressOfBuffer(int b) const { return buffers[b].address; }
   KernelOperand operand(const Piece &p) const { return {addressOf(p), p.layout, nullptr}; }
 
+  /// A compact copy of `p` made on the core that holds it (freed with the
+  /// task): any box of it is then a view.
+  mlir::FailureOr<Piece> packed(const Piece &p);
   /// The value's pieces, brought to the current core.
   mlir::FailureOr<TensorValue> localValue(mlir::Value v);
   /// `v` as one piece on the current core whose layout `accept` takes; a

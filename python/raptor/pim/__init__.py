@@ -34,10 +34,10 @@ from .._io import UserError
 from ..spatial import default_target
 from ..spatial.report import REPLICATION_RULES
 from .report import format_summary, summary
-from .timing import CoreTiming, Timing, format_timing
+from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
 
-__all__ = ["CompileResult", "CoreTiming", "Program", "Simulation", "SimulationError", "Timing", "compile",
-           "format_summary", "format_timing", "pass_error", "simulate", "summary"]
+__all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "SimulationError", "Timing",
+           "compile", "format_periodic", "format_summary", "format_timing", "pass_error", "simulate", "summary"]
 
 PIMSIM_FORMS = ("binary", "json", "both", "none")
 
@@ -210,6 +210,16 @@ class Program:
         if not stats["ok"]:
             raise SimulationError(stats["error"])
         return Timing.from_stats(stats, throughput)
+
+    def periodic(self) -> Periodic:
+        """The periodic dependency diagnostic (docs/timing.md): the event
+        graph of the programs run as loop bodies, its exact maximum cycle
+        ratio and critical cycle. Read-only; UserError on a missing or
+        malformed chip.json or network.json."""
+        try:
+            return Periodic.from_stats(self._handle.periodic())
+        except ValueError as e:
+            raise UserError(str(e)) from None
 
     def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray,
                  max_instructions: int | None = None) -> Simulation:

@@ -5,6 +5,7 @@
     timing.latency_ns, timing.cores[0].matrix_ns
     steady = pim.Program.load("out").time(throughput=True)  # programs as loop bodies
     steady.interval_ns, steady.converged
+    pim.Program.load("out").periodic()                      # the recurrence bound, exact, with its cycle
 
 The event-driven simulator is C++ (dialects/pim/TimingSimulator); its
 parameters are the directory's chip.json and network.json (docs/timing.md).
@@ -13,9 +14,10 @@ parameters are the directory's chip.json and network.json (docs/timing.md).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["CoreTiming", "Timing", "format_timing"]
+__all__ = ["CoreTiming", "Periodic", "Timing", "format_periodic", "format_timing"]
 
 
 @dataclass(frozen=True)
@@ -91,4 +93,66 @@ def format_timing(t: Timing, directory: str, schedule_ns: float | None = None) -
     if t.approximated:
         lines.append("  timed as vector work (no pimsim-nn timing): " +
                      ", ".join(f"{k} x{v}" for k, v in sorted(t.approximated.items())))
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Periodic:
+    """The periodic dependency diagnostic of the programs run as loop bodies:
+    the interval the recurrence allows (an exact maximum cycle ratio, in
+    nanoseconds), its critical cycle, and the estimate max(recurrence,
+    busiest core's work, global memory's service)."""
+
+    status: str  # ok, deadlock, acyclic or unavailable
+    reason: str
+    recurrence_ns: Fraction | None
+    interval_ns: float | None
+    bound: str
+    busiest_core: int
+    busiest_core_work_ns: float
+    global_service_ns: float
+    nodes: int
+    edges: int
+    cycle: list[dict[str, Any]]
+    cycle_edges: int
+    cycle_weight_ns: int
+    cycle_distance: int
+    cycle_cores: list[int]
+
+    @classmethod
+    def from_stats(cls, s: dict[str, Any]) -> Periodic:
+        ok = s["status"] == "ok"
+        return cls(status=s["status"], reason=s["reason"],
+                   recurrence_ns=Fraction(s["ratio_num"], s["ratio_den"]) if ok else None,
+                   interval_ns=s["interval_ns"] if ok else None, bound=s["bound"], busiest_core=s["busiest_core"],
+                   busiest_core_work_ns=s["busiest_core_work_ns"], global_service_ns=s["global_service_ns"],
+                   nodes=s["nodes"], edges=s["edges"], cycle=list(s["cycle"]), cycle_edges=s["cycle_edges"],
+                   cycle_weight_ns=s["cycle_weight_ns"], cycle_distance=s["cycle_distance"],
+                   cycle_cores=list(s["cycle_cores"]))
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.recurrence_ns is not None:
+            data["recurrence_ns"] = {"num": self.recurrence_ns.numerator, "den": self.recurrence_ns.denominator}
+        return data
+
+
+def format_periodic(p: Periodic, directory: str) -> str:
+    if p.status == "unavailable":
+        return f"{directory}: periodic analysis unavailable: {p.reason}"
+    if p.status == "deadlock":
+        return (f"{directory}: deadlock: a cycle of {p.cycle_edges} events within one iteration across cores "
+                f"{', '.join(map(str, p.cycle_cores))}, e.g. {p.cycle[0]['from']} -> {p.cycle[0]['to']}")
+    if p.status == "acyclic":
+        return f"{directory}: no core loops: no recurrence"
+    lines = [f"{directory}: interval estimate {p.interval_ns / 1e6:.4f} ms (bound: {p.bound})",
+             f"  recurrence {float(p.recurrence_ns) / 1e6:.4f} ms: a cycle of {p.cycle_edges} events over "
+             f"{p.cycle_distance} iteration(s) across {len(p.cycle_cores)} core(s) "
+             f"({', '.join(map(str, p.cycle_cores[:12]))}{' ...' if len(p.cycle_cores) > 12 else ''})",
+             f"  busiest core {p.busiest_core}: {p.busiest_core_work_ns / 1e6:.4f} ms of work; global memory "
+             f"{p.global_service_ns / 1e6:.4f} ms of service",
+             f"  event graph: {p.nodes:,} events, {p.edges:,} edges"]
+    heaviest = sorted(p.cycle, key=lambda e: -e["weight_ns"])[:3]
+    for e in heaviest:
+        lines.append(f"    {e['weight_ns'] / 1e6:9.4f} ms  {e['what']}: {e['from']} -> {e['to']}")
     return "\n".join(lines)
