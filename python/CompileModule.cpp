@@ -101,12 +101,19 @@ void bindCompile(nb::module_ &m) {
       "raptor-build-compute-graph for the target JSON file; replicate: none, time or windows.");
   m.def(
       "schedule_spatial",
-      [](nb::handle module, const std::string &algorithm) {
+      [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,
+         const std::string &report) {
         raptor::ScheduleSpatialOptions o;
         o.algorithm = algorithm;
+        o.mode = mode;
+        o.depth = depth;
+        o.report = report;
         runPass(module, raptor::createScheduleSpatial(o));
       },
-      nb::arg("module"), nb::arg("algorithm") = "peft", "raptor-schedule-spatial (peft or heft).");
+      nb::arg("module"), nb::arg("algorithm") = "peft", nb::arg("mode") = "latency", nb::arg("depth") = 4,
+      nb::arg("report") = "",
+      "raptor-schedule-spatial: latency mode (algorithm peft or heft) or pipeline mode of at most `depth` "
+      "stages, its selection report written to `report` when given.");
   m.def(
       "lower_to_pim",
       [](nb::handle module, const std::string &weights) {

@@ -186,11 +186,15 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       return signalPassFailure();
     for (auto graph : module.getOps<raptor::spatial::GraphOp>()) {
       llvm::json::Object schedule;
-      for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used"})
+      for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
+                              "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"})
         if (auto v = graph->getAttrOfType<IntegerAttr>(key))
           schedule[key] = v.getInt();
-      if (auto v = graph->getAttrOfType<StringAttr>("algorithm"))
-        schedule["algorithm"] = v.getValue().str();
+      for (const char *key : {"algorithm", "mode", "prediction"})
+        if (auto v = graph->getAttrOfType<StringAttr>(key))
+          schedule[key] = v.getValue().str();
+      if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))
+        schedule["stage_cores"] = llvm::json::Array(v.asArrayRef());
       program->reports["schedule"] = std::move(schedule);
     }
     if (std::error_code ec = llvm::sys::fs::create_directories(output)) {

@@ -10,16 +10,25 @@
 #include "passes/Passes.h"
 #include "passes/spatial/CostModel.h"
 #include "passes/spatial/ListScheduler.h"
+#include "passes/spatial/PipelineScheduler.h"
+#include "passes/spatial/QueueModel.h"
 #include "passes/spatial/Replication.h"
 #include "passes/spatial/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 #include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <set>
 
 namespace raptor {
 #define GEN_PASS_DEF_BUILDCOMPUTEGRAPH
@@ -170,14 +179,19 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
               colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
             }
             double ns = lanes.ns[l];
+            SmallVector<int64_t> reads(bytes);
             if (n > 1) {
               auto [begin, end] = sp::rowsOfCopy(lanes.rows, n, k);
               rows = builder.getDenseI64ArrayAttr({begin, end});
               ns *= double(end - begin) / double(lanes.rows);
+              // A copy receives only the input rows its windows read.
+              int64_t needed = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
+              for (int64_t &b : reads)
+                b = std::max<int64_t>(1, ceilDiv(b * needed, std::max<int64_t>(lanes.inputRows, 1)));
             }
             auto task = sp::TaskOp::create(
                 builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
-                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                builder.getDenseI64ArrayAttr(reads), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
                 builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
                 builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
                 builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
@@ -193,11 +207,312 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
   }
 };
 
+/// What scheduling needs of a compute graph's tasks: their costs, crossbars,
+/// dependencies with bytes, and the global-memory traffic of the model's
+/// inputs and outputs they carry.
+struct GraphTasks {
+  SmallVector<sp::TaskOp> tasks;
+  sp::TaskGraph graph;
+  std::vector<int64_t> edgeBytes;
+  std::vector<unsigned> group; // dense operator index per task, in order
+  std::vector<int64_t> loadBytes, storeBytes;
+
+  GraphTasks(sp::GraphOp g, const sp::TargetModel &t) {
+    tasks.assign(g.getBody().getOps<sp::TaskOp>().begin(), g.getBody().getOps<sp::TaskOp>().end());
+    llvm::DenseMap<Value, unsigned> index;
+    graph.numTasks = tasks.size();
+    graph.numProcessors = t.cores;
+    graph.capacity = t.crossbarsPerCore;
+    graph.serialReceives = true; // one transfer unit per core
+    func::FuncOp func;
+    if (g.getFunctionAttr())
+      func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(g, g.getFunctionAttr());
+    SmallVector<Operation *> ops;
+    if (func && !func.isExternal())
+      for (Operation &op : func.front())
+        ops.push_back(&op);
+    llvm::DenseMap<int64_t, unsigned> lanesOfSource, dense;
+    for (sp::TaskOp task : tasks)
+      if (task.getSource())
+        ++lanesOfSource[int64_t(*task.getSource())];
+    for (auto [i, task] : llvm::enumerate(tasks)) {
+      index[task.getDone()] = i;
+      graph.tiles.push_back(int64_t(task.getTiles()));
+      for (unsigned p = 0; p < graph.numProcessors; ++p)
+        graph.cost.push_back(double(task.getCostNs()));
+      for (auto [dep, b] : llvm::zip(task.getDeps(), task.getBytes())) {
+        graph.edges.push_back({index[dep], unsigned(i), t.meanTransferNs(b)});
+        edgeBytes.push_back(b);
+      }
+      int64_t source = task.getSource() ? int64_t(*task.getSource()) : -1;
+      group.push_back(dense.try_emplace(source, dense.size()).first->second);
+      int64_t load = 0, store = 0;
+      if (source >= 0 && source < int64_t(ops.size())) {
+        Operation *op = ops[size_t(source)];
+        int64_t lanes = std::max<unsigned>(1, lanesOfSource[source]);
+        for (Value operand : op->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand); arg && arg.getOwner() == &func.front())
+            load += ceilDiv(sp::tensorBytes(arg), lanes);
+        for (Value r : op->getResults())
+          if (llvm::any_of(r.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+            store += ceilDiv(sp::tensorBytes(r), lanes);
+      }
+      loadBytes.push_back(load);
+      storeBytes.push_back(store);
+    }
+  }
+
+  /// The queue model's view of a placement in a lowering order.
+  sp::PlacedGraph placed(const sp::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order) const {
+    sp::PlacedGraph p;
+    p.cores = t.cores;
+    p.core = std::move(core);
+    p.order = std::move(order);
+    for (unsigned i = 0; i < graph.numTasks; ++i)
+      p.work.push_back(graph.execution(i, 0));
+    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes))
+      p.edges.push_back({e.from, e.to, bytes});
+    p.loadBytes = loadBytes;
+    p.storeBytes = storeBytes;
+    const raptor::pim::TimingConfig &timing = t.timing;
+    p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
+      // TimingConfig::transferPairNs's phases; each instruction's issue
+      // and retirement on its side.
+      double issue = timing.serialNs(0);
+      return sp::TransferParts{timing.messageNs(1, to, from), timing.localNs(bytes, false) + issue,
+                               timing.messageNs(bytes, from, to),
+                               double(timing.receiveCycles) * timing.periodNs + timing.localNs(bytes, true) + issue};
+    };
+    p.globalServiceNs = [&timing](int64_t bytes, bool write) { return timing.globalNs(bytes, write); };
+    p.globalOverheadNs = [&timing](int64_t bytes, bool write) {
+      int64_t global = timing.globalNode();
+      return timing.serialNs(timing.messageNs(write ? bytes : 1, 0, global) + timing.messageNs(0, global, 0) +
+                             timing.localNs(bytes, !write));
+    };
+    return p;
+  }
+};
+
+/// Both tie orders' intervals and the first inference's latency.
+sp::QueueCost queueCost(const sp::QueueProgram &program) {
+  sp::QueueCost c;
+  sp::QueueRun latency = sp::runQueueModel(program, {false, false, 64});
+  sp::QueueRun first = sp::runQueueModel(program, {true, false, 64});
+  sp::QueueRun second = sp::runQueueModel(program, {true, true, 64});
+  for (const sp::QueueRun *r : {&latency, &first, &second})
+    if (r->status != "ok") {
+      c.reason = r->status + ": " + r->reason;
+      return c;
+    }
+  c.available = true;
+  c.latencyNs = latency.latencyNs;
+  c.intervalNs = first.intervalNs;
+  c.alternativeTieIntervalNs = second.intervalNs;
+  for (unsigned core = 0; core < first.coreBusyNs.size(); ++core)
+    if (first.coreBusyNs[core] > c.busiestNs) {
+      c.busiestNs = first.coreBusyNs[core];
+      c.busiestCore = core;
+    }
+  return c;
+}
+
+int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
+
+llvm::json::Array vectorJson(const std::vector<unsigned> &v) {
+  llvm::json::Array a;
+  for (unsigned x : v)
+    a.push_back(int64_t(x));
+  return a;
+}
+
+/// reports/pipeline_selection.json: every evaluated candidate with its
+/// stage vectors, costs and search parent, the selection and the budgets.
+llvm::json::Object selectionReport(const sp::PipelineProblem &problem, const sp::PipelineResult &r) {
+  llvm::json::Array candidates;
+  for (auto [i, c] : llvm::enumerate(r.candidates)) {
+    llvm::json::Object o{{"index", int64_t(i)},
+                         {"parent", c.parent},
+                         {"move", c.move},
+                         {"stage_starts", vectorJson(c.starts)},
+                         {"stage_cores", vectorJson(c.budgets)},
+                         {"bound_ns", c.bound},
+                         {"available", c.cost.available}};
+    if (c.cost.available) {
+      o["interval_ns"] = c.cost.intervalNs;
+      o["alternative_tie_interval_ns"] = c.cost.alternativeTieIntervalNs;
+      o["latency_ns"] = c.cost.latencyNs;
+      o["busiest_core"] = int64_t(c.cost.busiestCore);
+      o["busiest_core_work_ns"] = c.cost.busiestNs;
+    } else {
+      o["reason"] = c.cost.reason;
+    }
+    candidates.push_back(std::move(o));
+  }
+  return llvm::json::Object{
+      {"depth", int64_t(problem.depth)},
+      {"cores", int64_t(problem.cores)},
+      {"groups", int64_t(problem.group.empty() ? 0 : problem.group.back() + 1)},
+      {"tasks", int64_t(problem.group.size())},
+      {"selected", int64_t(r.selected)},
+      {"selection_rule", "the best candidate replaces the initial one only if max(ties)/0.979 < "
+                         "min(initial ties)/1.021"},
+      {"initial_fallback", r.fallback},
+      {"termination", r.termination},
+      {"queue_evaluations", int64_t(r.evaluations)},
+      {"queue_budget", int64_t(problem.maxEvaluations)},
+      {"packings", int64_t(r.packings)},
+      {"packing_budget", int64_t(problem.maxPackings)},
+      {"phase_seconds", llvm::json::Object{{"initial_dp", r.dpSeconds},
+                                           {"neighbourhood_ranking", r.rankingSeconds},
+                                           {"packing", r.packingSeconds},
+                                           {"queue", r.queueSeconds}}},
+      {"candidates", std::move(candidates)}};
+}
+
 struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPass> {
   using Base::Base;
+
+  /// Writes core, slot, last and start_ns; `order` is the lowering order,
+  /// `start` the first inference's start of each task.
+  void place(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned> &core, const std::vector<double> &start) {
+    std::map<unsigned, std::vector<unsigned>> perCore;
+    for (unsigned i = 0; i < tasks.size(); ++i)
+      perCore[core[i]].push_back(i);
+    Builder b(&getContext());
+    for (auto &[c, list] : perCore) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+      for (auto [slot, i] : llvm::enumerate(list)) {
+        tasks[i].setCoreAttr(b.getI64IntegerAttr(c));
+        tasks[i].setStartNsAttr(b.getI64IntegerAttr(rounded(start[i])));
+        tasks[i].setSlotAttr(b.getI64IntegerAttr(slot));
+        tasks[i].setLastAttr(b.getBoolAttr(slot + 1 == list.size()));
+      }
+    }
+  }
+
+  /// The seed's evaluation figures (serial work, dependency critical path,
+  /// summed transfer work) and the queue model's predictions.
+  void summarize(sp::GraphOp graph, const GraphTasks &g, const std::vector<unsigned> &core,
+                 const sp::QueueCost &cost) {
+    Builder b(&getContext());
+    double serial = 0, transfers = 0;
+    std::vector<double> longest(g.tasks.size(), 0);
+    for (unsigned i = 0; i < g.tasks.size(); ++i) {
+      serial += g.graph.execution(i, 0);
+      longest[i] += g.graph.execution(i, 0);
+    }
+    for (const sp::TaskGraph::Edge &e : g.graph.edges) {
+      transfers += g.graph.transfer(e, core[e.from], core[e.to]);
+      longest[e.to] = std::max(longest[e.to], longest[e.from] + g.graph.execution(e.to, 0));
+    }
+    double critical = g.tasks.empty() ? 0 : *std::max_element(longest.begin(), longest.end());
+    std::set<unsigned> used(core.begin(), core.end());
+    graph->setAttr("serial_work_ns", b.getI64IntegerAttr(rounded(serial)));
+    graph->setAttr("critical_path_ns", b.getI64IntegerAttr(rounded(critical)));
+    graph->setAttr("transfer_work_ns", b.getI64IntegerAttr(rounded(transfers)));
+    graph->setAttr("cores_used", b.getI64IntegerAttr(int64_t(used.size())));
+    if (cost.available) {
+      graph->setAttr("predicted_latency_ns", b.getI64IntegerAttr(rounded(cost.latencyNs)));
+      graph->setAttr("predicted_interval_ns", b.getI64IntegerAttr(rounded(cost.intervalNs)));
+      graph->setAttr("alternative_tie_interval_ns", b.getI64IntegerAttr(rounded(cost.alternativeTieIntervalNs)));
+    } else {
+      graph->setAttr("prediction", b.getStringAttr("unavailable: " + cost.reason));
+    }
+  }
+
+  LogicalResult latency(sp::GraphOp graph, const sp::TargetModel &t, GraphTasks &g) {
+    g.graph.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
+      size_t i = &e - g.graph.edges.data();
+      return double(t.transferNs(g.edgeBytes[i], from, to));
+    };
+    sp::Schedule s = sp::scheduleWithCapacity(g.graph, algorithm == "peft");
+    if (!s.feasible)
+      return g.tasks[s.failedTask].emitError()
+             << "no core can hold this task's " << g.graph.tiles[s.failedTask] << " crossbars next to the others (tried "
+             << s.strategy << ")";
+    place(g.tasks, s.processor, s.start);
+    // The lowering's order: start times, then the graph's order.
+    std::vector<unsigned> order(g.tasks.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
+    summarize(graph, g, s.processor, queueCost(sp::programOf(g.placed(t, s.processor, order))));
+    Builder b(&getContext());
+    graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(s.makespan)));
+    graph->setAttr("strategy", b.getStringAttr(s.strategy));
+    graph->setAttr("algorithm", b.getStringAttr(algorithm));
+    graph->setAttr("mode", b.getStringAttr("latency"));
+    return success();
+  }
+
+  LogicalResult pipeline(sp::GraphOp graph, const sp::TargetModel &t, GraphTasks &g) {
+    sp::PipelineProblem problem;
+    problem.cores = t.cores;
+    problem.capacity = t.crossbarsPerCore;
+    problem.depth = unsigned(depth);
+    problem.group = g.group;
+    problem.tiles = g.graph.tiles;
+    for (const sp::TaskGraph::Edge &e : g.graph.edges)
+      problem.edges.push_back({e.from, e.to, e.communication});
+    for (unsigned i = 0; i < g.tasks.size(); ++i)
+      problem.work.push_back(g.graph.execution(i, 0));
+    // Stages are contiguous in the graph's (topological) order, which is
+    // the lowering order: each core's program runs its stage's lanes in
+    // order, receiving before and sending after.
+    std::vector<unsigned> order(g.tasks.size());
+    std::iota(order.begin(), order.end(), 0u);
+    problem.evaluate = [&](const std::vector<unsigned> &core) {
+      return queueCost(sp::programOf(g.placed(t, core, order)));
+    };
+    if (std::string invalid = problem.validate(); !invalid.empty())
+      return graph.emitError() << "pipeline mode: " << invalid;
+    sp::PipelineResult r = sp::schedulePipeline(problem);
+    if (!r.feasible)
+      return graph.emitError() << "pipeline mode: " << r.error;
+    const sp::PipelineCandidate &chosen = r.candidates[r.selected];
+    // start_ns: the first inference's predicted starts, made monotone in
+    // the lowering order so that the lowering keeps it.
+    sp::QueueRun first = sp::runQueueModel(sp::programOf(g.placed(t, chosen.core, order)), {false, false, 64});
+    std::vector<double> start(g.tasks.size(), 0);
+    double last = 0;
+    for (unsigned i : order)
+      start[i] = last = std::max(last, std::round(first.taskStartNs[i]));
+    place(g.tasks, chosen.core, start);
+    summarize(graph, g, chosen.core, chosen.cost);
+    Builder b(&getContext());
+    graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(chosen.cost.available ? chosen.cost.latencyNs
+                                                                                     : first.latencyNs)));
+    graph->setAttr("strategy", b.getStringAttr("prefix DP, packing and beam refinement (" + r.termination + ")"));
+    graph->setAttr("algorithm", b.getStringAttr("pipeline"));
+    graph->setAttr("mode", b.getStringAttr("pipeline"));
+    graph->setAttr("stages", b.getDenseI64ArrayAttr(
+                                 SmallVector<int64_t>(chosen.budgets.begin(), chosen.budgets.end())));
+    graph->setAttr("stage_starts", b.getDenseI64ArrayAttr(
+                                       SmallVector<int64_t>(chosen.starts.begin(), chosen.starts.end())));
+    graph->setAttr("queue_evaluations", b.getI64IntegerAttr(r.evaluations));
+    if (!report.empty()) {
+      std::string error;
+      std::unique_ptr<llvm::ToolOutputFile> file = mlir::openOutputFile(report, &error);
+      if (!file)
+        return graph.emitError() << "cannot write the pipeline report: " << error;
+      file->os() << llvm::formatv("{0:2}", llvm::json::Value(selectionReport(problem, r))) << "\n";
+      file->keep();
+    }
+    return success();
+  }
+
   void runOnOperation() override {
+    if (mode != "latency" && mode != "pipeline") {
+      getOperation().emitError() << "unknown mode '" << mode << "' (expected latency or pipeline)";
+      return signalPassFailure();
+    }
     if (algorithm != "peft" && algorithm != "heft") {
       getOperation().emitError() << "unknown algorithm '" << algorithm << "' (expected peft or heft)";
+      return signalPassFailure();
+    }
+    if (mode == "pipeline" && depth < 1) {
+      getOperation().emitError() << "pipeline mode needs depth=N with N >= 1, not " << int64_t(depth);
       return signalPassFailure();
     }
     for (auto graph : getOperation().getOps<sp::GraphOp>()) {
@@ -208,71 +523,9 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         graph.emitError() << message;
         return signalPassFailure();
       }
-      SmallVector<sp::TaskOp> tasks(graph.getBody().getOps<sp::TaskOp>());
-      llvm::DenseMap<Value, unsigned> index;
-      sp::TaskGraph g;
-      g.numTasks = tasks.size();
-      g.numProcessors = target->cores;
-      g.capacity = target->crossbarsPerCore;
-      g.serialReceives = true; // one transfer unit per core
-      std::vector<int64_t> bytes;
-      for (auto [i, task] : llvm::enumerate(tasks)) {
-        index[task.getDone()] = i;
-        g.tiles.push_back(int64_t(task.getTiles()));
-        for (unsigned p = 0; p < g.numProcessors; ++p)
-          g.cost.push_back(double(task.getCostNs()));
-        for (auto [dep, b] : llvm::zip(task.getDeps(), task.getBytes())) {
-          g.edges.push_back({index[dep], unsigned(i), target->meanTransferNs(b)});
-          bytes.push_back(b);
-        }
-      }
-      const sp::TargetModel &t = *target;
-      g.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
-        size_t i = &e - g.edges.data();
-        return double(t.transferNs(bytes[i], from, to));
-      };
-      sp::Schedule s = sp::scheduleWithCapacity(g, algorithm == "peft");
-      if (!s.feasible) {
-        tasks[s.failedTask].emitError() << "no core can hold this task's " << g.tiles[s.failedTask]
-                                        << " crossbars next to the others (tried "
-                                        << s.strategy << ")";
+      GraphTasks g(graph, *target);
+      if (failed(mode == "pipeline" ? pipeline(graph, *target, g) : latency(graph, *target, g)))
         return signalPassFailure();
-      }
-      // Contiguous per-core slots in start order; the last one is marked.
-      std::map<unsigned, std::vector<unsigned>> perCore;
-      for (unsigned i = 0; i < tasks.size(); ++i)
-        perCore[s.processor[i]].push_back(i);
-      Builder b(&getContext());
-      for (auto &[core, list] : perCore) {
-        std::stable_sort(list.begin(), list.end(),
-                         [&](unsigned x, unsigned y) { return s.start[x] < s.start[y]; });
-        for (auto [slot, i] : llvm::enumerate(list)) {
-          tasks[i].setCoreAttr(b.getI64IntegerAttr(core));
-          tasks[i].setStartNsAttr(b.getI64IntegerAttr(int64_t(std::llround(s.start[i]))));
-          tasks[i].setSlotAttr(b.getI64IntegerAttr(slot));
-          tasks[i].setLastAttr(b.getBoolAttr(slot + 1 == list.size()));
-        }
-      }
-      // Evaluation (seed 002): serial work, dependency critical path (costs
-      // only; tasks are in dependency order), summed transfer work.
-      double serial = 0, transfers = 0;
-      std::vector<double> longest(tasks.size(), 0);
-      for (unsigned i = 0; i < tasks.size(); ++i) {
-        serial += g.execution(i, 0);
-        longest[i] += g.execution(i, 0);
-      }
-      for (const sp::TaskGraph::Edge &e : g.edges) {
-        transfers += g.transfer(e, s.processor[e.from], s.processor[e.to]);
-        longest[e.to] = std::max(longest[e.to], longest[e.from] + g.execution(e.to, 0));
-      }
-      double critical = tasks.empty() ? 0 : *std::max_element(longest.begin(), longest.end());
-      graph->setAttr("serial_work_ns", b.getI64IntegerAttr(int64_t(std::llround(serial))));
-      graph->setAttr("critical_path_ns", b.getI64IntegerAttr(int64_t(std::llround(critical))));
-      graph->setAttr("transfer_work_ns", b.getI64IntegerAttr(int64_t(std::llround(transfers))));
-      graph->setAttr("cores_used", b.getI64IntegerAttr(int64_t(perCore.size())));
-      graph->setAttr("makespan_ns", b.getI64IntegerAttr(int64_t(std::llround(s.makespan))));
-      graph->setAttr("strategy", b.getStringAttr(s.strategy));
-      graph->setAttr("algorithm", b.getStringAttr(algorithm));
     }
   }
 };

@@ -121,7 +121,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     try:
         result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
-                             replication_budget=args.replication_budget, pimsim=args.format,
+                             replication_budget=args.replication_budget, pipeline=args.pipeline,
+                             pimsim=args.format,
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)
     finally:
         model.cleanup()
@@ -359,6 +360,12 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _add_pipeline_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pipeline", type=_count(1), metavar="N",
+                   help="schedule for throughput: inferences streamed through at most N stages of cores "
+                        "(default: latency mode, one inference as fast as possible)")
+
+
 def _add_replication_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replicate", choices=("time", "windows", "none"), default="time",
                    help="copy weight lanes onto spare crossbars, each copy computing a range of output rows: "
@@ -437,21 +444,29 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
 
     module = _load(args.model, raptor.Context())
     try:
-        report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget)
+        report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
+                                        pipeline=args.pipeline)
     except raptor._raptor.PassError as e:
         raise pim.pass_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)
     out.mkdir(parents=True, exist_ok=True)
+    selection = report.pop("selection", None)
     write_atomically(out / "schedule.json", json.dumps(report, indent=2) + "\n")
     write_atomically(out / "gantt.svg", spatial.gantt_svg(report))
+    if selection is not None:
+        write_atomically(out / "pipeline_selection.json", json.dumps(selection, indent=2) + "\n")
     s = report["summary"]
     print(f"{args.model}: {s['tasks']} tasks on {s['cores_used']} cores ({report['algorithm']}, "
           f"{report['strategy']})")
-    for key in ("completion_ns", "critical_path_ns", "serial_work_ns", "max_core_work_ns",
-                "transfer_work_ns"):
-        print(f"  {key:<20}{s[key] / 1e6:>14.3f} ms")
+    if selection is not None:
+        print(f"  stages (cores)      {report['stages']}  ({selection['queue_evaluations']} queue evaluations)")
+    for key in ("completion_ns", "predicted_latency_ns", "predicted_interval_ns", "critical_path_ns",
+                "serial_work_ns", "max_core_work_ns", "transfer_work_ns"):
+        if key in s:
+            print(f"  {key:<20}{s[key] / 1e6:>14.3f} ms")
     print(f"  {'crossbars_used':<20}{s['crossbars_used']:>14}")
-    print(f"report: {out / 'schedule.json'}, chart: {out / 'gantt.svg'}")
+    print(f"report: {out / 'schedule.json'}, chart: {out / 'gantt.svg'}"
+          + (f", search: {out / 'pipeline_selection.json'}" if selection is not None else ""))
     return 0
 
 
@@ -564,10 +579,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="the .svg file to write")
     p.set_defaults(run=_cmd_layout_svg)
 
-    p = sub.add_parser("schedule", help="schedule a model on a PIM target (latency mode)")
+    p = sub.add_parser("schedule", help="schedule a model on a PIM target (latency or pipeline mode)",
+                       epilog="examples: raptor schedule shufflenet_v2; raptor schedule unet --pipeline 8 "
+                              "--report-dir reports/unet")
     p.add_argument("model", help="a zoo model name or an .mlir file")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
-    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
+    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency mode's scheduler")
+    _add_pipeline_option(p)
     _add_replication_options(p)
     p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
     p.set_defaults(run=_cmd_schedule)
@@ -607,6 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
         "compile", help="compile a model to per-core PIM programs (pimsim-nn's format and Raptor's)",
         epilog="examples: raptor compile shufflenet_v2 -o out/shufflenet; "
                "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
+               "raptor compile unet -o out/unet --pipeline 8; "
                "raptor compile model.mlir --weights model.safetensors -o out/model")
     p.add_argument("model", help="a zoo model name, a .pt2 file or an .mlir file (weights: --weights, "
                                  "else MODEL.safetensors beside it)")
@@ -614,6 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
+    _add_pipeline_option(p)
     _add_replication_options(p)
     p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
                    help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")

@@ -50,7 +50,7 @@ def export(model: torch.nn.Module, x: torch.Tensor) -> torch.export.ExportedProg
 
 def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *, target: Path | None = None,
                     pimsim: str = "binary", form: str = "compact", replicate: str = "time",
-                    replication_budget: float = 0.5) -> Run:
+                    replication_budget: float = 0.5, pipeline: int | None = None) -> Run:
     """Exports, imports, compiles into `directory`, simulates on `x` and
     runs the eager model on it."""
     ep = export(model, x)
@@ -58,7 +58,7 @@ def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *,
     w = directory.parent / f"{directory.name}.safetensors"
     weights.save(w, weights.from_exported_program(ep, module))
     result = pim.compile(module, directory, weights=w, target=target, pimsim=pimsim, source="test",
-                         replicate=replicate, replication_budget=replication_budget)
+                         replicate=replicate, replication_budget=replication_budget, pipeline=pipeline)
     program = pim.Program.load(directory, form)
     simulation = program.simulate(x.numpy())
     with torch.no_grad():

@@ -66,7 +66,7 @@ class CompileResult:
 
 def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
-            replication_budget: float = 0.5, pimsim: str = "binary",
+            replication_budget: float = 0.5, pipeline: int | None = None, pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
@@ -75,7 +75,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     ``target`` a target JSON (default: the bundled 168-core chip);
     ``replicate`` how weight lanes are copied onto spare crossbars (time,
     windows or none, within ``replication_budget`` of the chip's crossbars,
-    docs/scheduling.md); ``pimsim``
+    docs/scheduling.md); ``pipeline=N`` schedules for throughput in at
+    most N stages instead of latency (the search is recorded in
+    ``reports/pipeline_selection.json`` of the directory); ``pimsim``
     which pimsim-nn program files to write (binary, json, both, none),
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
@@ -91,6 +93,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
     if replicate not in REPLICATION_RULES:
         raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
+    if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
+        raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     target = Path(target) if target else default_target()
     if not target.is_file():
         raise UserError(f"cannot read target '{target}'")
@@ -110,7 +114,11 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
             ("building the compute graph",
              lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget)),
-            (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm)),
+            (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm))
+            if pipeline is None else
+            (f"scheduling (pipeline of at most {pipeline} stages)",
+             lambda: _raptor.schedule_spatial(module, algorithm, "pipeline", pipeline,
+                                              str(_reports(staging) / "pipeline_selection.json"))),
             ("lowering to per-core programs",
              lambda: _raptor.lower_to_pim(module, str(weights) if weights else "")),
             (f"writing {out}", lambda: _raptor.emit_pim(module, str(staging), pimsim, unroll_limit)),
@@ -140,6 +148,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return CompileResult(out, manifest, seconds)
+
+
+def _reports(directory: Path) -> Path:
+    """DIR/reports, created."""
+    (directory / "reports").mkdir(exist_ok=True)
+    return directory / "reports"
 
 
 def _umask() -> int:

@@ -12,6 +12,8 @@ their attributes back into a JSON-friendly report.
 from __future__ import annotations
 
 import html
+import json
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -30,19 +32,32 @@ def default_target() -> Path:
 
 
 def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
-                   replication_budget: float = 0.5) -> dict[str, Any]:
+                   replication_budget: float = 0.5, pipeline: int | None = None) -> dict[str, Any]:
     """Builds the compute graph of `module` for `target` (weight lanes
     copied onto spare crossbars by the `replicate` rule: time, windows or
     none), schedules it, and returns the report (raises
     raptor._raptor.PassError with the diagnostics when the model does not
-    fit or an op is unsupported)."""
+    fit or an op is unsupported).
+
+    `pipeline=N` schedules for throughput instead: at most N stages, the
+    search's candidates in the report's "selection" (docs/scheduling.md);
+    `algorithm` is then unused."""
     if algorithm not in ("peft", "heft"):
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
     if replicate not in REPLICATION_RULES:
         raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
+    if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
+        raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
+    selection: dict[str, Any] | None = None
     with module.context:
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget)
-        _raptor.schedule_spatial(module, algorithm)
+        if pipeline is None:
+            _raptor.schedule_spatial(module, algorithm)
+        else:
+            with tempfile.TemporaryDirectory() as scratch:
+                path = Path(scratch) / "pipeline_selection.json"
+                _raptor.schedule_spatial(module, algorithm, "pipeline", pipeline, str(path))
+                selection = json.loads(path.read_text())
     graph = next(op for op in module.body.operations if op.name == "spatial.graph")
     attr = lambda name: ir.IntegerAttr(graph.attributes[name]).value  # noqa: E731
     tasks = []
@@ -51,6 +66,7 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
         tasks.append({
             "name": ir.StringAttr(a["name"]).value,
             "op": ir.StringAttr(a["op"]).value,
+            "source": ir.IntegerAttr(a["source"]).value,
             "core": ir.IntegerAttr(a["core"]).value,
             "slot": ir.IntegerAttr(a["slot"]).value,
             "start_ns": ir.IntegerAttr(a["start_ns"]).value,
@@ -61,7 +77,7 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     per_core: dict[int, int] = defaultdict(int)
     for t in tasks:
         per_core[t["core"]] += t["cost_ns"]
-    return {
+    report: dict[str, Any] = {
         "target": str(target),
         "algorithm": ir.StringAttr(graph.attributes["algorithm"]).value,
         "strategy": ir.StringAttr(graph.attributes["strategy"]).value,
@@ -78,6 +94,16 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
         },
         "per_core_work_ns": {str(c): w for c, w in sorted(per_core.items())},
     }
+    report["mode"] = ir.StringAttr(graph.attributes["mode"]).value
+    for key in ("predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"):
+        if key in graph.attributes:
+            report["summary"][key] = attr(key)
+    if "prediction" in graph.attributes:
+        report["summary"]["prediction"] = ir.StringAttr(graph.attributes["prediction"]).value
+    if selection is not None:
+        report["stages"] = list(ir.DenseI64ArrayAttr(graph.attributes["stages"]))
+        report["selection"] = selection
+    return report
 
 
 def gantt_svg(report: dict[str, Any], width: int = 1100) -> str:

@@ -1,0 +1,193 @@
+//===- QueueModel.cpp - Predicted execution of a placed schedule -*- C++ -*-===//
+#include "passes/spatial/QueueModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace raptor::spatial {
+
+QueueProgram programOf(const PlacedGraph &g) {
+  QueueProgram p;
+  p.cores.resize(g.cores);
+  p.tasks = int64_t(g.work.size());
+  std::vector<std::vector<unsigned>> inputs(g.work.size());
+  for (unsigned i = 0; i < g.edges.size(); ++i)
+    inputs[g.edges[i].to].push_back(i);
+  std::set<std::pair<unsigned, unsigned>> delivered; // (producer task, core)
+  for (unsigned t : g.order) {
+    unsigned here = g.core[t];
+    for (unsigned e : inputs[t]) {
+      const PlacedGraph::Edge &edge = g.edges[e];
+      unsigned there = g.core[edge.from];
+      if (there == here || !delivered.insert({edge.from, here}).second)
+        continue;
+      TransferParts parts = g.transfer(edge.bytes, there, here);
+      QueueAction send{QueueAction::Send, 0, 0, p.transfers, -1, parts};
+      QueueAction recv{QueueAction::Recv, 0, 0, p.transfers, -1, parts};
+      ++p.transfers;
+      p.cores[there].push_back(send);
+      p.cores[here].push_back(recv);
+    }
+    if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
+      p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.loadBytes[t], false),
+                               g.globalOverheadNs(g.loadBytes[t], false), -1, -1});
+    p.cores[here].push_back({QueueAction::Compute, g.work[t], 0, -1, int64_t(t)});
+    if (t < g.storeBytes.size() && g.storeBytes[t] > 0)
+      p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.storeBytes[t], true),
+                               g.globalOverheadNs(g.storeBytes[t], true), -1, -1});
+  }
+  return p;
+}
+
+namespace {
+/// The seed's convergence rule over generation end times: two adjacent
+/// two-generation windows within 1%; the interval is their mean.
+bool converged(const std::vector<double> &end, double &interval) {
+  size_t k = end.size();
+  if (k < 5)
+    return false;
+  double recent = (end[k - 1] - end[k - 3]) / 2, earlier = (end[k - 3] - end[k - 5]) / 2;
+  if (std::abs(recent - earlier) > 0.01 * std::max(recent, earlier))
+    return false;
+  interval = (recent + earlier) / 2;
+  return true;
+}
+} // namespace
+
+QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options) {
+  QueueRun run;
+  unsigned cores = unsigned(program.cores.size());
+  unsigned generations = options.throughput ? std::max(5u, options.maxGenerations) : 1;
+  run.taskStartNs.assign(size_t(program.tasks), 0);
+  run.coreBusyNs.assign(cores, 0);
+  for (unsigned c = 0; c < cores; ++c)
+    for (const QueueAction &a : program.cores[c])
+      run.coreBusyNs[c] += a.ns + a.overheadNs;
+
+  struct State {
+    size_t pc = 0;
+    unsigned generation = 0;
+    bool done = false;
+  };
+  std::vector<State> state(cores);
+  // Events (time, tie, core): the earliest first; simultaneous ones by core
+  // index (or the reverse).
+  using Event = std::tuple<double, int64_t, unsigned>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  auto wake = [&](unsigned c, double t) {
+    events.push({t, options.reverseTies ? -int64_t(c) : int64_t(c), c});
+  };
+  unsigned active = 0;
+  for (unsigned c = 0; c < cores; ++c) {
+    if (program.cores[c].empty()) {
+      state[c].done = true;
+      continue;
+    }
+    ++active;
+    wake(c, 0);
+  }
+  std::vector<unsigned> finishedCores; // per generation
+  std::vector<double> generationEnd;
+  // Rendezvous: (transfer, generation) -> the core waiting there since when
+  // (a receiver: since its permission reached the sender).
+  std::unordered_map<int64_t, std::pair<unsigned, double>> waiting;
+  std::vector<double> queueFree(cores, 0); // each core's network queue
+  auto message = [&](unsigned from, double at, double ns) {
+    queueFree[from] = std::max(at, queueFree[from]) + ns;
+    return queueFree[from];
+  };
+  double controllerFree = 0;
+  unsigned remaining = active;
+  bool stop = false;
+  while (!events.empty() && !stop) {
+    auto [t, tie, c] = events.top();
+    events.pop();
+    State &s = state[c];
+    const std::vector<QueueAction> &actions = program.cores[c];
+    if (s.pc == actions.size()) { // a generation ends
+      unsigned g = s.generation++;
+      s.pc = 0;
+      if (finishedCores.size() <= g) {
+        finishedCores.resize(g + 1, 0);
+        generationEnd.resize(g + 1, 0);
+      }
+      generationEnd[g] = std::max(generationEnd[g], t);
+      if (++finishedCores[g] == active) {
+        run.generationEndNs.push_back(generationEnd[g]);
+        if (options.throughput && converged(run.generationEndNs, run.intervalNs))
+          stop = true;
+      }
+      if (s.generation == generations) {
+        s.done = true;
+        --remaining;
+        continue;
+      }
+    }
+    const QueueAction &a = actions[s.pc];
+    switch (a.kind) {
+    case QueueAction::Compute:
+      if (s.generation == 0 && a.task >= 0)
+        run.taskStartNs[size_t(a.task)] = t;
+      ++s.pc;
+      wake(c, t + a.ns);
+      break;
+    case QueueAction::Memory: {
+      double start = std::max(t, controllerFree);
+      controllerFree = start + a.ns;
+      run.maxMemoryWaitNs = std::max(run.maxMemoryWaitNs, start - t);
+      ++s.pc;
+      wake(c, start + a.ns + a.overheadNs);
+      break;
+    }
+    case QueueAction::Send:
+    case QueueAction::Recv: {
+      int64_t key = a.transfer * int64_t(generations) + s.generation;
+      bool receiving = a.kind == QueueAction::Recv;
+      // A receiver's time is when its permission reaches the sender.
+      double here = receiving ? message(c, t, a.parts.permissionNs) : t;
+      auto it = waiting.find(key);
+      if (it == waiting.end()) {
+        waiting[key] = {c, here}; // blocks until the peer arrives
+        break;
+      }
+      auto [peer, there] = it->second;
+      waiting.erase(it);
+      unsigned sender = receiving ? peer : c, receiver = receiving ? c : peer;
+      double readEnd = std::max(here, there) + a.parts.readNs;
+      double delivered = message(sender, readEnd, a.parts.payloadNs);
+      ++s.pc;
+      ++state[peer].pc;
+      wake(sender, readEnd);
+      wake(receiver, delivered + a.parts.tailNs);
+      break;
+    }
+    }
+  }
+  run.generations = unsigned(run.generationEndNs.size());
+  run.latencyNs = run.generationEndNs.empty() ? 0 : run.generationEndNs.front();
+  if (!stop && remaining > 0) {
+    std::ostringstream os;
+    os << remaining << " of " << active << " cores never finish:";
+    unsigned listed = 0;
+    for (auto &[key, who] : waiting)
+      if (listed++ < 4)
+        os << " core " << who.first << " waits at transfer " << key / int64_t(generations);
+    run.status = "deadlock";
+    run.reason = os.str();
+    return run;
+  }
+  if (options.throughput && !stop) {
+    run.status = "unconverged";
+    run.reason = "the interval did not settle within " + std::to_string(generations) + " generations";
+    size_t k = run.generationEndNs.size();
+    if (k >= 5)
+      run.intervalNs = (run.generationEndNs[k - 1] - run.generationEndNs[k - 5]) / 4;
+  }
+  return run;
+}
+
+} // namespace raptor::spatial

@@ -1,0 +1,108 @@
+//===- QueueModel.h - Predicted execution of a placed schedule --*- C++ -*-===//
+//
+// The queue model of shared seed 002: a placed compute graph as the cores'
+// programs would run it, one action list per core in the order the lowering
+// emits (raptor-lower-to-pim appends, in one global task order, the sends
+// and receives a task's inputs need, then its work), executed by an
+// event-driven model:
+//  - a core runs its actions in order, one at a time;
+//  - a transfer is a rendezvous as the timing simulator runs it: the
+//    receiver, on reaching its receive, sends a permission through its
+//    network queue; the sender waits for it, reads the payload and goes on
+//    while the payload leaves through its own network queue (one message
+//    at a time per core); the receiver waits until delivery, then handles
+//    and writes the payload;
+//  - global-memory requests share one controller, served in predicted
+//    arrival order (first come, first served; simultaneous arrivals by core
+//    index, or the reverse as the sensitivity check);
+//  - in throughput mode each core repeats its list (one generation per
+//    inference) until the seed's rule holds: two adjacent two-generation
+//    windows within 1%, at most 64 generations.
+// It predicts what the timing simulator measures on the emitted programs at
+// task granularity, cheaply enough to be the pipeline search's cost.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_QUEUEMODEL_H
+#define RAPTOR_PASSES_SPATIAL_QUEUEMODEL_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace raptor::spatial {
+
+/// The phases of one transfer (TimingConfig's rules).
+struct TransferParts {
+  double permissionNs = 0; // the receiver's permission message
+  double readNs = 0;       // the sender reads the payload
+  double payloadNs = 0;    // the payload in the sender's network queue
+  double tailNs = 0;       // the receiver handles and writes it
+};
+
+struct QueueAction {
+  enum Kind : uint8_t { Compute, Send, Recv, Memory };
+  Kind kind = Compute;
+  /// Compute: the duration; memory: the controller's service.
+  double ns = 0;
+  /// Memory: the core's own time around the service (request and reply).
+  double overheadNs = 0;
+  int64_t transfer = -1; // send/recv: the pair both sides name
+  int64_t task = -1;     // compute: the task it runs
+  TransferParts parts;   // send/recv
+};
+
+struct QueueProgram {
+  std::vector<std::vector<QueueAction>> cores;
+  int64_t transfers = 0, tasks = 0;
+};
+
+/// A placed graph: what programOf() turns into action lists.
+struct PlacedGraph {
+  unsigned cores = 0;
+  std::vector<unsigned> core;   // per task
+  std::vector<unsigned> order;  // the lowering's global task order (topological)
+  std::vector<double> work;     // per task, ns
+  struct Edge {
+    unsigned from, to;
+    int64_t bytes;
+  };
+  std::vector<Edge> edges;
+  /// Per task: bytes read from and written to global memory (model inputs
+  /// and outputs).
+  std::vector<int64_t> loadBytes, storeBytes;
+  std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
+  /// Controller service and the core's own time of one request.
+  std::function<double(int64_t bytes, bool write)> globalServiceNs, globalOverheadNs;
+};
+
+/// The action lists of a placed graph: for each task in `order`, the sends
+/// (on the producers' cores) and receives of inputs from other cores, one
+/// per producer and destination core as the lowering's copy cache does,
+/// its global loads, its work, its global stores.
+QueueProgram programOf(const PlacedGraph &graph);
+
+struct QueueOptions {
+  bool throughput = false;
+  bool reverseTies = false;
+  unsigned maxGenerations = 64;
+};
+
+struct QueueRun {
+  /// "ok", "deadlock" (who waits: `reason`) or "unconverged".
+  std::string status = "ok";
+  std::string reason;
+  double latencyNs = 0;  // completion of the first generation
+  double intervalNs = 0; // throughput: the mean of the last two windows
+  unsigned generations = 0;
+  double maxMemoryWaitNs = 0;
+  std::vector<double> generationEndNs;
+  std::vector<double> taskStartNs; // first generation, per compute task
+  std::vector<double> coreBusyNs;  // per core, one generation's actions
+};
+
+QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options);
+
+} // namespace raptor::spatial
+
+#endif // RAPTOR_PASSES_SPATIAL_QUEUEMODEL_H
