@@ -23,7 +23,8 @@ QueueProgram programOf(const PlacedGraph &g) {
     for (unsigned e : inputs[t]) {
       const PlacedGraph::Edge &edge = g.edges[e];
       unsigned there = g.core[edge.from];
-      if (there == here || !delivered.insert({edge.from, here}).second)
+      bool own = t < g.readsRows.size() && g.readsRows[t];
+      if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
       TransferParts parts = g.transfer(edge.bytes, there, here);
       QueueAction send{QueueAction::Send, 0, 0, p.transfers, -1, parts};

@@ -68,6 +68,11 @@ struct PlacedGraph {
     int64_t bytes;
   };
   std::vector<Edge> edges;
+  /// Per task: whether it reads row ranges of its inputs (a copy of a
+  /// replicated operator). Its inputs then travel on their own, as the
+  /// lowering's copy cache is keyed by the rows, instead of once per
+  /// producer and core.
+  std::vector<bool> readsRows;
   /// Per task: bytes read from and written to global memory (model inputs
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;
@@ -78,8 +83,9 @@ struct PlacedGraph {
 
 /// The action lists of a placed graph: for each task in `order`, the sends
 /// (on the producers' cores) and receives of inputs from other cores, one
-/// per producer and destination core as the lowering's copy cache does,
-/// its global loads, its work, its global stores.
+/// per producer and destination core as the lowering's copy cache does
+/// (one per input of a row-reading copy), its global loads, its work, its
+/// global stores.
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

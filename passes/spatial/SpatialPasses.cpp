@@ -207,6 +207,8 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
   }
 };
 
+int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
+
 /// What scheduling needs of a compute graph's tasks: their costs, crossbars,
 /// dependencies with bytes, and the global-memory traffic of the model's
 /// inputs and outputs they carry.
@@ -216,6 +218,7 @@ struct GraphTasks {
   std::vector<int64_t> edgeBytes;
   std::vector<unsigned> group; // dense operator index per task, in order
   std::vector<int64_t> loadBytes, storeBytes;
+  std::vector<bool> readsRows; // copies of replicated operators
 
   GraphTasks(sp::GraphOp g, const sp::TargetModel &t) {
     tasks.assign(g.getBody().getOps<sp::TaskOp>().begin(), g.getBody().getOps<sp::TaskOp>().end());
@@ -259,7 +262,38 @@ struct GraphTasks {
       }
       loadBytes.push_back(load);
       storeBytes.push_back(store);
+      readsRows.push_back(bool(task.getRows()));
     }
+  }
+
+  /// A lowering order for a placement: each task as early as its core
+  /// (running its tasks in graph order) and its inputs allow, then all
+  /// tasks by that start. Interleaving the cores this way lets a producer
+  /// feed every consumer core before any of them computes (in graph order
+  /// a core holding two copies would make the producer wait for the
+  /// first copy's work before sending the second's rows). Returns the
+  /// order and the starts.
+  std::pair<std::vector<unsigned>, std::vector<double>> loweringOrder(const sp::TargetModel &t,
+                                                                      const std::vector<unsigned> &core) const {
+    std::vector<double> start(graph.numTasks, 0), finish(graph.numTasks, 0);
+    std::map<unsigned, double> free;
+    std::vector<std::vector<unsigned>> inputs(graph.numTasks);
+    for (unsigned e = 0; e < graph.edges.size(); ++e)
+      inputs[graph.edges[e].to].push_back(e);
+    for (unsigned i = 0; i < graph.numTasks; ++i) { // graph order is topological
+      double ready = free[core[i]];
+      for (unsigned e : inputs[i]) {
+        unsigned from = graph.edges[e].from;
+        ready = std::max(ready, finish[from] + double(t.transferNs(edgeBytes[e], core[from], core[i])));
+      }
+      start[i] = ready;
+      finish[i] = free[core[i]] = ready + graph.execution(i, 0);
+    }
+    std::vector<unsigned> order(graph.numTasks);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+    return {order, start};
   }
 
   /// The queue model's view of a placement in a lowering order.
@@ -274,6 +308,7 @@ struct GraphTasks {
       p.edges.push_back({e.from, e.to, bytes});
     p.loadBytes = loadBytes;
     p.storeBytes = storeBytes;
+    p.readsRows = readsRows;
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
       // TimingConfig::transferPairNs's phases; each instruction's issue
@@ -315,8 +350,6 @@ sp::QueueCost queueCost(const sp::QueueProgram &program) {
     }
   return c;
 }
-
-int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
 
 llvm::json::Array vectorJson(const std::vector<unsigned> &v) {
   llvm::json::Array a;
@@ -457,13 +490,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       problem.edges.push_back({e.from, e.to, e.communication});
     for (unsigned i = 0; i < g.tasks.size(); ++i)
       problem.work.push_back(g.graph.execution(i, 0));
-    // Stages are contiguous in the graph's (topological) order, which is
-    // the lowering order: each core's program runs its stage's lanes in
-    // order, receiving before and sending after.
-    std::vector<unsigned> order(g.tasks.size());
-    std::iota(order.begin(), order.end(), 0u);
+    // Each core's program runs its stage's lanes in graph (topological)
+    // order, receiving before and sending after; the cores interleave in
+    // the lowering by loweringOrder.
     problem.evaluate = [&](const std::vector<unsigned> &core) {
-      return queueCost(sp::programOf(g.placed(t, core, order)));
+      return queueCost(sp::programOf(g.placed(t, core, g.loweringOrder(t, core).first)));
     };
     if (std::string invalid = problem.validate(); !invalid.empty())
       return graph.emitError() << "pipeline mode: " << invalid;
@@ -471,13 +502,9 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     if (!r.feasible)
       return graph.emitError() << "pipeline mode: " << r.error;
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
-    // start_ns: the first inference's predicted starts, made monotone in
-    // the lowering order so that the lowering keeps it.
+    // start_ns: the lowering order's starts (the lowering sorts by them).
+    auto [order, start] = g.loweringOrder(t, chosen.core);
     sp::QueueRun first = sp::runQueueModel(sp::programOf(g.placed(t, chosen.core, order)), {false, false, 64});
-    std::vector<double> start(g.tasks.size(), 0);
-    double last = 0;
-    for (unsigned i : order)
-      start[i] = last = std::max(last, std::round(first.taskStartNs[i]));
     place(g.tasks, chosen.core, start);
     summarize(graph, g, chosen.core, chosen.cost);
     Builder b(&getContext());
