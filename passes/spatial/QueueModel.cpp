@@ -2,6 +2,7 @@
 #include "passes/spatial/QueueModel.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <queue>
 #include <set>
@@ -18,6 +19,11 @@ QueueProgram programOf(const PlacedGraph &g) {
   for (unsigned i = 0; i < g.edges.size(); ++i)
     inputs[g.edges[i].to].push_back(i);
   std::set<std::pair<unsigned, unsigned>> delivered; // (producer task, core)
+  std::map<unsigned, unsigned> lanesOf;                // operator -> lanes storing an output
+  std::map<unsigned, std::vector<unsigned>> stored;    // operator -> lanes done so far
+  for (unsigned t = 0; t < g.storeBytes.size(); ++t)
+    if (g.storeBytes[t] > 0)
+      ++lanesOf[t < g.group.size() ? g.group[t] : t];
   for (unsigned t : g.order) {
     unsigned here = g.core[t];
     for (unsigned e : inputs[t]) {
@@ -37,9 +43,26 @@ QueueProgram programOf(const PlacedGraph &g) {
       p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.loadBytes[t], false),
                                g.globalOverheadNs(g.loadBytes[t], false), -1, -1});
     p.cores[here].push_back({QueueAction::Compute, g.work[t], 0, -1, int64_t(t)});
-    if (t < g.storeBytes.size() && g.storeBytes[t] > 0)
-      p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.storeBytes[t], true),
-                               g.globalOverheadNs(g.storeBytes[t], true), -1, -1});
+    if (t >= g.storeBytes.size() || g.storeBytes[t] == 0)
+      continue;
+    unsigned op = t < g.group.size() ? g.group[t] : t;
+    std::vector<unsigned> &lanes = stored[op];
+    lanes.push_back(t);
+    if (lanes.size() < lanesOf[op])
+      continue;
+    int64_t bytes = 0;
+    for (unsigned lane : lanes) {
+      bytes += g.storeBytes[lane];
+      unsigned there = g.core[lane];
+      if (there == here)
+        continue;
+      TransferParts parts = g.transfer(g.storeBytes[lane], there, here);
+      p.cores[there].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts});
+      p.cores[here].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts});
+      ++p.transfers;
+    }
+    p.cores[here].push_back(
+        {QueueAction::Memory, g.globalServiceNs(bytes, true), g.globalOverheadNs(bytes, true), -1, -1});
   }
   return p;
 }

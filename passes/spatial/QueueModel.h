@@ -76,6 +76,10 @@ struct PlacedGraph {
   /// Per task: bytes read from and written to global memory (model inputs
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;
+  /// Per task: the operator it is a lane of (its `group`). The lowering
+  /// stores a model output once its operator's last lane (in `order`) is
+  /// done, on that lane's core, gathering the other lanes' pieces there.
+  std::vector<unsigned> group;
   std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
   /// Controller service and the core's own time of one request.
   std::function<double(int64_t bytes, bool write)> globalServiceNs, globalOverheadNs;
@@ -84,8 +88,9 @@ struct PlacedGraph {
 /// The action lists of a placed graph: for each task in `order`, the sends
 /// (on the producers' cores) and receives of inputs from other cores, one
 /// per producer and destination core as the lowering's copy cache does
-/// (one per input of a row-reading copy), its global loads, its work, its
-/// global stores.
+/// (one per input of a row-reading copy), its global loads, its work; after
+/// the last lane of an operator with a model output, the other lanes'
+/// pieces gathered on its core and one store of them all.
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

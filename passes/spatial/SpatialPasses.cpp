@@ -20,12 +20,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -73,6 +76,53 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const sp::TargetModel &
   sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare,
                               [&](int64_t bytes) { return t.meanTransferNs(bytes); }};
   return sp::planReplication(candidates, where, rule);
+}
+
+/// The input rows output rows [begin, end) of `op` read along its row
+/// dimension (H of an (N, C, H, W) map): an element-wise operator the same
+/// rows, a pooling operator or a convolution its windows' rows. None for
+/// other operators, or when an operand spans the rows but is a constant or
+/// not a map (the lowering takes rows of maps only).
+std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::CompileTimeValues &known,
+                                                    int64_t begin, int64_t end) {
+  namespace nn = raptor::nn;
+  if (op->getNumResults() < 1)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || type.getRank() != 4 || type.getShape()[0] != 1)
+    return std::nullopt;
+  int64_t H = type.getShape()[2];
+  auto window = [&](ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                    ArrayRef<int64_t> dilation) -> std::optional<std::pair<int64_t, int64_t>> {
+    int64_t kh = kernel.empty() ? 1 : kernel[0], sh = stride.empty() ? kh : stride[0];
+    int64_t ph = padding.empty() ? 0 : padding[0], dh = dilation.empty() ? 1 : dilation[0];
+    return std::pair<int64_t, int64_t>{begin * sh - ph, (end - 1) * sh - ph + (kh - 1) * dh + 1};
+  };
+  if (auto pool = dyn_cast<nn::MaxPool2dOp>(op)) {
+    if (!pool.getIndices().use_empty())
+      return std::nullopt;
+    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), pool.getDilation());
+  }
+  if (auto pool = dyn_cast<nn::AvgPool2dOp>(op))
+    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), {});
+  if (auto conv = dyn_cast<nn::ConvolutionOp>(op)) { // its copies' windows (it follows no copies)
+    auto weight = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+    if (!weight || weight.getRank() != 4)
+      return std::nullopt;
+    int64_t kh = weight.getShape()[2];
+    return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
+  }
+  if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
+           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp>(op))
+    return std::nullopt;
+  for (Value operand : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    if (!t || t.getRank() < 2 || t.getShape()[t.getRank() - 2] != H || H == 1)
+      continue; // broadcast along the rows
+    if (t.getRank() != 4 || known.contains(operand))
+      return std::nullopt;
+  }
+  return std::pair<int64_t, int64_t>{begin, end};
 }
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
@@ -147,28 +197,80 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
       std::vector<int64_t> copies = planCopies(planned, t, spare, *rule);
 
-      llvm::DenseMap<Value, std::pair<SmallVector<Value>, int64_t>> producers; // tasks, bytes per task
+      // Element-wise and pooling operators on maps that arrive in row
+      // copies follow them with as many copies (at most their rows), so
+      // that no single lane gathers the whole map.
+      llvm::DenseMap<Operation *, int64_t> copiesOf;
+      for (auto [index, p] : llvm::enumerate(planned)) {
+        if (copies[index] == 1 && p.lanes.count == 1 && p.lanes.tiles[0] == 0 &&
+            !isa<raptor::nn::ConvolutionOp>(p.op) && rowsRead(p.op, known, 0, 1)) {
+          int64_t rows = cast<RankedTensorType>(p.op->getResult(0).getType()).getShape()[2];
+          int64_t n = 1;
+          for (Value operand : p.op->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              n = std::max(n, copiesOf.lookup(def));
+          copies[index] = std::min(n, rows);
+        }
+        copiesOf[p.op] = copies[index];
+      }
+
+      struct Produced {
+        SmallVector<Value> tasks;
+        SmallVector<std::pair<int64_t, int64_t>> rows; // per task (all rows when it is no copy)
+        int64_t bytes = 0;                             // per task
+      };
+      llvm::DenseMap<Value, Produced> producers;
       for (auto [index, p] : llvm::enumerate(planned)) {
         Operation &op = *p.op;
         const sp::Lanes &lanes = p.lanes;
-        SmallVector<Value> deps;
-        SmallVector<int64_t> bytes;
-        for (Value operand : op.getOperands()) {
-          auto it = producers.find(operand);
-          if (it == producers.end())
-            continue; // a graph input or weight, resident before the run
-          for (Value lane : it->second.first) {
-            deps.push_back(lane);
-            bytes.push_back(it->second.second);
+        int64_t n = copies[index];
+        bool followsRows = n > 1 && lanes.matrix.empty();
+        // The dependencies of copy k and what it receives from each: the
+        // producer tasks holding rows it reads, the rows they share (every
+        // producer task for an operator that is no copy). Without a row
+        // view of the producers, a copy of a lane still receives only the
+        // input rows its windows read.
+        auto depsOf = [&](int64_t k, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
+          std::optional<std::pair<int64_t, int64_t>> need;
+          int64_t neededRows = lanes.inputRows;
+          if (n > 1) {
+            int64_t rows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
+            auto [begin, end] = sp::rowsOfCopy(rows, n, k);
+            need = rowsRead(&op, known, begin, end);
+            neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
           }
-        }
+          for (Value operand : op.getOperands()) {
+            auto it = producers.find(operand);
+            if (it == producers.end())
+              continue; // a graph input or weight, resident before the run
+            auto type = dyn_cast<RankedTensorType>(operand.getType());
+            bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
+            for (auto [lane, rows] : llvm::zip(it->second.tasks, it->second.rows)) {
+              int64_t b = it->second.bytes;
+              bool held = rows.second != std::numeric_limits<int64_t>::max();
+              if (aligned && held) {
+                int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
+                if (lo >= hi)
+                  continue;
+                b = ceilDiv(b * (hi - lo), rows.second - rows.first);
+              } else if (n > 1 && !followsRows) {
+                b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
+              }
+              deps.push_back(lane);
+              bytes.push_back(std::max<int64_t>(1, b));
+            }
+          }
+        };
         std::string base = op.getName().stripDialect().str();
         if (auto name = dyn_cast<NameLoc>(op.getLoc()))
           base = name.getName().str();
         SmallVector<Value> results;
-        int64_t n = copies[index];
+        SmallVector<std::pair<int64_t, int64_t>> resultRows;
         for (unsigned l = 0; l < lanes.count; ++l)
           for (int64_t k = 0; k < n; ++k) {
+            SmallVector<Value> deps;
+            SmallVector<int64_t> bytes;
+            depsOf(k, deps, bytes);
             int64_t tiles = lanes.tiles[l];
             std::string suffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
             std::string weight = tiles ? (lanes.weight.empty() ? base : lanes.weight) + suffix : "";
@@ -179,29 +281,37 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
               colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
             }
             double ns = lanes.ns[l];
-            SmallVector<int64_t> reads(bytes);
+            int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2]
+                                          : lanes.rows;
+            std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
             if (n > 1) {
-              auto [begin, end] = sp::rowsOfCopy(lanes.rows, n, k);
+              auto [begin, end] = sp::rowsOfCopy(outRows, n, k);
+              span = {begin, end};
               rows = builder.getDenseI64ArrayAttr({begin, end});
-              ns *= double(end - begin) / double(lanes.rows);
-              // A copy receives only the input rows its windows read.
-              int64_t needed = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
-              for (int64_t &b : reads)
-                b = std::max<int64_t>(1, ceilDiv(b * needed, std::max<int64_t>(lanes.inputRows, 1)));
+              ns *= double(end - begin) / double(outRows);
             }
             auto task = sp::TaskOp::create(
                 builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
-                builder.getDenseI64ArrayAttr(reads), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
                 builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
                 builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
                 builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
                 IntegerAttr(), IntegerAttr(), BoolAttr());
             results.push_back(task.getDone());
+            resultRows.push_back(span);
           }
         int64_t tasks = int64_t(results.size());
         for (Value r : op.getResults())
-          if (isa<RankedTensorType>(r.getType()))
-            producers[r] = {results, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
+          if (isa<RankedTensorType>(r.getType())) {
+            // Rows of maps are in the result's own coordinates only for a
+            // 4-d result; otherwise every task holds "all rows".
+            SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
+            auto type = cast<RankedTensorType>(r.getType());
+            if (type.getRank() != 4 || (n > 1 && !followsRows && lanes.rows != type.getShape()[2]))
+              for (auto &span : rowsHeld)
+                span = {0, std::numeric_limits<int64_t>::max()};
+            producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
+          }
       }
     }
   }
@@ -220,6 +330,7 @@ struct GraphTasks {
   std::vector<int64_t> loadBytes, storeBytes;
   std::vector<bool> readsRows; // copies of replicated operators
 
+  GraphTasks() = default;
   GraphTasks(sp::GraphOp g, const sp::TargetModel &t) {
     tasks.assign(g.getBody().getOps<sp::TaskOp>().begin(), g.getBody().getOps<sp::TaskOp>().end());
     llvm::DenseMap<Value, unsigned> index;
@@ -266,6 +377,85 @@ struct GraphTasks {
     }
   }
 
+  /// Copies of one lane placed on one core run one after the other: as one
+  /// task over the union of their contiguous rows they need one copy of
+  /// the weights and receive their inputs once. rep[t] is the task that
+  /// stands for t (t itself unless merged into an earlier-rows copy).
+  std::vector<unsigned> coLocatedCopies(const std::vector<unsigned> &core) const {
+    std::vector<unsigned> rep(tasks.size());
+    std::iota(rep.begin(), rep.end(), 0u);
+    std::map<std::tuple<int64_t, int64_t, unsigned>, std::vector<unsigned>> runs; // (source, lane, core)
+    for (unsigned i = 0; i < tasks.size(); ++i) {
+      sp::TaskOp task = tasks[i];
+      if (task.getRows() && task.getSource())
+        runs[{int64_t(*task.getSource()), int64_t(task.getLane()), core[i]}].push_back(i);
+    }
+    for (auto &[key, members] : runs) {
+      auto rowsOf = [&](unsigned i) { return *sp::TaskOp(tasks[i]).getRows(); };
+      std::stable_sort(members.begin(), members.end(),
+                       [&](unsigned x, unsigned y) { return rowsOf(x)[0] < rowsOf(y)[0]; });
+      unsigned head = members.front();
+      int64_t end = rowsOf(head)[1];
+      for (unsigned i : llvm::drop_begin(members)) {
+        if (rowsOf(i)[0] == end) {
+          rep[i] = head;
+        } else {
+          head = i;
+        }
+        end = rowsOf(i)[1];
+      }
+    }
+    return rep;
+  }
+
+  /// The graph with each task merged into rep[task] (costs, traffic and
+  /// dependencies combined; a representative keeps its own crossbars).
+  /// `kept` lists the representatives, in order: the compact graph's tasks.
+  GraphTasks merged(const std::vector<unsigned> &rep, std::vector<unsigned> &kept) const {
+    GraphTasks m;
+    std::vector<unsigned> index(tasks.size(), ~0u);
+    kept.clear();
+    for (unsigned i = 0; i < tasks.size(); ++i)
+      if (rep[i] == i) {
+        index[i] = kept.size();
+        kept.push_back(i);
+      }
+    m.graph.numTasks = kept.size();
+    m.graph.numProcessors = graph.numProcessors;
+    m.graph.capacity = graph.capacity;
+    m.graph.serialReceives = graph.serialReceives;
+    m.graph.cost.assign(size_t(kept.size()) * graph.numProcessors, 0);
+    m.loadBytes.assign(kept.size(), 0);
+    m.storeBytes.assign(kept.size(), 0);
+    for (unsigned k : kept) {
+      m.tasks.push_back(tasks[k]);
+      m.graph.tiles.push_back(graph.tiles[k]);
+      m.group.push_back(group[k]);
+      m.readsRows.push_back(readsRows[k]);
+    }
+    for (unsigned i = 0; i < tasks.size(); ++i) {
+      unsigned r = index[rep[i]];
+      for (unsigned p = 0; p < graph.numProcessors; ++p)
+        m.graph.cost[size_t(r) * graph.numProcessors + p] += graph.execution(i, p);
+      m.loadBytes[r] += loadBytes[i];
+      m.storeBytes[r] += storeBytes[i];
+    }
+    std::map<std::pair<unsigned, unsigned>, size_t> seen;
+    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes)) {
+      unsigned from = index[rep[e.from]], to = index[rep[e.to]];
+      if (from == to)
+        continue;
+      auto [it, fresh] = seen.try_emplace({from, to}, m.graph.edges.size());
+      if (fresh) {
+        m.graph.edges.push_back({from, to, e.communication});
+        m.edgeBytes.push_back(bytes);
+      } else {
+        m.edgeBytes[it->second] += bytes;
+      }
+    }
+    return m;
+  }
+
   /// A lowering order for a placement: each task as early as its core
   /// (running its tasks in graph order) and its inputs allow, then all
   /// tasks by that start. Interleaving the cores this way lets a producer
@@ -308,6 +498,7 @@ struct GraphTasks {
       p.edges.push_back({e.from, e.to, bytes});
     p.loadBytes = loadBytes;
     p.storeBytes = storeBytes;
+    p.group = group;
     p.readsRows = readsRows;
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
@@ -402,8 +593,75 @@ llvm::json::Object selectionReport(const sp::PipelineProblem &problem, const sp:
       {"candidates", std::move(candidates)}};
 }
 
+/// Rewrites the graph's tasks as GraphTasks::merged does: a representative
+/// takes its members' rows, cost and dependencies (bytes added), their
+/// users depend on it instead, and the members are erased.
+void mergeTaskOps(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned> &rep) {
+  if (tasks.empty())
+    return;
+  Builder b(tasks.front().getContext());
+  std::map<unsigned, std::vector<unsigned>> members;
+  for (unsigned i = 0; i < tasks.size(); ++i)
+    if (rep[i] != i)
+      members[rep[i]].push_back(i);
+  auto combineDeps = [&](sp::TaskOp task, ArrayRef<sp::TaskOp> from) {
+    llvm::MapVector<Value, int64_t> deps;
+    for (sp::TaskOp f : from)
+      for (auto [d, bytes] : llvm::zip(f.getDeps(), f.getBytes()))
+        deps[d] += bytes;
+    SmallVector<Value> values;
+    SmallVector<int64_t> bytes;
+    for (auto &[d, n] : deps) {
+      values.push_back(d);
+      bytes.push_back(n);
+    }
+    task->setOperands(values);
+    task.setBytesAttr(b.getDenseI64ArrayAttr(bytes));
+  };
+  for (auto &[r, list] : members) {
+    sp::TaskOp head = tasks[r];
+    SmallVector<sp::TaskOp> all{head};
+    int64_t cost = int64_t(head.getCostNs()), begin = (*head.getRows())[0], end = (*head.getRows())[1];
+    for (unsigned i : list) {
+      all.push_back(tasks[i]);
+      cost += int64_t(tasks[i].getCostNs());
+      end = std::max(end, (*tasks[i].getRows())[1]);
+    }
+    combineDeps(head, all);
+    head.setCostNsAttr(b.getI64IntegerAttr(cost));
+    head.setRowsAttr(b.getDenseI64ArrayAttr({begin, end}));
+    for (unsigned i : list)
+      tasks[i].getDone().replaceAllUsesWith(head.getDone());
+  }
+  for (auto &[r, list] : members)
+    for (unsigned i : list)
+      tasks[i].erase();
+  // Users of several merged copies now name the representative more than once.
+  for (sp::TaskOp task : tasks.front()->getBlock()->getOps<sp::TaskOp>()) {
+    llvm::SmallPtrSet<Value, 8> distinct(task.getDeps().begin(), task.getDeps().end());
+    if (distinct.size() != task.getDeps().size())
+      combineDeps(task, {task});
+  }
+}
+
 struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPass> {
   using Base::Base;
+
+  /// Merges co-located copies of `g` under placement `core` in the IR and
+  /// returns the graph read back with its cores.
+  GraphTasks mergeCopies(sp::GraphOp graph, const sp::TargetModel &t, GraphTasks &g, const std::vector<unsigned> &core,
+                         std::vector<unsigned> &cores) {
+    std::vector<unsigned> rep = g.coLocatedCopies(core);
+    llvm::DenseMap<Operation *, unsigned> placed;
+    for (unsigned i = 0; i < g.tasks.size(); ++i)
+      placed[g.tasks[i]] = core[i];
+    mergeTaskOps(g.tasks, rep);
+    GraphTasks merged(graph, t);
+    cores.clear();
+    for (sp::TaskOp task : merged.tasks)
+      cores.push_back(placed.lookup(task));
+    return merged;
+  }
 
   /// Writes core, slot, last and start_ns; `order` is the lowering order,
   /// `start` the first inference's start of each task.
@@ -465,7 +723,9 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
              << "no core can hold this task's " << g.graph.tiles[s.failedTask] << " crossbars next to the others (tried "
              << s.strategy << ")";
     place(g.tasks, s.processor, s.start);
-    // The lowering's order: start times, then the graph's order.
+    // The lowering's order: start times, then the graph's order. (Copies
+    // the list scheduler put on one core stay separate tasks: merging
+    // them would need new start times consistent with its order.)
     std::vector<unsigned> order(g.tasks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
@@ -494,7 +754,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // order, receiving before and sending after; the cores interleave in
     // the lowering by loweringOrder.
     problem.evaluate = [&](const std::vector<unsigned> &core) {
-      return queueCost(sp::programOf(g.placed(t, core, g.loweringOrder(t, core).first)));
+      std::vector<unsigned> kept, cores;
+      GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
+      for (unsigned k : kept)
+        cores.push_back(core[k]);
+      return queueCost(sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first)));
     };
     if (std::string invalid = problem.validate(); !invalid.empty())
       return graph.emitError() << "pipeline mode: " << invalid;
@@ -502,11 +766,14 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     if (!r.feasible)
       return graph.emitError() << "pipeline mode: " << r.error;
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
-    // start_ns: the lowering order's starts (the lowering sorts by them).
-    auto [order, start] = g.loweringOrder(t, chosen.core);
-    sp::QueueRun first = sp::runQueueModel(sp::programOf(g.placed(t, chosen.core, order)), {false, false, 64});
-    place(g.tasks, chosen.core, start);
-    summarize(graph, g, chosen.core, chosen.cost);
+    // start_ns: the lowering order's starts (the lowering sorts by them),
+    // on the graph with co-located copies merged (as evaluated).
+    std::vector<unsigned> cores;
+    GraphTasks m = mergeCopies(graph, t, g, chosen.core, cores);
+    auto [order, start] = m.loweringOrder(t, cores);
+    sp::QueueRun first = sp::runQueueModel(sp::programOf(m.placed(t, cores, order)), {false, false, 64});
+    place(m.tasks, cores, start);
+    summarize(graph, m, cores, chosen.cost);
     Builder b(&getContext());
     graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(chosen.cost.available ? chosen.cost.latencyNs
                                                                                      : first.latencyNs)));

@@ -85,9 +85,36 @@ SmallVector<Step> clampSteps(std::optional<double> lo, std::optional<double> hi)
 LogicalResult Lowering::lowerElementwise(Operation *op) {
   Value out = op->getResult(0);
   SmallVector<int64_t, 4> shape = shapeOf(out);
-  // Operands as kernel operands over the output's shape.
+  // A copy (rows [r0, r1) of an (N, C, H, W) result) computes those rows
+  // from the same rows of its operands.
+  std::optional<std::pair<int64_t, int64_t>> rows;
+  int64_t fullRows = shape.size() == 4 ? shape[2] : 1;
+  if (task.getRows()) {
+    if (shape.size() != 4)
+      return taskError() << "computes rows of an element-wise result that is not (N, C, H, W)";
+    FailureOr<std::pair<int64_t, int64_t>> r = rowsOfTask(fullRows);
+    if (failed(r))
+      return failure();
+    rows = *r;
+    shape[2] = r->second - r->first;
+  }
+  // Operands as kernel operands over the output's shape (or rows).
   std::deque<std::vector<float>> keep; // constant data the operands point at (stable addresses)
-  auto operandOf = [&](Value v) { return broadcastOperand(v, shape, keep); };
+  auto operandOf = [&](Value v) -> FailureOr<KernelOperand> {
+    SmallVector<int64_t, 4> from = shapeOf(v);
+    int64_t h = int64_t(from.size()) - 2; // the operand's dimension aligned with the rows
+    if (rows && h >= 0 && from.size() <= 4 && from[size_t(h)] == fullRows && fullRows > 1) {
+      if (known.contains(v))
+        return taskError() << "computes rows of an operator with a constant operand spanning the rows";
+      if (from.size() != 4)
+        return taskError() << "computes rows of an operator whose operand is not (N, C, H, W)";
+      FailureOr<Piece> p = padded(v, {0, 0}, {0, 0}, 0, rows);
+      if (failed(p))
+        return failure();
+      return operand(expanded(*p, shape)); // broadcast along the other dimensions
+    }
+    return broadcastOperand(v, shape, keep);
+  };
   auto scalar = [&](double value) {
     keep.push_back({float(value)});
     return KernelOperand{Address(), broadcastLayout({}, shape), &keep.back()};
@@ -224,7 +251,12 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
         })))
       return failure();
   }
-  define(out, shape, *result);
+  if (rows) {
+    result->origin[2] = rows->first;
+    definePiece(out, *result);
+  } else {
+    define(out, shape, *result);
+  }
   return success();
 }
 
@@ -303,24 +335,33 @@ struct PoolWindow {
 /// input is padded with `fill` bytes as far as the last window reaches
 /// (ceil_mode windows may reach past the padding).
 FailureOr<Piece> reduceWindows(Lowering &l, Value input, ArrayRef<int64_t> out, const PoolWindow &w, uint8_t fill,
-                               Opcode combine) {
+                               Opcode combine, std::pair<int64_t, int64_t> rows) {
   SmallVector<int64_t, 4> in = shapeOf(input);
   int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
   int64_t bottom = std::max<int64_t>(w.ph, (OH - 1) * w.sh + (w.KH - 1) * w.dh + 1 - H - w.ph);
   int64_t right = std::max<int64_t>(w.pw, (OW - 1) * w.sw + (w.KW - 1) * w.dw + 1 - W - w.pw);
   int64_t Wp = W + w.pw + right;
-  FailureOr<Piece> x = l.padded(input, {w.ph, w.pw}, {bottom, right}, fill);
+  // Output rows [r0, r1) read padded rows [r0 sh, (r1 - 1) sh + (KH - 1) dh + 1).
+  int64_t r0 = rows.first, R = rows.second - rows.first;
+  int64_t first = r0 * w.sh, last = (rows.second - 1) * w.sh + (w.KH - 1) * w.dh + 1;
+  bool all = r0 == 0 && R == OH;
+  FailureOr<Piece> x = all ? l.padded(input, {w.ph, w.pw}, {bottom, right}, fill)
+                           : l.padded(input, {w.ph, w.pw}, {bottom, right}, fill,
+                                      std::pair<int64_t, int64_t>{first, last});
   if (failed(x))
     return failure();
-  FailureOr<Piece> result = l.fresh(out, channelsLast(out));
+  int64_t skip = all ? 0 : first - x->origin[2]; // padded rows before the first read
+  SmallVector<int64_t, 4> box{out[0], C, R, OW};
+  FailureOr<Piece> result = l.fresh(box, channelsLast(box));
   if (failed(result))
     return failure();
+  result->origin[2] = r0;
   CoreEmitter &e = l.here();
-  Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, w.sh * Wp * C), Layout(OW, w.sw * C)});
+  Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(R, w.sh * Wp * C), Layout(OW, w.sw * C)});
   KernelOperand dst = l.operand(*result);
   for (int64_t kh = 0; kh < w.KH; ++kh)
     for (int64_t kw = 0; kw < w.KW; ++kw) {
-      KernelOperand src{l.addressOf(*x).plus((kh * w.dh * Wp + kw * w.dw) * C * 4), window, nullptr};
+      KernelOperand src{l.addressOf(*x).plus(((skip + kh * w.dh) * Wp + kw * w.dw) * C * 4), window, nullptr};
       LogicalResult r = kh == 0 && kw == 0 ? l.copy(dst, src)
                                            : l.kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
                                                e.vector(combine, a[0], a[1], a[2], run);
@@ -339,14 +380,17 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
   if (in.size() != 4 || in[0] != 1)
     return op.emitOpError("the PIM lowering supports 2-d pooling of batch 1");
+  FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
+  if (failed(rows))
+    return failure();
   // Padding reads 0xFEFEFEFE = -1.7e38, below any value.
   FailureOr<Piece> result =
       reduceWindows(*this, op.getSelf(), out,
                     PoolWindow(op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation()), 0xFE,
-                    Opcode::Vvmax);
+                    Opcode::Vvmax, *rows);
   if (failed(result))
     return failure();
-  define(op.getOut(), out, *result);
+  definePooled(op.getOut(), out, *result);
   return success();
 }
 
@@ -357,15 +401,18 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   if (in.size() != 4 || in[0] != 1)
     return taskError() << "the PIM lowering supports 2-d pooling of batch 1";
   PoolWindow window(windowSize, strideList, padding, {});
-  FailureOr<Piece> result = reduceWindows(*this, input, out, window, 0, Opcode::Vvadd);
+  FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
+  if (failed(rows))
+    return failure();
+  FailureOr<Piece> result = reduceWindows(*this, input, out, window, 0, Opcode::Vvadd, *rows);
   if (failed(result))
     return failure();
   CoreEmitter &e = here();
-  int64_t C = in[1], H = in[2], W = in[3], OH = out[2], OW = out[3];
+  int64_t C = in[1], H = in[2], W = in[3], OW = out[3], R = rows->second - rows->first;
   int64_t KH = window.KH, KW = window.KW, sh = window.sh, sw = window.sw, ph = window.ph, pw = window.pw;
-  // Each output's divisor, as torch's avg_pool2d counts it.
-  std::vector<float> scale(size_t(OH * OW));
-  for (int64_t oh = 0; oh < OH; ++oh)
+  // Each output's divisor, as torch's avg_pool2d counts it (rows [r0, r1)).
+  std::vector<float> scale(size_t(R * OW));
+  for (int64_t oh = rows->first; oh < rows->second; ++oh)
     for (int64_t ow = 0; ow < OW; ++ow) {
       int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
       int64_t h1 = std::min(h0 + KH, H + ph), w1 = std::min(w0 + KW, W + pw);
@@ -373,15 +420,22 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
       h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
       h1 = std::min(h1, H), w1 = std::min(w1, W);
       int64_t count = divisor ? *divisor : countPad ? size : (h1 - h0) * (w1 - w0);
-      scale[size_t(oh * OW + ow)] = float(1.0 / double(count));
+      scale[size_t((oh - rows->first) * OW + ow)] = float(1.0 / double(count));
     }
   KernelOperand dst = operand(*result);
-  Layout perPosition = fromTorchModes({Layout(1, 0), Layout(C, 0), Layout(OH, OW), Layout(OW, 1)});
+  Layout perPosition = fromTorchModes({Layout(1, 0), Layout(C, 0), Layout(R, OW), Layout(OW, 1)});
   if (failed(kernel({dst, dst, KernelOperand{Address(), perPosition, &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
-  define(output, out, *result);
+  definePooled(output, out, *result);
   return success();
+}
+
+void Lowering::definePooled(Value v, ArrayRef<int64_t> shape, Piece piece) {
+  if (task.getRows())
+    definePiece(v, std::move(piece));
+  else
+    define(v, shape, std::move(piece));
 }
 
 LogicalResult Lowering::lowerMean(nn::MeanOp op) {
