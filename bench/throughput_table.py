@@ -119,9 +119,12 @@ def measure(name: str, work: Path, depth: int, done: Callable[[dict], None]) -> 
         s = pim.summary(result.manifest)
         program = pim.Program.load(out)
         start = time.perf_counter()
-        latency = program.time()
         try:
-            interval: float | None = program.time(throughput=True).interval_ns
+            latency_ns: float | None = program.time().latency_ns
+        except pim.SimulationError as e:  # the timing simulator's instruction budget
+            latency_ns, row["latency_error"] = None, str(e)
+        try:
+            interval: float | None = program.time(throughput=True).interval_ns if latency_ns else None
         except pim.SimulationError as e:  # the instruction budget: U-Net's replicated passes
             interval, row["interval_error"] = None, str(e)
         row["timing_s"] = round(time.perf_counter() - start, 2)
@@ -132,14 +135,14 @@ def measure(name: str, work: Path, depth: int, done: Callable[[dict], None]) -> 
             "predicted_latency_ns": schedule.get("predicted_latency_ns"),
             "predicted_interval_ns": schedule.get("predicted_interval_ns"),
             "cycle_ratio_ns": periodic.interval_ns,
-            "simulated_ns": latency.latency_ns, "interval_ns": interval,
+            "simulated_ns": latency_ns, "interval_ns": interval,
         })
         print(json.dumps(row), file=sys.stderr)
         rows.append(row)
         done(row)
     base = rows[0].get("simulated_ns")
     for r in rows:
-        if "error" in r or not base:
+        if "error" in r or not base or not r["simulated_ns"]:
             continue
         r["speedup"] = base / r["simulated_ns"]
         r["interval_over_work_bound"] = r["interval_ns"] / r["work_bound_ns"] if r["interval_ns"] else None

@@ -243,7 +243,10 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
                  Option<"depth", "depth", "int64_t", /*default=*/"4",
                         "pipeline mode: the most stages">,
                  Option<"report", "report", "std::string", /*default=*/"\"\"",
-                        "pipeline mode: where to write the selection report (JSON; empty: nowhere)">];
+                        "pipeline mode: where to write the selection report (JSON; empty: nowhere)">,
+                 Option<"periodic", "periodic", "std::string", /*default=*/"\"\"",
+                        "where to write the periodic diagnostic of the schedule (the event graph of its "
+                        "cores run as loop bodies, its maximum cycle ratio and critical cycle; JSON)">];
 }
 
 //===----------------------------------------------------------------------===//

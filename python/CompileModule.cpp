@@ -102,18 +102,20 @@ void bindCompile(nb::module_ &m) {
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,
-         const std::string &report) {
+         const std::string &report, const std::string &periodic) {
         raptor::ScheduleSpatialOptions o;
         o.algorithm = algorithm;
         o.mode = mode;
         o.depth = depth;
         o.report = report;
+        o.periodic = periodic;
         runPass(module, raptor::createScheduleSpatial(o));
       },
       nb::arg("module"), nb::arg("algorithm") = "peft", nb::arg("mode") = "latency", nb::arg("depth") = 4,
-      nb::arg("report") = "",
+      nb::arg("report") = "", nb::arg("periodic") = "",
       "raptor-schedule-spatial: latency mode (algorithm peft or heft) or pipeline mode of at most `depth` "
-      "stages, its selection report written to `report` when given.");
+      "stages, its selection report written to `report` and the periodic diagnostic to `periodic` when "
+      "given.");
   m.def(
       "lower_to_pim",
       [](nb::handle module, const std::string &weights) {

@@ -10,6 +10,9 @@
 #include "dialects/pim/TimingSimulator.h"
 #include "passes/pim/PeriodicAnalysis.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -71,37 +74,10 @@ nb::dict timingDict(const TimingResult &r) {
   return d;
 }
 
-nb::dict periodicDict(const PeriodicReport &r) {
-  nb::dict d;
-  d["status"] = r.status;
-  d["reason"] = r.reason;
-  d["ratio_num"] = r.ratioNum;
-  d["ratio_den"] = r.ratioDen;
-  d["interval_ns"] = r.intervalNs;
-  d["bound"] = r.bound;
-  d["busiest_core"] = r.busiestCore;
-  d["busiest_core_work_ns"] = r.busiestCoreWorkNs;
-  d["global_service_ns"] = r.globalServiceNs;
-  d["nodes"] = int64_t(r.nodes.size());
-  d["edges"] = int64_t(r.edges.size());
-  d["cycle_weight_ns"] = r.cycleWeightNs;
-  d["cycle_distance"] = r.cycleDistance;
-  d["cycle_cores"] = r.cycleCores;
-  d["cycle_edges"] = int64_t(r.cycle.size());
-  // The witness, at most 128 edges listed (the totals cover all of it).
-  nb::list cycle;
-  for (size_t i = 0; i < r.cycle.size() && i < 128; ++i) {
-    const PeriodicEdge &e = r.edges[size_t(r.cycle[i])];
-    nb::dict x;
-    x["from"] = r.nodes[size_t(e.from)];
-    x["to"] = r.nodes[size_t(e.to)];
-    x["weight_ns"] = e.weightNs;
-    x["distance"] = e.distance;
-    x["what"] = e.what;
-    cycle.append(x);
-  }
-  d["cycle"] = cycle;
-  return d;
+/// The report as the JSON text `raptor periodic --json` prints (one
+/// serializer: spatial::periodicJson), parsed on the Python side.
+std::string periodicText(const PeriodicReport &r) {
+  return llvm::formatv("{0}", llvm::json::Value(raptor::spatial::periodicJson(r))).str();
 }
 
 nb::list ioList(const std::vector<IoBuffer> &list) {
@@ -170,7 +146,7 @@ void bindPim(nb::module_ &m) {
             llvm::Expected<TimingConfig> config = TimingConfig::load(p.directory);
             if (!config)
               throw nb::value_error(llvm::toString(config.takeError()).c_str());
-            return periodicDict(analyzePeriodic(p.program, *config));
+            return periodicText(analyzePeriodic(p.program, *config));
           },
           "The periodic dependency diagnostic of the programs run as loop bodies (maximum cycle ratio).")
       .def(

@@ -16,6 +16,7 @@
 
 #include "dialects/pim/Program.h"
 #include "dialects/pim/TimingConfig.h"
+#include "passes/spatial/EventGraph.h"
 
 #include <cstdint>
 #include <string>
@@ -23,34 +24,11 @@
 
 namespace raptor::pim {
 
-struct PeriodicEdge {
-  int64_t from, to, weightNs, distance;
-  std::string what; // e.g. "core 3: 120 instructions" or "core 3: next iteration"
-};
+using spatial::PeriodicEdge;
+using spatial::PeriodicReport;
 
-struct PeriodicReport {
-  /// ok, deadlock (a zero-distance cycle: the programs block each other
-  /// within one iteration), acyclic (no core loops) or unavailable.
-  std::string status;
-  std::string reason; // why unavailable
-  std::vector<std::string> nodes;
-  std::vector<PeriodicEdge> edges;
-  /// ok: the maximum cycle ratio, exact (ratioNum / ratioDen ns).
-  int64_t ratioNum = 0, ratioDen = 1;
-  /// The witness: a critical cycle (ok) or a zero-distance one (deadlock),
-  /// as edge indices in order, with its totals and the cores it crosses.
-  std::vector<int64_t> cycle;
-  int64_t cycleWeightNs = 0, cycleDistance = 0;
-  std::vector<int64_t> cycleCores;
-  /// The other two terms of the estimate.
-  double busiestCoreWorkNs = 0;
-  int64_t busiestCore = -1;
-  double globalServiceNs = 0;
-  /// max(recurrence, busiest core, global service) and which of them.
-  double intervalNs = 0;
-  std::string bound;
-};
-
+/// The diagnostic of the programs (spatial::PeriodicGraphBuilder over each
+/// core's instructions).
 PeriodicReport analyzePeriodic(const Program &program, const TimingConfig &config);
 
 } // namespace raptor::pim

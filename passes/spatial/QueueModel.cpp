@@ -33,8 +33,8 @@ QueueProgram programOf(const PlacedGraph &g) {
       if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
       TransferParts parts = g.transfer(edge.bytes, there, here);
-      QueueAction send{QueueAction::Send, 0, 0, p.transfers, -1, parts};
-      QueueAction recv{QueueAction::Recv, 0, 0, p.transfers, -1, parts};
+      QueueAction send{QueueAction::Send, 0, 0, p.transfers, -1, parts, here};
+      QueueAction recv{QueueAction::Recv, 0, 0, p.transfers, -1, parts, there};
       ++p.transfers;
       p.cores[there].push_back(send);
       p.cores[here].push_back(recv);
@@ -57,8 +57,8 @@ QueueProgram programOf(const PlacedGraph &g) {
       if (there == here)
         continue;
       TransferParts parts = g.transfer(g.storeBytes[lane], there, here);
-      p.cores[there].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts});
-      p.cores[here].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts});
+      p.cores[there].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, here});
+      p.cores[here].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, there});
       ++p.transfers;
     }
     p.cores[here].push_back(
@@ -212,6 +212,40 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
       run.intervalNs = (run.generationEndNs[k - 1] - run.generationEndNs[k - 5]) / 4;
   }
   return run;
+}
+
+PeriodicReport periodicOf(const QueueProgram &program) {
+  PeriodicGraphBuilder graph("actions");
+  for (unsigned c = 0; c < program.cores.size(); ++c) {
+    if (program.cores[c].empty())
+      continue;
+    graph.beginCore(c);
+    for (const QueueAction &a : program.cores[c]) {
+      switch (a.kind) {
+      case QueueAction::Compute:
+        graph.work(a.ns);
+        break;
+      case QueueAction::Memory:
+        graph.work(a.ns + a.overheadNs);
+        graph.global(a.ns);
+        break;
+      case QueueAction::Send:
+      case QueueAction::Recv: {
+        bool sending = a.kind == QueueAction::Send;
+        const TransferParts &t = a.parts;
+        int64_t from = sending ? c : a.peer, to = sending ? a.peer : c;
+        graph.transfer(
+            sending, a.peer,
+            [&](int64_t k) { return "transfer " + std::to_string(k) + " of core " + std::to_string(from) +
+                                    " to core " + std::to_string(to) + " (pair " + std::to_string(a.transfer) + ")"; },
+            sending ? t.readNs : t.permissionNs + t.readNs + t.payloadNs + t.tailNs);
+        break;
+      }
+      }
+    }
+    graph.endCore();
+  }
+  return graph.finish();
 }
 
 } // namespace raptor::spatial

@@ -25,6 +25,8 @@
 #ifndef RAPTOR_PASSES_SPATIAL_QUEUEMODEL_H
 #define RAPTOR_PASSES_SPATIAL_QUEUEMODEL_H
 
+#include "passes/spatial/EventGraph.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -50,6 +52,7 @@ struct QueueAction {
   int64_t transfer = -1; // send/recv: the pair both sides name
   int64_t task = -1;     // compute: the task it runs
   TransferParts parts;   // send/recv
+  int64_t peer = -1;     // send/recv: the other core
 };
 
 struct QueueProgram {
@@ -113,6 +116,12 @@ struct QueueRun {
 };
 
 QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options);
+
+/// The periodic diagnostic (EventGraph) of the action lists run as loop
+/// bodies: each core's chain between its transfers, the receiver paying
+/// permission, read, payload and handling after the rendezvous, the sender
+/// its read.
+PeriodicReport periodicOf(const QueueProgram &program);
 
 } // namespace raptor::spatial
 

@@ -644,6 +644,18 @@ void mergeTaskOps(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned>
   }
 }
 
+/// Writes `value` to `path` (removed again if the pass fails later: the
+/// caller keeps it); an error on `anchor` when it cannot.
+LogicalResult writeJson(Operation *anchor, StringRef path, llvm::json::Value value, StringRef what) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = mlir::openOutputFile(path, &error);
+  if (!file)
+    return anchor->emitError() << "cannot write the " << what << ": " << error;
+  file->os() << llvm::formatv("{0:2}", value) << "\n";
+  file->keep();
+  return success();
+}
+
 struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPass> {
   using Base::Base;
 
@@ -712,6 +724,16 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     }
   }
 
+  /// periodic=FILE: the schedule's event graph, as its programs would loop.
+  LogicalResult writePeriodic(sp::GraphOp graph, const sp::PlacedGraph &placed) {
+    if (periodic.empty())
+      return success();
+    sp::PeriodicReport r = sp::periodicOf(sp::programOf(placed));
+    llvm::json::Object json = sp::periodicJson(r);
+    json["mode"] = std::string(mode);
+    return writeJson(graph, periodic, std::move(json), "periodic diagnostic");
+  }
+
   LogicalResult latency(sp::GraphOp graph, const sp::TargetModel &t, GraphTasks &g) {
     g.graph.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
       size_t i = &e - g.graph.edges.data();
@@ -731,6 +753,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     std::stable_sort(order.begin(), order.end(),
                      [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
     summarize(graph, g, s.processor, queueCost(sp::programOf(g.placed(t, s.processor, order))));
+    if (failed(writePeriodic(graph, g.placed(t, s.processor, order))))
+      return failure();
     Builder b(&getContext());
     graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(s.makespan)));
     graph->setAttr("strategy", b.getStringAttr(s.strategy));
@@ -785,15 +809,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     graph->setAttr("stage_starts", b.getDenseI64ArrayAttr(
                                        SmallVector<int64_t>(chosen.starts.begin(), chosen.starts.end())));
     graph->setAttr("queue_evaluations", b.getI64IntegerAttr(r.evaluations));
-    if (!report.empty()) {
-      std::string error;
-      std::unique_ptr<llvm::ToolOutputFile> file = mlir::openOutputFile(report, &error);
-      if (!file)
-        return graph.emitError() << "cannot write the pipeline report: " << error;
-      file->os() << llvm::formatv("{0:2}", llvm::json::Value(selectionReport(problem, r))) << "\n";
-      file->keep();
-    }
-    return success();
+    if (!report.empty() &&
+        failed(writeJson(graph, report, llvm::json::Value(selectionReport(problem, r)), "pipeline report")))
+      return failure();
+    return writePeriodic(graph, m.placed(t, cores, order));
   }
 
   void runOnOperation() override {

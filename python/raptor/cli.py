@@ -445,16 +445,19 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     module = _load(args.model, raptor.Context())
     try:
         report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
-                                        pipeline=args.pipeline)
+                                        pipeline=args.pipeline, periodic=args.periodic)
     except raptor._raptor.PassError as e:
         raise pim.pass_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)
     out.mkdir(parents=True, exist_ok=True)
     selection = report.pop("selection", None)
+    periodic = report.pop("periodic", None)
     write_atomically(out / "schedule.json", json.dumps(report, indent=2) + "\n")
     write_atomically(out / "gantt.svg", spatial.gantt_svg(report))
     if selection is not None:
         write_atomically(out / "pipeline_selection.json", json.dumps(selection, indent=2) + "\n")
+    if periodic is not None:
+        write_atomically(out / "pipeline_periodic.json", json.dumps(periodic, indent=2) + "\n")
     s = report["summary"]
     print(f"{args.model}: {s['tasks']} tasks on {s['cores_used']} cores ({report['algorithm']}, "
           f"{report['strategy']})")
@@ -465,8 +468,15 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
         if key in s:
             print(f"  {key:<20}{s[key] / 1e6:>14.3f} ms")
     print(f"  {'crossbars_used':<20}{s['crossbars_used']:>14}")
+    if periodic is not None:
+        if periodic["status"] == "ok":
+            print(f"  periodic: interval {periodic['interval_ns'] / 1e6:.3f} ms ({periodic['bound']}; critical cycle "
+                  f"over cores {periodic['cycle_cores']}, distance {periodic['cycle_distance']})")
+        else:
+            print(f"  periodic: {periodic['status']} {periodic['reason']}".rstrip())
     print(f"report: {out / 'schedule.json'}, chart: {out / 'gantt.svg'}"
-          + (f", search: {out / 'pipeline_selection.json'}" if selection is not None else ""))
+          + (f", search: {out / 'pipeline_selection.json'}" if selection is not None else "")
+          + (f", periodic: {out / 'pipeline_periodic.json'}" if periodic is not None else ""))
     return 0
 
 
@@ -586,6 +596,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency mode's scheduler")
     _add_pipeline_option(p)
+    p.add_argument("--periodic", action="store_true",
+                   help="also write pipeline_periodic.json: the schedule's event graph run as loop bodies, its "
+                        "exact maximum cycle ratio and critical cycle (read-only)")
     _add_replication_options(p)
     p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
     p.set_defaults(run=_cmd_schedule)

@@ -110,12 +110,34 @@ def test_pipeline_programs_compute_the_model(tmp_path: Path) -> None:
     assert timing.converged and 0 < timing.interval_ns <= timing.latency_ns
 
 
+def test_schedule_periodic_diagnostic_agrees_with_the_programs(tmp_path: Path) -> None:
+    """Two front ends of one event-graph solver: the schedule's action lists
+    (raptor-schedule-spatial periodic=) and the emitted programs (raptor
+    periodic): the same recurrence within 10%, deadlock-free, distance 1."""
+    torch.manual_seed(0)
+    model = randomize(Convolutions())
+    run = compile_and_run(model, torch.randn(1, 3, 20, 20), tmp_path / "p", replication_budget=1.0, pipeline=3)
+    programs = pim.Program.load(tmp_path / "p").periodic()
+    with raptor.Context() as ctx:
+        module = ir.Module.parse(str(import_program(export(model, torch.randn(1, 3, 20, 20)))[0]), ctx)
+        raptor._raptor.fold_batch_norm(module)
+        report = spatial.schedule_model(module, spatial.default_target(), replication_budget=1.0, pipeline=3,
+                                        periodic=True)
+    schedule = report["periodic"]
+    assert schedule["status"] == programs.status == "ok"
+    assert schedule["cycle_distance"] >= 1 and schedule["cycle_edges"] == len(schedule["cycle"])
+    assert abs(schedule["interval_ns"] - programs.interval_ns) <= 0.1 * programs.interval_ns
+    assert run.manifest["schedule"]["mode"] == "pipeline"
+
+
 def test_pipeline_cli_and_bad_depths(tmp_path: Path) -> None:
     raptor_cmd = [sys.executable, "-m", "raptor"]
-    out = subprocess.run(raptor_cmd + ["schedule", "shufflenet_v2", "--pipeline", "4", "--report-dir",
+    out = subprocess.run(raptor_cmd + ["schedule", "shufflenet_v2", "--pipeline", "4", "--periodic", "--report-dir",
                                        str(tmp_path / "r")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "stages (cores)" in out.stdout and "predicted_interval_ns" in out.stdout
+    periodic = json.loads((tmp_path / "r" / "pipeline_periodic.json").read_text())
+    assert periodic["status"] == "ok" and periodic["mode"] == "pipeline" and len(periodic["cycle"]) <= 128
     selection = json.loads((tmp_path / "r" / "pipeline_selection.json").read_text())
     assert selection["depth"] == 4 and selection["queue_evaluations"] <= 32
     bad = subprocess.run(raptor_cmd + ["schedule", "shufflenet_v2", "--pipeline", "0"], capture_output=True,

@@ -32,7 +32,8 @@ def default_target() -> Path:
 
 
 def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
-                   replication_budget: float = 0.5, pipeline: int | None = None) -> dict[str, Any]:
+                   replication_budget: float = 0.5, pipeline: int | None = None,
+                   periodic: bool = False) -> dict[str, Any]:
     """Builds the compute graph of `module` for `target` (weight lanes
     copied onto spare crossbars by the `replicate` rule: time, windows or
     none), schedules it, and returns the report (raises
@@ -41,7 +42,9 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
 
     `pipeline=N` schedules for throughput instead: at most N stages, the
     search's candidates in the report's "selection" (docs/scheduling.md);
-    `algorithm` is then unused."""
+    `algorithm` is then unused. `periodic` adds the schedule's periodic
+    diagnostic (its cores run as loop bodies: the maximum cycle ratio and
+    its critical cycle) as "periodic"."""
     if algorithm not in ("peft", "heft"):
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
     if replicate not in REPLICATION_RULES:
@@ -49,15 +52,17 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     selection: dict[str, Any] | None = None
-    with module.context:
+    periodic_report: dict[str, Any] | None = None
+    with module.context, tempfile.TemporaryDirectory() as scratch:
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget)
-        if pipeline is None:
-            _raptor.schedule_spatial(module, algorithm)
-        else:
-            with tempfile.TemporaryDirectory() as scratch:
-                path = Path(scratch) / "pipeline_selection.json"
-                _raptor.schedule_spatial(module, algorithm, "pipeline", pipeline, str(path))
-                selection = json.loads(path.read_text())
+        chosen = Path(scratch) / "pipeline_selection.json"
+        cycle = Path(scratch) / "pipeline_periodic.json"
+        _raptor.schedule_spatial(module, algorithm, "latency" if pipeline is None else "pipeline", pipeline or 4,
+                                 "" if pipeline is None else str(chosen), str(cycle) if periodic else "")
+        if pipeline is not None:
+            selection = json.loads(chosen.read_text())
+        if periodic:
+            periodic_report = json.loads(cycle.read_text())
     graph = next(op for op in module.body.operations if op.name == "spatial.graph")
     attr = lambda name: ir.IntegerAttr(graph.attributes[name]).value  # noqa: E731
     tasks = []
@@ -103,6 +108,8 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     if selection is not None:
         report["stages"] = list(ir.DenseI64ArrayAttr(graph.attributes["stages"]))
         report["selection"] = selection
+    if periodic_report is not None:
+        report["periodic"] = periodic_report
     return report
 
 

@@ -3,6 +3,8 @@
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4" | FileCheck %s --check-prefix=FOUR
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=2 report=%t.json" | FileCheck %s --check-prefix=TWO
 // RUN: FileCheck %s --check-prefix=REPORT < %t.json
+// RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4 periodic=%t.periodic.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PERIODIC < %t.periodic.json
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | not %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=5" 2>&1 | FileCheck %s --check-prefix=DEEP
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | not %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | not %raptor-opt "--raptor-schedule-spatial=mode=fast" 2>&1 | FileCheck %s --check-prefix=MODE
@@ -40,6 +42,15 @@
 // REPORT:      "depth": 2,
 // REPORT:      "queue_budget": 32,
 // REPORT:      "selected": 0,
+
+// Four cores each looping over one operator of 100 us: the recurrence is
+// one core's work and its two transfers per iteration (distance 1), above
+// 100 us and far below the chain's 400 us.
+// PERIODIC:      "bound": "recurrence",
+// PERIODIC:      "cycle_distance": 1,
+// PERIODIC:      "interval_ns": 100{{[0-9][0-9][0-9]}}
+// PERIODIC:      "mode": "pipeline",
+// PERIODIC:      "status": "ok"
 
 // DEEP: pipeline mode: a pipeline of depth 5 needs at least that many cores; the target has 4
 // ZERO: pipeline mode needs depth=N with N >= 1, not 0
