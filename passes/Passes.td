@@ -211,7 +211,10 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                  Option<"replicate", "replicate", "std::string", /*default=*/"\"none\"",
                         "Replication of weight lanes: none, time or windows">,
                  Option<"replicationBudget", "replication-budget", "double", /*default=*/"0.5",
-                        "Fraction of the chip's crossbars the lanes and their copies may use">];
+                        "Fraction of the chip's crossbars the lanes and their copies may use">,
+                 Option<"followRows", "follow-rows", "bool", /*default=*/"true",
+                        "Element-wise and pooling operators follow their input's row copies with copies "
+                        "of their own (docs/scheduling.md)">];
 }
 
 def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {

@@ -90,15 +90,19 @@ void bindCompile(nb::module_ &m) {
       nb::arg("module"), "raptor-fold-batch-norm.");
   m.def(
       "build_compute_graph",
-      [](nb::handle module, const std::string &target, const std::string &replicate, double budget) {
+      [](nb::handle module, const std::string &target, const std::string &replicate, double budget,
+         bool followRows) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
         o.replicate = replicate;
         o.replicationBudget = budget;
+        o.followRows = followRows;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
       nb::arg("module"), nb::arg("target"), nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
-      "raptor-build-compute-graph for the target JSON file; replicate: none, time or windows.");
+      nb::arg("follow_rows") = true,
+      "raptor-build-compute-graph for the target JSON file; replicate: none, time or windows; follow_rows: "
+      "element-wise and pooling operators follow row copies.");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,

@@ -202,7 +202,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       // that no single lane gathers the whole map.
       llvm::DenseMap<Operation *, int64_t> copiesOf;
       for (auto [index, p] : llvm::enumerate(planned)) {
-        if (copies[index] == 1 && p.lanes.count == 1 && p.lanes.tiles[0] == 0 &&
+        if (followRows && copies[index] == 1 && p.lanes.count == 1 && p.lanes.tiles[0] == 0 &&
             !isa<raptor::nn::ConvolutionOp>(p.op) && rowsRead(p.op, known, 0, 1)) {
           int64_t rows = cast<RankedTensorType>(p.op->getResult(0).getType()).getShape()[2];
           int64_t n = 1;

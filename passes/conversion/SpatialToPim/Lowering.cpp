@@ -96,6 +96,8 @@ void Lowering::release(int id) {
     emitter(b.core).memory.release(b.address);
   for (auto &[key, copy] : b.copies)
     release(copy);
+  for (auto &[key, pack] : b.packs)
+    release(pack);
 }
 
 void Lowering::retain(const TensorValue &v) {
@@ -145,6 +147,14 @@ int64_t Lowering::globalAlloc(int64_t bytes) {
 }
 
 FailureOr<Piece> Lowering::packed(const Piece &p) {
+  auto key = std::make_pair(p.offset, p.layout.str());
+  Piece q = p;
+  q.offset = 0;
+  q.layout = compactLike(p.layout);
+  if (auto it = buffers[p.buffer].packs.find(key); it != buffers[p.buffer].packs.end()) {
+    q.buffer = it->second; // another reader of the same view packed it already
+    return q;
+  }
   int64_t saved = core;
   core = std::max<int64_t>(buffers[p.buffer].core, 0);
   FailureOr<Piece> out = fresh(p.sizes, compactLike(p.layout));
@@ -153,11 +163,10 @@ FailureOr<Piece> Lowering::packed(const Piece &p) {
     return failure();
   }
   core = saved;
-  taskBuffers.push_back(out->buffer); // freed with the task, after its use
-  ++buffers[out->buffer].refs;
-  Piece q = *out;
-  q.origin = p.origin;
-  q.partial = p.partial;
+  buffers[out->buffer].refs = 1; // held by the source's pack table, freed with it
+  buffers[p.buffer].packs[key] = out->buffer;
+  q.buffer = out->buffer;
+  q.layout = out->layout;
   return q;
 }
 

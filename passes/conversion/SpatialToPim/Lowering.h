@@ -37,6 +37,9 @@ struct Buffer {
   bool freed = false;
   /// Copies of element ranges [lo, hi) on other cores: (core, lo, hi) -> buffer.
   std::map<std::tuple<int64_t, int64_t, int64_t>, int> copies;
+  /// Compact copies of views of it on its own core (Lowering::packed):
+  /// (offset, layout) -> buffer, made once for all the readers of the view.
+  std::map<std::pair<int64_t, std::string>, int> packs;
 };
 
 class Lowering {

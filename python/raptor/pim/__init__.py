@@ -66,7 +66,8 @@ class CompileResult:
 
 def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
-            replication_budget: float = 0.5, pipeline: int | None = None, pimsim: str = "binary",
+            replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
+            pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
@@ -77,7 +78,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     windows or none, within ``replication_budget`` of the chip's crossbars,
     docs/scheduling.md); ``pipeline=N`` schedules for throughput in at
     most N stages instead of latency (the search is recorded in
-    ``reports/pipeline_selection.json`` of the directory); ``pimsim``
+    ``reports/pipeline_selection.json`` of the directory); ``follow_rows``
+    whether element-wise and pooling operators follow their input's row
+    copies (default: in pipeline mode only, docs/scheduling.md); ``pimsim``
     which pimsim-nn program files to write (binary, json, both, none),
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
@@ -113,7 +116,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         stages: list[tuple[str, Callable[[], None]]] = [
             ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
             ("building the compute graph",
-             lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget)),
+             lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
+                                                 pipeline is not None if follow_rows is None else follow_rows)),
             (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm))
             if pipeline is None else
             (f"scheduling (pipeline of at most {pipeline} stages)",

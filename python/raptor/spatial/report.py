@@ -33,7 +33,7 @@ def default_target() -> Path:
 
 def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
                    replication_budget: float = 0.5, pipeline: int | None = None,
-                   periodic: bool = False) -> dict[str, Any]:
+                   periodic: bool = False, follow_rows: bool | None = None) -> dict[str, Any]:
     """Builds the compute graph of `module` for `target` (weight lanes
     copied onto spare crossbars by the `replicate` rule: time, windows or
     none), schedules it, and returns the report (raises
@@ -44,7 +44,8 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     search's candidates in the report's "selection" (docs/scheduling.md);
     `algorithm` is then unused. `periodic` adds the schedule's periodic
     diagnostic (its cores run as loop bodies: the maximum cycle ratio and
-    its critical cycle) as "periodic"."""
+    its critical cycle) as "periodic". `follow_rows`: whether element-wise
+    and pooling operators follow row copies (default: in pipeline mode)."""
     if algorithm not in ("peft", "heft"):
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
     if replicate not in REPLICATION_RULES:
@@ -54,7 +55,8 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     selection: dict[str, Any] | None = None
     periodic_report: dict[str, Any] | None = None
     with module.context, tempfile.TemporaryDirectory() as scratch:
-        _raptor.build_compute_graph(module, str(target), replicate, replication_budget)
+        _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
+                                    pipeline is not None if follow_rows is None else follow_rows)
         chosen = Path(scratch) / "pipeline_selection.json"
         cycle = Path(scratch) / "pipeline_periodic.json"
         _raptor.schedule_spatial(module, algorithm, "latency" if pipeline is None else "pipeline", pipeline or 4,
