@@ -122,6 +122,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
+                             follow_rows=args.follow_rows,
                              pimsim=args.format,
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)
     finally:
@@ -373,6 +374,9 @@ def _add_replication_options(p: argparse.ArgumentParser) -> None:
                         "the operator with the most windows per copy) or none")
     p.add_argument("--replication-budget", type=_fraction, default=0.5, metavar="F",
                    help="fraction of the chip's crossbars lanes and copies may use (default: 0.5)")
+    p.add_argument("--follow-rows", action=argparse.BooleanOptionalAction, default=None,
+                   help="element-wise and pooling operators follow their input's row copies with copies of "
+                        "their own (default: in pipeline mode only)")
 
 
 def _count(minimum: int) -> Callable[[str], int]:
@@ -445,7 +449,7 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     module = _load(args.model, raptor.Context())
     try:
         report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
-                                        pipeline=args.pipeline, periodic=args.periodic)
+                                        pipeline=args.pipeline, periodic=args.periodic, follow_rows=args.follow_rows)
     except raptor._raptor.PassError as e:
         raise pim.pass_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)

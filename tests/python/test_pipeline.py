@@ -110,6 +110,28 @@ def test_pipeline_programs_compute_the_model(tmp_path: Path) -> None:
     assert timing.converged and 0 < timing.interval_ns <= timing.latency_ns
 
 
+def test_element_wise_operators_follow_row_copies_when_asked(resnet_text: str) -> None:
+    """ResNet-18's stem: the first convolution in row copies, its ReLU and
+    max-pool following with copies of the same rows (pipeline mode's
+    default) or whole (latency mode's)."""
+    def lanes(report: dict, op: str) -> list[dict]:
+        return [t for t in report["tasks"] if t["op"] == op]
+
+    with raptor.Context() as ctx:
+        followed, whole = [], []
+        for follow, out in ((True, followed), (False, whole)):
+            module = ir.Module.parse(resnet_text, ctx)
+            raptor._raptor.fold_batch_norm(module)
+            out.append(spatial.schedule_model(module, spatial.default_target(), follow_rows=follow))
+    stem = min(t["source"] for t in lanes(followed[0], "nn.convolution"))
+    copies = [t for t in followed[0]["tasks"] if t["source"] == stem]
+    relu = [t for t in lanes(followed[0], "nn.relu") if min(x["source"] for x in lanes(followed[0], "nn.relu")) ==
+            t["source"]]
+    assert len(copies) > 1 and len(relu) == len(copies)
+    assert len(lanes(followed[0], "nn.max_pool2d")) > 1
+    assert len(lanes(whole[0], "nn.max_pool2d")) == 1
+
+
 def test_schedule_periodic_diagnostic_agrees_with_the_programs(tmp_path: Path) -> None:
     """Two front ends of one event-graph solver: the schedule's action lists
     (raptor-schedule-spatial periodic=) and the emitted programs (raptor
