@@ -101,3 +101,39 @@ def test_schedule_dag_command() -> None:
     report = json.loads(result.stdout)
     assert report["makespan"] == 80 and len(report["tasks"]) == 10
     assert report["tasks"][9] == {"task": 9, "processor": 1, "start": 73.0, "finish": 80.0}
+
+
+FUZZ = DATA / "fuzz-repros"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("U-dag-negidx.json", "edge -1 -> 1 names a task outside 0..1"),
+    ("U2-dag-infidx.json", "integer task indices"),
+    ("U3-dag-bigcost.json", "costs and communications add up to 1e+17"),
+])
+def test_schedule_dag_refuses_bad_graphs_in_one_line(name: str, message: str) -> None:
+    """The fuzz repros that raised TypeError, OverflowError and an
+    AssertionError inside the checker: now one line, exit 1."""
+    out = subprocess.run([sys.executable, "-m", "raptor", "schedule-dag", str(FUZZ / name)], capture_output=True,
+                         text=True)
+    assert out.returncode == 1 and message in out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_validate_refuses_what_the_core_cannot_take() -> None:
+    with pytest.raises(ValueError, match="outside 0..1"):
+        spatial.schedule(spatial.TaskGraph([[1.0], [1.0]], [(0, 2, 1.0)]))
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        spatial.schedule(spatial.TaskGraph([[1.0], [-1.0]], []))
+    with pytest.raises(ValueError, match="one cost per processor"):
+        spatial.schedule(spatial.TaskGraph([[1.0], [1.0, 2.0]], []))
+    # Near the limit a schedule still checks out (relative tolerance).
+    graph = spatial.TaskGraph([[4e11], [1.0]], [(0, 1, 0.0)])
+    spatial.evaluate(graph, spatial.schedule(graph))
+
+
+def test_schedule_of_a_module_without_a_model_graph(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "raptor", "schedule", str(FUZZ / "L-schedule-empty-module.mlir"),
+                          "--report-dir", str(tmp_path / "r")], capture_output=True, text=True)
+    assert out.returncode == 1 and "no model graph to schedule" in out.stderr
+    assert "Traceback" not in out.stderr and not (tmp_path / "r" / "schedule.json").exists()

@@ -18,6 +18,7 @@ So does the exact maximum cycle ratio of an event graph
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,30 @@ class TaskGraph:
     def num_processors(self) -> int:
         return len(self.cost[0]) if self.cost else 0
 
+    #: Costs and communications in total at most this (in any unit): beyond
+    #: it, double arithmetic can no longer tell a start plus a cost from its
+    #: finish to the precision schedules are checked at.
+    MAX_TOTAL = 1e12
+
+    def validate(self) -> None:
+        """Raises ValueError with a one-line reason unless the graph can be
+        scheduled: equal non-empty cost rows, finite non-negative costs,
+        edges between existing tasks, totals within MAX_TOTAL."""
+        n, p = self.num_tasks, self.num_processors
+        if n == 0 or p == 0:
+            raise ValueError("the task graph needs at least one task and one processor")
+        if any(len(row) != p for row in self.cost):
+            raise ValueError(f"every task needs one cost per processor ({p})")
+        values = [c for row in self.cost for c in row] + [c for _, _, c in self.edges]
+        if not all(math.isfinite(c) and c >= 0 for c in values):
+            raise ValueError("costs and communications must be finite and non-negative")
+        if sum(values) > self.MAX_TOTAL:
+            raise ValueError(f"costs and communications add up to {sum(values):.3g}, above {self.MAX_TOTAL:.0e}: "
+                             "scale them down")
+        for a, b, _ in self.edges:
+            if not (0 <= a < n and 0 <= b < n):
+                raise ValueError(f"edge {a} -> {b} names a task outside 0..{n - 1}")
+
 
 @dataclass
 class ScheduleResult:
@@ -82,20 +107,30 @@ def load_task_graph(path: str | Path) -> TaskGraph:
         cost = [[float(c) for c in row] for row in data["cost"]]
     except (TypeError, ValueError):
         raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers") from None
-    try:
-        edges = [(int(a), int(b), float(c)) for a, b, c in data.get("edges", [])]
-    except (TypeError, ValueError):
-        raise ValueError(f"'{path}': every edge must be [from, to, communication cost]") from None
+    edges = []
+    for e in data.get("edges", []):
+        if (not isinstance(e, list) or len(e) != 3 or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                               for i in e[:2])
+                or not isinstance(e[2], (int, float)) or isinstance(e[2], bool)):
+            raise ValueError(f"'{path}': every edge must be [from, to, communication cost] with integer "
+                             f"task indices, not {json.dumps(e)}")
+        edges.append((e[0], e[1], float(e[2])))
     if "processors" in data and cost and len(cost[0]) != data["processors"]:
         raise ValueError(f"'{path}': cost rows have {len(cost[0])} entries but "
                          f"processors = {data['processors']}")
-    return TaskGraph(cost, edges)
+    graph = TaskGraph(cost, edges)
+    try:
+        graph.validate()
+    except ValueError as e:
+        raise ValueError(f"'{path}': {e}") from None
+    return graph
 
 
 def schedule(graph: TaskGraph, algorithm: str = "peft") -> ScheduleResult:
     """Insertion-based list scheduling with PEFT or HEFT (C++)."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
+    graph.validate()
     r = _raptor.schedule_dag(graph.cost, graph.edges, algorithm)
     return ScheduleResult(r["makespan"], list(r["processor"]), list(r["start"]),
                           list(r["finish"]), list(r["order"]))
@@ -109,7 +144,8 @@ def optimistic_cost_table(graph: TaskGraph) -> list[list[float]]:
 def evaluate(graph: TaskGraph, result: ScheduleResult) -> dict[str, float]:
     """Checks a schedule (dependencies with transfers, no overlap on a
     processor) and reports serial work, critical path and transfer work."""
-    eps = 1e-9
+    # Relative to the schedule's length: starts plus costs are rounded to it.
+    eps = 1e-9 * max(1.0, max(result.finish, default=0.0))
     for a, b, c in graph.edges:
         transfer = 0.0 if result.processor[a] == result.processor[b] else c
         if result.start[b] + eps < result.finish[a] + transfer:

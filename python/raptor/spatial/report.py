@@ -65,7 +65,9 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
             selection = json.loads(chosen.read_text())
         if periodic:
             periodic_report = json.loads(cycle.read_text())
-    graph = next(op for op in module.body.operations if op.name == "spatial.graph")
+    graph = next((op for op in module.body.operations if op.name == "spatial.graph"), None)
+    if graph is None:
+        raise ValueError("the module has no model graph to schedule (a func.func of nn ops)")
     attr = lambda name: ir.IntegerAttr(graph.attributes[name]).value  # noqa: E731
     tasks = []
     for op in graph.regions[0].blocks[0].operations:
