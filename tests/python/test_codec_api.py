@@ -128,3 +128,18 @@ def test_codec_report_table_and_errors(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "unknown operator 'aten.nope.default'" in result.stderr
     assert not (tmp_path / "x.mlir").exists()
+
+
+@pytest.mark.parametrize("name", ["with space.txt", "t},raptor-summarize-graph{output=inj.txt", "q\"'.txt"])
+def test_any_table_file_name_is_one_option_value(tmp_path: Path, name: str, monkeypatch) -> None:
+    """A table path used to be pasted into the pass pipeline: a space broke
+    it and a crafted name added a pass that wrote a file (fuzz finding)."""
+    monkeypatch.chdir(tmp_path)
+    table = tmp_path / name
+    table.write_text(codec.seed_table())
+    module = zoo.load_graph("shufflenet_v2")
+    codec.place(module, "W", table=str(table))
+    plain = zoo.load_graph("shufflenet_v2")
+    codec.place(plain, "W")
+    assert codec.costs(module)[0].traffic_bytes == codec.costs(plain)[0].traffic_bytes
+    assert not (tmp_path / "inj.txt").exists()

@@ -12,8 +12,13 @@ pass manager and reads the cost model through the binding::
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from mlir import ir, passmanager
 
@@ -63,6 +68,24 @@ class Costs:
         return data
 
 
+@contextlib.contextmanager
+def _option_path(path: str) -> Iterator[str]:
+    """A file name as a pass option value in pipeline text: quoted (spaces
+    are fine); a name with braces or quotes, which pipeline text cannot
+    hold, is read through a copy with a plain name, so that no file name can
+    end the option list or add a pass."""
+    if not any(c in path for c in "{}\"'"):
+        yield f'"{path}"'
+        return
+    with tempfile.TemporaryDirectory(prefix="raptor-option-") as scratch:
+        copy = Path(scratch) / "table.txt"
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as e:
+            raise ValueError(f"cannot read '{path}': {e.strerror or e}") from None
+        yield f'"{copy}"'
+
+
 def _run(module: ir.Module, pipeline: str) -> None:
     with module.context:
         passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
@@ -81,9 +104,11 @@ def place(module: ir.Module, policy: str = "W", placement: str = "nonlocal-coale
     if placement not in PLACEMENTS:
         raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(PLACEMENTS)})")
     options = f"policy={policy} placement={placement} materialize=false"
-    if table:
-        options += f" table={table}"
-    _run(module, f"raptor-place-codecs{{{options}}}")
+    if not table:
+        _run(module, f"raptor-place-codecs{{{options}}}")
+        return
+    with _option_path(str(table)) as value:
+        _run(module, f"raptor-place-codecs{{{options} table={value}}}")
 
 
 def materialize(module: ir.Module) -> None:
