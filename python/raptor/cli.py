@@ -691,7 +691,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _specs_are_positional(argv: list[str]) -> list[str]:
+    """`raptor layout-svg -x ...`: a spec may begin with `-` (a negative
+    stride); argparse would take it for an option, so it goes after `--`."""
+    if not argv or argv[0] != "layout-svg" or "--" in argv:
+        return argv
+    out, i = [argv[0]], 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-o", "--output") and i + 1 < len(argv):
+            out += [a, argv[i + 1]]
+            i += 2
+            continue
+        if a.startswith("-") and a not in ("-h", "--help") and not a.startswith("--output="):
+            return out + argv[i + 1:] + ["--", a]  # the options after it, then the spec
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = _specs_are_positional(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -99,3 +99,22 @@ def test_raptor_opt_round_trips_a_bundled_model(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     # raptor-opt ends its output with an empty line.
     assert out.read_text().rstrip() == zoo.graph_path("siglip").read_text().rstrip()
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("2147483648:1", "the layout has 2147483648 cells; pictures draw at most 4096"),
+    ("(1000,1000):(1,1000)", "the layout has 1000000 cells; pictures draw at most 4096"),
+    ("-x", "cannot draw '-x'"),
+])
+def test_layout_svg_refuses_what_it_cannot_draw(tmp_path: Path, spec: str, message: str) -> None:
+    """Fuzz findings: a 2^31-cell layout hung, a 10^6-cell one wrote 157 MB,
+    a spec starting with '-' was taken for an option (usage, exit 2)."""
+    out = tmp_path / "x.svg"
+    result = run(RAPTOR + ["layout-svg", spec, "-o", str(out)])
+    assert result.returncode == 1 and message in result.stderr and not out.exists()
+
+
+def test_layout_svg_takes_specs_with_leading_minus_anywhere(tmp_path: Path) -> None:
+    for args in (["-1:2", "-o", str(tmp_path / "a.svg")], ["-o", str(tmp_path / "b.svg"), "-1:2"]):
+        result = run(RAPTOR + ["layout-svg"] + args)
+        assert result.returncode == 1 and "cannot draw '-1:2'" in result.stderr  # a spec, judged as one

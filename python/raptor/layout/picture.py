@@ -9,9 +9,16 @@ from . import Layout, Morphism
 
 PALETTE = ["#e3f2fd", "#e8f5e9", "#fff3e0", "#f3e5f5", "#e0f7fa", "#fbe9e7", "#f9fbe7", "#ede7f6"]
 
+#: The most cells (layout) or boxes (morphism) a picture draws: beyond it
+#: nobody reads one, and a 2^31-cell layout would take gigabytes.
+MAX_CELLS = 4096
+
 
 def render_svg(layout: Layout, cell: int = 34) -> str:
-    """Cell (r, c) shows the offset of coordinate r + rows * c."""
+    """Cell (r, c) shows the offset of coordinate r + rows * c. Raises
+    ValueError for layouts of more than MAX_CELLS cells."""
+    if layout.size() > MAX_CELLS:
+        raise ValueError(f"the layout has {layout.size()} cells; pictures draw at most {MAX_CELLS}")
     modes = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
     rows = _product(modes[0]) if modes else 1
     cols = max(1, layout.size() // rows)
@@ -34,9 +41,12 @@ def render_svg(layout: Layout, cell: int = 34) -> str:
 
 def render_morphism_svg(f: Morphism, box: int = 38, gap: int = 14) -> str:
     """Domain entries on top, codomain entries below, an arrow per mapped
-    entry; entries mapped to `*` have no arrow."""
+    entry; entries mapped to `*` have no arrow. Raises ValueError beyond
+    MAX_CELLS entries."""
     dom, cod = _flatten(f.domain), _flatten(f.codomain)
     n = max(len(dom), len(cod), 1)
+    if n > MAX_CELLS:
+        raise ValueError(f"the morphism has {n} entries; pictures draw at most {MAX_CELLS}")
     width = n * (box + gap) + 80
     height = 200
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
