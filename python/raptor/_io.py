@@ -15,19 +15,44 @@ class UserError(Exception):
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Writes ``data`` (text or bytes) to ``path`` via a temporary file
-    renamed into place, so that a failure never leaves half a file."""
+    renamed into place, so that a failure never leaves half a file. The file
+    gets the umask's permissions (not mkstemp's 0600); a directory is
+    refused; a symlink is written through (its target replaced), and a FIFO
+    or device is written directly, never replaced by a regular file."""
     target = Path(path)
+    if target.is_dir():
+        raise UserError(f"cannot write '{target}': it is a directory")
+    if target.exists() and not target.is_file():  # a FIFO, a device: write to it as the user asked
+        try:
+            with open(target, "wb" if isinstance(data, bytes) else "w") as f:
+                f.write(data)
+        except OSError as e:
+            raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
+        return
+    if target.is_symlink():
+        target = target.resolve()
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as e:
+        raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:

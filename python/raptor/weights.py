@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
-from ._io import UserError
+from ._io import UserError, current_umask
 
 __all__ = ["beside", "from_exported_program", "load", "param_names", "save"]
 
@@ -49,17 +49,11 @@ def save(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]) -> Non
     os.close(fd)
     try:
         save_file(arrays, tmp)
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:

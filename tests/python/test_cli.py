@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,31 @@ def test_layout_svg_takes_specs_with_leading_minus_anywhere(tmp_path: Path) -> N
     for args in (["-1:2", "-o", str(tmp_path / "a.svg")], ["-o", str(tmp_path / "b.svg"), "-1:2"]):
         result = run(RAPTOR + ["layout-svg"] + args)
         assert result.returncode == 1 and "cannot draw '-1:2'" in result.stderr  # a spec, judged as one
+
+
+def test_outputs_respect_the_umask_directories_symlinks_and_fifos(tmp_path: Path) -> None:
+    """Fuzz findings: reports were created 0600 whatever the umask, a
+    directory as output gave a traceback, a symlink or FIFO was replaced by
+    a regular file."""
+    spec = "(2,2):(1,2)"
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "a.svg"
+        assert run(RAPTOR + ["layout-svg", spec, "-o", str(out)]).returncode == 0
+        assert out.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
+    result = run(RAPTOR + ["layout-svg", spec, "-o", str(tmp_path)])
+    assert result.returncode == 1 and "it is a directory" in result.stderr and "Traceback" not in result.stderr
+    real = tmp_path / "real.svg"
+    real.write_text("old")
+    link = tmp_path / "link.svg"
+    link.symlink_to(real)
+    assert run(RAPTOR + ["layout-svg", spec, "-o", str(link)]).returncode == 0
+    assert link.is_symlink() and "<svg" in real.read_text()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    assert run(RAPTOR + ["layout-svg", spec, "-o", str(fifo)]).returncode == 0
+    assert "<svg" in reader.communicate(timeout=60)[0]
+    assert fifo.is_fifo()

@@ -30,7 +30,7 @@ import numpy as np
 from mlir import ir
 
 from .. import _raptor
-from .._io import UserError
+from .._io import UserError, current_umask
 from ..spatial import default_target
 from ..spatial.report import REPLICATION_RULES
 from .report import format_summary, summary
@@ -144,7 +144,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         for key, value in (reports or {}).items():
             manifest[key] = value
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-        os.chmod(staging, 0o777 & ~_umask())
+        os.chmod(staging, 0o777 & ~current_umask())
         if out.exists():
             shutil.rmtree(out)
         os.replace(staging, out)
@@ -159,11 +159,6 @@ def _reports(directory: Path) -> Path:
     (directory / "reports").mkdir(exist_ok=True)
     return directory / "reports"
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @dataclass
