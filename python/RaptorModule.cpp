@@ -5,6 +5,7 @@
 // passes for PassManager.parse, and exposes C++ analyses to Python.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/nn/ElementCount.h"
 #include "capi/Registration.h"
 #include "dialects/layout/LayoutAlgebra.h"
 #include "dialects/layout/Morphism.h"
@@ -391,6 +392,8 @@ NB_MODULE(_raptor, m) {
       "graph_summary_json",
       [](nb::handle module) {
         mlir::ModuleOp op = moduleOf(module);
+        if (auto found = raptor::nn::oversizedTensor(op))
+          throw nb::value_error(found->second.c_str());
         return llvm::formatv("{0}", raptor::toJSON(raptor::summarizeModule(op)))
             .str();
       },

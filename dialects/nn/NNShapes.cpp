@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
+#include "dialects/nn/ElementCount.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace raptor::nn;
@@ -228,7 +230,11 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   bool transposed = boolOr(adaptor.getTransposedAttr(), false);
   int64_t inC = input.getDimSize(1);
   // Non-transposed weight: (O, C/groups, k...); transposed: (C, O/groups, k...).
-  int64_t wIn = transposed ? weight.getDimSize(0) : weight.getDimSize(1) * groups;
+  int64_t perGroup = weight.getDimSize(1), channels = 0;
+  if (!isDyn(perGroup) && llvm::MulOverflow(perGroup, groups, channels))
+    return emitOptionalError(loc, "groups = ", groups, " times ", perGroup,
+                             " weight channels overflows int64");
+  int64_t wIn = transposed ? weight.getDimSize(0) : channels;
   if (!isDyn(inC) && !isDyn(weight.getDimSize(transposed ? 0 : 1)) && inC != wIn)
     return emitOptionalError(loc, "input has ", inC, " channels but weight expects ",
                              wIn, " (groups = ", groups, ")");
@@ -237,7 +243,7 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "weight has ", wOut,
                              " output channels, not divisible by groups = ", groups);
   int64_t outC = transposed
-                     ? (isDyn(weight.getDimSize(1)) ? kDyn : weight.getDimSize(1) * groups)
+                     ? (isDyn(weight.getDimSize(1)) ? kDyn : channels)
                      : weight.getDimSize(0);
   if (Value bias = adaptor.getBias()) {
     RankedTensorType b = tensorType(bias);
@@ -812,15 +818,18 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
       inferIndex = i;
     } else if (s < 0) {
       return emitOptionalError(loc, "invalid view size ", s);
-    } else {
-      known *= s;
+    } else if (llvm::MulOverflow(known, s, known)) {
+      return emitOptionalError(loc, "view sizes [", adaptor.getSize(), "] overflow int64");
     }
   }
   if (!self.hasStaticShape()) {
     if (inferIndex >= 0)
       shape[inferIndex] = kDyn;
   } else {
-    int64_t numel = self.getNumElements();
+    std::optional<int64_t> elements = raptor::nn::elementCount(self.getShape());
+    if (!elements)
+      return emitOptionalError(loc, self, " has more elements than int64 counts");
+    int64_t numel = *elements;
     if (inferIndex >= 0) {
       if (known == 0 || numel % known != 0)
         return emitOptionalError(loc, "cannot view ", self, " as [", adaptor.getSize(), "]");
@@ -950,8 +959,9 @@ LogicalResult KVCacheOp::inferReturnTypes(MLIRContext *,
   for (RankedTensorType t : {key, value}) {
     SmallVector<int64_t> shape(t.getShape());
     int64_t &seq = shape[shape.size() - 2];
-    if (!isDyn(seq))
-      seq += past;
+    if (!isDyn(seq) && llvm::AddOverflow(seq, past, seq))
+      return emitOptionalError(loc, "past_length ", past, " plus ", t.getShape()[shape.size() - 2],
+                               " new positions overflows int64");
     types.push_back(like(t, shape));
   }
   return success();
@@ -971,8 +981,8 @@ LogicalResult FanOutOp::inferReturnTypes(MLIRContext *,
   if (repeats <= 0)
     return emitOptionalError(loc, "repeats must be positive, got ", repeats);
   SmallVector<int64_t> shape(input.getShape());
-  if (!isDyn(shape[*dim]))
-    shape[*dim] *= repeats;
+  if (!isDyn(shape[*dim]) && llvm::MulOverflow(shape[*dim], repeats, shape[*dim]))
+    return emitOptionalError(loc, "repeats = ", repeats, " of ", input.getDimSize(*dim), " overflows int64");
   types.push_back(like(input, shape));
   return success();
 }

@@ -4,6 +4,7 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "dialects/nn/ElementCount.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_SUMMARIZEGRAPH
@@ -23,6 +24,8 @@ struct SummarizeGraphPass
                                  << format << "' (expected 'table' or 'json')";
       return signalPassFailure();
     }
+    if (failed(raptor::nn::verifyTensorSizes(getOperation())))
+      return signalPassFailure();
     std::vector<raptor::FunctionSummary> summaries =
         raptor::summarizeModule(getOperation());
     std::string error;

@@ -5,6 +5,7 @@
 // core, start_ns, slot and last on every task.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/nn/ElementCount.h"
 #include "dialects/nn/NNOps.h"
 #include "dialects/spatial/SpatialDialect.h"
 #include "passes/Passes.h"
@@ -138,6 +139,8 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       return signalPassFailure();
     }
     const sp::TargetModel &t = *target;
+    if (failed(raptor::nn::verifyTensorSizes(module)))
+      return signalPassFailure();
     std::optional<sp::ReplicationRule> rule = sp::parseReplicationRule(replicate);
     if (!rule) {
       module.emitError() << "unknown replication rule '" << replicate << "' (expected none, time or windows)";

@@ -147,3 +147,12 @@ def test_outputs_respect_the_umask_directories_symlinks_and_fifos(tmp_path: Path
     assert run(RAPTOR + ["layout-svg", spec, "-o", str(fifo)]).returncode == 0
     assert "<svg" in reader.communicate(timeout=60)[0]
     assert fifo.is_fifo()
+
+
+def test_summary_of_a_tensor_too_large_to_count() -> None:
+    """Fuzz repro K2: the Python process aborted in MLIR's element count."""
+    from test_rdg import DATA
+
+    result = run(RAPTOR + ["summary", str(DATA / "fuzz-repros" / "K2-summary-numelements-overflow.mlir")])
+    assert result.returncode == 1 and "has more elements than int64 counts" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -15,3 +15,13 @@ func.func @dynamic_linear(%x: tensor<?x4xf32>, %w: tensor<3x4xf32> {nn.param = "
   %y = nn.linear %x, %w : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
   return %y : tensor<?x3xf32>
 }
+
+// -----
+
+// A shape whose element count overflows int64 is reported, not asserted on
+// (fuzz repro K).
+func.func @huge(%x: tensor<4x9223372036854775807xf32> {nn.input = "x"}) -> tensor<4x9223372036854775807xf32> {
+  // expected-error @+1 {{result of type tensor<4x9223372036854775807xf32> has more elements than int64 counts}}
+  %0 = nn.relu %x : tensor<4x9223372036854775807xf32>
+  return %0 : tensor<4x9223372036854775807xf32>
+}
