@@ -294,36 +294,57 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
     return 0
 
 
+_TOO_LARGE = (RecursionError, MemoryError, OverflowError)
+
+
+def _too_large(source: str, e: BaseException) -> UserError:
+    """One line for a system beyond what Python's recursion, memory or
+    machine integers take (rather than their tracebacks)."""
+    if isinstance(e, OverflowError):
+        return UserError(f"'{source}': a value of the system is too large ({e})")
+    what = "nested too deeply" if isinstance(e, RecursionError) else "too large for memory"
+    return UserError(f"'{source}': the system is {what} to handle")
+
+
 def _cmd_rdg(args: argparse.Namespace) -> int:
     from raptor import rdg
 
     source = args.file
+    # Everything is computed before anything is written: a failing run
+    # leaves no output file (and replaces none).
     try:
         name = Path(source).stem if source != "-" else "system"
         name = name if name.isidentifier() else "system"
         module = rdg.parse_sure(read_text(source), source, name)
+        text = rdg.to_json(module, "extended" if args.extended else "dfactl")
+        svg = None
+        if args.svg:
+            from raptor.rdg.picture import render_svg
+
+            svg = render_svg(json.loads(rdg.to_json(module)))
+        verdicts = None
+        if args.analyze:
+            from raptor.rdg.analysis import AnalysisError, analyze
+
+            try:
+                verdicts = analyze(rdg.extract(module, "extended"), max_points=args.max_points)
+            except AnalysisError as e:
+                raise UserError(str(e)) from None
     except rdg.SureSyntaxError as e:
         raise UserError(str(e)) from None
     except ir.MLIRError as e:
         raise diagnostics_error(e, source) from None
-    text = rdg.to_json(module, "extended" if args.extended else "dfactl")
+    except _TOO_LARGE as e:
+        raise _too_large(source, e) from None
     if args.mlir:
         write_atomically(args.mlir, str(module))
-    if args.svg:
-        from raptor.rdg.picture import render_svg
-
-        write_atomically(args.svg, render_svg(json.loads(rdg.to_json(module))))
+    if svg is not None:
+        write_atomically(args.svg, svg)
     if args.json:
         write_atomically(args.json, text)
     elif not args.analyze and not args.svg:
         sys.stdout.write(text)
-    if args.analyze:
-        from raptor.rdg.analysis import AnalysisError, analyze
-
-        try:
-            verdicts = analyze(rdg.extract(module, "extended"), max_points=args.max_points)
-        except AnalysisError as e:
-            raise UserError(str(e)) from None
+    if verdicts is not None:
         print(json.dumps(verdicts, indent=2))
     return 0
 

@@ -156,3 +156,22 @@ def test_summary_of_a_tensor_too_large_to_count() -> None:
     result = run(RAPTOR + ["summary", str(DATA / "fuzz-repros" / "K2-summary-numelements-overflow.mlir")])
     assert result.returncode == 1 and "has more elements than int64 counts" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name, message", [
+    ("T-sure-unbounded.sure", "no constant bound"),
+    ("P-sure-deep.sure", "nested too deeply"),
+    ("Q-sure-memerror.sure", "too large for memory"),
+    ("R-sure-overflow.sure", "a value of the system is too large"),
+])
+def test_rdg_failures_are_one_line_and_write_nothing(tmp_path: Path, name: str, message: str) -> None:
+    """Fuzz repros: tracebacks (P, Q, R) and outputs written, and clobbered,
+    by a failing run (T)."""
+    from test_rdg import DATA
+
+    outputs = [tmp_path / "o.json", tmp_path / "o.svg", tmp_path / "o.mlir"]
+    outputs[0].write_text("keep")
+    result = run(RAPTOR + ["rdg", str(DATA / "fuzz-repros" / name), "--json", str(outputs[0]), "--svg",
+                           str(outputs[1]), "--mlir", str(outputs[2]), "--analyze"])
+    assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr
+    assert outputs[0].read_text() == "keep" and not outputs[1].exists() and not outputs[2].exists()
