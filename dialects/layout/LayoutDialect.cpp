@@ -150,7 +150,21 @@ Morphism MorphismAttr::getMorphism() const {
   // The canonical text parses back: domain --(map)--> codomain.
   std::string text = getText().str();
   size_t open = text.find(" --"), close = text.find("--> ");
-  auto tuple = [](const std::string &s) { return parseLayout(s + ":" + s).layout.shape; };
+  // A tuple is read as the shape of a layout with zero strides of the same
+  // nesting (with the tuple itself as strides, offsets past 2^63 made the
+  // parse fail and the shape silently default to 1).
+  auto tuple = [](const std::string &s) {
+    std::string zeros;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (!isdigit(static_cast<unsigned char>(s[i])))
+        zeros += s[i];
+      else if (i == 0 || !isdigit(static_cast<unsigned char>(s[i - 1])))
+        zeros += '0';
+    Checked c = parseLayout(s + ":" + zeros);
+    if (!c.ok)
+      throw LayoutError(c.error);
+    return c.layout.shape;
+  };
   IntTuple domain = tuple(text.substr(0, open)), codomain = tuple(text.substr(close + 4));
   std::string mapText = text.substr(open + 3, close - open - 3);
   std::vector<int64_t> map;
@@ -174,9 +188,30 @@ Morphism MorphismAttr::getMorphism() const {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 
+/// Runs a fold of the layout algebra: a LayoutError (or any other failure
+/// of the algebra) means no fold, never an exception through MLIR.
+template <typename Fn> static OpFoldResult foldSafely(Fn fn) {
+  try {
+    return fn();
+  } catch (const std::exception &) {
+    return {};
+  }
+}
+
+/// Runs a verifier of the layout algebra: its errors become the op's.
+template <typename Fn> static LogicalResult verifySafely(Operation *op, Fn fn) {
+  try {
+    return fn();
+  } catch (const std::exception &e) {
+    return op->emitOpError() << e.what();
+  }
+}
+
 OpFoldResult EncodeOp::fold(FoldAdaptor) {
-  Morphism f = getMorphism().getMorphism();
-  return LayoutAttr::get(getContext(), encodedLayoutOf(f.domain, f.codomain, f.map));
+  return foldSafely([&]() -> OpFoldResult {
+    Morphism f = getMorphism().getMorphism();
+    return LayoutAttr::get(getContext(), encodedLayoutOf(f.domain, f.codomain, f.map));
+  });
 }
 
 static LayoutAttr constantOf(Value v) {
@@ -189,18 +224,22 @@ static OpFoldResult foldBinary(Operation *op, Attribute lhs, Attribute rhs, Fn f
   auto a = dyn_cast_or_null<LayoutAttr>(lhs), b = dyn_cast_or_null<LayoutAttr>(rhs);
   if (!a || !b)
     return {};
-  Checked r = fn(a.getLayout(), b.getLayout());
-  return r.ok ? OpFoldResult(LayoutAttr::get(op->getContext(), r.layout)) : OpFoldResult();
+  return foldSafely([&]() -> OpFoldResult {
+    Checked r = fn(a.getLayout(), b.getLayout());
+    return r.ok ? OpFoldResult(LayoutAttr::get(op->getContext(), r.layout)) : OpFoldResult();
+  });
 }
 
 template <typename Op, typename Fn> static LogicalResult verifyBinary(Op op, Fn fn) {
   LayoutAttr a = constantOf(op.getLhs()), b = constantOf(op.getRhs());
   if (!a || !b)
     return success();
-  Checked r = fn(a.getLayout(), b.getLayout());
-  if (!r.ok)
-    return op.emitOpError() << r.error;
-  return success();
+  return verifySafely(op, [&]() -> LogicalResult {
+    Checked r = fn(a.getLayout(), b.getLayout());
+    if (!r.ok)
+      return op.emitOpError() << r.error;
+    return success();
+  });
 }
 
 OpFoldResult ComposeOp::fold(FoldAdaptor adaptor) {
@@ -224,25 +263,31 @@ OpFoldResult CoalesceOp::fold(FoldAdaptor adaptor) {
   auto a = dyn_cast_or_null<LayoutAttr>(adaptor.getInput());
   if (!a)
     return {};
-  Checked r = checkedCoalesce(a.getLayout());
-  return r.ok ? OpFoldResult(LayoutAttr::get(getContext(), r.layout)) : OpFoldResult();
+  return foldSafely([&]() -> OpFoldResult {
+    Checked r = checkedCoalesce(a.getLayout());
+    return r.ok ? OpFoldResult(LayoutAttr::get(getContext(), r.layout)) : OpFoldResult();
+  });
 }
 
 OpFoldResult ComplementOp::fold(FoldAdaptor adaptor) {
   auto a = dyn_cast_or_null<LayoutAttr>(adaptor.getInput());
   if (!a)
     return {};
-  Checked r = checkedComplement(a.getLayout(), int64_t(getSize()));
-  return r.ok ? OpFoldResult(LayoutAttr::get(getContext(), r.layout)) : OpFoldResult();
+  return foldSafely([&]() -> OpFoldResult {
+    Checked r = checkedComplement(a.getLayout(), int64_t(getSize()));
+    return r.ok ? OpFoldResult(LayoutAttr::get(getContext(), r.layout)) : OpFoldResult();
+  });
 }
 
 LogicalResult ComplementOp::verify() {
   if (int64_t(getSize()) < 1)
     return emitOpError() << "size must be positive, got " << int64_t(getSize());
-  if (LayoutAttr a = constantOf(getInput())) {
-    Checked r = checkedComplement(a.getLayout(), int64_t(getSize()));
-    if (!r.ok)
-      return emitOpError() << r.error;
-  }
+  if (LayoutAttr a = constantOf(getInput()))
+    return verifySafely(*this, [&]() -> LogicalResult {
+      Checked r = checkedComplement(a.getLayout(), int64_t(getSize()));
+      if (!r.ok)
+        return emitOpError() << r.error;
+      return success();
+    });
   return success();
 }

@@ -99,6 +99,9 @@ Morphism::Morphism(IntTuple domain_, IntTuple codomain_, std::vector<int64_t> ma
   } catch (const LayoutError &) {
     throw LayoutError("morphism " + str() + " is too large: its size overflows 64-bit integers");
   }
+  for (int64_t entry : t)
+    if (entry < 1)
+      throw LayoutError("codomain entries must be positive, " + codomain.str() + " is not");
   std::vector<bool> hit(t.size() + 1, false);
   for (size_t i = 0; i < map.size(); ++i) {
     if (s[i] < 1)
@@ -189,9 +192,19 @@ Layout sortModes(const Layout &l) {
 
 bool tractable(const Layout &l) {
   std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(l));
-  for (size_t i = 0; i + 1 < m.size(); ++i)
-    if (m[i].second != 0 && m[i + 1].second % (m[i].first * m[i].second) != 0)
+  // The paper's layouts have positive shapes and non-negative strides; the
+  // divisibility test below divides by shape x stride, which must not be 0
+  // or overflow.
+  for (auto [shape, stride] : m)
+    if (shape < 1 || stride < 0)
       return false;
+  for (size_t i = 0; i + 1 < m.size(); ++i) {
+    int64_t extent;
+    if (m[i].second == 0)
+      continue;
+    if (__builtin_mul_overflow(m[i].first, m[i].second, &extent) || m[i + 1].second % extent != 0)
+      return false;
+  }
   return true;
 }
 
@@ -401,9 +414,10 @@ Layout permute(const Layout &l, const std::vector<int64_t> &sigma) {
 bool complementable(const Layout &l) {
   std::vector<std::pair<int64_t, int64_t>> m = flatModes(sortModes(squeeze(l)));
   for (size_t i = 0; i < m.size(); ++i) {
-    if (m[i].second <= 0)
+    int64_t extent;
+    if (m[i].second <= 0 || m[i].first < 1 || __builtin_mul_overflow(m[i].first, m[i].second, &extent))
       return false;
-    if (i + 1 < m.size() && m[i + 1].second % (m[i].first * m[i].second) != 0)
+    if (i + 1 < m.size() && m[i + 1].second % extent != 0)
       return false;
   }
   return true;

@@ -182,3 +182,17 @@ def test_natural_coordinates() -> None:
     assert a((5, 3)) == a(5 + 16 * 3)
     with pytest.raises(ValueError, match="rank"):
         a((1, 2, 3))
+
+
+def test_entries_beyond_64_bits_are_value_errors() -> None:
+    """Fuzz finding: complement(Layout(4, 1), 2**63) raised nanobind's
+    TypeError; the algebra's callers see ValueError only."""
+    from raptor.layout import Layout, complement
+
+    with pytest.raises(ValueError, match="complement size 9223372036854775808 does not fit in 64 bits"):
+        complement(Layout(4, 1), 2**63)
+    with pytest.raises(ValueError, match="coordinate 9223372036854775808 does not fit in 64 bits"):
+        Layout(4, 1)(2**63)
+    with pytest.raises(ValueError, match="not tractable"):
+        from raptor.layout import compute_morphism
+        compute_morphism(Layout((1, 1, 1), (4, 0, -1)))

@@ -46,7 +46,7 @@ class Layout:
         congruent to a prefix of the shape's modes, colexicographic)."""
         if not isinstance(coordinate, int):
             coordinate = _linear(coordinate, self.shape)
-        return _raptor.layout_call(self.shape, self.stride, coordinate)
+        return _raptor.layout_call(self.shape, self.stride, _int64(coordinate, "coordinate"))
 
     def __str__(self) -> str:
         return _raptor.layout_str(self.shape, self.stride)
@@ -58,6 +58,16 @@ class Layout:
 
     def __hash__(self) -> int:
         return hash((self.shape, self.stride))
+
+
+def _int64(value: int, what: str) -> int:
+    """`value` as the C++ core takes it: a ValueError (not nanobind's
+    TypeError) for non-integers and integers beyond 64 bits."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, not {value!r}")
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"{what} {value} does not fit in 64 bits")
+    return value
 
 
 def _linear(coordinate: IntTuple, shape: IntTuple) -> int:
@@ -235,7 +245,7 @@ def complement(a: Layout | Morphism, size: int | None = None) -> Layout | Morphi
         return _m(_raptor.morphism_complement(a._t()))
     if size is None:
         return _wrap(_raptor.layout_complement_minimal(a.shape, a.stride))
-    return _wrap(_raptor.layout_complement(a.shape, a.stride, size))
+    return _wrap(_raptor.layout_complement(a.shape, a.stride, _int64(size, "complement size")))
 
 
 def composition(a: Layout, b: Layout) -> Layout:
