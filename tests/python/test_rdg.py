@@ -120,3 +120,25 @@ def test_rdg_command(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "reads unknown variable 'b'" in result.stderr and "bad.sure" in result.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_float_constants_in_every_usual_spelling_parse_exactly() -> None:
+    """Fuzz repro M: 1e-9 was emitted as an MLIR integer literal and
+    rejected with a location in the generated IR."""
+    from mlir import ir
+
+    text = "N = 3;\nsystem ((i) | 0 <= i < N) { a(i) = a(i-1) + 1e-9 + 0.000000001 + 1e308 + 2.5E+3 + 7; }\n"
+    module = rdg.parse_sure(text, "consts.sure", "consts")
+    values = [float(ir.FloatAttr(op.attributes["value"]).value) for op in _walk(module.operation)
+              if op.name == "sure.constant"]
+    assert values == [1e-9, 1e-9, 1e308, 2500.0, 7.0]
+    with pytest.raises(rdg.SureSyntaxError, match=r"consts.sure:2:\d+: the constant 1e309 is beyond"):
+        rdg.parse_sure(text.replace("1e308", "1e309"), "consts.sure", "consts")
+
+
+def _walk(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield inner.operation
+                yield from _walk(inner.operation)

@@ -22,10 +22,26 @@ parameters. Constraints chain comparisons (`0 <= i < N`). Errors are
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 FUNCTIONS = {"sqrt": 1, "exp": 1, "abs": 1, "gt": 2, "select": 3}
+def _mlir_float(tok: "Token", error) -> str:
+    """A constant as an MLIR float literal that reads back the same double:
+    the shortest round-trip digits, with the mantissa's '.' MLIR requires
+    (1e-09 is read as an integer there: 1.0e-09); beyond the doubles, an
+    error at the constant."""
+    value = float(tok.text)
+    if not math.isfinite(value):
+        raise error(f"the constant {tok.text} is beyond the range of double precision", tok)
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "")
+
+
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-z_]\w*)|"
                     r"(?P<op><=|>=|==|[-+*/()\[\]{}|,;=<>:]))")
 
@@ -212,7 +228,7 @@ class _Parser:
             return self.emit(f'sure.apply "neg"({self.unary()})', tok)
         if tok.kind == "num":
             self.pos += 1
-            return self.emit(f"sure.constant {float(tok.text)!r}", tok)
+            return self.emit(f"sure.constant {_mlir_float(tok, self.error)}", tok)
         if self.accept("("):
             value = self.expr()
             self.expect(")")
