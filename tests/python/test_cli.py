@@ -175,3 +175,16 @@ def test_rdg_failures_are_one_line_and_write_nothing(tmp_path: Path, name: str, 
                            str(outputs[1]), "--mlir", str(outputs[2]), "--analyze"])
     assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr
     assert outputs[0].read_text() == "keep" and not outputs[1].exists() and not outputs[2].exists()
+
+
+@pytest.mark.parametrize("name, message", [
+    ("N-sure-wrap-empty.sure", "bounding box has 9223372036854775808 points"),
+    ("S-sure-prodwrap-hang.sure", "bounding box has 18446744073709551616 points"),
+])
+def test_rdg_analysis_counts_domains_exactly(name: str, message: str) -> None:
+    """Fuzz repros N (2*N with N = 2^62 wrapped: "the domain is empty")
+    and S (the box's size wrapped to 0 and skipped the limit: a hang)."""
+    from test_rdg import DATA
+
+    result = run(RAPTOR + ["rdg", str(DATA / "fuzz-repros" / name), "--analyze"])
+    assert result.returncode == 1 and message in result.stderr and "enumeration limit" in result.stderr

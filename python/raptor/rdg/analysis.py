@@ -21,6 +21,7 @@ that branch (domain-pruned arcs, decided at the given parameter values).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,9 +45,15 @@ class Instance:
     reads: dict[tuple[Node, Node, tuple[int, ...] | None], list[tuple[tuple[int, ...], tuple[int, ...]]]] = field(default_factory=dict)
 
 
+def _dot(a: list[int], b: list[int] | tuple[int, ...]) -> int:
+    """An exact dot product (Python integers: numpy's int64 wraps, which
+    turned 2*N with N = 2^62 into an empty domain)."""
+    return sum(int(x) * int(y) for x, y in zip(a, b))
+
+
 def _satisfies(constraints: list[dict], point: tuple[int, ...], params: list[int]) -> bool:
     for c in constraints:
-        v = int(np.dot(c["dims"], point)) + int(np.dot(c["params"], params) if params else 0) + c["constant"]
+        v = _dot(c["dims"], point) + _dot(c["params"], params) + int(c["constant"])
         if (v != 0) if c["equality"] else (v < 0):
             return False
     return True
@@ -61,14 +68,15 @@ def _box(domain: list[dict], rank: int, params: list[int]) -> list[range]:
         if len(nonzero) != 1:
             continue
         d = nonzero[0]
-        a = c["dims"][d]
-        rest = int(np.dot(c["params"], params) if params else 0) + c["constant"]
-        bound = -rest / a  # a x + rest >= 0
+        a = int(c["dims"][d])
+        rest = _dot(c["params"], params) + int(c["constant"])
+        # a x + rest >= 0: x >= -rest / a (a > 0) or x <= -rest / a (a < 0),
+        # rounded exactly (floats lost the last digits of 2^63-sized bounds).
         if c["equality"] or a > 0:
-            value = int(np.ceil(bound))
+            value = -(rest // a)  # ceil(-rest / a)
             lo[d] = value if lo[d] is None else max(lo[d], value)
         if c["equality"] or a < 0:
-            value = int(np.floor(bound))
+            value = (-rest) // a  # floor(-rest / a)
             hi[d] = value if hi[d] is None else min(hi[d], value)
     for d in range(rank):
         if lo[d] is None or hi[d] is None:
@@ -84,7 +92,8 @@ def instantiate(graph: dict[str, Any], max_points: int = 200_000) -> Instance:
         raise AnalysisError("every parameter needs a value to enumerate the domain")
     rank = graph["rank"]
     box = _box(graph["domain"], rank, params)
-    size = int(np.prod([len(r) for r in box]))
+    # Exact: an int64 product wrapped to 0 and skipped the limit.
+    size = math.prod(max(0, r.stop - r.start) for r in box)
     if size > max_points:
         raise AnalysisError(f"the domain's bounding box has {size} points, more than the "
                             f"enumeration limit of {max_points}")
@@ -103,19 +112,19 @@ def instantiate(graph: dict[str, Any], max_points: int = 200_000) -> Instance:
             owner[p] = b["branch"]
     for arc in graph["arcs"]:
         consumer: Node = (arc["to"], arc["branch"])
-        A = np.array(arc["map"]["A"], dtype=np.int64)
-        b = np.array(arc["map"]["b"], dtype=np.int64)
+        A = [[int(x) for x in row] for row in arc["map"]["A"]]
+        b = [int(x) for x in arc["map"]["b"]]
         if params and arc["map"]["bParameters"]:
-            b = b + np.array(arc["map"]["bParameters"], dtype=np.int64) @ np.array(params, dtype=np.int64)
+            b = [bi + _dot(row, params) for bi, row in zip(b, arc["map"]["bParameters"])]
         # A = I: at given parameter values the read is a translation.
         uniform = arc["kind"] == "uniform"
         owners = inst.owner.get(arc["from"], {})
         for p in inst.points.get(consumer, []):
-            q = tuple(int(x) for x in A @ np.array(p) + b)
+            q = tuple(_dot(row, p) + bi for row, bi in zip(A, b))
             if q not in owners:
                 continue  # read from outside every definition: an input
             producer: Node = (arc["from"], owners[q])
-            theta = tuple(int(x) for x in np.array(p) - np.array(q)) if uniform else None
+            theta = tuple(x - y for x, y in zip(p, q)) if uniform else None
             inst.reads.setdefault((producer, consumer, theta), []).append((p, q))
     return inst
 
