@@ -1,6 +1,8 @@
 //===- ReducedDependenceGraph.cpp - RDG of a recurrence system --*- C++ -*-===//
 #include "passes/rdg/ReducedDependenceGraph.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/IntegerSet.h"
 #include "llvm/Support/JSON.h"
@@ -46,7 +48,9 @@ static LogicalResult flatten(AffineExpr e, unsigned numDims, unsigned numSymbols
       return success();
     }
     if (auto c = dyn_cast<AffineConstantExpr>(x)) {
-      out.back() += scale * c.getValue();
+      int64_t term;
+      if (llvm::MulOverflow(scale, c.getValue(), term) || llvm::AddOverflow(out.back(), term, out.back()))
+        return failure(); // reported as not affine: no int64 coefficients
       return success();
     }
     auto bin = cast<AffineBinaryOpExpr>(x);
@@ -130,8 +134,12 @@ FailureOr<Graph> extract(sure::SystemOp system, bool foldParameters) {
           arc.bParameters.emplace_back(flat.begin() + rank, flat.begin() + rank + numParams);
           int64_t constant = flat.back();
           if (foldParameters)
-            for (unsigned s = 0; s < numParams; ++s)
-              constant += flat[rank + s] * g.values[s];
+            for (unsigned s = 0; s < numParams; ++s) {
+              int64_t term;
+              if (llvm::MulOverflow(flat[rank + s], g.values[s], term) ||
+                  llvm::AddOverflow(constant, term, constant))
+                return tap.emitOpError("subscript offset overflows int64 at the parameters' values");
+            }
           arc.b.push_back(constant);
         }
         if (foldParameters) {

@@ -188,3 +188,13 @@ def test_rdg_analysis_counts_domains_exactly(name: str, message: str) -> None:
 
     result = run(RAPTOR + ["rdg", str(DATA / "fuzz-repros" / name), "--analyze"])
     assert result.returncode == 1 and message in result.stderr and "enumeration limit" in result.stderr
+
+
+def test_rdg_subscript_offsets_overflowing_int64_are_refused() -> None:
+    """Fuzz repro O: a(i-N-N) with N = 2^63-1 wrapped to theta = -2, exit 0."""
+    from test_rdg import DATA
+
+    result = run(RAPTOR + ["rdg", str(DATA / "fuzz-repros" / "O-sure-dfactl-wrap.sure")])
+    assert result.returncode == 1 and "O-sure-dfactl-wrap.sure\":2:36" in result.stderr
+    assert "subscript offset overflows int64 at the parameters' values" in result.stderr
+    assert '"theta"' not in result.stdout
