@@ -24,6 +24,13 @@ QueueProgram programOf(const PlacedGraph &g) {
   for (unsigned t = 0; t < g.storeBytes.size(); ++t)
     if (g.storeBytes[t] > 0)
       ++lanesOf[t < g.group.size() ? g.group[t] : t];
+  // A transfer: the send on the producer's list, the receive on the consumer's.
+  auto move = [&](int64_t bytes, unsigned from, unsigned to) {
+    TransferParts parts = g.transfer(bytes, from, to);
+    p.cores[from].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, to});
+    p.cores[to].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, from});
+    ++p.transfers;
+  };
   for (unsigned t : g.order) {
     unsigned here = g.core[t];
     for (unsigned e : inputs[t]) {
@@ -32,12 +39,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       bool own = t < g.readsRows.size() && g.readsRows[t];
       if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
-      TransferParts parts = g.transfer(edge.bytes, there, here);
-      QueueAction send{QueueAction::Send, 0, 0, p.transfers, -1, parts, here};
-      QueueAction recv{QueueAction::Recv, 0, 0, p.transfers, -1, parts, there};
-      ++p.transfers;
-      p.cores[there].push_back(send);
-      p.cores[here].push_back(recv);
+      move(edge.bytes, there, here);
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.loadBytes[t], false),
@@ -56,10 +58,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       unsigned there = g.core[lane];
       if (there == here)
         continue;
-      TransferParts parts = g.transfer(g.storeBytes[lane], there, here);
-      p.cores[there].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, here});
-      p.cores[here].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, there});
-      ++p.transfers;
+      move(g.storeBytes[lane], there, here);
     }
     p.cores[here].push_back(
         {QueueAction::Memory, g.globalServiceNs(bytes, true), g.globalOverheadNs(bytes, true), -1, -1});
