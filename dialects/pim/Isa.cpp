@@ -47,6 +47,8 @@ llvm::ArrayRef<OpcodeInfo> opcodeTable() {
       {Opcode::ExtVvdiv, "ext.vvdiv", U::Vector, S::Binary, true},
       {Opcode::ExtVmatvec, "ext.vmatvec", U::Vector, S::MatVec, true},
       {Opcode::ExtVvecmat, "ext.vvecmat", U::Vector, S::VecMat, true},
+      {Opcode::ExtVquant, "ext.vquant", U::Vector, S::Convert, true},
+      {Opcode::ExtVdequant, "ext.vdequant", U::Vector, S::Convert, true},
   };
   return table;
 }
@@ -141,6 +143,10 @@ llvm::SmallVector<LocalAccess, 3> localAccesses(const Instruction &in, const Acc
       return {{in.rd, in.rows * eb, true}, {in.rs1, in.rows * n, false}, {in.rs2, n, false}};
     case S::VecMat:
       return {{in.rd, n, true}, {in.rs1, in.rows * n, false}, {in.rs2, in.rows * eb, false}};
+    case S::Convert: // the integer side is `type`, the other operands f32
+      if (in.opcode == Opcode::ExtVquant)
+        return {{in.rd, n, true}, {in.rs1, 4 * in.len, false}, {in.rs2, 4 * in.len, false}};
+      return {{in.rd, 4 * in.len, true}, {in.rs1, n, false}, {in.rs2, 4 * in.len, false}};
     case S::None:
       break;
     }

@@ -27,6 +27,7 @@ enum class Opcode : uint8_t {
   Vsoftmax, Vmv, Vrsu, Vrsl,
   Ld, St, Lldi, Lmv, Send, Recv, Wait, Sync,
   ExtVexp = 64, ExtVrsqrt, ExtVerf, ExtVredmax, ExtVbcast, ExtVvdiv, ExtVmatvec, ExtVvecmat,
+  ExtVquant, ExtVdequant,
   RepeatBegin = 0xF0, RepeatStride = 0xF1, RepeatEnd = 0xF2,
 };
 
@@ -34,7 +35,10 @@ enum class Unit : uint8_t { Scalar, Matrix, Vector, Transfer, Structure };
 
 /// How a vector instruction's operands are read: one or two vector sources,
 /// and whether the result is one element (a reduction).
-enum class VectorShape : uint8_t { None, Unary, Binary, Reduce, DotProduct, Broadcast, ScalarShift, MatVec, VecMat };
+/// Convert: rd and rs1 have different element types (the instruction's
+/// `type` is the integer side, the other side and rs2 are f32).
+enum class VectorShape : uint8_t { None, Unary, Binary, Reduce, DotProduct, Broadcast, ScalarShift, MatVec, VecMat,
+                                   Convert };
 
 struct OpcodeInfo {
   Opcode opcode;

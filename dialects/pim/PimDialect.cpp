@@ -251,6 +251,13 @@ LogicalResult ExtVerfOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVredmaxOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVbcastOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVvdivOp::verify() { return verifyVector(*this); }
+template <typename Op> static LogicalResult verifyConversion(Op op) {
+  if (!isa<IntegerType>(op.getType()))
+    return op.emitOpError() << "converts between f32 and an integer type, not " << op.getType();
+  return verifyLength(op, op.getLen());
+}
+LogicalResult ExtVquantOp::verify() { return verifyConversion(*this); }
+LogicalResult ExtVdequantOp::verify() { return verifyConversion(*this); }
 
 template <typename Op> static LogicalResult verifyVectorMatrix(Op op) {
   if (failed(verifyLength(op, op.getLen())) || failed(verifyLength(op, op.getRows())))

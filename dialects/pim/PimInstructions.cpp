@@ -121,6 +121,8 @@ std::optional<Instruction> raptor::pim::toInstruction(Operation *op) {
       .Case([](ExtVredmaxOp o) { return unary(o, O::ExtVredmax); })
       .Case([](ExtVbcastOp o) { return unary(o, O::ExtVbcast); })
       .Case([](ExtVvdivOp o) { return binary(o, O::ExtVvdiv); })
+      .Case([](ExtVquantOp o) { return binary(o, O::ExtVquant); })
+      .Case([](ExtVdequantOp o) { return binary(o, O::ExtVdequant); })
       .Case([](ExtVmatvecOp o) { return vectorMatrix(o, O::ExtVmatvec); })
       .Case([](ExtVvecmatOp o) { return vectorMatrix(o, O::ExtVvecmat); })
       .Case([](LdOp o) {
@@ -271,6 +273,10 @@ Operation *raptor::pim::buildInstruction(OpBuilder &b, Location loc, const Instr
     return unaryOp<ExtVbcastOp>(b, loc, in);
   case O::ExtVvdiv:
     return binaryOp<ExtVvdivOp>(b, loc, in);
+  case O::ExtVquant:
+    return binaryOp<ExtVquantOp>(b, loc, in);
+  case O::ExtVdequant:
+    return binaryOp<ExtVdequantOp>(b, loc, in);
   case O::ExtVmatvec:
     return vectorMatrixOp<ExtVmatvecOp>(b, loc, in);
   case O::ExtVvecmat:

@@ -298,6 +298,12 @@ def Pim_ExtVbcastOp : Pim_VectorUnary<"ext.vbcast", "rd[i] <- rs1[0] (extension)
                                       [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVvdivOp : Pim_VectorBinary<"ext.vvdiv", "rd[i] <- rs1[i] / rs2[i] (extension)",
                                       [Pim_VectorUnit, Pim_Extension]>;
+def Pim_ExtVquantOp : Pim_VectorBinary<"ext.vquant",
+    "rd[i] <- saturate(round_half_even(rs1[i] * rs2[i])): f32 to the integer `type` (a codec encoder; "
+    "extension)", [Pim_VectorUnit, Pim_Extension]>;
+def Pim_ExtVdequantOp : Pim_VectorBinary<"ext.vdequant",
+    "rd[i] <- f32(rs1[i]) * rs2[i]: the integer `type` to f32 (a codec decoder; extension)",
+    [Pim_VectorUnit, Pim_Extension]>;
 
 class Pim_VectorMatrix<string mnemonic, string what> : Pim_Instr<mnemonic, [Pim_VectorUnit, Pim_Extension]> {
   let summary = what;

@@ -7,6 +7,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -314,12 +315,27 @@ private:
     const CoreProgram &p = *core.program;
     if (in.group < 0 || size_t(in.group) >= p.groups.size())
       throwFault(llvm::formatv("{0}: group {1} does not exist", where(c), in.group).str());
-    if (core.ibiw != 32 || core.obiw != 32)
-      throwFault(llvm::formatv("{0}: only 32-bit (fp32) element widths are simulated", where(c)).str());
+    bool integer = core.ibiw == 8 && core.obiw == 32;
+    if (!integer && (core.ibiw != 32 || core.obiw != 32))
+      throwFault(llvm::formatv("{0}: element widths ibiw {1}, obiw {2} are not simulated (32/32: fp32, 8/32: "
+                               "int8 inputs with int32 sums)", where(c), core.ibiw, core.obiw).str());
     if (in.mbiw <= 0 || (program.xbarCols * program.cellBits) % in.mbiw)
       throwFault(llvm::formatv("{0}: mbiw {1} does not divide a crossbar's cells", where(c), in.mbiw).str());
     const CrossbarGroup &g = p.groups[size_t(in.group)];
     int64_t perCrossbar = program.xbarCols * program.cellBits / in.mbiw;
+    size_t outputs = size_t(g.crossbars * perCrossbar);
+    if (integer)
+      mvmulInteger(c, g, perCrossbar, in.relu);
+    else
+      mvmulFloat(c, g, perCrossbar, in.relu);
+    core.counters.mvmuls++;
+    core.counters.localReadBytes += program.xbarRows * core.ibiw / 8;
+    core.counters.localWriteBytes += int64_t(outputs) * core.obiw / 8;
+  }
+
+  void mvmulFloat(size_t c, const CrossbarGroup &g, int64_t perCrossbar, bool relu) {
+    Core &core = cores[c];
+    const Instruction &in = current(core);
     const float *x = localAs<float>(c, core.cursor.regs[in.rs1], program.xbarRows);
     scratch.assign(size_t(g.crossbars * perCrossbar), 0.0f);
     const float *w = g.values.data();
@@ -335,14 +351,150 @@ private:
       w += g.rows * cols;
       core.counters.macs += g.rows * cols;
     }
-    if (in.relu)
+    if (relu)
       for (float &v : scratch)
         v = v > 0 ? v : 0;
     float *y = localAs<float>(c, core.cursor.regs[in.rd], int64_t(scratch.size()));
     std::memcpy(y, scratch.data(), scratch.size() * 4);
-    core.counters.mvmuls++;
-    core.counters.localReadBytes += program.xbarRows * 4;
-    core.counters.localWriteBytes += int64_t(scratch.size()) * 4;
+  }
+
+  /// int8 inputs times integer cells, summed exactly and written as int32
+  /// (wrapping, as a 32-bit accumulator does).
+  void mvmulInteger(size_t c, const CrossbarGroup &g, int64_t perCrossbar, bool relu) {
+    Core &core = cores[c];
+    const Instruction &in = current(core);
+    const int8_t *x = localAs<int8_t>(c, core.cursor.regs[in.rs1], program.xbarRows);
+    std::vector<int64_t> sums(size_t(g.crossbars * perCrossbar), 0);
+    const float *w = g.values.data();
+    for (int64_t j = 0; j < g.crossbars; ++j) {
+      int64_t cols = g.columnsOf(j, program.xbarCols);
+      int64_t *out = sums.data() + j * perCrossbar;
+      for (int64_t row = 0; row < g.rows; ++row) {
+        int64_t v = x[row];
+        const float *line = w + row * cols;
+        for (int64_t col = 0; col < cols; ++col)
+          out[col] += v * int64_t(line[col]);
+      }
+      w += g.rows * cols;
+      core.counters.macs += g.rows * cols;
+    }
+    int32_t *y = localAs<int32_t>(c, core.cursor.regs[in.rd], int64_t(sums.size()));
+    for (size_t i = 0; i < sums.size(); ++i) {
+      int32_t v = int32_t(uint32_t(uint64_t(sums[i])));
+      y[i] = relu && v < 0 ? 0 : v;
+    }
+  }
+
+  /// Element i of integer type `type` at `p`, widened.
+  static int64_t loadInt(const uint8_t *p, ElementType type, int64_t i) {
+    switch (type) {
+    case ElementType::I8:
+      return reinterpret_cast<const int8_t *>(p)[i];
+    case ElementType::I16:
+      return reinterpret_cast<const int16_t *>(p)[i];
+    default:
+      return reinterpret_cast<const int32_t *>(p)[i];
+    }
+  }
+  /// Stores `v` wrapped to the width of `type`, as integer units do.
+  static void storeInt(uint8_t *p, ElementType type, int64_t i, int64_t v) {
+    switch (type) {
+    case ElementType::I8:
+      reinterpret_cast<int8_t *>(p)[i] = int8_t(uint8_t(uint64_t(v)));
+      return;
+    case ElementType::I16:
+      reinterpret_cast<int16_t *>(p)[i] = int16_t(uint16_t(uint64_t(v)));
+      return;
+    default:
+      reinterpret_cast<int32_t *>(p)[i] = int32_t(uint32_t(uint64_t(v)));
+    }
+  }
+
+  /// Integer vector instructions: element-wise arithmetic, maxima, shifts
+  /// and moves in the element type's width.
+  void integerVector(size_t c, const Instruction &in, const OpcodeInfo &info) {
+    Core &core = cores[c];
+    int32_t *r = core.cursor.regs;
+    int64_t n = in.len, eb = bytesOf(in.type);
+    core.counters.vectorOps++;
+    auto bytes = [&](uint8_t reg, int64_t count) { return local(c, r[reg], count * eb); };
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    using S = VectorShape;
+    if (info.shape == S::Binary || info.shape == S::ScalarShift) {
+      const uint8_t *a = bytes(in.rs1, n), *b = bytes(in.rs2, info.shape == S::ScalarShift ? 1 : n);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t x = loadInt(a, in.type, i), y = loadInt(b, in.type, info.shape == S::ScalarShift ? 0 : i);
+        int64_t shift = std::clamp<int64_t>(y, 0, 63);
+        switch (in.opcode) {
+        case Opcode::Vvadd: out[size_t(i)] = x + y; break;
+        case Opcode::Vvsub: out[size_t(i)] = x - y; break;
+        case Opcode::Vvmul: out[size_t(i)] = x * y; break;
+        case Opcode::Vvmax: out[size_t(i)] = std::max(x, y); break;
+        case Opcode::Vvsll:
+        case Opcode::Vrsl: out[size_t(i)] = int64_t(uint64_t(x) << shift); break;
+        case Opcode::Vvsra: out[size_t(i)] = x >> shift; break;
+        case Opcode::Vrsu:
+          out[size_t(i)] = int64_t((uint64_t(x) & (eb == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * eb)) - 1)) >> shift);
+          break;
+        default:
+          throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated", where(c), info.name,
+                                   nameOf(in.type)).str());
+        }
+      }
+      core.counters.localReadBytes += 2 * n * eb;
+    } else if (info.shape == S::Unary) {
+      const uint8_t *a = bytes(in.rs1, n);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t x = loadInt(a, in.type, i);
+        switch (in.opcode) {
+        case Opcode::Vmv: out[size_t(i)] = x; break;
+        case Opcode::Vrelu: out[size_t(i)] = std::max<int64_t>(x, 0); break;
+        default:
+          throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated", where(c), info.name,
+                                   nameOf(in.type)).str());
+        }
+      }
+      core.counters.localReadBytes += n * eb;
+    } else {
+      throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated", where(c), info.name,
+                               nameOf(in.type)).str());
+    }
+    uint8_t *d = bytes(in.rd, n);
+    for (int64_t i = 0; i < n; ++i)
+      storeInt(d, in.type, i, out[size_t(i)]);
+    core.counters.localWriteBytes += n * eb;
+  }
+
+  /// ext.vquant (f32 to integers: scaled, rounded half to even, saturated
+  /// to the symmetric range) and ext.vdequant (integers to scaled f32).
+  void convert(size_t c, const Instruction &in) {
+    Core &core = cores[c];
+    int32_t *r = core.cursor.regs;
+    int64_t n = in.len, eb = bytesOf(in.type);
+    if (in.type == ElementType::F32)
+      throwFault(llvm::formatv("{0}: a conversion needs an integer element type", where(c)).str());
+    core.counters.vectorOps++;
+    const float *scale = localAs<float>(c, r[in.rs2], n);
+    if (in.opcode == Opcode::ExtVquant) {
+      const float *x = localAs<float>(c, r[in.rs1], n);
+      int64_t hi = (int64_t(1) << (8 * eb - 1)) - 1;
+      std::vector<int64_t> q(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        float v = std::nearbyint(x[i] * scale[i]); // the default rounding: half to even
+        q[size_t(i)] = std::isnan(v) ? 0 : int64_t(std::clamp<float>(v, float(-hi), float(hi)));
+      }
+      uint8_t *d = local(c, r[in.rd], n * eb);
+      for (int64_t i = 0; i < n; ++i)
+        storeInt(d, in.type, i, q[size_t(i)]);
+      core.counters.localReadBytes += 8 * n, core.counters.localWriteBytes += n * eb;
+      return;
+    }
+    const uint8_t *a = local(c, r[in.rs1], n * eb);
+    scratch.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i)
+      scratch[size_t(i)] = float(loadInt(a, in.type, i)) * scale[i];
+    std::memcpy(localAs<float>(c, r[in.rd], n), scratch.data(), size_t(n) * 4);
+    core.counters.localReadBytes += n * eb + 4 * n, core.counters.localWriteBytes += 4 * n;
   }
 
   void vector(size_t c, const Instruction &in) {
@@ -350,9 +502,10 @@ private:
     const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
     if (!info)
       throwFault(llvm::formatv("{0}: unknown opcode {1}", where(c), unsigned(in.opcode)).str());
+    if (info->shape == VectorShape::Convert)
+      return convert(c, in);
     if (in.type != ElementType::F32)
-      throwFault(llvm::formatv("{0}: {1} vectors are not simulated yet (f32 only)", where(c),
-                               nameOf(in.type)).str());
+      return integerVector(c, in, *info);
     int64_t n = in.len;
     int32_t *r = core.cursor.regs;
     core.counters.vectorOps++;
@@ -474,6 +627,7 @@ private:
       return;
     }
     case S::ScalarShift:
+    case S::Convert:
     case S::None:
       throwFault(llvm::formatv("{0}: {1} needs integer elements", where(c), info->name).str());
     }

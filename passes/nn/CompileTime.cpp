@@ -1,6 +1,7 @@
 //===- CompileTime.cpp - Values known before a model runs -------*- C++ -*-===//
 #include "passes/nn/CompileTime.h"
 
+#include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,8 +29,8 @@ bool CompileTimeValues::contains(Value value) {
   } else if (Operation *op = value.getDefiningOp()) {
     if (isa<ConstantOp>(op)) {
       result = true;
-    } else if (isa<NNDialect>(op->getDialect()) && !isa<AtenOp>(op) && op->getNumRegions() == 0 &&
-               op->getNumOperands() > 0) {
+    } else if ((isa<NNDialect>(op->getDialect()) || isa<codec::EncodeOp, codec::DecodeOp, codec::ObserveOp>(op)) &&
+               !isa<AtenOp>(op) && op->getNumRegions() == 0 && op->getNumOperands() > 0) {
       result = true;
       for (Value operand : op->getOperands())
         result = result && contains(operand);

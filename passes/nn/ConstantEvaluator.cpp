@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "dialects/codec/CodecDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -219,6 +220,10 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
       .Case([&](CloneOp o) { return unary(o.getSelf(), [](float x) { return x; }); })
+      // A weight's codecs: the source view's values (matrix lowerings
+      // quantize encoded weights per channel themselves).
+      .Case<codec::EncodeOp, codec::DecodeOp, codec::ObserveOp>(
+          [&](Operation *o) { return unary(o->getOperand(0), [](float x) { return x; }); })
       .Case([&](ViewOp o) { return reshaped(o.getSelf()); })
       .Case([&](ExpandOp o) -> R {
         FailureOr<const HostTensor *> a = operand(o.getSelf());

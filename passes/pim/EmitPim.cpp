@@ -41,6 +41,22 @@ std::vector<float> floatsOf(ElementsAttr attr) {
   return out;
 }
 
+/// The little-endian bytes of a data op's values: f32, or 32-bit integers
+/// (an int8 operator's bias in accumulator units).
+std::vector<char> bytesOf(ElementsAttr attr) {
+  std::vector<char> out;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.getElementType().isInteger(32)) {
+    for (const APInt &v : dense.getValues<APInt>()) {
+      int32_t x = int32_t(v.getSExtValue());
+      out.insert(out.end(), reinterpret_cast<const char *>(&x), reinterpret_cast<const char *>(&x) + 4);
+    }
+    return out;
+  }
+  std::vector<float> values = floatsOf(attr);
+  out.assign(reinterpret_cast<const char *>(values.data()), reinterpret_cast<const char *>(values.data()) + 4 * values.size());
+  return out;
+}
+
 void appendCode(Block &block, pim::CoreProgram &p) {
   for (Operation &op : block) {
     if (auto repeat = dyn_cast<pim::RepeatOp>(op)) {
@@ -78,10 +94,10 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
   for (auto w : chip.getBody().getOps<pim::WeightOp>())
     weights[w.getSymName().str()] = floatsOf(w.getValue());
   int64_t globalBytes = 0;
-  std::vector<std::pair<int64_t, std::vector<float>>> data;
+  std::vector<std::pair<int64_t, std::vector<char>>> data;
   for (auto d : chip.getBody().getOps<pim::DataOp>()) {
-    data.push_back({d.getAddress(), floatsOf(d.getValue())});
-    globalBytes = std::max(globalBytes, d.getAddress() + int64_t(data.back().second.size()) * 4);
+    data.push_back({d.getAddress(), bytesOf(d.getValue())});
+    globalBytes = std::max(globalBytes, d.getAddress() + int64_t(data.back().second.size()));
   }
   for (auto io : chip.getBody().getOps<pim::IoOp>()) {
     auto type = cast<RankedTensorType>(io.getType());
@@ -96,7 +112,7 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
   }
   program.globalMemory.assign(size_t(globalBytes), 0);
   for (auto &[address, values] : data)
-    std::memcpy(program.globalMemory.data() + address, values.data(), values.size() * 4);
+    std::memcpy(program.globalMemory.data() + address, values.data(), values.size());
   for (auto core : chip.getBody().getOps<pim::CoreOp>()) {
     pim::CoreProgram &p = program.programs[size_t(core.getId())];
     if (auto bytes = core->getAttrOfType<IntegerAttr>("local_bytes"))
@@ -135,7 +151,10 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
         {"tag", send.getTag()}, {"from", core.getId()}, {"to", send.getCore()}, {"bytes", send.getSize()}});
   });
   program.reports["transfers"] = std::move(transfers);
-  program.reports["precision"] = "fp32";
+  // int8 when some MVM takes int8 inputs (a codec placement's program).
+  bool integer = false;
+  chip.walk([&](pim::SetbwOp op) { integer |= op.getIbiw() == 8; });
+  program.reports["precision"] = integer ? "int8" : "fp32";
   return program;
 }
 

@@ -5,6 +5,7 @@
 #include "dialects/nn/NNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "dialects/codec/CodecDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -179,8 +180,9 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
   if (!out || !isa<RankedTensorType>(out.getType()))
     return op->emitError("compute graphs need ops with tensor results");
   const pim::TimingConfig &timing = t.timing;
-  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp, raptor::nn::SplitWithSizesOp>(op)) {
-    one.ns = {0}; // views: address arithmetic
+  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp, raptor::nn::SplitWithSizesOp,
+          raptor::codec::ObserveOp>(op)) {
+    one.ns = {0}; // views (and calibration points, identities once calibrated): address arithmetic
   } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp, raptor::nn::FanOutOp,
                  raptor::nn::KVCacheOp, raptor::nn::CatOp>(op)) {
     double ns = 0; // copies: one block move per result (or input of a cat)

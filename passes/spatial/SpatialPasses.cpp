@@ -5,6 +5,7 @@
 // core, start_ns, slot and last on every task.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/ElementCount.h"
 #include "dialects/nn/NNOps.h"
 #include "dialects/spatial/SpatialDialect.h"
@@ -180,8 +181,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         // (folded batch norms, constant embeddings) are data, not work.
         if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
           continue;
-        if (!isa<raptor::nn::NNDialect>(op.getDialect())) {
-          op.emitError("compute graphs take nn ops only; this op is not one");
+        if (!isa<raptor::nn::NNDialect>(op.getDialect()) &&
+            !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::ObserveOp>(op)) {
+          op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, observe) only; "
+                       "this op is neither");
           return signalPassFailure();
         }
         FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);

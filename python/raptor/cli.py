@@ -117,21 +117,52 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     from raptor import pim, sources
 
     say = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    int8_only = [flag for flag, given in (("--policy", args.policy), ("--placement", args.placement),
+                                          ("--calibrate", args.calibrate),
+                                          ("--calibration-samples", args.calibration_samples),
+                                          ("--report", args.report)) if given]
+    if args.precision == "fp32" and int8_only:
+        raise UserError(f"{', '.join(int8_only)} only apply with --precision int8")
+    if args.calibrate and args.calibration_samples:
+        raise UserError("give either --calibrate FILE or --calibration-samples N, not both")
     model = sources.load(args.model, args.weights, progress=say)
     try:
+        calibration = None
+        if args.calibrate:
+            from raptor import quant
+
+            calibration = quant.load_samples(model.module, args.calibrate)
         result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
-                             follow_rows=args.follow_rows,
+                             follow_rows=args.follow_rows, precision=args.precision,
+                             policy=args.policy or "Y", placement=args.placement or "nonlocal-coalesced",
+                             calibration=calibration, calibration_samples=args.calibration_samples or 4,
                              pimsim=args.format,
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)
+        report = None
+        if args.report:
+            from raptor import weights as weight_files
+            from raptor.quant.accuracy import program_report
+
+            say("[report] int8 against float32 on the calibration and held-out inputs ...")
+            tensors = weight_files.load(model.weights) if model.weights else {}
+            report = program_report(str(result.directory), tensors, model.reference, calibration)
+            write_atomically(str(result.directory / "reports" / "quantization.json"),
+                             json.dumps(report, indent=2) + "\n")
     finally:
         model.cleanup()
     summary = pim.summary(result.manifest)
     if args.json:
+        if report is not None:
+            summary["quantization_report"] = report
         print(json.dumps(summary, indent=2))
     else:
         print(pim.format_summary(summary, str(result.directory)))
+        if report is not None:
+            from raptor.quant.accuracy import format_report
+
+            print(format_report(report))
     return 0
 
 
@@ -664,6 +695,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples: raptor compile shufflenet_v2 -o out/shufflenet; "
                "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
                "raptor compile unet -o out/unet --pipeline 8; "
+               "raptor compile shufflenet_v2 -o out/q --precision int8 --policy W --report; "
                "raptor compile model.mlir --weights model.safetensors -o out/model")
     p.add_argument("model", help="a zoo model name, a .pt2 file or an .mlir file (weights: --weights, "
                                  "else MODEL.safetensors beside it)")
@@ -675,6 +707,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_replication_options(p)
     p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
                    help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
+    p.add_argument("--precision", choices=("fp32", "int8"), default="fp32",
+                   help="number format: fp32 (default) or int8 (codec placement decides where data is "
+                        "encoded; int8 crossbar weights per output channel; docs/quantization.md)")
+    p.add_argument("--policy", choices=("Z", "Y", "X", "W"),
+                   help="int8: which operators get INT8 variants (Z: none; Y: matrix operators; X adds concatenation, "
+                        "splits and fan-out; W adds views, pooling, padding; default Y)")
+    p.add_argument("--placement", choices=("local", "nonlocal", "nonlocal-coalesced"),
+                   help="int8: codec placement (default nonlocal-coalesced)")
+    p.add_argument("--calibrate", metavar="FILE.npy",
+                   help="int8: calibration inputs, one input or a stack (N, *shape) (default: seeded random "
+                        "inputs)")
+    p.add_argument("--calibration-samples", type=_count(1), metavar="N",
+                   help="int8: the number of seeded random calibration inputs (default: 4)")
+    p.add_argument("--report", action="store_true",
+                   help="int8: measure accuracy against float32 (calibration and 8 held-out inputs) and check "
+                        "the simulated program against the integer reference (reports/quantization.json)")
     p.add_argument("--unroll-limit", type=_count(0), default=16_000_000, metavar="N",
                    help="skip pimsim-nn files when the unrolled program exceeds N instructions "
                         "(default: 16000000; 0: no limit)")

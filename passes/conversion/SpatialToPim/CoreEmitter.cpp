@@ -234,6 +234,16 @@ void CoreEmitter::mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw) {
   append(in);
 }
 
+void CoreEmitter::widths(int32_t input, int32_t output) {
+  if (input == ibiw && output == obiw)
+    return;
+  Instruction in;
+  in.opcode = Opcode::Setbw;
+  in.ibiw = ibiw = input;
+  in.obiw = obiw = output;
+  append(in);
+}
+
 void CoreEmitter::lmv(Address rd, Address rs1, int64_t bytes) {
   SmallVector<unsigned> locked;
   Instruction in;

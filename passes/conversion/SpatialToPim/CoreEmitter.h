@@ -51,6 +51,9 @@ public:
               ElementType type = ElementType::F32);
   void matrixVector(Opcode op, Address rd, Address matrix, Address vector, int64_t rows, int64_t len);
   void mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw);
+  /// The element widths of the MVMs that follow (a setbw when they change):
+  /// 32/32 for f32, 8/32 for int8 inputs summed in int32.
+  void widths(int32_t ibiw, int32_t obiw);
   void lmv(Address rd, Address rs1, int64_t bytes);
   void lldi(Address rd, uint8_t byte, int64_t bytes);
   void ld(Address local, int64_t global, int64_t bytes);
@@ -85,6 +88,7 @@ private:
   uint64_t clock = 0;
   std::optional<int64_t> globalHi, globalLo; // r0, r1
   bool walkers[32] = {};
+  int32_t ibiw = 32, obiw = 32;
 
   unsigned resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked);
   void invalidate();

@@ -95,7 +95,7 @@ Layout compactLike(const Layout &like) {
 }
 
 std::optional<KernelPlan> planKernel(llvm::ArrayRef<KernelOperand> operands, ConstantPlacer place,
-                                     int64_t elementBytes, int64_t constantLimit) {
+                                     int64_t constantLimit) {
   size_t n = operands.size();
   // Modes of every operand, refined per top-level mode (torch dimension).
   std::vector<std::vector<Layout>> dims;
@@ -157,7 +157,7 @@ std::optional<KernelPlan> planKernel(llvm::ArrayRef<KernelOperand> operands, Con
     if (variable(k)) {
       bases[k] = operands[k].base;
       for (size_t m : outer)
-        loopStrides[k].push_back(strides[k][m] * elementBytes);
+        loopStrides[k].push_back(strides[k][m] * int64_t(bytesOf(operands[k].type)));
       continue;
     }
     // Materialize the constant: run modes, then the outer modes it varies along.
@@ -187,7 +187,7 @@ std::optional<KernelPlan> planKernel(llvm::ArrayRef<KernelOperand> operands, Con
     int64_t stride = run;
     for (size_t m : outer) {
       if (strides[k][m] != 0) {
-        loopStrides[k].push_back(stride * elementBytes);
+        loopStrides[k].push_back(stride * 4);
         stride *= sizes[m];
       } else {
         loopStrides[k].push_back(0);

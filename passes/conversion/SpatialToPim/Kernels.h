@@ -22,11 +22,13 @@
 namespace raptor::pim {
 
 /// An operand: a local address and its element layout over the domain; or
-/// compile-time values (`constant`, indexed by the layout's offsets).
+/// compile-time values (`constant`, indexed by the layout's offsets, placed
+/// as f32). `type` is its element type (operands of a conversion differ).
 struct KernelOperand {
   Address base;
   layout::Layout layout;
   const std::vector<float> *constant = nullptr;
+  ElementType type = ElementType::F32;
 };
 
 /// Places compile-time values in the current task's local memory (loaded
@@ -43,7 +45,7 @@ struct KernelPlan {
 /// over the same domain shape). Fails when two operands' modes have no
 /// common refinement (the caller copies one to a compact layout first).
 std::optional<KernelPlan> planKernel(llvm::ArrayRef<KernelOperand> operands, ConstantPlacer place,
-                                     int64_t elementBytes = 4, int64_t constantLimit = 16384);
+                                     int64_t constantLimit = 16384);
 
 /// Runs `body(addresses, run)` once per instruction of the plan.
 void emitKernel(CoreEmitter &e, const KernelPlan &plan,

@@ -24,13 +24,19 @@ Layout inputLayout(Value input, ArrayRef<int64_t> shape) {
 
 bool isView(Operation *op) {
   return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SplitWithSizesOp, nn::CloneOp,
-             nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp>(op);
+             nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp, codec::ObserveOp>(op);
 }
 } // namespace
 
 Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::TargetModel &target,
                    nn::ConstantEvaluator &constants, ChipOp chip)
-    : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {}
+    : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {
+  // Calibration wrote each encoded subgraph's scale on its observation point.
+  func.walk([&](codec::ObserveOp o) {
+    if (auto scale = o->getAttrOfType<FloatAttr>("scale"))
+      subgraphScales[o.getSemantics().getId()] = float(scale.getValueAsDouble());
+  });
+}
 
 CoreEmitter &Lowering::emitter(int64_t id) {
   auto &slot = emitters[id];
@@ -157,7 +163,7 @@ FailureOr<Piece> Lowering::packed(const Piece &p) {
   }
   int64_t saved = core;
   core = std::max<int64_t>(buffers[p.buffer].core, 0);
-  FailureOr<Piece> out = fresh(p.sizes, compactLike(p.layout));
+  FailureOr<Piece> out = fresh(p.sizes, compactLike(p.layout), typeOf(p));
   if (failed(out) || failed(copy(operand(*out), operand(p)))) {
     core = saved;
     return failure();
@@ -186,21 +192,23 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   auto key = std::make_tuple(on, lo, hi);
   auto it = source.copies.find(key);
   int copyId;
+  int64_t eb = bytesOf(source.type);
   if (it != source.copies.end()) {
     copyId = it->second;
   } else {
-    FailureOr<int> dst = allocate(on, 4 * (hi - lo));
+    FailureOr<int> dst = allocate(on, eb * (hi - lo));
     if (failed(dst))
       return failure();
     copyId = *dst;
     buffers[copyId].refs = 1; // held by the source's copy table
+    buffers[copyId].type = buffers[p.buffer].type;
     Buffer &src = buffers[p.buffer];
-    int64_t bytes = 4 * (hi - lo);
+    int64_t bytes = eb * (hi - lo);
     if (src.core < 0) {
-      emitter(on).ld(Address::at(buffers[copyId].address), src.address + 4 * lo, bytes);
+      emitter(on).ld(Address::at(buffers[copyId].address), src.address + eb * lo, bytes);
     } else {
       int64_t tag = nextTag++;
-      emitter(src.core).send(Address::at(src.address + 4 * lo), on, bytes, tag);
+      emitter(src.core).send(Address::at(src.address + eb * lo), on, bytes, tag);
       emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);
     }
     buffers[p.buffer].copies[key] = copyId;
@@ -228,10 +236,11 @@ FailureOr<TensorValue> Lowering::localValue(Value v) {
   return out;
 }
 
-FailureOr<Piece> Lowering::fresh(ArrayRef<int64_t> shape, const Layout &l) {
-  FailureOr<int> b = allocate(core, 4 * l.cosize());
+FailureOr<Piece> Lowering::fresh(ArrayRef<int64_t> shape, const Layout &l, ElementType type) {
+  FailureOr<int> b = allocate(core, int64_t(bytesOf(type)) * l.cosize());
   if (failed(b))
     return failure();
+  buffers[*b].type = type;
   Piece p;
   p.origin.assign(shape.size(), 0);
   p.sizes.assign(shape.begin(), shape.end());
@@ -270,11 +279,17 @@ LogicalResult Lowering::kernel(ArrayRef<KernelOperand> operands,
 
 LogicalResult Lowering::copy(const KernelOperand &dst, const KernelOperand &src, bool accumulate) {
   CoreEmitter &e = here();
+  if (dst.type != src.type) {
+    taskError() << "copies " << nameOf(src.type) << " elements into an " << nameOf(dst.type)
+                << " buffer (a codec is missing between them)";
+    return failure();
+  }
   if (accumulate)
     return kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
-      e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
+      e.vector(Opcode::Vvadd, a[0], a[1], a[2], run, dst.type);
     });
-  return kernel({dst, src}, [&](ArrayRef<Address> a, int64_t run) { e.lmv(a[0], a[1], 4 * run); });
+  int64_t eb = bytesOf(dst.type);
+  return kernel({dst, src}, [&](ArrayRef<Address> a, int64_t run) { e.lmv(a[0], a[1], eb * run); });
 }
 
 FailureOr<Piece> Lowering::materialize(Value v, function_ref<bool(const Piece &)> accept, const Layout &want) {
@@ -316,7 +331,7 @@ FailureOr<Piece> Lowering::materialize(const TensorValue &value, function_ref<bo
   }
   if (value.whole() && accept(local.front()))
     return local.front();
-  FailureOr<Piece> out = fresh(value.shape, want);
+  FailureOr<Piece> out = fresh(value.shape, want, typeOf(value));
   if (failed(out))
     return failure();
   ++buffers[out->buffer].refs; // the caller's: freed with the task unless defined
@@ -382,16 +397,19 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
   Layout l = channelsLast({shape[0], C, last - first, Wp});
   if (none && first == 0 && last == Hp)
     return materializeAs(v, l);
-  FailureOr<int> buffer = scratch(4 * l.cosize());
+  ElementType type = typeOf(it->second);
+  int64_t eb = bytesOf(type);
+  FailureOr<int> buffer = scratch(eb * l.cosize());
   if (failed(buffer))
     return failure();
+  buffers[*buffer].type = type;
   Piece out;
   out.origin = {0, 0, first, 0};
   out.sizes = {shape[0], C, last - first, Wp};
   out.buffer = *buffer;
   out.layout = l;
   if (!none)
-    here().lldi(addressOf(out), fill, 4 * l.cosize());
+    here().lldi(addressOf(out), fill, eb * l.cosize());
   if (failed(place(*part, out, {0, 0, in0 + before[0] - first, before[1]})))
     return failure();
   return out;
@@ -399,29 +417,41 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
 
 FailureOr<const nn::HostTensor *> Lowering::constantOf(Value v) { return constants.evaluate(v); }
 
-Address Lowering::placeConstant(std::vector<float> values) {
-  llvm::ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()), values.size() * 4);
-  uint64_t hash = llvm::hash_value(llvm::StringRef(bytes.data(), bytes.size()));
-  auto key = std::make_pair(hash, values.size());
+Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
+  uint64_t hash = llvm::hash_combine(llvm::hash_value(llvm::StringRef(bytes.data(), bytes.size())),
+                                     value.getElementType().getIntOrFloatBitWidth(),
+                                     value.getElementType().isInteger());
+  auto key = std::make_pair(hash, bytes.size());
   auto it = dataByContent.find(key);
   if (it == dataByContent.end()) {
-    int64_t address = globalAlloc(int64_t(values.size()) * 4);
+    int64_t address = globalAlloc(int64_t(bytes.size()));
     std::string name = "c" + std::to_string(nextData++);
     OpBuilder b(chip.getBody());
     b.setInsertionPointToStart(&chip.getBody().front());
-    auto type = RankedTensorType::get({int64_t(values.size())}, b.getF32Type());
-    DataOp::create(b, chip.getLoc(), name, address, DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+    DataOp::create(b, chip.getLoc(), name, address, value);
     it = dataByContent.emplace(key, std::make_pair(address, name)).first;
   }
-  FailureOr<int> local = scratch(int64_t(values.size()) * 4);
+  FailureOr<int> local = scratch(int64_t(bytes.size()));
   if (failed(local))
     llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a constant");
-  here().ld(Address::at(buffers[*local].address), it->second.first, int64_t(values.size()) * 4);
+  here().ld(Address::at(buffers[*local].address), it->second.first, int64_t(bytes.size()));
   return Address::at(buffers[*local].address);
 }
 
-std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor) {
-  auto it = weights.find(v);
+Address Lowering::placeConstant(std::vector<float> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, Float32Type::get(chip.getContext()));
+  return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
+                   DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+}
+
+Address Lowering::placeIntegers(std::vector<int32_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, IntegerType::get(chip.getContext(), 32));
+  return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
+                   DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+}
+
+std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int slice) {
+  auto it = weights.find({v, slice});
   if (it != weights.end())
     return it->second;
   std::string name = "w" + std::to_string(weights.size());
@@ -429,7 +459,7 @@ std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor) {
   b.setInsertionPointToStart(&chip.getBody().front());
   auto type = RankedTensorType::get(tensor.shape, b.getF32Type());
   WeightOp::create(b, chip.getLoc(), name, DenseElementsAttr::get(type, llvm::ArrayRef(tensor.data)));
-  weights[v] = name;
+  weights[{v, slice}] = name;
   return name;
 }
 
@@ -450,6 +480,10 @@ LogicalResult Lowering::lowerView(Operation *op) {
   return llvm::TypeSwitch<Operation *, R>(op)
       .Case([&](nn::CloneOp o) {
         define(o.getOut(), input(o.getSelf()));
+        return success();
+      })
+      .Case([&](codec::ObserveOp o) { // calibrated at compile time: an identity
+        define(o.getOutput(), input(o.getInput()));
         return success();
       })
       .Case([&](nn::KVCacheOp o) -> R {
@@ -619,6 +653,14 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
   using R = LogicalResult;
   if (isView(op))
     return t.getLane() == 0 ? lowerView(op) : success();
+  // Encoded data reaches only the operators with int8 lowerings (the
+  // placement decodes it before every other one).
+  if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::MaxPool2dOp, nn::ConstantPadNdOp, nn::CatOp, codec::DecodeOp>(op))
+    for (Value operand : op->getOperands())
+      if (values.count(operand) && typeOfValue(operand) != ElementType::F32)
+        return op->emitOpError() << "reads " << nameOf(typeOfValue(operand))
+                                 << " (encoded) data, which its PIM lowering does not take: the codec placement "
+                                    "must decode it first";
   return llvm::TypeSwitch<Operation *, R>(op)
       .Case([&](nn::ConvolutionOp o) {
         return spatial::isDepthwise(o) ? lowerDepthwise(o) : lowerConvolution(o);
@@ -652,6 +694,8 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::ScaledDotProductAttentionOp o) { return lowerAttention(o); })
       .Case([&](nn::MatmulOp o) { return lowerMatmul(o); })
       .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
+      .Case([&](codec::EncodeOp o) { return lowerEncode(o); })
+      .Case([&](codec::DecodeOp o) { return lowerDecode(o); })
       .Case([&](nn::BatchNormOp o) {
         return o.emitOpError("reaches the PIM lowering: run raptor-fold-batch-norm first");
       })
@@ -672,6 +716,9 @@ LogicalResult Lowering::storeOutputs(Operation *op) {
     // it through the layout the manifest records).
     out.layout = storageOrder(it->second.pieces.front(), it->second.shape);
     out.io.setLayoutAttr(layout::LayoutAttr::get(chip.getContext(), out.layout));
+    if (typeOf(it->second) != ElementType::F32)
+      return op->emitError("raptor-lower-to-pim: a model output is ")
+             << nameOf(typeOf(it->second)) << " data: decode it (codec.decode) before returning it";
     FailureOr<Piece> p = materialize(
         it->second, [&](const Piece &q) { return q.layout == out.layout; }, out.layout);
     if (failed(p))

@@ -11,9 +11,11 @@
 #ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H
 #define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H
 
+#include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNOps.h"
 #include "dialects/pim/PimDialect.h"
 #include "dialects/spatial/SpatialDialect.h"
+#include "passes/codec/Quantization.h"
 #include "passes/conversion/SpatialToPim/CoreEmitter.h"
 #include "passes/conversion/SpatialToPim/Kernels.h"
 #include "passes/conversion/SpatialToPim/Tensors.h"
@@ -33,6 +35,9 @@ namespace raptor::pim {
 struct Buffer {
   int64_t core = -1; // -1: global memory
   int64_t address = 0, bytes = 0;
+  /// The elements it holds: f32, or the integers of encoded values (i8)
+  /// and of int8 matrix sums (i32).
+  ElementType type = ElementType::F32;
   int refs = 0;
   bool freed = false;
   /// Copies of element ranges [lo, hi) on other cores: (core, lo, hi) -> buffer.
@@ -63,9 +68,14 @@ public:
   mlir::FailureOr<int> allocate(int64_t core, int64_t bytes);
   /// A buffer freed when the current task ends (scratch space).
   mlir::FailureOr<int> scratch(int64_t bytes);
-  Address addressOf(const Piece &p) const { return Address::at(buffers[p.buffer].address + 4 * p.offset); }
+  Address addressOf(const Piece &p) const {
+    return Address::at(buffers[p.buffer].address + int64_t(bytesOf(typeOf(p))) * p.offset);
+  }
   int64_t addressOfBuffer(int b) const { return buffers[b].address; }
-  KernelOperand operand(const Piece &p) const { return {addressOf(p), p.layout, nullptr}; }
+  ElementType typeOf(const Piece &p) const { return buffers[p.buffer].type; }
+  /// The element type of a value's pieces (all pieces of a value agree).
+  ElementType typeOf(const TensorValue &v) const { return typeOf(v.pieces.front()); }
+  KernelOperand operand(const Piece &p) const { return {addressOf(p), p.layout, nullptr, typeOf(p)}; }
 
   /// A compact copy of `p` made on the core that holds it (freed with the
   /// task): any box of it is then a view.
@@ -88,7 +98,8 @@ public:
   /// storage order of its first piece when it has several).
   mlir::FailureOr<Piece> materializeAny(mlir::Value v);
   /// A new whole value in a fresh buffer on the current core with `layout`.
-  mlir::FailureOr<Piece> fresh(llvm::ArrayRef<int64_t> shape, const layout::Layout &layout);
+  mlir::FailureOr<Piece> fresh(llvm::ArrayRef<int64_t> shape, const layout::Layout &layout,
+                               ElementType type = ElementType::F32);
   /// Frees `buffer` when the current task ends.
   void temporary(int buffer);
   /// Records the result of the current op (buffers are retained).
@@ -106,8 +117,11 @@ public:
   mlir::FailureOr<const nn::HostTensor *> constantOf(mlir::Value v);
   /// Places values in the current task's local memory (from global memory).
   Address placeConstant(std::vector<float> values);
-  /// A pim.weight holding `tensor`; returns its symbol name.
-  std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor);
+  /// The same for integers (an int8 operator's bias in its accumulator's units).
+  Address placeIntegers(std::vector<int32_t> values);
+  /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes);
+  /// returns its symbol name.
+  std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0);
 
   /// `v` as a kernel operand over `shape` (numpy broadcasting): compile-time
   /// values as constants (data kept in `keep`), others from local memory.
@@ -134,6 +148,22 @@ public:
   mlir::InFlightDiagnostic taskError();
   std::string taskName();
 
+  // int8 codecs (CodecOps.cpp).
+  /// Whether `v` holds encoded data (an int8 subgraph of the placement).
+  bool isEncoded(mlir::Value v);
+  /// The calibrated scale of the encoded subgraph `v` belongs to.
+  mlir::FailureOr<float> scaleOf(mlir::Value v);
+  /// An int8 matrix operator's weight codes per output channel and its
+  /// decoder's scales (input scale times channel scale).
+  struct QuantizedMatrix {
+    std::vector<float> codes, scales;
+  };
+  mlir::FailureOr<const QuantizedMatrix *> quantizedMatrix(mlir::Operation *op);
+  /// The element type of a value computed earlier.
+  ElementType typeOfValue(mlir::Value v);
+  mlir::LogicalResult lowerEncode(codec::EncodeOp op);
+  mlir::LogicalResult lowerDecode(codec::DecodeOp op);
+
 private:
   mlir::func::FuncOp func;
   spatial::GraphOp graph;
@@ -145,7 +175,7 @@ private:
   std::vector<int> taskBuffers;
   int64_t nextTag = 0, globalTop = 0, nextData = 0;
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
-  llvm::DenseMap<mlir::Value, std::string> weights;
+  llvm::DenseMap<std::pair<mlir::Value, int>, std::string> weights;
   struct Output {
     mlir::Value value;
     int64_t address;
@@ -154,12 +184,16 @@ private:
     IoOp io;
   };
   std::vector<Output> outputs;
+  std::map<int64_t, float> subgraphScales; // calibrated scale per codec subgraph id
+  std::map<mlir::Operation *, QuantizedMatrix> quantized;
 
   void retain(const TensorValue &v);
   void release(const TensorValue &v);
   void release(int buffer);
   mlir::FailureOr<Piece> localize(const Piece &p, int64_t core);
   mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
+  /// Data in global memory (one copy per content), loaded into scratch.
+  Address placeData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);
   mlir::LogicalResult lowerView(mlir::Operation *op);
   mlir::LogicalResult storeOutputs(mlir::Operation *op);
   int64_t globalAlloc(int64_t bytes);

@@ -20,14 +20,18 @@ using layout::Layout;
 
 namespace {
 
+/// A tile group of the lane: one array group per bit slice of the weights
+/// (one in f32), all reading the same input rows.
 struct Group {
-  int64_t id, rowTile, colBegin, colEnd;
+  SmallVector<int64_t, 2> ids;
+  int64_t rowTile, colBegin, colEnd;
   bool direct;
 };
 
-/// Declares the lane's array groups on the current core.
+/// Declares the lane's array groups on the current core; `weights` holds
+/// one weight symbol per bit slice.
 FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTiling &tiling,
-                                            const spatial::MatrixTiling::Lane &lane, StringRef weight,
+                                            const spatial::MatrixTiling::Lane &lane, ArrayRef<std::string> weights,
                                             const Layout &matrix) {
   SmallVector<Group> groups;
   CoreEmitter &e = l.here();
@@ -35,8 +39,10 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
   for (const spatial::TileGroup &g : spatial::groupsOf(tiling, lane)) {
     int64_t rows[2] = {g.rowTile * tiling.xbarRows, std::min(tiling.rows, (g.rowTile + 1) * tiling.xbarRows)};
     int64_t cols[2] = {g.colBegin * tiling.xbarCols, std::min(tiling.cols, g.colEnd * tiling.xbarCols)};
-    int64_t id = e.group((g.colEnd - g.colBegin) * tiling.slices, weight, matrixAttr, rows, cols);
-    groups.push_back({id, g.rowTile, g.colBegin, g.colEnd, g.first});
+    Group group{{}, g.rowTile, g.colBegin, g.colEnd, g.first};
+    for (const std::string &weight : weights)
+      group.ids.push_back(e.group(g.colEnd - g.colBegin, weight, matrixAttr, rows, cols));
+    groups.push_back(group);
   }
   if (e.crossbarsUsed() > int64_t(l.target.crossbarsPerCore)) {
     l.taskError() << "core " << l.core << " would hold " << e.crossbarsUsed() << " crossbars but has "
@@ -50,7 +56,7 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
 /// for the target and returns the task's lane, checked against the tile
 /// ranges the compute graph recorded.
 FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, int64_t K, int64_t N, int64_t taps, int64_t groups,
-                                              spatial::MatrixTiling &tiling) {
+                                              bool integer, spatial::MatrixTiling &tiling) {
   const spatial::TargetModel &target = l.target;
   std::string error;
   if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
@@ -65,9 +71,13 @@ FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, int64_t K, int64_t N,
       (*cols)[1] != lane.colEnd)
     return l.taskError() << "its tiles differ from the lowering's tiling of this operator (was the compute "
                             "graph built for another target?)";
-  if (tiling.slices != 1)
+  if (tiling.slices != 1 && !integer)
     return l.taskError() << "the target stores a weight in " << tiling.slices
-                         << " crossbar cells (weight_bits > cell_bits), which fp32 lowering does not support";
+                         << " crossbar cells (weight_bits > cell_bits): only int8 programs slice weights "
+                            "(compile with --precision int8)";
+  if (integer && target.weightBits < 8)
+    return l.taskError() << "the target's weights have " << target.weightBits
+                         << " bits (weight_bits): int8 codes need at least 8";
   return lane;
 }
 
@@ -92,21 +102,78 @@ SmallVector<int64_t> distinct(ArrayRef<Group> groups, int64_t Group::*field) {
 }
 
 /// One position's MVMs: group g reads `inputs[index of its row tile]` and
-/// writes or adds at `outputs[index of its first column tile]`.
-void multiply(CoreEmitter &e, ArrayRef<Group> groups, const spatial::MatrixTiling &tiling,
-              ArrayRef<int64_t> rowTiles, ArrayRef<Address> inputs, ArrayRef<int64_t> colStarts,
-              ArrayRef<Address> outputs, int64_t laneCol1, Address tmp, int32_t mbiw) {
-  for (const Group &g : groups) {
-    Address in = inputs[size_t(llvm::find(rowTiles, g.rowTile) - rowTiles.begin())];
-    Address at = outputs[size_t(llvm::find(colStarts, g.colBegin) - colStarts.begin())];
-    if (g.direct) {
-      e.mvmul(at, in, g.id, mbiw);
-      continue;
+/// writes or adds at `outputs[index of its first column tile]`. With bit
+/// slices, slice s's sums are shifted left by s * cell_bits (`shifts[s]`,
+/// an i32 scalar) and added: the shift-and-add of the cells.
+struct Multiply {
+  ArrayRef<Group> groups;
+  const spatial::MatrixTiling &tiling;
+  ArrayRef<int64_t> rowTiles, colStarts;
+  ArrayRef<Address> shifts;
+  int64_t laneCol1;
+  int32_t mbiw;
+  ElementType sums;
+
+  void operator()(CoreEmitter &e, ArrayRef<Address> inputs, ArrayRef<Address> outputs, Address tmp) const {
+    for (const Group &g : groups) {
+      Address in = inputs[size_t(llvm::find(rowTiles, g.rowTile) - rowTiles.begin())];
+      Address at = outputs[size_t(llvm::find(colStarts, g.colBegin) - colStarts.begin())];
+      int64_t len = std::min(g.colEnd * tiling.xbarCols, laneCol1) - g.colBegin * tiling.xbarCols;
+      for (auto [s, id] : llvm::enumerate(g.ids)) {
+        if (s == 0 && g.direct) {
+          e.mvmul(at, in, id, mbiw);
+          continue;
+        }
+        e.mvmul(tmp, in, id, mbiw);
+        if (s > 0)
+          e.vector(Opcode::Vrsl, tmp, tmp, shifts[s], len, sums);
+        e.vector(Opcode::Vvadd, at, at, tmp, len, sums);
+      }
     }
-    e.mvmul(tmp, in, g.id, mbiw);
-    int64_t len = std::min(g.colEnd * tiling.xbarCols, laneCol1) - g.colBegin * tiling.xbarCols;
-    e.vector(Opcode::Vvadd, at, at, tmp, len);
   }
+};
+
+/// Weight symbols of a lane: the values (f32), or the codes' bit slices.
+SmallVector<std::string> weightSlices(Lowering &l, Value weight, const nn::HostTensor &values,
+                                      const spatial::MatrixTiling &tiling, bool integer) {
+  if (!integer || tiling.slices == 1)
+    return {l.weightSymbol(weight, values)};
+  SmallVector<std::string> symbols;
+  std::vector<std::vector<float>> digits = codec::sliceCodes(values.data, l.target.cellBits, tiling.slices);
+  for (auto [s, d] : llvm::enumerate(digits))
+    symbols.push_back(l.weightSymbol(weight, nn::HostTensor{values.shape, std::move(d)}, int(s)));
+  return symbols;
+}
+
+/// The shift of each of `slices` bit slices as an i32 scalar in local memory.
+SmallVector<Address> sliceShifts(Lowering &l, const spatial::MatrixTiling &tiling, size_t slices) {
+  SmallVector<Address> shifts;
+  for (int64_t s = 0; s < int64_t(slices); ++s)
+    shifts.push_back(s ? l.placeIntegers({int32_t(s * l.target.cellBits)}) : Address());
+  return shifts;
+}
+
+/// The widths of a lane's MVMs and the type of its sums: int8 inputs summed
+/// in int32, or f32 throughout.
+ElementType sumsOf(Lowering &l, bool integer) {
+  l.here().widths(integer ? 8 : 32, 32);
+  return integer ? ElementType::I32 : ElementType::F32;
+}
+
+/// The bias columns [col0, col1) the lane adds (only the first lane of its
+/// columns adds one): f32, or an int8 operator's bias in its sums' units.
+FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatial::MatrixTiling &tiling,
+                                           int64_t col0, int64_t col1, const Lowering::QuantizedMatrix *codes) {
+  if (!bias || !addsBias(tiling, int64_t(l.task.getLane())))
+    return std::optional<Address>();
+  FailureOr<const nn::HostTensor *> b = l.constantOf(bias);
+  if (failed(b))
+    return failure();
+  std::vector<float> values((*b)->data.begin() + col0, (*b)->data.begin() + col1);
+  if (!codes)
+    return std::optional<Address>(l.placeConstant(std::move(values)));
+  std::vector<float> scales(codes->scales.begin() + col0, codes->scales.begin() + col1);
+  return std::optional<Address>(l.placeIntegers(codec::quantizeBias(values, scales)));
 }
 
 } // namespace
@@ -121,8 +188,10 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   int64_t ph = padding.size() > 0 ? padding[0] : 0, pw = padding.size() > 1 ? padding[1] : ph;
   int64_t sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
   int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
+  // An int8 convolution (its input encoded) holds its weight's codes.
+  bool integer = isEncoded(op.getInput());
   spatial::MatrixTiling tiling;
-  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, taps, groups, tiling);
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, taps, groups, integer, tiling);
   if (failed(lane))
     return failure();
   // The weights, embedded block-diagonally when grouped: matrix element
@@ -130,22 +199,35 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(weight))
     return failure();
+  const QuantizedMatrix *codes = nullptr;
+  nn::HostTensor coded;
+  if (integer) {
+    FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
+    if (failed(q))
+      return failure();
+    codes = *q;
+    coded.shape = (*weight)->shape;
+    coded.data = codes->codes;
+  }
+  const nn::HostTensor *source = integer ? &coded : *weight;
   nn::HostTensor dense;
-  const nn::HostTensor *tensor = *weight;
+  const nn::HostTensor *tensor = source;
   if (groups > 1) {
     int64_t cg = C / groups, ng = N / groups;
     dense.shape = {N, C, KH, KW};
     dense.data.assign(size_t(N * C * taps), 0.0f);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t c = 0; c < cg; ++c)
-        std::copy_n((*weight)->data.begin() + (n * cg + c) * taps, taps,
+        std::copy_n(source->data.begin() + (n * cg + c) * taps, taps,
                     dense.data.begin() + (n * C + (n / ng) * cg + c) * taps);
     tensor = &dense;
   }
-  std::string symbol = weightSymbol(op.getWeight(), *tensor);
+  ElementType inType = integer ? ElementType::I8 : ElementType::F32;
+  int64_t ib = bytesOf(inType);
+  SmallVector<std::string> symbols = weightSlices(*this, op.getWeight(), *tensor, tiling, integer);
   Layout matrix(IntTuple::tuple({IntTuple::tuple({C, KW, KH}), N}),
                 IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));
-  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbol, matrix);
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbols, matrix);
   if (failed(groupList))
     return failure();
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
@@ -166,59 +248,61 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   if (failed(paddedInput))
     return failure();
   Piece padded = *paddedInput;
-  FailureOr<int> im2col = scratch(4 * tiling.rowTiles * tiling.xbarRows);
+  if (typeOf(padded) != inType)
+    return taskError() << "its input holds " << nameOf(typeOf(padded)) << " data, not " << nameOf(inType);
+  FailureOr<int> im2col = scratch(ib * tiling.rowTiles * tiling.xbarRows);
   int64_t widest = 0;
   for (const Group &g : *groupList)
     widest = std::max(widest, (g.colEnd - g.colBegin) * tiling.xbarCols);
   FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
   if (failed(im2col) || failed(tmp))
     return failure();
-  std::optional<Address> bias;
-  if (op.getBias() && addsBias(tiling, int64_t(task.getLane()))) {
-    FailureOr<const nn::HostTensor *> b = constantOf(op.getBias());
-    if (failed(b))
-      return failure();
-    bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
-  }
-  FailureOr<Piece> result = fresh({1, width, rows, OW}, channelsLast({1, width, rows, OW}));
+  FailureOr<std::optional<Address>> bias = laneBias(*this, op.getBias(), tiling, col0, col1, codes);
+  if (failed(bias))
+    return failure();
+  ElementType sums = sumsOf(*this, integer);
+  FailureOr<Piece> result = fresh({1, width, rows, OW}, channelsLast({1, width, rows, OW}), sums);
   if (failed(result))
     return failure();
   result->origin = {0, col0, row0, 0};
   result->partial = lane->partial;
-  Address window = addressOf(padded).plus((row0 * sh - padded.origin[2]) * Wp * C * 4),
+  Address window = addressOf(padded).plus((row0 * sh - padded.origin[2]) * Wp * C * ib),
           outBase = addressOf(*result);
   Address scratchAddr = Address::at(addressOfBuffer(*im2col)), tmpAddr = Address::at(addressOfBuffer(*tmp));
   // The im2col window: (c, kw, kh) of the padded map, into (kh, kw, c) order.
   Layout windowLayout(IntTuple::tuple({C, KW, KH}), IntTuple::tuple({1, dw * C, dh * Wp * C}));
   Layout columnLayout(IntTuple::tuple({C, KW, KH}), IntTuple::tuple({1, C, KW * C}));
-  int32_t mbiw = int32_t(target.weightBits);
+  // Sliced weights: each cell's product is an output (mbiw = cell_bits).
+  int32_t mbiw = int32_t(symbols.size() > 1 ? target.cellBits : target.weightBits);
+  SmallVector<Address> shifts = sliceShifts(*this, tiling, symbols.size());
   CoreEmitter &e = here();
   LogicalResult status = success();
   // Walks: the window and the output move; the im2col rows each group
   // reads, the partial-sum buffer and the bias stay.
   SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
                        colStarts = distinct(*groupList, &Group::colBegin);
-  bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
-  SmallVector<Walk> walks{Walk{window, {sh * Wp * C * 4, sw * C * 4}}, Walk{outBase, {OW * width * 4, width * 4}},
+  bool partialSums = symbols.size() > 1 || llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
+  Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
+  SmallVector<Walk> walks{Walk{window, {sh * Wp * C * ib, sw * C * ib}}, Walk{outBase, {OW * width * 4, width * 4}},
                           Walk{scratchAddr, {0, 0}}};
   for (int64_t r : rowTiles)
-    walks.push_back(Walk{scratchAddr.plus(r * tiling.xbarRows * 4), {0, 0}});
+    walks.push_back(Walk{scratchAddr.plus(r * tiling.xbarRows * ib), {0, 0}});
   for (int64_t c : colStarts)
     walks.push_back(Walk{outBase.plus((c * tiling.xbarCols - col0) * 4), {OW * width * 4, width * 4}});
   size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
   if (partialSums)
     walks.push_back(Walk{tmpAddr, {0, 0}});
-  if (bias)
-    walks.push_back(Walk{*bias, {0, 0}});
+  if (*bias)
+    walks.push_back(Walk{**bias, {0, 0}});
   e.nest({rows, OW}, walks, [&](ArrayRef<Address> a) {
-    if (failed(copy({a[2], columnLayout}, {a[0], windowLayout}))) {
+    if (failed(copy({a[2], columnLayout, nullptr, inType}, {a[0], windowLayout, nullptr, inType}))) {
       status = failure();
       return;
     }
-    multiply(e, *groupList, tiling, rowTiles, a.slice(3, rowTiles.size()), colStarts,
-             a.slice(3 + rowTiles.size(), colStarts.size()), col1, partialSums ? a[tmpAt] : Address(), mbiw);
-    if (bias)
-      e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], width);
+    multiply(e, a.slice(3, rowTiles.size()), a.slice(3 + rowTiles.size(), colStarts.size()),
+             partialSums ? a[tmpAt] : Address());
+    if (*bias)
+      e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], width, sums);
   });
   if (failed(status))
     return failure();
@@ -231,17 +315,30 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   int64_t K = w[1], N = w[0], positions = 1;
   for (size_t i = 0; i + 1 < in.size(); ++i)
     positions *= in[i];
+  bool integer = isEncoded(op.getInput());
   spatial::MatrixTiling tiling;
-  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, 1, 1, tiling);
+  FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, 1, 1, integer, tiling);
   if (failed(lane))
     return failure();
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(weight))
     return failure();
-  std::string symbol = weightSymbol(op.getWeight(), **weight);
+  const QuantizedMatrix *codes = nullptr;
+  nn::HostTensor coded;
+  if (integer) {
+    FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
+    if (failed(q))
+      return failure();
+    codes = *q;
+    coded.shape = (*weight)->shape;
+    coded.data = codes->codes;
+  }
+  ElementType inType = integer ? ElementType::I8 : ElementType::F32;
+  int64_t ib = bytesOf(inType);
+  SmallVector<std::string> symbols = weightSlices(*this, op.getWeight(), integer ? coded : **weight, tiling, integer);
   // Matrix element (k, n) is weight[n][k].
   Layout matrix(IntTuple::tuple({K, N}), IntTuple::tuple({1, K}));
-  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbol, matrix);
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbols, matrix);
   if (failed(groupList))
     return failure();
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
@@ -250,19 +347,18 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   FailureOr<Piece> x = materializeAs(op.getInput(), rows);
   if (failed(x))
     return failure();
+  if (typeOf(*x) != inType)
+    return taskError() << "its input holds " << nameOf(typeOf(*x)) << " data, not " << nameOf(inType);
   int64_t widest = 0;
   for (const Group &g : *groupList)
     widest = std::max(widest, (g.colEnd - g.colBegin) * tiling.xbarCols);
   FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
   if (failed(tmp))
     return failure();
-  std::optional<Address> bias;
-  if (op.getBias() && addsBias(tiling, int64_t(task.getLane()))) {
-    FailureOr<const nn::HostTensor *> b = constantOf(op.getBias());
-    if (failed(b))
-      return failure();
-    bias = placeConstant(std::vector<float>((*b)->data.begin() + col0, (*b)->data.begin() + col1));
-  }
+  FailureOr<std::optional<Address>> bias = laneBias(*this, op.getBias(), tiling, col0, col1, codes);
+  if (failed(bias))
+    return failure();
+  ElementType sums = sumsOf(*this, integer);
   // A copy of the lane computes rows [row0, row1) of the row dimension.
   int64_t rowDim = spatial::linearRowDim(in);
   if (task.getRows() && rowDim < 0)
@@ -276,7 +372,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   if (rowDim >= 0)
     box[size_t(rowDim)] = row1 - row0;
   positions = positions / std::max<int64_t>(rowDim >= 0 ? in[size_t(rowDim)] : 1, 1) * (row1 - row0);
-  FailureOr<Piece> result = fresh(box, rowMajor(box));
+  FailureOr<Piece> result = fresh(box, rowMajor(box), sums);
   if (failed(result))
     return failure();
   result->origin.assign(out.size(), 0);
@@ -286,25 +382,27 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   result->partial = lane->partial;
   CoreEmitter &e = here();
   Address tmpAddr = Address::at(addressOfBuffer(*tmp));
-  int32_t mbiw = int32_t(target.weightBits);
+  int32_t mbiw = int32_t(symbols.size() > 1 ? target.cellBits : target.weightBits);
+  SmallVector<Address> shifts = sliceShifts(*this, tiling, symbols.size());
   SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
                        colStarts = distinct(*groupList, &Group::colBegin);
-  bool partialSums = llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
+  bool partialSums = symbols.size() > 1 || llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
+  Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
   SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
   for (int64_t r : rowTiles)
-    walks.push_back(Walk{addressOf(*x).plus((row0 * K + r * tiling.xbarRows) * 4), {K * 4}});
+    walks.push_back(Walk{addressOf(*x).plus((row0 * K + r * tiling.xbarRows) * ib), {K * ib}});
   for (int64_t c : colStarts)
     walks.push_back(Walk{addressOf(*result).plus((c * tiling.xbarCols - col0) * 4), {width * 4}});
   size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
   if (partialSums)
     walks.push_back(Walk{tmpAddr, {0}});
-  if (bias)
-    walks.push_back(Walk{*bias, {0}});
+  if (*bias)
+    walks.push_back(Walk{**bias, {0}});
   e.nest({positions}, walks, [&](ArrayRef<Address> a) {
-    multiply(e, *groupList, tiling, rowTiles, a.slice(1, rowTiles.size()), colStarts,
-             a.slice(1 + rowTiles.size(), colStarts.size()), col1, partialSums ? a[tmpAt] : Address(), mbiw);
-    if (bias)
-      e.vector(Opcode::Vvadd, a[0], a[0], a[biasAt], width);
+    multiply(e, a.slice(1, rowTiles.size()), a.slice(1 + rowTiles.size(), colStarts.size()),
+             partialSums ? a[tmpAt] : Address());
+    if (*bias)
+      e.vector(Opcode::Vvadd, a[0], a[0], a[biasAt], width, sums);
   });
   definePiece(op.getOut(), *result);
   return success();

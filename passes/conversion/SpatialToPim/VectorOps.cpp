@@ -274,18 +274,42 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(x) || failed(weight))
     return failure();
+  CoreEmitter &e = here();
+  // int8: the vector unit multiplies f32, so the codes are widened to f32
+  // (exact integers) and the sums, exact below 2^24, narrowed to i32 at the end.
+  bool integer = isEncoded(op.getInput());
+  const QuantizedMatrix *codes = nullptr;
+  std::vector<float> one{1.0f};
+  Layout everywhere = broadcastLayout({}, x->sizes);
+  if (integer) {
+    FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
+    if (failed(q))
+      return failure();
+    codes = *q;
+    FailureOr<Piece> wide = fresh(x->sizes, x->layout);
+    if (failed(wide))
+      return failure();
+    temporary(wide->buffer);
+    if (failed(kernel({operand(*wide), operand(*x), KernelOperand{Address(), everywhere, &one}},
+                      [&](ArrayRef<Address> a, int64_t run) {
+                        e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, ElementType::I8);
+                      })))
+      return failure();
+    wide->origin = x->origin;
+    x = wide;
+  }
+  const std::vector<float> &taps = integer ? codes->codes : (*weight)->data;
   FailureOr<Piece> result = fresh(out, channelsLast(out));
   FailureOr<Piece> product = fresh(out, channelsLast(out));
   if (failed(result) || failed(product))
     return failure();
   temporary(product->buffer);
-  CoreEmitter &e = here();
   std::vector<float> tap(static_cast<size_t>(C));
   Layout perChannel = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, 0), Layout(OW, 0)});
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw) {
       for (int64_t c = 0; c < C; ++c)
-        tap[size_t(c)] = (*weight)->data[size_t((c * KH + kh) * KW + kw)];
+        tap[size_t(c)] = taps[size_t((c * KH + kh) * KW + kw)];
       Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
       KernelOperand src{addressOf(*x).plus((kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
       KernelOperand weights{Address(), perChannel, &tap};
@@ -303,11 +327,26 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
     if (failed(bias))
       return failure();
     std::vector<float> b = (*bias)->data;
+    if (integer) {
+      std::vector<int32_t> units = codec::quantizeBias(b, codes->scales);
+      b.assign(units.begin(), units.end());
+    }
     KernelOperand dst = operand(*result);
     if (failed(kernel({dst, dst, KernelOperand{Address(), perChannel, &b}}, [&](ArrayRef<Address> a, int64_t run) {
           e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
         })))
       return failure();
+  }
+  if (integer) {
+    FailureOr<Piece> sums = fresh(out, channelsLast(out), ElementType::I32);
+    if (failed(sums) ||
+        failed(kernel({operand(*sums), operand(*result), KernelOperand{Address(), broadcastLayout({}, out), &one}},
+                      [&](ArrayRef<Address> a, int64_t run) {
+                        e.vector(Opcode::ExtVquant, a[0], a[1], a[2], run, ElementType::I32);
+                      })))
+      return failure();
+    temporary(result->buffer);
+    result = sums;
   }
   define(op.getOut(), out, *result);
   return success();
@@ -352,7 +391,9 @@ FailureOr<Piece> reduceWindows(Lowering &l, Value input, ArrayRef<int64_t> out, 
     return failure();
   int64_t skip = all ? 0 : first - x->origin[2]; // padded rows before the first read
   SmallVector<int64_t, 4> box{out[0], C, R, OW};
-  FailureOr<Piece> result = l.fresh(box, channelsLast(box));
+  ElementType type = l.typeOf(*x);
+  int64_t eb = bytesOf(type);
+  FailureOr<Piece> result = l.fresh(box, channelsLast(box), type);
   if (failed(result))
     return failure();
   result->origin[2] = r0;
@@ -361,10 +402,10 @@ FailureOr<Piece> reduceWindows(Lowering &l, Value input, ArrayRef<int64_t> out, 
   KernelOperand dst = l.operand(*result);
   for (int64_t kh = 0; kh < w.KH; ++kh)
     for (int64_t kw = 0; kw < w.KW; ++kw) {
-      KernelOperand src{l.addressOf(*x).plus(((skip + kh * w.dh) * Wp + kw * w.dw) * C * 4), window, nullptr};
+      KernelOperand src{l.addressOf(*x).plus(((skip + kh * w.dh) * Wp + kw * w.dw) * C * eb), window, nullptr, type};
       LogicalResult r = kh == 0 && kw == 0 ? l.copy(dst, src)
                                            : l.kernel({dst, dst, src}, [&](ArrayRef<Address> a, int64_t run) {
-                                               e.vector(combine, a[0], a[1], a[2], run);
+                                               e.vector(combine, a[0], a[1], a[2], run, type);
                                              });
       if (failed(r))
         return failure();
@@ -383,10 +424,12 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))
     return failure();
-  // Padding reads 0xFEFEFEFE = -1.7e38, below any value.
+  // Padding reads 0xFEFEFEFE = -1.7e38, below any value; -128 below any
+  // code of a symmetric int8 encoding.
+  uint8_t fill = typeOfValue(op.getSelf()) == ElementType::I8 ? 0x80 : 0xFE;
   FailureOr<Piece> result =
       reduceWindows(*this, op.getSelf(), out,
-                    PoolWindow(op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation()), 0xFE,
+                    PoolWindow(op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation()), fill,
                     Opcode::Vvmax, *rows);
   if (failed(result))
     return failure();
@@ -404,6 +447,8 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))
     return failure();
+  if (typeOfValue(input) != ElementType::F32)
+    return taskError() << "average pooling of encoded data (decode it first)";
   FailureOr<Piece> result = reduceWindows(*this, input, out, window, 0, Opcode::Vvadd, *rows);
   if (failed(result))
     return failure();
@@ -532,16 +577,19 @@ LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
       return op.emitOpError("negative padding (cropping) is not supported by the PIM lowering");
     before[rank - 1 - i] = pad[2 * i];
   }
-  FailureOr<Piece> result = fresh(out, rank == 4 ? channelsLast(out) : rowMajor(out));
+  ElementType type = typeOfValue(op.getSelf());
+  FailureOr<Piece> result = fresh(out, rank == 4 ? channelsLast(out) : rowMajor(out), type);
   if (failed(result))
     return failure();
   float value = float(op.getValue().convertToDouble());
+  if (type != ElementType::F32 && value != 0)
+    return op.emitOpError("pads encoded data with a value other than 0 (its code is not known)");
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
   uint8_t byte = uint8_t(bits);
   CoreEmitter &e = here();
   if (bits == byte * 0x01010101u) {
-    e.lldi(addressOf(*result), byte, 4 * result->layout.cosize());
+    e.lldi(addressOf(*result), byte, int64_t(bytesOf(type)) * result->layout.cosize());
   } else {
     std::vector<float> fill{value};
     KernelOperand dst = operand(*result);

@@ -40,6 +40,7 @@ __all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "
            "compile", "format_periodic", "format_summary", "format_timing", "pass_error", "simulate", "summary"]
 
 PIMSIM_FORMS = ("binary", "json", "both", "none")
+PRECISIONS = ("fp32", "int8")
 
 
 class SimulationError(UserError):
@@ -67,6 +68,8 @@ class CompileResult:
 def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
+            precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
@@ -80,7 +83,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     most N stages instead of latency (the search is recorded in
     ``reports/pipeline_selection.json`` of the directory); ``follow_rows``
     whether element-wise and pooling operators follow their input's row
-    copies (default: in pipeline mode only, docs/scheduling.md); ``pimsim``
+    copies (default: in pipeline mode only, docs/scheduling.md);
+    ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
+    ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
+    ``calibration`` (input dicts; default ``calibration_samples`` seeded
+    random inputs) and emits int8 programs (docs/quantization.md; the
+    calibrated nn IR is kept as reports/quantized_model.mlir); ``pimsim``
     which pimsim-nn program files to write (binary, json, both, none),
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
@@ -98,6 +106,17 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision '{precision}' (expected {' or '.join(PRECISIONS)})")
+    if precision == "int8":
+        from .. import codec
+
+        if policy not in codec.POLICIES:
+            raise ValueError(f"unknown policy '{policy}' (expected one of {', '.join(codec.POLICIES)})")
+        if placement not in codec.PLACEMENTS:
+            raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(codec.PLACEMENTS)})")
+        if calibration is None and calibration_samples < 1:
+            raise ValueError("calibration needs at least one sample")
     target = Path(target) if target else default_target()
     if not target.is_file():
         raise UserError(f"cannot read target '{target}'")
@@ -112,9 +131,18 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     say = progress or (lambda _: None)
     seconds: dict[str, float] = {}
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
+    quantization: dict[str, Any] = {}
     try:
         stages: list[tuple[str, Callable[[], None]]] = [
             ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
+        ]
+        if precision == "int8":
+            stages += [
+                (f"placing codecs (policy {policy}, {placement})", lambda: _quantize_prepare(module, policy, placement)),
+                ("calibrating", lambda: quantization.update(
+                    _quantize_calibrate(module, weights, calibration, calibration_samples, staging))),
+            ]
+        stages += [
             ("building the compute graph",
              lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
                                                  pipeline is not None if follow_rows is None else follow_rows)),
@@ -141,6 +169,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         manifest["source"] = source
         manifest["target"] = str(target)
         manifest["compile_seconds"] = {k: round(v, 3) for k, v in seconds.items()}
+        if precision == "int8":
+            manifest["quantization"] = {"policy": policy, "placement": placement, **quantization}
         for key, value in (reports or {}).items():
             manifest[key] = value
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
@@ -152,6 +182,27 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return CompileResult(out, manifest, seconds)
+
+
+def _quantize_prepare(module: ir.Module, policy: str, placement: str) -> None:
+    from .. import quant
+
+    quant.prepare(module, policy, placement)
+
+
+def _quantize_calibrate(module: ir.Module, weights: str | os.PathLike[str] | None,
+                        samples: list[Mapping[str, np.ndarray]] | None, count: int, staging: Path) -> dict[str, Any]:
+    """Calibrates the placed module and keeps its nn IR (the integer
+    reference's input) in the program directory's reports."""
+    from .. import quant
+    from .. import weights as weight_files
+
+    tensors = weight_files.load(weights) if weights else {}
+    source = "given" if samples is not None else f"{count} seeded random inputs"
+    cal = quant.calibrate(module, tensors, samples if samples is not None else quant.random_inputs(module, count),
+                          source)
+    (_reports(staging) / "quantized_model.mlir").write_text(str(module))
+    return {"calibration": cal.as_dict(), "encoded_subgraphs": len(cal.scales)}
 
 
 def _reports(directory: Path) -> Path:

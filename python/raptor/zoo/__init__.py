@@ -98,9 +98,9 @@ def weights_file(name: str) -> Path:
     import torch
 
     from .. import weights
-    from ._models import MODELS, SEED
+    from ._models import MODELS, RECIPE, SEED
 
-    path = cache_dir() / "zoo" / f"{name}-seed{SEED}-torch{torch.__version__.split('+')[0]}.safetensors"
+    path = cache_dir() / "zoo" / f"{name}-seed{SEED}-r{RECIPE}-torch{torch.__version__.split('+')[0]}.safetensors"
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)

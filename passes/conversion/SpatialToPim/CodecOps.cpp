@@ -1,0 +1,167 @@
+//===- CodecOps.cpp - Codecs of int8 subgraphs on the vector unit -*- C++ -*-===//
+//
+// Under an int8 policy the codec placement decides where data changes
+// number format; each materialized codec becomes one conversion kernel at
+// exactly that position: codec.encode an ext.vquant (f32 to i8 with the
+// subgraph's calibrated scale), codec.decode an ext.vdequant (i8 or the
+// i32 sums of an int8 matrix operator back to f32). codec.observe, the
+// calibration point, is an identity once calibrated. The numbers follow
+// passes/codec/Quantization.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/conversion/SpatialToPim/Lowering.h"
+
+using namespace mlir;
+
+namespace raptor::pim {
+
+using layout::Layout;
+
+namespace {
+
+/// The semantics of the subgraph `v` belongs to: the codec that starts or
+/// observes it, through the int8 operators that keep its encoding (views,
+/// pooling, concatenation); nothing for f32 data and for the i32 sums of a
+/// matrix operator.
+std::optional<codec::SemanticsAttr> semanticsOf(Value v) {
+  for (int depth = 0; depth < 100000; ++depth) {
+    Operation *d = v.getDefiningOp();
+    if (!d)
+      return std::nullopt;
+    if (auto e = dyn_cast<codec::EncodeOp>(d))
+      return e.getSemantics();
+    if (auto o = dyn_cast<codec::ObserveOp>(d))
+      return o.getSemantics();
+    if (isa<codec::DecodeOp, nn::ConvolutionOp, nn::LinearOp, nn::MatmulOp, nn::ScaledDotProductAttentionOp>(d) ||
+        !isa<nn::NNDialect>(d->getDialect()) || d->getNumOperands() == 0)
+      return std::nullopt;
+    v = d->getOperand(0);
+  }
+  return std::nullopt;
+}
+
+/// The matrix operator whose sums `v` holds (through calibration points).
+Operation *matrixProducer(Value v) {
+  Operation *d = v.getDefiningOp();
+  while (auto o = dyn_cast_or_null<codec::ObserveOp>(d))
+    d = o.getInput().getDefiningOp();
+  return isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp>(d) ? d : nullptr;
+}
+
+} // namespace
+
+bool Lowering::isEncoded(Value v) {
+  std::optional<codec::SemanticsAttr> s = semanticsOf(v);
+  return s && s->isEncoded();
+}
+
+FailureOr<float> Lowering::scaleOf(Value v) {
+  std::optional<codec::SemanticsAttr> s = semanticsOf(v);
+  if (!s)
+    return emitError(v.getLoc()) << "raptor-lower-to-pim: this value belongs to no encoded subgraph";
+  auto it = subgraphScales.find(s->getId());
+  if (it == subgraphScales.end())
+    return emitError(v.getLoc()) << "raptor-lower-to-pim: encoded subgraph " << s->getId()
+                                 << " has no calibrated scale (its codec.observe needs a `scale`; "
+                                    "`raptor compile --precision int8` calibrates)";
+  return it->second;
+}
+
+ElementType Lowering::typeOfValue(Value v) {
+  auto it = values.find(v);
+  return it == values.end() || it->second.pieces.empty() ? ElementType::F32 : typeOf(it->second);
+}
+
+FailureOr<const Lowering::QuantizedMatrix *> Lowering::quantizedMatrix(Operation *op) {
+  if (auto it = quantized.find(op); it != quantized.end())
+    return &it->second;
+  Value input = op->getOperand(0), weight = op->getOperand(1);
+  if (!isEncoded(weight))
+    return op->emitOpError("reads encoded data but its weight is not encoded (the placement gave it no "
+                           "INT8 variant)");
+  FailureOr<float> sx = scaleOf(input);
+  FailureOr<const nn::HostTensor *> w = constantOf(weight);
+  if (failed(sx) || failed(w))
+    return failure();
+  int64_t channels = (*w)->shape.empty() ? 1 : (*w)->shape[0];
+  codec::ChannelQuantized q = codec::quantizePerChannel((*w)->data, (*w)->numel() / std::max<int64_t>(channels, 1));
+  QuantizedMatrix m;
+  m.codes = std::move(q.codes);
+  for (float s : q.scales)
+    m.scales.push_back(*sx * s);
+  return &quantized.emplace(op, std::move(m)).first->second;
+}
+
+LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
+  auto sem = op.getSemantics();
+  if (!sem.getTarget().isInteger(8) || !sem.getSource().isF32())
+    return op.emitOpError() << "the PIM lowering encodes f32 data as i8 only, not " << sem.getSource() << " as "
+                            << sem.getTarget();
+  FailureOr<float> scale = scaleOf(op.getOutput());
+  FailureOr<Piece> x = materializeAny(op.getInput());
+  if (failed(scale) || failed(x))
+    return failure();
+  if (typeOf(*x) != ElementType::F32)
+    return op.emitOpError("encodes data that is encoded already");
+  SmallVector<int64_t, 4> shape = shapeOf(op.getOutput());
+  FailureOr<Piece> result = fresh(shape, compactLike(x->layout), ElementType::I8);
+  if (failed(result))
+    return failure();
+  std::vector<float> multiplier{1.0f / *scale};
+  CoreEmitter &e = here();
+  if (failed(kernel({operand(*result), operand(*x), KernelOperand{Address(), broadcastLayout({}, shape), &multiplier}},
+                    [&](ArrayRef<Address> a, int64_t run) {
+                      e.vector(Opcode::ExtVquant, a[0], a[1], a[2], run, ElementType::I8);
+                    })))
+    return failure();
+  define(op.getOutput(), shape, *result);
+  return success();
+}
+
+LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
+  auto sem = op.getSemantics();
+  if (!sem.getSource().isF32() || !isa<IntegerType>(sem.getTarget()))
+    return op.emitOpError() << "the PIM lowering decodes integers to f32 only, not " << sem.getTarget() << " to "
+                            << sem.getSource();
+  SmallVector<int64_t, 4> shape = shapeOf(op.getOutput());
+  // Scales: per output channel for a matrix operator's sums (dimension 1
+  // of a convolution's map, the last one of a linear layer's), else the
+  // subgraph's one scale.
+  std::vector<float> scales;
+  Layout scaleLayout = broadcastLayout({}, shape);
+  if (Operation *producer = matrixProducer(op.getInput())) {
+    FailureOr<const QuantizedMatrix *> m = quantizedMatrix(producer);
+    if (failed(m))
+      return failure();
+    scales = (*m)->scales;
+    size_t channelDim = isa<nn::ConvolutionOp>(producer) ? 1 : shape.size() - 1;
+    SmallVector<Layout> modes;
+    for (size_t d = 0; d < shape.size(); ++d)
+      modes.push_back(Layout(shape[d], d == channelDim ? 1 : 0));
+    scaleLayout = fromTorchModes(modes);
+  } else {
+    FailureOr<float> s = scaleOf(op.getInput());
+    if (failed(s))
+      return failure();
+    scales = {*s};
+  }
+  FailureOr<Piece> x = materializeAny(op.getInput());
+  if (failed(x))
+    return failure();
+  ElementType from = typeOf(*x);
+  if (from == ElementType::F32 || from != elementTypeOf(sem.getTarget()))
+    return op.emitOpError() << "decodes " << nameOf(from) << " data as " << sem.getTarget();
+  FailureOr<Piece> result = fresh(shape, compactLike(x->layout));
+  if (failed(result))
+    return failure();
+  CoreEmitter &e = here();
+  if (failed(kernel({operand(*result), operand(*x), KernelOperand{Address(), scaleLayout, &scales}},
+                    [&](ArrayRef<Address> a, int64_t run) {
+                      e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, from);
+                    })))
+    return failure();
+  define(op.getOutput(), shape, *result);
+  return success();
+}
+
+} // namespace raptor::pim

@@ -1,0 +1,170 @@
+"""Quantized compilation: codec placement decides the number formats.
+
+Under an int8 policy (shared seed 000) the codec passes place and
+materialize encoders and decoders; calibration runs the float32 model on
+sample inputs and records the absolute maximum at each encoded subgraph's
+observation point (its absolute dominator), which gives the subgraph's one
+scale; the back end then emits int8 crossbar weights and conversion
+instructions exactly where the codecs are::
+
+    from raptor import quant
+    quant.prepare(module, policy="Y", placement="nonlocal")  # fold, place, materialize
+    quant.calibrate(module, weights, quant.random_inputs(module, 4))
+    quant.reference(module, inputs, weights)                 # what the programs compute
+
+The numbers are those of passes/codec/Quantization.h (docs/quantization.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+
+from .. import _raptor
+from .. import codec as _codec
+from .._io import UserError
+from .interpreter import _semantics, evaluate, quantize_per_channel, scale_of
+
+__all__ = ["Calibration", "calibrate", "input_shapes", "load_samples", "prepare", "random_inputs", "reference",
+           "quantize_per_channel", "scale_of", "encoded_subgraphs"]
+
+
+def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -> None:
+    """Folds batch norms, then places and materializes codecs (in place).
+
+    Raises UserError when the policy gives no operator of the model an INT8
+    variant (nothing would be quantized)."""
+    with module.context:
+        _raptor.fold_batch_norm(module)
+    _codec.place(module, policy, placement)
+    _codec.materialize(module)
+    if not encoded_subgraphs(module):
+        raise UserError(f"policy {policy} gives no operator of this model an INT8 variant (nothing to quantize): "
+                        "choose Y, X or W")
+
+
+def _block(module: ir.Module) -> ir.Block:
+    func = next(op for op in module.body.operations if op.operation.name == "func.func")
+    return func.regions[0].blocks[0]
+
+
+def _observers(module: ir.Module) -> list[ir.Operation]:
+    """The observation points of encoded activation subgraphs (not weights)."""
+    block = _block(module)
+    params = set()
+    arg_attrs = ir.ArrayAttr(block.owner.attributes["arg_attrs"]) if "arg_attrs" in block.owner.attributes else []
+    for i, arg in enumerate(block.arguments):
+        if i < len(arg_attrs) and "nn.param" in ir.DictAttr(arg_attrs[i]):
+            params.add(arg)
+    compile_time = set(params)
+    out = []
+    for view in block.operations:
+        op = view.operation
+        if op.operands and all(v in compile_time for v in op.operands) and op.name != "func.return":
+            compile_time.update(op.results)
+            continue
+        if op.name == "codec.observe":
+            _, source, target = _semantics(op)
+            if source == "f32" and target == "i8":  # (i32 sums are decoded with derived scales)
+                out.append(op)
+    return out
+
+
+def encoded_subgraphs(module: ir.Module) -> list[int]:
+    """Ids of the encoded activation subgraphs (each needs a scale)."""
+    return sorted({_semantics(op)[0] for op in _observers(module)})
+
+
+def input_shapes(module: ir.Module) -> dict[str, tuple[int, ...]]:
+    """The ``nn.input`` arguments' names and shapes."""
+    block = _block(module)
+    arg_attrs = ir.ArrayAttr(block.owner.attributes["arg_attrs"]) if "arg_attrs" in block.owner.attributes else []
+    shapes = {}
+    for i, arg in enumerate(block.arguments):
+        if i < len(arg_attrs) and "nn.input" in ir.DictAttr(arg_attrs[i]):
+            name = ir.StringAttr(ir.DictAttr(arg_attrs[i])["nn.input"]).value
+            shapes[name] = tuple(ir.RankedTensorType(arg.type).shape)
+    return shapes
+
+
+def random_inputs(module: ir.Module, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
+    """``count`` seeded standard-normal inputs for the model."""
+    rng = np.random.default_rng(seed)
+    return [{name: rng.standard_normal(shape).astype(np.float32) for name, shape in input_shapes(module).items()}
+            for _ in range(count)]
+
+
+def load_samples(module: ir.Module, path: str) -> list[dict[str, np.ndarray]]:
+    """Calibration inputs from a .npy file: one input of the model's shape,
+    or a stack of them (N, *shape); the model must have one input."""
+    shapes = input_shapes(module)
+    if len(shapes) != 1:
+        raise UserError(f"a calibration file serves one input; the model has {len(shapes)}")
+    (name, shape), = shapes.items()
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise UserError(f"cannot read calibration data '{path}': {e}") from None
+    if not np.issubdtype(data.dtype, np.floating):
+        raise UserError(f"calibration data '{path}' has dtype {data.dtype}, not a floating-point type")
+    if tuple(data.shape) == shape:
+        data = data[None]
+    if tuple(data.shape[1:]) != shape or data.shape[0] == 0:
+        raise UserError(f"calibration data '{path}' has shape {tuple(data.shape)}; the model's input '{name}' "
+                        f"needs {shape} or (N, {', '.join(map(str, shape))})")
+    if not np.isfinite(data).all():
+        raise UserError(f"calibration data '{path}' holds NaN or infinite values")
+    return [{name: np.ascontiguousarray(d, dtype=np.float32)} for d in data]
+
+
+@dataclass
+class Calibration:
+    """The absolute maximum and scale of every encoded subgraph."""
+
+    amax: dict[int, float] = field(default_factory=dict)
+    scales: dict[int, float] = field(default_factory=dict)
+    samples: int = 0
+    source: str = "random"
+
+    def as_dict(self) -> dict:
+        return {"source": self.source, "samples": self.samples,
+                "subgraphs": {str(k): {"amax": self.amax[k], "scale": self.scales[k]} for k in sorted(self.scales)}}
+
+
+def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Iterable[Mapping[str, np.ndarray]],
+              source: str = "random") -> Calibration:
+    """Runs the float32 model on ``samples``, records each encoded
+    subgraph's absolute maximum at its observation point and writes the
+    scale (``scale`` on every ``codec.observe`` of the subgraph)."""
+    cal = Calibration(source=source)
+    wanted = set(encoded_subgraphs(module))
+
+    def seen(subgraph: int, data: np.ndarray) -> None:
+        if subgraph in wanted:
+            cal.amax[subgraph] = max(cal.amax.get(subgraph, 0.0), float(np.abs(data).max(initial=0.0)))
+
+    for sample in samples:
+        evaluate(module, sample, weights, mode="fp32", observe=seen)
+        cal.samples += 1
+    if cal.samples == 0:
+        raise UserError("calibration needs at least one input")
+    missing = wanted - set(cal.amax)
+    if missing:
+        raise UserError(f"calibration saw no data at subgraph(s) {sorted(missing)}")
+    with module.context, ir.Location.unknown():
+        for subgraph, amax in cal.amax.items():
+            cal.scales[subgraph] = float(scale_of(amax))
+        for op in _observers(module):
+            subgraph = _semantics(op)[0]
+            op.attributes["scale"] = ir.FloatAttr.get(ir.F32Type.get(), cal.scales[subgraph])
+    return cal
+
+
+def reference(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray],
+              mode: str = "int8") -> list[np.ndarray]:
+    """The outputs the compiled programs compute (``int8``: with the
+    calibrated scales in the IR) or the float32 model's (``fp32``)."""
+    return evaluate(module, inputs, weights, mode=mode)

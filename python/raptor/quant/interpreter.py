@@ -1,0 +1,320 @@
+"""A torch interpreter of ``nn`` graphs with materialized codecs.
+
+It is the oracle of quantized compilation: in ``fp32`` mode codecs are
+identities (the source view: calibration reads the data at each
+``codec.observe``); in ``int8`` mode it computes what the PIM programs
+compute (passes/codec/Quantization.h): encoders round to int8 codes, int8
+convolutions and linear layers sum codes exactly (float64 holds them) with
+their bias in accumulator units, decoders scale back to float32, and every
+other operator runs in float32 as torch does. Integer parts are then exact
+and float32 parts agree with the programs to float rounding (bit for bit
+where both do the same single IEEE operations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from mlir import ir
+
+from .. import port_names
+from .._io import UserError
+
+__all__ = ["Codes", "Sums", "evaluate", "quantize_per_channel", "scale_of"]
+
+INT8_MAX = np.float32(127.0)
+
+
+def scale_of(amax: float) -> np.float32:
+    """An encoding's scale for data of absolute maximum ``amax``."""
+    a = np.float32(amax)
+    return a / INT8_MAX if a > 0 and np.isfinite(a) else np.float32(1.0)
+
+
+def quantize_per_channel(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and scales of a weight, one scale per output channel (dim 0)."""
+    w = np.asarray(weight, dtype=np.float32).reshape(weight.shape[0], -1)
+    amax = np.abs(w).max(axis=1) if w.size else np.zeros(w.shape[0], np.float32)
+    scales = np.array([scale_of(a) for a in amax], dtype=np.float32)
+    codes = np.clip(np.rint(w / scales[:, None]), -127, 127).astype(np.float32)
+    return codes.reshape(weight.shape), scales
+
+
+@dataclass
+class Codes:
+    """Encoded data: int8 codes (held exactly in float64) of one subgraph."""
+
+    values: Any  # torch.Tensor
+    subgraph: int
+
+
+@dataclass
+class Sums:
+    """The int32 sums of an int8 matrix operator and its decoder's scales."""
+
+    values: Any  # torch.Tensor (float64, exact integers)
+    scales: np.ndarray  # per output channel
+    channel_dim: int
+
+
+def _attr(a: ir.Attribute) -> Any:
+    for cast in (ir.DenseI64ArrayAttr, ir.DenseF64ArrayAttr):
+        try:
+            return list(cast(a))
+        except ValueError:
+            pass
+    for cast in (ir.BoolAttr, ir.IntegerAttr, ir.FloatAttr, ir.StringAttr):
+        try:
+            return cast(a).value
+        except ValueError:
+            pass
+    return a
+
+
+def _attrs(op: ir.Operation) -> dict[str, Any]:
+    out = {}
+    for entry in op.attributes:
+        name = entry if isinstance(entry, str) else entry.name
+        out[name] = _attr(op.attributes[name])
+    return out
+
+
+def _semantics(op: ir.Operation) -> tuple[int, str, str]:
+    """(id, source, target) of a codec op's ``#codec.sem<id : s -> t>``."""
+    text = str(op.attributes["semantics"])
+    inner = text[text.index("<") + 1:text.rindex(">")]
+    ident, types = inner.split(":", 1)
+    source, target = (t.strip() for t in types.split("->"))
+    return int(ident), source, target
+
+
+def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray], *,
+             mode: str = "fp32", scales: Mapping[int, float] | None = None,
+             observe: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
+    """Runs the module's function on ``inputs`` (by ``nn.input`` name).
+
+    ``mode`` 'fp32' or 'int8'; ``scales`` the calibrated scale per subgraph
+    id (int8; default: the ``scale`` attributes of the ``codec.observe``
+    ops); ``observe(subgraph, data)`` is called at every calibration point
+    of activations (fp32)."""
+    import torch
+
+    if mode not in ("fp32", "int8"):
+        raise ValueError(f"unknown mode '{mode}' (expected fp32 or int8)")
+    func = next(op for op in module.body.operations if op.operation.name == "func.func")
+    block = func.regions[0].blocks[0]
+    arg_attrs = ir.ArrayAttr(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
+    if scales is None:
+        scales = {}
+        for op in block.operations:
+            if op.operation.name == "codec.observe" and "scale" in op.attributes:
+                scales[_semantics(op.operation)[0]] = ir.FloatAttr(op.attributes["scale"]).value
+    env: dict[Any, Any] = {}
+    known: set[Any] = set()  # compile-time values (weights and what is computed from them)
+    for i, arg in enumerate(block.arguments):
+        attrs = ir.DictAttr(arg_attrs[i]) if i < len(arg_attrs) else None
+        if attrs is not None and "nn.param" in attrs:
+            name = ir.StringAttr(attrs["nn.param"]).value
+            if name not in weights:
+                raise UserError(f"the weights have no tensor '{name}'")
+            env[arg] = torch.from_numpy(np.ascontiguousarray(weights[name], dtype=np.float32))
+            known.add(arg)
+        elif attrs is not None and "nn.input" in attrs:
+            name = ir.StringAttr(attrs["nn.input"]).value
+            if name not in inputs:
+                raise UserError(f"missing input '{name}'")
+            env[arg] = torch.from_numpy(np.ascontiguousarray(inputs[name], dtype=np.float32))
+    int8 = mode == "int8"
+
+    def scale(subgraph: int) -> np.float32:
+        if subgraph not in scales:
+            raise UserError(f"encoded subgraph {subgraph} has no calibrated scale")
+        return np.float32(scales[subgraph])
+
+    def f32(v: Any) -> Any:
+        if isinstance(v, (Codes, Sums)):
+            raise UserError("an f32 operator reads encoded data (a decoder is missing)")
+        return v
+
+    outputs: list[np.ndarray] = []
+    for view in block.operations:
+        op = view.operation
+        name = op.name
+        if name == "func.return":
+            for v in op.operands:
+                outputs.append(f32(env[v]).numpy())
+            break
+        operands = [env[v] for v in op.operands]
+        constant = bool(op.operands) and all(v in known for v in op.operands)
+        a = _attrs(op)
+        if name.startswith("codec."):
+            ident, _, target = _semantics(op)
+            x = operands[0]
+            if name == "codec.observe":
+                if observe is not None and not constant and not isinstance(x, (Codes, Sums)):
+                    observe(ident, x.numpy())
+                result = x
+            elif not int8 or constant:
+                result = x  # fp32 view, or a weight (its matrix operator quantizes it per channel)
+            elif name == "codec.encode":
+                inv = np.float32(1.0) / scale(ident)
+                q = torch.clamp(torch.round(f32(x) * torch.tensor(inv)), -127, 127)
+                result = Codes(q.double(), ident)
+            else:  # decode
+                if isinstance(x, Sums):
+                    shape = [1] * x.values.dim()
+                    shape[x.channel_dim] = -1
+                    s = torch.from_numpy(x.scales).reshape(shape)
+                    result = x.values.float() * s
+                elif isinstance(x, Codes):
+                    result = x.values.float() * torch.tensor(scale(ident))
+                else:
+                    raise UserError(f"codec.decode of subgraph {ident} reads f32 data")
+            _bind(env, known, op, [result], constant)
+            continue
+        results = _run(name, op, operands, a, int8, scale, f32)
+        _bind(env, known, op, results, constant)
+    return outputs
+
+
+def _bind(env: dict[Any, Any], known: set[Any], op: ir.Operation, results: list[Any], constant: bool) -> None:
+    for r, v in zip(op.results, results):
+        env[r] = v
+        if constant:
+            known.add(r)
+
+
+def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: bool,
+         scale: Callable[[int], np.float32], f32: Callable[[Any], Any]) -> list[Any]:
+    import torch
+    import torch.nn.functional as F
+
+    ports, _ = port_names(op)
+    arg = dict(zip(ports, x))
+    kind = name.removeprefix("nn.")
+    if kind in ("convolution", "linear") and isinstance(arg.get("input"), Codes):
+        return [_matrix(kind, arg, a, scale)]
+    codes = [v for v in x if isinstance(v, Codes)]
+    if codes:  # an int8 operator that keeps its input's encoding (W policies)
+        raw = [v.values if isinstance(v, Codes) else v for v in x]
+        out = _run(name, op, raw, a, False, scale, lambda v: v)
+        return [Codes(v, codes[0].subgraph) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+                for v in out]
+    x = [f32(v) for v in x]
+    arg = dict(zip(ports, x))
+    self = arg.get("self", x[0] if x else None)
+    other = arg.get("other")
+    if kind in ("add", "sub", "mul", "div"):
+        rhs = other if other is not None else a.get("scalar", 0.0)
+        alpha = a.get("alpha", 1.0)
+        if kind == "add":
+            return [self + rhs * alpha if alpha != 1.0 else self + rhs]
+        if kind == "sub":
+            return [self - rhs * alpha if alpha != 1.0 else self - rhs]
+        return [self * rhs if kind == "mul" else self / rhs]
+    unary = {"relu": torch.relu, "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+             "neg": torch.neg, "rsqrt": torch.rsqrt, "clone": torch.clone}
+    if kind in unary:
+        return [unary[kind](self)]
+    if kind == "gelu":
+        return [F.gelu(self, approximate=a.get("approximate", "none"))]
+    if kind == "hardtanh":
+        return [F.hardtanh(self, a.get("min_val", -1.0), a.get("max_val", 1.0))]
+    if kind == "clamp":
+        return [torch.clamp(self, a.get("min"), a.get("max"))]
+    if kind == "softmax":
+        return [torch.softmax(self, a["dim"])]
+    if kind == "convolution":
+        if a.get("transposed", False):
+            raise UserError("transposed convolutions are not interpreted")
+        return [F.conv2d(arg["input"], arg["weight"], arg.get("bias"), a["stride"], a["padding"],
+                         a.get("dilation", [1, 1]), a.get("groups", 1))]
+    if kind == "linear":
+        return [F.linear(arg["input"], arg["weight"], arg.get("bias"))]
+    if kind == "matmul":
+        return [torch.matmul(self, other)]
+    if kind == "batch_norm":
+        out = F.batch_norm(arg["input"], arg["running_mean"], arg["running_var"], arg["weight"], arg["bias"],
+                           False, 0.0, a.get("eps", 1e-5))
+        return [out, torch.empty(0), torch.empty(0)]
+    if kind == "layer_norm":
+        return [F.layer_norm(arg["input"], a["normalized_shape"], arg.get("weight"), arg.get("bias"),
+                             a.get("eps", 1e-5))]
+    if kind == "rms_norm":
+        return [F.rms_norm(arg["input"], a["normalized_shape"], arg.get("weight"), a.get("eps"))]
+    if kind == "mean":
+        dims = a.get("dim")
+        return [self.mean(dim=dims, keepdim=a.get("keepdim", False)) if dims else self.mean()]
+    if kind == "max_pool2d":
+        out = F.max_pool2d(self, a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
+                           a.get("dilation", 1), a.get("ceil_mode", False))
+        return [out, torch.empty(0, dtype=torch.int64)]
+    if kind == "avg_pool2d":
+        return [F.avg_pool2d(self, a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
+                             a.get("ceil_mode", False), a.get("count_include_pad", True), a.get("divisor_override"))]
+    if kind == "adaptive_avg_pool2d":
+        return [F.adaptive_avg_pool2d(self, a["output_size"])]
+    if kind == "upsample_nearest2d":
+        inp = arg.get("input", self)
+        if a.get("output_size"):
+            return [F.interpolate(inp, size=a["output_size"], mode="nearest")]
+        return [F.interpolate(inp, scale_factor=a["scale_factors"], mode="nearest")]
+    if kind == "cat":
+        return [torch.cat(x, a.get("dim", 0))]
+    if kind == "split_with_sizes":
+        return list(torch.split(self, a["split_sizes"], a.get("dim", 0)))
+    if kind == "slice":
+        dim, step = a.get("dim", 0), a.get("step", 1)
+        n = self.shape[dim]
+        start, end = a.get("start", 0), a.get("end", n)
+        return [self.narrow(dim, 0, n)[(slice(None),) * (dim % self.dim()) + (slice(start, end, step),)]]
+    if kind == "view":
+        return [self.reshape(a["size"])]
+    if kind == "permute":
+        return [self.permute(a["dims"])]
+    if kind == "expand":
+        return [self.expand(a["size"])]
+    if kind == "constant_pad_nd":
+        return [F.pad(self, a["pad"], value=a.get("value", 0.0))]
+    if kind == "constant":
+        return [torch.from_numpy(np.array(ir.DenseElementsAttr(op.attributes["value"]), dtype=np.float32))]
+    if kind == "scaled_dot_product_attention":
+        return [F.scaled_dot_product_attention(arg["query"], arg["key"], arg["value"], arg.get("attn_mask"),
+                                               is_causal=a.get("is_causal", False), scale=a.get("scale"),
+                                               enable_gqa=a.get("enable_gqa", False))]
+    if kind == "fan_out":
+        return [torch.repeat_interleave(arg["input"], a["repeats"], dim=a.get("dim", 1))]
+    if kind == "kv_cache":
+        return [arg["key"], arg["value"]]
+    if kind == "rotary_embedding":
+        from ..frontend._fx_rewrites import rotary_positional_embeddings
+
+        return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"])]
+    raise UserError(f"the reference interpreter has no rule for '{name}'")
+
+
+def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np.float32]) -> Sums:
+    """An int8 convolution or linear layer: exact sums of codes plus the
+    bias in accumulator units (float64 holds them exactly)."""
+    import torch
+    import torch.nn.functional as F
+
+    x: Codes = arg["input"]
+    weight = arg["weight"]
+    if isinstance(weight, (Codes, Sums)):
+        raise UserError(f"an int8 {kind} needs a compile-time weight")
+    codes, channel = quantize_per_channel(weight.numpy())
+    scales = (scale(x.subgraph) * channel).astype(np.float32)
+    w = torch.from_numpy(codes).double()
+    bias = arg.get("bias")
+    b = None
+    if bias is not None:
+        units = np.rint(bias.numpy().astype(np.float32) / scales)
+        b = torch.from_numpy(np.clip(units, -2.0**31, 2147483520.0)).double()
+    if kind == "linear":
+        return Sums(F.linear(x.values, w, b), scales, x.values.dim() - 1)
+    out = F.conv2d(x.values, w, b, a["stride"], a["padding"], a.get("dilation", [1, 1]), a.get("groups", 1))
+    return Sums(out, scales, 1)

@@ -1,0 +1,342 @@
+"""Quantized compilation: int8 numbers against numpy, the integer
+instructions of the simulator, calibration at the observation points, and
+int8 programs equal to the integer reference bit for bit."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from mlir import ir
+from pim_helpers import export, randomize
+from torch import nn
+
+import raptor
+from raptor import _raptor, pim, quant, weights
+from raptor._io import UserError
+from raptor.frontend.torch import import_program
+from raptor.quant.interpreter import evaluate
+
+RNG = np.random.default_rng(7)
+
+
+def test_per_channel_codes_and_scales_follow_the_definition() -> None:
+    """scale = channel max / 127 (1 for an all-zero channel); codes are
+    round-half-even(w / scale) in [-127, 127], +-127 at the maximum, and
+    dequantize within half a step."""
+    w = RNG.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    w[2] = 0
+    codes, scales = quant.quantize_per_channel(w)
+    for n in range(5):
+        amax = np.float32(np.abs(w[n]).max())
+        expect = np.float32(amax / np.float32(127)) if amax > 0 else np.float32(1)
+        assert scales[n] == expect
+        assert np.all(codes[n] == np.clip(np.rint(w[n] / expect), -127, 127))
+        assert np.abs(codes[n]).max() == (127 if amax > 0 else 0)
+        assert np.abs(codes[n] * scales[n] - w[n]).max() <= scales[n] / 2 + 1e-7
+    assert quant.scale_of(0.0) == 1 and quant.scale_of(float("inf")) == 1
+
+
+HEAD = """pim.chip @m cores 1 crossbars 2 of [8, 8] memory 8192 {{
+  pim.io @x "input" name "x" at 0 : tensor<16xf32> layout #layout.layout<(16):(1)>
+  pim.io @y "input" name "y" at 256 : tensor<16xf32> layout #layout.layout<(16):(1)>
+  pim.io @z "output" name "z" at 512 : tensor<{m}xf32> layout #layout.layout<({m}):(1)>
+{extra}  pim.core 0 {{
+{group}    pim.setbw 32, 32
+    pim.sldi r0, 0
+    pim.sldi r1, 0
+    pim.sldi r2, 1024
+    pim.ld r2, r0 size 64
+    pim.sldi r1, 256
+    pim.sldi r3, 2048
+    pim.ld r3, r0 size 64
+    pim.sldi r4, 3072
+    pim.sldi r5, 4096
+{body}    pim.sldi r1, 512
+    pim.st r0, r5 size {b}
+  }}
+}}
+"""
+
+
+def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 16, extra: str = "",
+             group: str = "") -> np.ndarray:
+    text = HEAD.format(m=m, b=4 * m, body=body, extra=extra, group=group)
+    with raptor.Context():
+        _raptor.emit_pim(ir.Module.parse(text), str(tmp_path / "p"), "none")
+    return pim.simulate(tmp_path / "p", {"x": x.astype(np.float32), "y": y.astype(np.float32)}).outputs["z"]
+
+
+def test_quantize_and_dequantize_instructions(tmp_path: Path) -> None:
+    """ext.vquant rounds x * y half to even and saturates to [-127, 127];
+    ext.vdequant scales the codes back."""
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 126.6, 300, -300, 3.2, -3.7, 0, 7, 1e9, -1e9, 0.49, 64.5],
+                 np.float32)
+    y = np.full(16, 1.0, np.float32)
+    body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
+            "    pim.ext.vdequant r5, r4, r3 len 16 : i8\n")
+    out = simulate(tmp_path, body, x, y)
+    np.testing.assert_array_equal(out, np.clip(np.rint(x), -127, 127))
+    y = np.full(16, 0.25, np.float32)
+    out = simulate(tmp_path, body, x, y)
+    np.testing.assert_array_equal(out, np.clip(np.rint(x * np.float32(0.25)), -127, 127) * np.float32(0.25))
+
+
+def test_int8_mvmul_sums_codes_exactly_in_int32(tmp_path: Path) -> None:
+    """int8 inputs (setbw 8, 32) times integer cells of two crossbars:
+    the int32 sums equal numpy's integer product."""
+    w = RNG.integers(-127, 128, (8, 12)).astype(np.float32)  # k x n
+    dense = ", ".join(f"{v:.1f}" for v in w.T.ravel())
+    extra = f"  pim.weight @w dense<[{dense}]> : tensor<96xf32>\n"
+    group = "    pim.group 0 crossbars 2 weight @w matrix #layout.layout<(8,12):(1,8)> rows [0, 8] cols [0, 12]\n"
+    x = RNG.integers(-127, 128, 16).astype(np.float32)
+    body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
+            "    pim.setbw 8, 32\n"
+            "    pim.mvmul r5, r4, group 0 mbiw 8\n")
+    out = simulate(tmp_path, body, x, np.ones(16, np.float32), extra=extra, group=group)
+    sums = out.view(np.int32)
+    expect = (x[:8].astype(np.int64) @ w.astype(np.int64))
+    np.testing.assert_array_equal(sums[:12], expect)
+    np.testing.assert_array_equal(sums[12:16], 0)
+
+
+@pytest.mark.parametrize("op, expect", [
+    ("vvadd", lambda a, b: a + b),
+    ("vvsub", lambda a, b: a - b),
+    ("vvmax", np.maximum),
+    ("vvsll", lambda a, b: a << b),
+    ("vvsra", lambda a, b: a >> b),
+    ("vrsl", lambda a, b: a << b[0]),
+])
+def test_integer_vector_instructions(tmp_path: Path, op: str, expect) -> None:
+    """Integer element-wise instructions on i32 vectors made by ext.vquant
+    (a = round(x * y), b = round(y * y) for integer x and y)."""
+    x = RNG.integers(-1000, 1000, 16).astype(np.float32)
+    y = RNG.integers(1, 5, 16).astype(np.float32)
+    body = ("    pim.sldi r6, 5120\n"
+            "    pim.ext.vquant r4, r2, r3 len 16 : i32\n"
+            "    pim.ext.vquant r6, r3, r3 len 16 : i32\n"
+            f"    pim.{op} r5, r4, r6 len 16 : i32\n")
+    out = simulate(tmp_path, body, x, y).view(np.int32)
+    a, b = (x * y).astype(np.int64), (y * y).astype(np.int64)
+    np.testing.assert_array_equal(out, expect(a, b).astype(np.int32))
+
+
+class SmallCnn(nn.Module):
+    """A convolution with batch norm and ReLU, a residual of a 3x3 and a
+    depthwise convolution, max pooling and a classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.c2, self.dw = nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.fc = nn.Linear(8 * 4 * 4, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.b1(self.c1(x)))
+        z = torch.relu(self.c2(y)) + self.dw(y)
+        return self.fc(nn.functional.max_pool2d(z, 2).flatten(1))
+
+
+def _prepared(tmp_path: Path, model: nn.Module, x: torch.Tensor):
+    ep = export(model, x)
+    module, _ = import_program(ep)
+    path = tmp_path / "m.safetensors"
+    weights.save(path, weights.from_exported_program(ep, module))
+    return module, path, weights.load(path)
+
+
+@pytest.mark.parametrize("policy, placement", [("Y", "local"), ("Y", "nonlocal"), ("W", "local"),
+                                               ("W", "nonlocal-coalesced")])
+def test_int8_programs_equal_the_integer_reference(tmp_path: Path, policy: str, placement: str) -> None:
+    """Compiled in int8 and simulated, the small CNN computes exactly what
+    the integer reference computes, and stays close to float32 torch."""
+    torch.manual_seed(0)
+    model = randomize(SmallCnn())
+    x = torch.randn(1, 3, 8, 8)
+    module, path, tensors = _prepared(tmp_path, model, x)
+    # Calibrated on x and three other inputs: x's data is inside every range.
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    result = pim.compile(module, tmp_path / "out", weights=path, precision="int8", policy=policy,
+                         placement=placement, calibration=samples, pimsim="none")
+    assert result.manifest["precision"] == "int8"
+    assert result.manifest["quantization"]["policy"] == policy
+    run = pim.simulate(tmp_path / "out", x.numpy())
+    (got,) = run.outputs.values()
+    saved = ir.Module.parse((tmp_path / "out" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x.numpy()}, tensors)
+    np.testing.assert_array_equal(got, want)
+    with torch.no_grad():
+        exact = model(x).numpy()
+    cosine = float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact))
+    assert cosine > 0.99
+    assert np.abs(got - exact).max() < 0.1 * np.abs(exact).max()
+
+
+def test_the_float32_interpreter_matches_torch(tmp_path: Path) -> None:
+    """The oracle's float32 mode (codecs as identities) is the torch model."""
+    torch.manual_seed(1)
+    model = randomize(SmallCnn())
+    x = torch.randn(1, 3, 8, 8)
+    module, _, tensors = _prepared(tmp_path, model, x)
+    quant.prepare(module, "W", "nonlocal")
+    (out,) = evaluate(module, {"x": x.numpy()}, tensors, mode="fp32")
+    with torch.no_grad():
+        np.testing.assert_allclose(out, model(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_calibration_gives_each_subgraph_one_scale_from_its_observation_point(tmp_path: Path) -> None:
+    """Every observation point of an i8 subgraph gets its subgraph's scale;
+    the input's subgraph, observed at the input itself, gets max |x| / 127
+    over the calibration samples."""
+    torch.manual_seed(2)
+    model = randomize(SmallCnn())
+    module, _, tensors = _prepared(tmp_path, model, torch.randn(1, 3, 8, 8))
+    quant.prepare(module, "Y", "nonlocal-coalesced")
+    samples = quant.random_inputs(module, 3, seed=4)
+    cal = quant.calibrate(module, tensors, samples)
+    scales: dict[int, set[float]] = {}
+    text = str(module)
+    for ident, scale in re.findall(r"codec\.observe %\S+ for <(\d+) : f32 -> i8> \{scale = ([-+.0-9e]+) : f32\}",
+                                   text):
+        scales.setdefault(int(ident), set()).add(float(scale))
+    assert set(scales) == set(cal.scales) == set(quant.encoded_subgraphs(module))
+    assert all(len(v) == 1 for v in scales.values())
+    # The first encoder reads the model input directly.
+    first = int(re.search(r"codec\.encode %arg0 to <(\d+) : f32 -> i8>", text).group(1))
+    amax = max(float(np.abs(s["x"]).max()) for s in samples)
+    assert cal.amax[first] == pytest.approx(amax)
+    assert cal.scales[first] == float(np.float32(amax) / np.float32(127))
+
+
+def _activation_codecs(module: ir.Module) -> tuple[int, int]:
+    """Encoders and decoders of run-time data (weights' codecs excluded)."""
+    func = next(op for op in module.body.operations if op.operation.name == "func.func")
+    block = func.regions[0].blocks[0]
+    attrs = ir.ArrayAttr(func.attributes["arg_attrs"])
+    known = {a for i, a in enumerate(block.arguments) if "nn.param" in ir.DictAttr(attrs[i])}
+    counts = {"codec.encode": 0, "codec.decode": 0}
+    for view in block.operations:
+        op = view.operation
+        if op.operands and all(v in known for v in op.operands):
+            known.update(op.results)
+        elif op.name in counts:
+            counts[op.name] += 1
+    return counts["codec.encode"], counts["codec.decode"]
+
+
+def test_codec_positions_are_the_placements(tmp_path: Path) -> None:
+    """Without depthwise convolutions every ext.vquant is an activation
+    encoder of the placement and every ext.vdequant one of its decoders."""
+    class Plain(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c1, self.c2, self.fc = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 1), nn.Linear(64, 5)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = torch.relu(self.c1(x))
+            return self.fc(nn.functional.max_pool2d(torch.relu(self.c2(y)) + y, 2).flatten(1))
+
+    torch.manual_seed(3)
+    x = torch.randn(1, 3, 8, 8)
+    for policy in ("Y", "W"):
+        module, path, _ = _prepared(tmp_path, Plain().eval(), x)
+        pim.compile(module, tmp_path / f"o{policy}", weights=path, precision="int8", policy=policy,
+                    pimsim="none")
+        saved = ir.Module.parse((tmp_path / f"o{policy}" / "reports" / "quantized_model.mlir").read_text(),
+                                context=raptor.Context())
+        encoders, decoders = _activation_codecs(saved)
+        program = str(module)
+        assert program.count("pim.ext.vquant") == encoders > 0
+        assert program.count("pim.ext.vdequant") == decoders > 0
+        if policy == "W":  # max pooling of codes
+            assert re.search(r"pim\.vvmax [^\n]*: i8", program)
+
+
+def test_bad_quantization_inputs_are_refused(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 8, 8)
+    module, path, _ = _prepared(tmp_path, randomize(SmallCnn()), x)
+    np.save(tmp_path / "bad.npy", np.zeros((2, 3, 4, 4), np.float32))
+    with pytest.raises(UserError, match=r"needs \(1, 3, 8, 8\)"):
+        quant.load_samples(module, str(tmp_path / "bad.npy"))
+    np.save(tmp_path / "int.npy", np.zeros((1, 3, 8, 8), np.int32))
+    with pytest.raises(UserError, match="not a floating-point type"):
+        quant.load_samples(module, str(tmp_path / "int.npy"))
+    (tmp_path / "junk.npy").write_text("not numpy")
+    with pytest.raises(UserError, match="cannot read calibration data"):
+        quant.load_samples(module, str(tmp_path / "junk.npy"))
+    with pytest.raises(UserError, match="policy Z gives no operator"):
+        pim.compile(module, tmp_path / "z", weights=path, precision="int8", policy="Z")
+    assert not (tmp_path / "z").exists()
+    with pytest.raises(ValueError, match="unknown precision"):
+        pim.compile(module, tmp_path / "p", weights=path, precision="int4")
+
+
+def test_compile_cli_int8_report(tmp_path: Path) -> None:
+    """raptor compile MODEL.pt2 --precision int8 --report: the manifest,
+    the calibrated IR and the accuracy report with a bit-exact simulation."""
+    from raptor import cli
+
+    torch.manual_seed(0)
+    model = randomize(SmallCnn())
+    x = torch.randn(1, 3, 8, 8)
+    torch.export.save(torch.export.export(model, (x,)), tmp_path / "m.pt2")
+    np.save(tmp_path / "cal.npy", np.random.default_rng(0).standard_normal((3, 1, 3, 8, 8)).astype(np.float32))
+    code = cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "out"), "--precision", "int8",
+                     "--policy", "W", "--placement", "local", "--calibrate", str(tmp_path / "cal.npy"),
+                     "--report", "--format", "none", "-q"])
+    assert code == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["quantization"]["calibration"]["samples"] == 3
+    report = json.loads((tmp_path / "out" / "reports" / "quantization.json").read_text())
+    assert report["simulation"]["bit_exact"]
+    assert report["held_out"]["summary"]["samples"] == 8
+    assert report["held_out"]["summary"]["min_cosine"] > 0.99
+    assert cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "o2"), "--policy", "Y"]) == 1
+
+
+SMALL = Path(__file__).parent.parent.parent / "python" / "raptor" / "spatial" / "targets" / "small.json"
+
+
+def test_weights_are_bit_sliced_over_narrow_cells(tmp_path: Path) -> None:
+    """On 4-bit cells (small.json: weight_bits 8) each int8 code is two
+    digits, a low unsigned one and a signed high one, in two array groups
+    whose sums the program shifts and adds; the result is still the
+    integer reference's, bit for bit."""
+    torch.manual_seed(0)
+    model = randomize(SmallCnn())
+    x = torch.randn(1, 3, 8, 8)
+    module, path, tensors = _prepared(tmp_path, model, x)
+    pim.compile(module, tmp_path / "out", weights=path, precision="int8", policy="Y", target=SMALL, pimsim="none")
+    (got,) = pim.simulate(tmp_path / "out", x.numpy()).outputs.values()
+    saved = ir.Module.parse((tmp_path / "out" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x.numpy()}, tensors)
+    np.testing.assert_array_equal(got, want)
+    chip = next(op for op in module.body.operations if op.operation.name == "pim.chip")
+    slices = {}
+    for op in chip.regions[0].blocks[0].operations:
+        if op.operation.name == "pim.weight":
+            slices[ir.StringAttr(op.attributes["sym_name"]).value] = np.array(
+                ir.DenseElementsAttr(op.attributes["value"]))
+    program = str(module)
+    pairs = set(re.findall(r"pim\.group \d+ crossbars \d+ weight @(\w+) matrix (\S+) rows \[(\d+), \d+\] cols "
+                           r"\[(\d+), \d+\]", program))
+    assert "mbiw 4" in program and "pim.vrsl" in program and "mbiw 8" not in program
+    # Groups come in (low, high) pairs over the same tile; the digits rebuild codes in [-127, 127].
+    checked = 0
+    for lo_name, lo in slices.items():
+        for hi_name, hi in slices.items():
+            if lo.shape == hi.shape and lo_name != hi_name and lo.min() >= 0 and lo.max() <= 15 \
+                    and hi.min() >= -8 and hi.max() <= 7 and int(lo_name[1:]) + 1 == int(hi_name[1:]):
+                codes = lo + 16 * hi
+                assert codes.min() >= -127 and codes.max() <= 127
+                assert np.abs(codes).reshape(codes.shape[0], -1).max(axis=1).max() == 127
+                checked += 1
+    assert checked >= 3 and pairs
