@@ -340,3 +340,42 @@ def test_weights_are_bit_sliced_over_narrow_cells(tmp_path: Path) -> None:
                 assert np.abs(codes).reshape(codes.shape[0], -1).max(axis=1).max() == 127
                 checked += 1
     assert checked >= 3 and pairs
+
+
+class TinyAttention(nn.Module):
+    """Projections, grouped-query causal attention and an output layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q, self.kv, self.o = nn.Linear(16, 16), nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, _ = x.shape
+        q = self.q(x).view(b, n, 4, 4).transpose(1, 2)
+        k, v = self.kv(x).view(b, n, 2, 2, 4).permute(3, 0, 2, 1, 4)
+        y = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        return self.o(y.transpose(1, 2).reshape(b, n, 16))
+
+
+def test_int8_attention_follows_the_integer_reference(tmp_path: Path) -> None:
+    """Under Y attention reads q, k, v codes: the simulated program agrees
+    with the integer reference (its softmax is float32, so a probability
+    may round to the other code: differences stay within a code's worth)
+    and with float32 torch."""
+    torch.manual_seed(4)
+    model = TinyAttention().eval()
+    x = torch.randn(1, 8, 16)
+    module, path, tensors = _prepared(tmp_path, model, x)
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    pim.compile(module, tmp_path / "out", weights=path, precision="int8", policy="Y", calibration=samples,
+                pimsim="none")
+    assert "pim.ext.vquant" in str(module) and re.search(r"ext\.vvecmat", str(module))
+    (got,) = pim.simulate(tmp_path / "out", x.numpy()).outputs.values()
+    saved = ir.Module.parse((tmp_path / "out" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x.numpy()}, tensors)
+    assert np.abs(got - want).max() <= 0.02 * np.abs(want).max()
+    assert np.mean(got != want) < 0.2
+    with torch.no_grad():
+        exact = model(x).numpy()
+    assert float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact)) > 0.99

@@ -160,13 +160,39 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
     for (size_t i = 0; i < mask.size(); ++i)
       mask[i] += boolean ? ((*c)->data[i] != 0 ? 0.0f : -INFINITY) : (*c)->data[i];
   }
-  FailureOr<Piece> query = rows(*this, op.getQuery()), key = rows(*this, op.getKey()), value = rows(*this, op.getValue());
+  // int8 (the placement encoded q, k and v): the codes are widened to
+  // f32, exact integers, so that the products are exact sums of codes;
+  // the scores are scaled by s_q s_k, the probabilities encoded as
+  // round(127 p) and the output, sum of their products with the value
+  // codes, leaves as i32 sums of scale s_v / 127 (CodecOps.cpp decodes it).
+  bool integer = isEncoded(op.getQuery());
+  if (integer != isEncoded(op.getKey()) || integer != isEncoded(op.getValue()))
+    return op.emitOpError("the PIM lowering needs the query, key and value all encoded or all f32");
+  float scoreScale = float(scale);
+  if (integer) {
+    FailureOr<float> sq = scaleOf(op.getQuery()), sk = scaleOf(op.getKey());
+    if (failed(sq) || failed(sk))
+      return failure();
+    scoreScale = (*sq * *sk) * float(scale);
+  }
+  auto operandRows = [&](Value v) -> FailureOr<Piece> {
+    FailureOr<Piece> p = rows(*this, v);
+    if (failed(p) || !integer)
+      return p;
+    return widened(*p);
+  };
+  FailureOr<Piece> query = operandRows(op.getQuery()), key = operandRows(op.getKey()),
+                   value = operandRows(op.getValue());
   FailureOr<Piece> result = fresh(out, rowMajor(out));
   FailureOr<int> scores = scratch(4 * S), wide = scratch(4 * S), one = scratch(4);
-  if (failed(query) || failed(key) || failed(value) || failed(result) || failed(scores) || failed(wide) || failed(one))
+  FailureOr<int> codes = scratch(S);
+  if (failed(query) || failed(key) || failed(value) || failed(result) || failed(scores) || failed(wide) ||
+      failed(one) || failed(codes))
     return failure();
   Address ones = placeConstant(std::vector<float>(size_t(S), 1.0f));
-  Address scaled = placeConstant(std::vector<float>(size_t(S), float(scale)));
+  Address scaled = placeConstant(std::vector<float>(size_t(S), scoreScale));
+  Address levels = integer ? placeConstant(std::vector<float>(size_t(S), codec::kInt8Max)) : Address();
+  Address c = Address::at(addressOfBuffer(*codes));
   std::optional<Address> maskBase;
   if (!mask.empty())
     maskBase = placeConstant(mask);
@@ -179,16 +205,16 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
       Walk{addressOf(*result), {H * L * Ev * 4, group * L * Ev * 4, L * Ev * 4, Ev * 4}},
       Walk{addressOf(*key), {Hk * S * E * 4, S * E * 4, 0, 0}},
       Walk{addressOf(*value), {Hk * S * Ev * 4, S * Ev * 4, 0, 0}}};
-  for (Address invariant : {p, t, s, ones, scaled})
+  for (Address invariant : {p, t, s, ones, scaled, levels, c})
     walks.push_back(Walk{invariant, {0, 0, 0, 0}});
   if (maskBase)
     walks.push_back(Walk{*maskBase, {0, 0, 0, S * 4}});
   e.nest({B, Hk, group, L}, walks, [&](ArrayRef<Address> a) {
-    Address p = a[4], t = a[5], s = a[6], ones = a[7], scaled = a[8];
+    Address p = a[4], t = a[5], s = a[6], ones = a[7], scaled = a[8], levels = a[9], c = a[10];
     e.matrixVector(Opcode::ExtVmatvec, p, a[2], a[0], S, E); // scores = K q
     e.vector(Opcode::Vvmul, p, p, scaled, S);
     if (maskBase)
-      e.vector(Opcode::Vvadd, p, p, a[9], S);
+      e.vector(Opcode::Vvadd, p, p, a[11], S);
     e.vector(Opcode::ExtVredmax, s, p, std::nullopt, S);
     e.vector(Opcode::ExtVbcast, t, s, std::nullopt, S);
     e.vector(Opcode::Vvsub, p, p, t, S);
@@ -196,8 +222,19 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
     e.vector(Opcode::Vvdmul, s, p, ones, S);
     e.vector(Opcode::ExtVbcast, t, s, std::nullopt, S);
     e.vector(Opcode::ExtVvdiv, p, p, t, S);
+    if (integer) { // p <- round(127 p), as exact f32 integers
+      e.vector(Opcode::ExtVquant, c, p, levels, S, ElementType::I8);
+      e.vector(Opcode::ExtVdequant, p, c, ones, S, ElementType::I8);
+    }
     e.matrixVector(Opcode::ExtVvecmat, a[1], a[3], p, S, Ev); // out = p^T V
   });
+  if (integer) {
+    FailureOr<Piece> sums = narrowed(*result);
+    if (failed(sums))
+      return failure();
+    temporary(result->buffer);
+    result = sums;
+  }
   TensorValue r;
   r.shape = out;
   r.pieces.push_back(*result);

@@ -45,7 +45,7 @@ Operation *matrixProducer(Value v) {
   Operation *d = v.getDefiningOp();
   while (auto o = dyn_cast_or_null<codec::ObserveOp>(d))
     d = o.getInput().getDefiningOp();
-  return isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp>(d) ? d : nullptr;
+  return isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp>(d) ? d : nullptr;
 }
 
 } // namespace
@@ -92,6 +92,33 @@ FailureOr<const Lowering::QuantizedMatrix *> Lowering::quantizedMatrix(Operation
   return &quantized.emplace(op, std::move(m)).first->second;
 }
 
+/// A conversion kernel over `p`'s box into `to` with multiplier 1.
+static LogicalResult convertPiece(Lowering &l, const Piece &from, const Piece &to, Opcode code, ElementType type) {
+  std::vector<float> one{1.0f};
+  CoreEmitter &e = l.here();
+  return l.kernel({l.operand(to), l.operand(from), KernelOperand{Address(), broadcastLayout({}, from.sizes), &one}},
+                  [&](ArrayRef<Address> a, int64_t run) { e.vector(code, a[0], a[1], a[2], run, type); });
+}
+
+FailureOr<Piece> Lowering::widened(const Piece &p) {
+  FailureOr<Piece> wide = fresh(p.sizes, compactLike(p.layout));
+  if (failed(wide))
+    return failure();
+  temporary(wide->buffer);
+  if (failed(convertPiece(*this, p, *wide, Opcode::ExtVdequant, typeOf(p))))
+    return failure();
+  wide->origin = p.origin;
+  return wide;
+}
+
+FailureOr<Piece> Lowering::narrowed(const Piece &p) {
+  FailureOr<Piece> sums = fresh(p.sizes, compactLike(p.layout), ElementType::I32);
+  if (failed(sums) || failed(convertPiece(*this, p, *sums, Opcode::ExtVquant, ElementType::I32)))
+    return failure();
+  sums->origin = p.origin;
+  return sums;
+}
+
 LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   auto sem = op.getSemantics();
   if (!sem.getTarget().isInteger(8) || !sem.getSource().isF32())
@@ -129,7 +156,14 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
   // subgraph's one scale.
   std::vector<float> scales;
   Layout scaleLayout = broadcastLayout({}, shape);
-  if (Operation *producer = matrixProducer(op.getInput())) {
+  Operation *producer = matrixProducer(op.getInput());
+  if (auto sdpa = dyn_cast_or_null<nn::ScaledDotProductAttentionOp>(producer)) {
+    // Sums of round(127 p) times value codes.
+    FailureOr<float> sv = scaleOf(sdpa.getValue());
+    if (failed(sv))
+      return failure();
+    scales = {*sv * (1.0f / codec::kInt8Max)};
+  } else if (producer) {
     FailureOr<const QuantizedMatrix *> m = quantizedMatrix(producer);
     if (failed(m))
       return failure();

@@ -655,7 +655,8 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
     return t.getLane() == 0 ? lowerView(op) : success();
   // Encoded data reaches only the operators with int8 lowerings (the
   // placement decodes it before every other one).
-  if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::MaxPool2dOp, nn::ConstantPadNdOp, nn::CatOp, codec::DecodeOp>(op))
+  if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp, nn::MaxPool2dOp, nn::ConstantPadNdOp,
+           nn::CatOp, codec::DecodeOp>(op))
     for (Value operand : op->getOperands())
       if (values.count(operand) && typeOfValue(operand) != ElementType::F32)
         return op->emitOpError() << "reads " << nameOf(typeOfValue(operand))

@@ -161,6 +161,11 @@ public:
   mlir::FailureOr<const QuantizedMatrix *> quantizedMatrix(mlir::Operation *op);
   /// The element type of a value computed earlier.
   ElementType typeOfValue(mlir::Value v);
+  /// An f32 copy of integer data (exact), freed with the task: the vector
+  /// unit multiplies f32.
+  mlir::FailureOr<Piece> widened(const Piece &p);
+  /// An i32 copy of f32 data holding exact integers.
+  mlir::FailureOr<Piece> narrowed(const Piece &p);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
   mlir::LogicalResult lowerDecode(codec::DecodeOp op);
 

@@ -197,6 +197,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     kind = name.removeprefix("nn.")
     if kind in ("convolution", "linear") and isinstance(arg.get("input"), Codes):
         return [_matrix(kind, arg, a, scale)]
+    if kind == "scaled_dot_product_attention" and isinstance(arg.get("query"), Codes):
+        return [_attention(arg, a, scale)]
     codes = [v for v in x if isinstance(v, Codes)]
     if codes:  # an int8 operator that keeps its input's encoding (W policies)
         raw = [v.values if isinstance(v, Codes) else v for v in x]
@@ -318,3 +320,34 @@ def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any], scale: Callable[[
         return Sums(F.linear(x.values, w, b), scales, x.values.dim() - 1)
     out = F.conv2d(x.values, w, b, a["stride"], a["padding"], a.get("dilation", [1, 1]), a.get("groups", 1))
     return Sums(out, scales, 1)
+
+
+def _attention(arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np.float32]) -> Sums:
+    """int8 attention as the programs compute it: exact products of codes,
+    scores scaled by s_q s_k in float32, a float32 softmax, probabilities
+    encoded as round(127 p), output sums of their products with the value
+    codes (scale s_v / 127)."""
+    import torch
+
+    q, k, v = arg["query"], arg["key"], arg["value"]
+    if not all(isinstance(t, Codes) for t in (q, k, v)):
+        raise UserError("int8 attention needs the query, key and value encoded")
+    depth = q.values.shape[-1]
+    factor = np.float32(a["scale"]) if a.get("scale") is not None else np.float32(1.0 / np.sqrt(depth))
+    s_scores = (scale(q.subgraph) * scale(k.subgraph)) * factor
+    keys, values = k.values, v.values
+    groups = q.values.shape[1] // keys.shape[1]
+    if groups > 1:  # grouped-query attention: each key head serves `groups` query heads
+        keys, values = keys.repeat_interleave(groups, 1), values.repeat_interleave(groups, 1)
+    scores = (q.values @ keys.transpose(-1, -2)).float() * torch.tensor(s_scores)
+    length, source = scores.shape[-2:]
+    if a.get("is_causal", False):
+        scores = scores + torch.triu(torch.full((length, source), float("-inf")), 1)
+    mask = arg.get("attn_mask")
+    if mask is not None:
+        scores = scores + (torch.where(mask, 0.0, float("-inf")) if mask.dtype == torch.bool else mask)
+    p = torch.softmax(scores, -1)
+    codes = torch.clamp(torch.round(p * torch.tensor(INT8_MAX)), -127, 127).double()
+    out = codes @ values
+    s_out = np.float32(scale(v.subgraph) * (np.float32(1.0) / INT8_MAX))
+    return Sums(out, np.full(out.shape[-1], s_out, np.float32), out.dim() - 1)
