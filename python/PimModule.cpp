@@ -189,6 +189,10 @@ void bindPim(nb::module_ &m) {
             for (const CoreCounters &c : result.cores)
               cores.append(countersDict(c));
             stats["cores"] = cores;
+            nb::dict operators; // "<op> <task>": counters of its instructions
+            for (size_t i = 0; i < result.operators.size() && i < p.program.operators.size(); ++i)
+              operators[p.program.operators[i].c_str()] = countersDict(result.operators[i]);
+            stats["operators"] = operators;
             return nb::make_tuple(outputs, stats);
           },
           nb::arg("inputs"), nb::arg("max_instructions") = 0,

@@ -68,6 +68,9 @@ struct Instruction {
   int32_t mbiw = 0, ibiw = 0, obiw = 0;
   int32_t core = 0, event = 0, waitValue = 0;
   int64_t group = 0, len = 0, size = 0, rows = 0, tag = 0;
+  /// The operator (task) the instruction belongs to: an index into
+  /// Program::operators, -1 when unknown (not part of pimsim-nn's formats).
+  int32_t origin = -1;
   // RepeatBegin: `len` iterations, `size` strides at `rows` in the core's
   // stride table; RepeatBegin/End: `tag` is the matching record's index.
 };

@@ -711,15 +711,28 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
     }
     if (Error e = writeFile(pathIn(dir, programFile), [&](llvm::raw_ostream &os) { writeCompact(p, os); }))
       return e;
+    std::string originsFile = ("raptor/o" + llvm::Twine(p.id) + ".bin").str();
+    if (!program.operators.empty())
+      if (Error e = writeFile(pathIn(dir, originsFile), [&](llvm::raw_ostream &os) {
+            for (const Instruction &in : p.code) {
+              char bytes[4];
+              llvm::support::endian::write32le(bytes, uint32_t(in.origin));
+              os.write(bytes, 4);
+            }
+          }))
+        return e;
     if (Error e = writeFile(pathIn(dir, weightsFile), [&](llvm::raw_ostream &os) {
           for (const CrossbarGroup &g : p.groups)
             os.write(reinterpret_cast<const char *>(g.values.data()), g.values.size() * 4);
         }))
       return e;
-    cores.push_back(llvm::json::Object{
+    llvm::json::Object core{
         {"id", p.id}, {"program", programFile}, {"records", records}, {"instructions", size.compact},
         {"unrolled_instructions", size.unrolled}, {"local_bytes", p.localBytes},
-        {"weights", weightsFile}, {"weights_bytes", offset}, {"groups", std::move(groups)}});
+        {"weights", weightsFile}, {"weights_bytes", offset}, {"groups", std::move(groups)}};
+    if (!program.operators.empty())
+      core["origins"] = originsFile;
+    cores.push_back(std::move(core));
   }
   bool compatible = extensions.empty();
   PimsimFiles pimsim = compatible ? options.pimsim : PimsimFiles::None;
@@ -779,6 +792,7 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
                                   {"weight_bits", program.weightBits},
                                   {"local_memory_bytes", program.localMemory}}},
       {"global_memory_bytes", int64_t(program.globalMemory.size())},
+      {"operators", llvm::json::Array(program.operators)},
       {"inputs", std::move(inputs)},
       {"outputs", std::move(outputs)},
       {"cores", std::move(cores)},
@@ -835,6 +849,13 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
   if (!memory)
     return memory.takeError();
   p.globalMemory.assign((*memory)->getBufferStart(), (*memory)->getBufferEnd());
+  if (const llvm::json::Array *operators = m->getArray("operators"))
+    for (const llvm::json::Value &name : *operators) {
+      std::optional<StringRef> text = name.getAsString();
+      if (!text)
+        return failure("'" + manifestPath + "': 'operators' must hold strings");
+      p.operators.push_back(text->str());
+    }
   for (auto [key, list] : {std::pair{"inputs", &p.inputs}, std::pair{"outputs", &p.outputs}}) {
     const llvm::json::Array *items = m->getArray(key);
     if (!items)
@@ -919,6 +940,20 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
         return code.takeError();
       core.code = std::move(code->code);
       core.strides = std::move(code->strides);
+      if (std::optional<StringRef> origins = c->getString("origins")) {
+        Expected<std::unique_ptr<llvm::MemoryBuffer>> table =
+            readFile(pathIn(dir, *origins), int64_t(core.code.size()) * 4);
+        if (!table)
+          return table.takeError();
+        const char *at = (*table)->getBufferStart();
+        for (Instruction &in : core.code) {
+          in.origin = int32_t(llvm::support::endian::read32le(at));
+          at += 4;
+          if (in.origin < -1 || in.origin >= int32_t(p.operators.size()))
+            return failure("'" + pathIn(dir, *origins) + "': operator " + llvm::Twine(in.origin) +
+                           " is not in the manifest's list of " + llvm::Twine(p.operators.size()));
+        }
+      }
     }
   }
   if (form == ProgramForm::Pimsim) {

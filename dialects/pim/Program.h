@@ -11,6 +11,7 @@
 //   memory.bin         the global memory image
 //   weights/c<i>.bin   core i's crossbar contents (float32)
 //   raptor/c<i>.rpim   core i's program in Raptor's compact form
+//   raptor/o<i>.bin    the operator of each of its instructions (int32)
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_DIALECTS_PIM_PROGRAM_H
@@ -62,6 +63,9 @@ struct Program {
   std::vector<CoreProgram> programs; // one per core id, 0..cores-1
   std::vector<uint8_t> globalMemory;
   std::vector<IoBuffer> inputs, outputs;
+  /// The operators instructions come from ("<op> <task>"), for per-operator
+  /// counts (Instruction::origin indexes it).
+  std::vector<std::string> operators;
   /// Reports beside the program (schedule, transfers, sizes) for the manifest.
   llvm::json::Object reports;
 };

@@ -21,6 +21,16 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// a += b - c, field by field.
+void addDelta(CoreCounters &a, const CoreCounters &b, const CoreCounters &c) {
+  a.instructions += b.instructions - c.instructions, a.mvmuls += b.mvmuls - c.mvmuls, a.macs += b.macs - c.macs;
+  a.vectorOps += b.vectorOps - c.vectorOps, a.localReadBytes += b.localReadBytes - c.localReadBytes;
+  a.localWriteBytes += b.localWriteBytes - c.localWriteBytes;
+  a.globalReadBytes += b.globalReadBytes - c.globalReadBytes;
+  a.globalWriteBytes += b.globalWriteBytes - c.globalWriteBytes;
+  a.sentBytes += b.sentBytes - c.sentBytes, a.receivedBytes += b.receivedBytes - c.receivedBytes;
+}
+
 enum class State { Running, Send, Recv, Wait, Done };
 
 struct Core {
@@ -42,7 +52,7 @@ struct Fault {
 class Machine {
 public:
   Machine(const Program &program, std::vector<uint8_t> &global, SimulationLimits limits)
-      : program(program), global(global), limits(limits) {
+      : program(program), global(global), limits(limits), operators(program.operators.size()) {
     cores.reserve(program.programs.size());
     for (const CoreProgram &p : program.programs) {
       cores.emplace_back(p);
@@ -81,6 +91,7 @@ public:
       t.globalWriteBytes += k.globalWriteBytes, t.sentBytes += k.sentBytes;
       t.receivedBytes += k.receivedBytes;
     }
+    result.operators = operators;
     result.ok = !fault;
     if (fault)
       result.error = fault->message;
@@ -94,6 +105,27 @@ private:
   std::vector<Core> cores;
   std::vector<float> scratch;
   int64_t executed = 0, memoryInUse = 0;
+  std::vector<CoreCounters> operators;
+
+  /// The operator counters of the instruction core `c` is at (null: unknown).
+  CoreCounters *operatorOf(size_t c) {
+    int32_t origin = current(cores[c]).origin;
+    return origin >= 0 && size_t(origin) < operators.size() ? &operators[size_t(origin)] : nullptr;
+  }
+
+  /// Executes one instruction and charges what it counted to its operator
+  /// (a rendezvous charges both sides itself).
+  void executeCounted(size_t c) {
+    CoreCounters *op = operatorOf(c);
+    Opcode code = current(cores[c]).opcode;
+    if (!op || code == Opcode::Send || code == Opcode::Recv) {
+      execute(c);
+      return;
+    }
+    CoreCounters before = cores[c].counters;
+    execute(c);
+    addDelta(*op, cores[c].counters, before);
+  }
 
   const Instruction &current(const Core &core) const { return core.cursor.current(); }
 
@@ -169,7 +201,7 @@ private:
         progress = true;
       }
       for (int quantum = 0; quantum < 1 << 16 && core.state == State::Running; ++quantum) {
-        execute(c);
+        executeCounted(c);
         progress = true;
       }
     } catch (Fault &f) {
@@ -207,6 +239,10 @@ private:
     uint8_t *from = local(sender, cores[sender].cursor.regs[s.rd], s.size);
     uint8_t *to = local(receiver, cores[receiver].cursor.regs[r.rd], r.size);
     std::memmove(to, from, size_t(s.size));
+    if (CoreCounters *op = operatorOf(sender))
+      op->sentBytes += s.size, op->localReadBytes += s.size, op->instructions++;
+    if (CoreCounters *op = operatorOf(receiver))
+      op->receivedBytes += r.size, op->localWriteBytes += r.size, op->instructions++;
     cores[sender].counters.sentBytes += s.size;
     cores[sender].counters.localReadBytes += s.size;
     cores[receiver].counters.receivedBytes += r.size;

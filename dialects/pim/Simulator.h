@@ -28,6 +28,9 @@ struct SimulationResult {
   bool ok = false;
   std::string error; // deadlock or fault, with the cores and instructions
   std::vector<CoreCounters> cores;
+  /// Per entry of Program::operators (instructions of unknown origin are
+  /// counted in the cores and the total only).
+  std::vector<CoreCounters> operators;
   CoreCounters total;
   double seconds = 0;
 };

@@ -37,12 +37,16 @@ ChannelQuantized quantizePerChannel(const std::vector<float> &values, int64_t pe
   return q;
 }
 
-std::vector<int32_t> quantizeBias(const std::vector<float> &bias, const std::vector<float> &scales) {
+std::vector<int32_t> quantizeBias(const std::vector<float> &bias, const std::vector<float> &scales,
+                                  const std::vector<int64_t> &corrections) {
   std::vector<int32_t> out(bias.size());
   for (size_t n = 0; n < bias.size(); ++n) {
     float v = std::nearbyint(bias[n] / scales[n]);
     constexpr float lo = float(std::numeric_limits<int32_t>::min()), hi = 2147483520.0f; // the largest float below 2^31
-    out[n] = int32_t(std::clamp(std::isnan(v) ? 0.0f : v, lo, hi));
+    int64_t units = int64_t(std::clamp(std::isnan(v) ? 0.0f : v, lo, hi));
+    if (n < corrections.size())
+      units += corrections[n];
+    out[n] = int32_t(std::clamp<int64_t>(units, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
   }
   return out;
 }

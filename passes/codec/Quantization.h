@@ -1,8 +1,10 @@
 //===- Quantization.h - The numbers of int8 codecs --------------*- C++ -*-===//
 //
-// Symmetric int8 quantization as the back end executes it: an activation
-// subgraph has one scale s (its calibrated absolute maximum over 127),
-// encoded as q = saturate(round_half_even(x * (1 / s))) in [-127, 127];
+// int8 quantization as the back end executes it: an activation subgraph
+// has one encoding (s, z), q = saturate(round_half_even(x * (1 / s)) + z)
+// in [-127, 127]: symmetric (z = 0, s = absolute maximum / 127), or, for
+// data calibration saw non-negative (after a ReLU), offset (z = -127,
+// s = maximum / 254: all 255 codes for [0, max], twice the resolution);
 // a weight has one scale per output channel (dimension 0); an int8 matrix
 // operator sums q_x * q_w exactly in int32, with its bias in the same units
 // (round(b / (s_x * s_w))), and its decoder multiplies by s_x * s_w. Every
@@ -21,6 +23,18 @@ namespace raptor::codec {
 /// The largest code of a symmetric int8 encoding.
 constexpr float kInt8Max = 127.0f;
 
+/// The codes of attention probabilities: round(32767 p) as i16. Softmax
+/// rows over S keys hold values near 1 / S, which 127 levels would round
+/// to 0 for S > 254; sums of 16-bit codes times int8 value codes stay
+/// below 2^24 (the probabilities sum to 1), exact in f32.
+constexpr float kProbabilityLevels = 32767.0f;
+
+/// A subgraph's encoding: x ~ s * (q - zero).
+struct Encoding {
+  float scale = 1.0f;
+  int32_t zero = 0; // 0 (symmetric) or -127 (offset, non-negative data)
+};
+
 /// The scale of data whose absolute maximum is `amax` (1 when it is 0).
 float scaleOf(float amax);
 
@@ -38,8 +52,11 @@ struct ChannelQuantized {
 ChannelQuantized quantizePerChannel(const std::vector<float> &values, int64_t perChannel);
 
 /// An int8 matrix operator's bias in its accumulator's units:
-/// round(b[n] / scale[n]) (scale = input scale times channel scale).
-std::vector<int32_t> quantizeBias(const std::vector<float> &bias, const std::vector<float> &scales);
+/// round(b[n] / scale[n]) (scale = input scale times channel scale), plus
+/// `corrections[n]` (-zero times the channel's sum of weight codes, which
+/// removes an offset input's zero point; empty: none).
+std::vector<int32_t> quantizeBias(const std::vector<float> &bias, const std::vector<float> &scales,
+                                  const std::vector<int64_t> &corrections = {});
 
 /// The crossbar cells of int8 codes: `slices` digits of `cellBits` bits,
 /// code = sum of digit[s] * 2^(s * cellBits); every digit but the last is

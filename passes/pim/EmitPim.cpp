@@ -57,7 +57,25 @@ std::vector<char> bytesOf(ElementsAttr attr) {
   return out;
 }
 
-void appendCode(Block &block, pim::CoreProgram &p) {
+/// Operator names by the instructions' locations (the lowering names each
+/// instruction's location after its task: "<op> <task>").
+struct Origins {
+  std::vector<std::string> &names;
+  llvm::StringMap<int32_t> index;
+
+  int32_t of(Location loc) {
+    auto name = dyn_cast<NameLoc>(loc);
+    if (!name || !name.getName().getValue().starts_with("task "))
+      return -1;
+    StringRef key = name.getName().getValue().drop_front(5);
+    auto [it, inserted] = index.try_emplace(key, int32_t(names.size()));
+    if (inserted)
+      names.push_back(key.str());
+    return it->second;
+  }
+};
+
+void appendCode(Block &block, pim::CoreProgram &p, Origins &origins) {
   for (Operation &op : block) {
     if (auto repeat = dyn_cast<pim::RepeatOp>(op)) {
       pim::Instruction begin;
@@ -68,11 +86,12 @@ void appendCode(Block &block, pim::CoreProgram &p) {
       for (auto [r, s] : llvm::zip(repeat.getRegs(), repeat.getStrides()))
         p.strides.push_back({uint8_t(r), s});
       p.code.push_back(begin);
-      appendCode(repeat.getBody().front(), p);
+      appendCode(repeat.getBody().front(), p, origins);
       pim::Instruction end;
       end.opcode = pim::Opcode::RepeatEnd;
       p.code.push_back(end);
     } else if (std::optional<pim::Instruction> in = pim::toInstruction(&op)) {
+      in->origin = origins.of(op.getLoc());
       p.code.push_back(*in);
     }
   }
@@ -88,6 +107,7 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
   program.weightBits = chip.getWeightBits();
   program.localMemory = chip.getMemory();
   program.programs.resize(size_t(program.cores));
+  Origins origins{program.operators, {}};
   for (int64_t i = 0; i < program.cores; ++i)
     program.programs[size_t(i)].id = i;
   std::map<std::string, std::vector<float>> weights;
@@ -139,7 +159,7 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
       }
       p.groups.push_back(std::move(group));
     }
-    appendCode(core.getBody().front(), p);
+    appendCode(core.getBody().front(), p, origins);
     if (llvm::Error e = pim::linkLoops(p))
       return core.emitError() << llvm::toString(std::move(e));
   }

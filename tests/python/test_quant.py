@@ -202,7 +202,7 @@ def test_calibration_gives_each_subgraph_one_scale_from_its_observation_point(tm
     cal = quant.calibrate(module, tensors, samples)
     scales: dict[int, set[float]] = {}
     text = str(module)
-    for ident, scale in re.findall(r"codec\.observe %\S+ for <(\d+) : f32 -> i8> \{scale = ([-+.0-9e]+) : f32\}",
+    for ident, scale in re.findall(r"codec\.observe %\S+ for <(\d+) : f32 -> i8> \{scale = ([-+.0-9e]+) : f32[^}]*\}",
                                    text):
         scales.setdefault(int(ident), set()).add(float(scale))
     assert set(scales) == set(cal.scales) == set(quant.encoded_subgraphs(module))
@@ -211,7 +211,13 @@ def test_calibration_gives_each_subgraph_one_scale_from_its_observation_point(tm
     first = int(re.search(r"codec\.encode %arg0 to <(\d+) : f32 -> i8>", text).group(1))
     amax = max(float(np.abs(s["x"]).max()) for s in samples)
     assert cal.amax[first] == pytest.approx(amax)
-    assert cal.scales[first] == float(np.float32(amax) / np.float32(127))
+    assert cal.scales[first] == float(np.float32(amax) / np.float32(127)) and cal.zeros[first] == 0
+    # Data calibration saw non-negative (after a ReLU) is offset: zero point
+    # -127, scale max / 254, and the IR says so.
+    offset = [k for k, m in cal.minimum.items() if m >= 0]
+    assert offset and all(cal.zeros[k] == -127 and cal.scales[k] == float(np.float32(cal.amax[k]) / np.float32(254))
+                          for k in offset)
+    assert text.count("zero_point = -127 : i32") >= len(offset)
 
 
 def _activation_codecs(module: ir.Module) -> tuple[int, int]:

@@ -163,35 +163,39 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
   // int8 (the placement encoded q, k and v): the codes are widened to
   // f32, exact integers, so that the products are exact sums of codes;
   // the scores are scaled by s_q s_k, the probabilities encoded as
-  // round(127 p) and the output, sum of their products with the value
-  // codes, leaves as i32 sums of scale s_v / 127 (CodecOps.cpp decodes it).
+  // round(32767 p) (i16, codec::kProbabilityLevels) and the output, sum of
+  // their products with the value codes, leaves as i32 sums of scale
+  // s_v / 32767 (CodecOps.cpp decodes it).
   bool integer = isEncoded(op.getQuery());
   if (integer != isEncoded(op.getKey()) || integer != isEncoded(op.getValue()))
     return op.emitOpError("the PIM lowering needs the query, key and value all encoded or all f32");
   float scoreScale = float(scale);
   if (integer) {
-    FailureOr<float> sq = scaleOf(op.getQuery()), sk = scaleOf(op.getKey());
+    FailureOr<codec::Encoding> sq = encodingOf(op.getQuery()), sk = encodingOf(op.getKey());
     if (failed(sq) || failed(sk))
       return failure();
-    scoreScale = (*sq * *sk) * float(scale);
+    scoreScale = (sq->scale * sk->scale) * float(scale);
   }
   auto operandRows = [&](Value v) -> FailureOr<Piece> {
     FailureOr<Piece> p = rows(*this, v);
     if (failed(p) || !integer)
       return p;
-    return widened(*p);
+    FailureOr<codec::Encoding> encoding = encodingOf(v);
+    if (failed(encoding))
+      return failure();
+    return widened(*p, encoding->zero);
   };
   FailureOr<Piece> query = operandRows(op.getQuery()), key = operandRows(op.getKey()),
                    value = operandRows(op.getValue());
   FailureOr<Piece> result = fresh(out, rowMajor(out));
   FailureOr<int> scores = scratch(4 * S), wide = scratch(4 * S), one = scratch(4);
-  FailureOr<int> codes = scratch(S);
+  FailureOr<int> codes = scratch(2 * S);
   if (failed(query) || failed(key) || failed(value) || failed(result) || failed(scores) || failed(wide) ||
       failed(one) || failed(codes))
     return failure();
   Address ones = placeConstant(std::vector<float>(size_t(S), 1.0f));
   Address scaled = placeConstant(std::vector<float>(size_t(S), scoreScale));
-  Address levels = integer ? placeConstant(std::vector<float>(size_t(S), codec::kInt8Max)) : Address();
+  Address levels = integer ? placeConstant(std::vector<float>(size_t(S), codec::kProbabilityLevels)) : Address();
   Address c = Address::at(addressOfBuffer(*codes));
   std::optional<Address> maskBase;
   if (!mask.empty())
@@ -222,9 +226,9 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
     e.vector(Opcode::Vvdmul, s, p, ones, S);
     e.vector(Opcode::ExtVbcast, t, s, std::nullopt, S);
     e.vector(Opcode::ExtVvdiv, p, p, t, S);
-    if (integer) { // p <- round(127 p), as exact f32 integers
-      e.vector(Opcode::ExtVquant, c, p, levels, S, ElementType::I8);
-      e.vector(Opcode::ExtVdequant, p, c, ones, S, ElementType::I8);
+    if (integer) { // p <- round(32767 p), as exact f32 integers
+      e.vector(Opcode::ExtVquant, c, p, levels, S, ElementType::I16);
+      e.vector(Opcode::ExtVdequant, p, c, ones, S, ElementType::I16);
     }
     e.matrixVector(Opcode::ExtVvecmat, a[1], a[3], p, S, Ev); // out = p^T V
   });

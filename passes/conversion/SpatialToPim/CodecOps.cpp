@@ -55,12 +55,12 @@ bool Lowering::isEncoded(Value v) {
   return s && s->isEncoded();
 }
 
-FailureOr<float> Lowering::scaleOf(Value v) {
+FailureOr<codec::Encoding> Lowering::encodingOf(Value v) {
   std::optional<codec::SemanticsAttr> s = semanticsOf(v);
   if (!s)
     return emitError(v.getLoc()) << "raptor-lower-to-pim: this value belongs to no encoded subgraph";
-  auto it = subgraphScales.find(s->getId());
-  if (it == subgraphScales.end())
+  auto it = subgraphEncodings.find(s->getId());
+  if (it == subgraphEncodings.end())
     return emitError(v.getLoc()) << "raptor-lower-to-pim: encoded subgraph " << s->getId()
                                  << " has no calibrated scale (its codec.observe needs a `scale`; "
                                     "`raptor compile --precision int8` calibrates)";
@@ -79,16 +79,25 @@ FailureOr<const Lowering::QuantizedMatrix *> Lowering::quantizedMatrix(Operation
   if (!isEncoded(weight))
     return op->emitOpError("reads encoded data but its weight is not encoded (the placement gave it no "
                            "INT8 variant)");
-  FailureOr<float> sx = scaleOf(input);
+  FailureOr<codec::Encoding> x = encodingOf(input);
   FailureOr<const nn::HostTensor *> w = constantOf(weight);
-  if (failed(sx) || failed(w))
+  if (failed(x) || failed(w))
     return failure();
   int64_t channels = (*w)->shape.empty() ? 1 : (*w)->shape[0];
-  codec::ChannelQuantized q = codec::quantizePerChannel((*w)->data, (*w)->numel() / std::max<int64_t>(channels, 1));
+  int64_t perChannel = (*w)->numel() / std::max<int64_t>(channels, 1);
+  codec::ChannelQuantized q = codec::quantizePerChannel((*w)->data, perChannel);
   QuantizedMatrix m;
-  m.codes = std::move(q.codes);
   for (float s : q.scales)
-    m.scales.push_back(*sx * s);
+    m.scales.push_back(x->scale * s);
+  // An offset input reads (q - zero): its sums carry -zero * sum of codes.
+  if (x->zero != 0)
+    for (int64_t n = 0; n < channels; ++n) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < perChannel; ++k)
+        sum += int64_t(q.codes[size_t(n * perChannel + k)]);
+      m.corrections.push_back(-int64_t(x->zero) * sum);
+    }
+  m.codes = std::move(q.codes);
   return &quantized.emplace(op, std::move(m)).first->second;
 }
 
@@ -100,13 +109,21 @@ static LogicalResult convertPiece(Lowering &l, const Piece &from, const Piece &t
                   [&](ArrayRef<Address> a, int64_t run) { e.vector(code, a[0], a[1], a[2], run, type); });
 }
 
-FailureOr<Piece> Lowering::widened(const Piece &p) {
+FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
   FailureOr<Piece> wide = fresh(p.sizes, compactLike(p.layout));
   if (failed(wide))
     return failure();
   temporary(wide->buffer);
   if (failed(convertPiece(*this, p, *wide, Opcode::ExtVdequant, typeOf(p))))
     return failure();
+  if (zero != 0) { // q - zero: what the codes stand for, in units of the scale
+    std::vector<float> offset{float(-zero)};
+    CoreEmitter &e = here();
+    KernelOperand w = operand(*wide);
+    if (failed(kernel({w, w, KernelOperand{Address(), broadcastLayout({}, p.sizes), &offset}},
+                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+      return failure();
+  }
   wide->origin = p.origin;
   return wide;
 }
@@ -124,9 +141,9 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   if (!sem.getTarget().isInteger(8) || !sem.getSource().isF32())
     return op.emitOpError() << "the PIM lowering encodes f32 data as i8 only, not " << sem.getSource() << " as "
                             << sem.getTarget();
-  FailureOr<float> scale = scaleOf(op.getOutput());
+  FailureOr<codec::Encoding> encoding = encodingOf(op.getOutput());
   FailureOr<Piece> x = materializeAny(op.getInput());
-  if (failed(scale) || failed(x))
+  if (failed(encoding) || failed(x))
     return failure();
   if (typeOf(*x) != ElementType::F32)
     return op.emitOpError("encodes data that is encoded already");
@@ -134,9 +151,25 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   FailureOr<Piece> result = fresh(shape, compactLike(x->layout), ElementType::I8);
   if (failed(result))
     return failure();
-  std::vector<float> multiplier{1.0f / *scale};
+  std::vector<float> multiplier{1.0f / encoding->scale}, one{1.0f}, zero{float(encoding->zero)};
+  Layout everywhere = broadcastLayout({}, shape);
   CoreEmitter &e = here();
-  if (failed(kernel({operand(*result), operand(*x), KernelOperand{Address(), broadcastLayout({}, shape), &multiplier}},
+  KernelOperand from = operand(*x);
+  if (encoding->zero != 0) { // x / s + zero in f32, then rounded
+    FailureOr<Piece> t = fresh(shape, compactLike(x->layout));
+    if (failed(t))
+      return failure();
+    temporary(t->buffer);
+    KernelOperand shifted = operand(*t);
+    if (failed(kernel({shifted, from, KernelOperand{Address(), everywhere, &multiplier}},
+                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })) ||
+        failed(kernel({shifted, shifted, KernelOperand{Address(), everywhere, &zero}},
+                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+      return failure();
+    from = shifted;
+    multiplier = one;
+  }
+  if (failed(kernel({operand(*result), from, KernelOperand{Address(), everywhere, &multiplier}},
                     [&](ArrayRef<Address> a, int64_t run) {
                       e.vector(Opcode::ExtVquant, a[0], a[1], a[2], run, ElementType::I8);
                     })))
@@ -154,15 +187,15 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
   // Scales: per output channel for a matrix operator's sums (dimension 1
   // of a convolution's map, the last one of a linear layer's), else the
   // subgraph's one scale.
-  std::vector<float> scales;
+  std::vector<float> scales, offset;
   Layout scaleLayout = broadcastLayout({}, shape);
   Operation *producer = matrixProducer(op.getInput());
   if (auto sdpa = dyn_cast_or_null<nn::ScaledDotProductAttentionOp>(producer)) {
-    // Sums of round(127 p) times value codes.
-    FailureOr<float> sv = scaleOf(sdpa.getValue());
-    if (failed(sv))
+    // Sums of round(32767 p) times value codes.
+    FailureOr<codec::Encoding> v = encodingOf(sdpa.getValue());
+    if (failed(v))
       return failure();
-    scales = {*sv * (1.0f / codec::kInt8Max)};
+    scales = {v->scale * (1.0f / codec::kProbabilityLevels)};
   } else if (producer) {
     FailureOr<const QuantizedMatrix *> m = quantizedMatrix(producer);
     if (failed(m))
@@ -174,10 +207,12 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
       modes.push_back(Layout(shape[d], d == channelDim ? 1 : 0));
     scaleLayout = fromTorchModes(modes);
   } else {
-    FailureOr<float> s = scaleOf(op.getInput());
-    if (failed(s))
+    FailureOr<codec::Encoding> in = encodingOf(op.getInput());
+    if (failed(in))
       return failure();
-    scales = {*s};
+    scales = {in->scale};
+    if (in->zero != 0) // s q + (-zero s): the offset removed after scaling
+      offset = {float(-in->zero) * in->scale};
   }
   FailureOr<Piece> x = materializeAny(op.getInput());
   if (failed(x))
@@ -194,6 +229,12 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
                       e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, from);
                     })))
     return failure();
+  if (!offset.empty()) {
+    KernelOperand y = operand(*result);
+    if (failed(kernel({y, y, KernelOperand{Address(), broadcastLayout({}, shape), &offset}},
+                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+      return failure();
+  }
   define(op.getOutput(), shape, *result);
   return success();
 }

@@ -33,8 +33,12 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::Tar
     : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {
   // Calibration wrote each encoded subgraph's scale on its observation point.
   func.walk([&](codec::ObserveOp o) {
-    if (auto scale = o->getAttrOfType<FloatAttr>("scale"))
-      subgraphScales[o.getSemantics().getId()] = float(scale.getValueAsDouble());
+    if (auto scale = o->getAttrOfType<FloatAttr>("scale")) {
+      codec::Encoding e{float(scale.getValueAsDouble()), 0};
+      if (auto zero = o->getAttrOfType<IntegerAttr>("zero_point"))
+        e.zero = int32_t(zero.getInt());
+      subgraphEncodings[o.getSemantics().getId()] = e;
+    }
   });
 }
 
@@ -47,7 +51,11 @@ CoreEmitter &Lowering::emitter(int64_t id) {
     op.getBody().emplaceBlock();
     slot = std::make_unique<CoreEmitter>(op, target.localMemoryBytes);
   }
-  slot->loc = task ? task.getLoc() : chip.getLoc();
+  // Instructions carry their task ("task <op> <name>"): per-operator counts.
+  slot->loc = task ? Location(NameLoc::get(StringAttr::get(chip.getContext(), "task " + task.getOp().str() + " " +
+                                                                                 task.getName().str()),
+                                           task.getLoc()))
+                   : Location(chip.getLoc());
   return *slot;
 }
 

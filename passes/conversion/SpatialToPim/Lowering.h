@@ -151,19 +151,21 @@ public:
   // int8 codecs (CodecOps.cpp).
   /// Whether `v` holds encoded data (an int8 subgraph of the placement).
   bool isEncoded(mlir::Value v);
-  /// The calibrated scale of the encoded subgraph `v` belongs to.
-  mlir::FailureOr<float> scaleOf(mlir::Value v);
-  /// An int8 matrix operator's weight codes per output channel and its
-  /// decoder's scales (input scale times channel scale).
+  /// The calibrated encoding of the subgraph `v` belongs to.
+  mlir::FailureOr<codec::Encoding> encodingOf(mlir::Value v);
+  /// An int8 matrix operator's weight codes per output channel, its
+  /// decoder's scales (input scale times channel scale) and the bias units
+  /// removing an offset input's zero point (empty for symmetric inputs).
   struct QuantizedMatrix {
     std::vector<float> codes, scales;
+    std::vector<int64_t> corrections;
   };
   mlir::FailureOr<const QuantizedMatrix *> quantizedMatrix(mlir::Operation *op);
   /// The element type of a value computed earlier.
   ElementType typeOfValue(mlir::Value v);
   /// An f32 copy of integer data (exact), freed with the task: the vector
   /// unit multiplies f32.
-  mlir::FailureOr<Piece> widened(const Piece &p);
+  mlir::FailureOr<Piece> widened(const Piece &p, int32_t zero = 0);
   /// An i32 copy of f32 data holding exact integers.
   mlir::FailureOr<Piece> narrowed(const Piece &p);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
@@ -189,7 +191,7 @@ private:
     IoOp io;
   };
   std::vector<Output> outputs;
-  std::map<int64_t, float> subgraphScales; // calibrated scale per codec subgraph id
+  std::map<int64_t, codec::Encoding> subgraphEncodings; // calibrated, per codec subgraph id
   std::map<mlir::Operation *, QuantizedMatrix> quantized;
 
   void retain(const TensorValue &v);

@@ -161,19 +161,27 @@ ElementType sumsOf(Lowering &l, bool integer) {
 }
 
 /// The bias columns [col0, col1) the lane adds (only the first lane of its
-/// columns adds one): f32, or an int8 operator's bias in its sums' units.
+/// columns adds one): f32, or an int8 operator's bias in its sums' units
+/// (with the correction of an offset input, also when it has no bias).
 FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatial::MatrixTiling &tiling,
                                            int64_t col0, int64_t col1, const Lowering::QuantizedMatrix *codes) {
-  if (!bias || !addsBias(tiling, int64_t(l.task.getLane())))
+  bool corrected = codes && !codes->corrections.empty();
+  if ((!bias && !corrected) || !addsBias(tiling, int64_t(l.task.getLane())))
     return std::optional<Address>();
-  FailureOr<const nn::HostTensor *> b = l.constantOf(bias);
-  if (failed(b))
-    return failure();
-  std::vector<float> values((*b)->data.begin() + col0, (*b)->data.begin() + col1);
+  std::vector<float> values(size_t(col1 - col0), 0.0f);
+  if (bias) {
+    FailureOr<const nn::HostTensor *> b = l.constantOf(bias);
+    if (failed(b))
+      return failure();
+    values.assign((*b)->data.begin() + col0, (*b)->data.begin() + col1);
+  }
   if (!codes)
     return std::optional<Address>(l.placeConstant(std::move(values)));
   std::vector<float> scales(codes->scales.begin() + col0, codes->scales.begin() + col1);
-  return std::optional<Address>(l.placeIntegers(codec::quantizeBias(values, scales)));
+  std::vector<int64_t> corrections;
+  if (corrected)
+    corrections.assign(codes->corrections.begin() + col0, codes->corrections.begin() + col1);
+  return std::optional<Address>(l.placeIntegers(codec::quantizeBias(values, scales, corrections)));
 }
 
 } // namespace
@@ -244,7 +252,15 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   std::optional<std::pair<int64_t, int64_t>> needed;
   if (task.getRows())
     needed = std::pair<int64_t, int64_t>{row0 * sh, (row1 - 1) * sh + (KH - 1) * dh + 1};
-  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, 0, needed);
+  // Padding holds the code of 0 (an offset encoding's zero point).
+  uint8_t fill = 0;
+  if (integer) {
+    FailureOr<codec::Encoding> encoding = encodingOf(op.getInput());
+    if (failed(encoding))
+      return failure();
+    fill = uint8_t(int8_t(encoding->zero));
+  }
+  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, fill, needed);
   if (failed(paddedInput))
     return failure();
   Piece padded = *paddedInput;

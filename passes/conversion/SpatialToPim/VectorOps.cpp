@@ -270,33 +270,32 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
   int64_t sh = stride[0], sw = stride.size() > 1 ? stride[1] : sh;
   int64_t dh = dilation.empty() ? 1 : dilation[0], dw = dilation.size() > 1 ? dilation[1] : dh;
   int64_t Wp = W + 2 * pw;
-  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, 0);
+  // int8: the vector unit multiplies f32, so the codes are widened to f32
+  // (exact integers, q - zero) and the sums, exact below 2^24, narrowed to
+  // i32 at the end; padding holds the code of 0.
+  bool integer = isEncoded(op.getInput());
+  codec::Encoding encoding;
+  if (integer) {
+    FailureOr<codec::Encoding> e = encodingOf(op.getInput());
+    if (failed(e))
+      return failure();
+    encoding = *e;
+  }
+  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, uint8_t(int8_t(encoding.zero)));
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(x) || failed(weight))
     return failure();
   CoreEmitter &e = here();
-  // int8: the vector unit multiplies f32, so the codes are widened to f32
-  // (exact integers) and the sums, exact below 2^24, narrowed to i32 at the end.
-  bool integer = isEncoded(op.getInput());
   const QuantizedMatrix *codes = nullptr;
   std::vector<float> one{1.0f};
-  Layout everywhere = broadcastLayout({}, x->sizes);
   if (integer) {
     FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
     if (failed(q))
       return failure();
     codes = *q;
-    FailureOr<Piece> wide = fresh(x->sizes, x->layout);
-    if (failed(wide))
+    x = widened(*x, encoding.zero);
+    if (failed(x))
       return failure();
-    temporary(wide->buffer);
-    if (failed(kernel({operand(*wide), operand(*x), KernelOperand{Address(), everywhere, &one}},
-                      [&](ArrayRef<Address> a, int64_t run) {
-                        e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, ElementType::I8);
-                      })))
-      return failure();
-    wide->origin = x->origin;
-    x = wide;
   }
   const std::vector<float> &taps = integer ? codes->codes : (*weight)->data;
   FailureOr<Piece> result = fresh(out, channelsLast(out));
@@ -327,7 +326,7 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
     if (failed(bias))
       return failure();
     std::vector<float> b = (*bias)->data;
-    if (integer) {
+    if (integer) { // (the widened inputs are q - zero: no correction)
       std::vector<int32_t> units = codec::quantizeBias(b, codes->scales);
       b.assign(units.begin(), units.end());
     }
@@ -587,8 +586,14 @@ LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
   uint8_t byte = uint8_t(bits);
+  if (type != ElementType::F32) { // the code of 0
+    FailureOr<codec::Encoding> encoding = encodingOf(op.getSelf());
+    if (failed(encoding))
+      return failure();
+    bits = byte = uint8_t(int8_t(encoding->zero));
+  }
   CoreEmitter &e = here();
-  if (bits == byte * 0x01010101u) {
+  if (type != ElementType::F32 || bits == byte * 0x01010101u) {
     e.lldi(addressOf(*result), byte, int64_t(bytesOf(type)) * result->layout.cosize());
   } else {
     std::vector<float> fill{value};

@@ -26,10 +26,10 @@ from mlir import ir
 from .. import _raptor
 from .. import codec as _codec
 from .._io import UserError
-from .interpreter import _semantics, evaluate, quantize_per_channel, scale_of
+from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "calibrate", "input_shapes", "load_samples", "prepare", "random_inputs", "reference",
-           "quantize_per_channel", "scale_of", "encoded_subgraphs"]
+__all__ = ["Calibration", "calibrate", "encoded_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
+           "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
 def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -> None:
@@ -122,29 +122,35 @@ def load_samples(module: ir.Module, path: str) -> list[dict[str, np.ndarray]]:
 
 @dataclass
 class Calibration:
-    """The absolute maximum and scale of every encoded subgraph."""
+    """The range, scale and zero point of every encoded subgraph."""
 
     amax: dict[int, float] = field(default_factory=dict)
+    minimum: dict[int, float] = field(default_factory=dict)
     scales: dict[int, float] = field(default_factory=dict)
+    zeros: dict[int, int] = field(default_factory=dict)
     samples: int = 0
     source: str = "random"
 
     def as_dict(self) -> dict:
         return {"source": self.source, "samples": self.samples,
-                "subgraphs": {str(k): {"amax": self.amax[k], "scale": self.scales[k]} for k in sorted(self.scales)}}
+                "offset_subgraphs": sum(1 for z in self.zeros.values() if z),
+                "subgraphs": {str(k): {"amax": self.amax[k], "min": self.minimum[k], "scale": self.scales[k],
+                                       "zero_point": self.zeros[k]} for k in sorted(self.scales)}}
 
 
 def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Iterable[Mapping[str, np.ndarray]],
               source: str = "random") -> Calibration:
     """Runs the float32 model on ``samples``, records each encoded
-    subgraph's absolute maximum at its observation point and writes the
-    scale (``scale`` on every ``codec.observe`` of the subgraph)."""
+    subgraph's range at its observation point and writes its encoding
+    (``scale``, and ``zero_point`` -127 for non-negative data, on every
+    ``codec.observe`` of the subgraph)."""
     cal = Calibration(source=source)
     wanted = set(encoded_subgraphs(module))
 
     def seen(subgraph: int, data: np.ndarray) -> None:
         if subgraph in wanted:
             cal.amax[subgraph] = max(cal.amax.get(subgraph, 0.0), float(np.abs(data).max(initial=0.0)))
+            cal.minimum[subgraph] = min(cal.minimum.get(subgraph, np.inf), float(data.min(initial=np.inf)))
 
     for sample in samples:
         evaluate(module, sample, weights, mode="fp32", observe=seen)
@@ -156,10 +162,15 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
         raise UserError(f"calibration saw no data at subgraph(s) {sorted(missing)}")
     with module.context, ir.Location.unknown():
         for subgraph, amax in cal.amax.items():
-            cal.scales[subgraph] = float(scale_of(amax))
+            scale, zero = encoding_of(amax, cal.minimum[subgraph])
+            cal.scales[subgraph], cal.zeros[subgraph] = float(scale), zero
         for op in _observers(module):
             subgraph = _semantics(op)[0]
             op.attributes["scale"] = ir.FloatAttr.get(ir.F32Type.get(), cal.scales[subgraph])
+            if cal.zeros[subgraph]:
+                op.attributes["zero_point"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), cal.zeros[subgraph])
+            elif "zero_point" in op.attributes:
+                del op.attributes["zero_point"]
     return cal
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compare", "format_report", "metrics", "program_report"]
+__all__ = ["compare", "format_report", "metrics", "program_report", "traffic"]
 
 
 def metrics(quantized: np.ndarray, exact: np.ndarray) -> dict[str, float]:
@@ -58,6 +58,23 @@ def format_report(report: Mapping[str, Any]) -> str:
         lines.append(f"  simulated program vs integer reference: "
                      f"{'bit-exact' if sim['bit_exact'] else 'max difference %.3g' % sim['max_difference']}")
     return "\n".join(lines)
+
+
+def traffic(stats: Mapping[str, Any]) -> dict[str, int]:
+    """Bytes the program's instructions read, from a simulation's counters:
+    local memory (vector and matrix operands, copies), global memory and
+    transfers received; split into the materialized codecs' instructions
+    and the operators' (by the task each instruction belongs to)."""
+    def reads(c: Mapping[str, int]) -> int:
+        return int(c["local_read_bytes"] + c["global_read_bytes"] + c["received_bytes"])
+
+    total = stats["total"]
+    codec = sum(reads(c) for name, c in stats["operators"].items() if name.startswith("codec."))
+    attributed = sum(reads(c) for c in stats["operators"].values())
+    return {"local_read_bytes": int(total["local_read_bytes"]), "global_read_bytes": int(total["global_read_bytes"]),
+            "received_bytes": int(total["received_bytes"]), "read_bytes": reads(total),
+            "codec_read_bytes": codec, "operator_read_bytes": attributed - codec,
+            "unattributed_read_bytes": reads(total) - attributed}
 
 
 def program_report(directory: str, weights: Mapping[str, np.ndarray],
@@ -110,5 +127,6 @@ def program_report(directory: str, weights: Mapping[str, np.ndarray],
         want = integer(tests[0])
         report["simulation"] = {"bit_exact": bool(np.array_equal(got, want)),
                                 "max_difference": float(np.abs(got - want).max(initial=0.0)),
-                                "instructions": int(run.stats["total"]["instructions"])}
+                                "instructions": int(run.stats["total"]["instructions"]),
+                                "traffic": traffic(run.stats)}
     return report

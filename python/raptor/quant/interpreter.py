@@ -23,15 +23,29 @@ from mlir import ir
 from .. import port_names
 from .._io import UserError
 
-__all__ = ["Codes", "Sums", "evaluate", "quantize_per_channel", "scale_of"]
+__all__ = ["Codes", "Sums", "encoding_of", "evaluate", "quantize_per_channel", "scale_of"]
 
 INT8_MAX = np.float32(127.0)
+#: Attention probabilities are encoded as round(32767 p) (16-bit codes).
+PROBABILITY_LEVELS = np.float32(32767.0)
+#: The zero point of an offset encoding (non-negative data, all 255 codes).
+OFFSET_ZERO = -127
 
 
 def scale_of(amax: float) -> np.float32:
-    """An encoding's scale for data of absolute maximum ``amax``."""
+    """A symmetric encoding's scale for data of absolute maximum ``amax``."""
     a = np.float32(amax)
     return a / INT8_MAX if a > 0 and np.isfinite(a) else np.float32(1.0)
+
+
+def encoding_of(amax: float, minimum: float) -> tuple[np.float32, int]:
+    """(scale, zero point) of a subgraph whose data spans [minimum, ...]
+    with absolute maximum ``amax``: offset (zero -127, 255 codes over
+    [0, amax]) for non-negative data, else symmetric."""
+    if minimum >= 0:
+        a = np.float32(amax)
+        return (a / np.float32(254.0) if a > 0 and np.isfinite(a) else np.float32(1.0)), OFFSET_ZERO
+    return scale_of(amax), 0
 
 
 def quantize_per_channel(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,14 +106,14 @@ def _semantics(op: ir.Operation) -> tuple[int, str, str]:
 
 
 def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray], *,
-             mode: str = "fp32", scales: Mapping[int, float] | None = None,
+             mode: str = "fp32", encodings: Mapping[int, tuple[float, int]] | None = None,
              observe: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
     """Runs the module's function on ``inputs`` (by ``nn.input`` name).
 
-    ``mode`` 'fp32' or 'int8'; ``scales`` the calibrated scale per subgraph
-    id (int8; default: the ``scale`` attributes of the ``codec.observe``
-    ops); ``observe(subgraph, data)`` is called at every calibration point
-    of activations (fp32)."""
+    ``mode`` 'fp32' or 'int8'; ``encodings`` the calibrated (scale, zero
+    point) per subgraph id (int8; default: the ``scale`` and ``zero_point``
+    attributes of the ``codec.observe`` ops); ``observe(subgraph, data)``
+    is called at every calibration point of activations (fp32)."""
     import torch
 
     if mode not in ("fp32", "int8"):
@@ -107,11 +121,12 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
     func = next(op for op in module.body.operations if op.operation.name == "func.func")
     block = func.regions[0].blocks[0]
     arg_attrs = ir.ArrayAttr(func.attributes["arg_attrs"]) if "arg_attrs" in func.attributes else []
-    if scales is None:
-        scales = {}
+    if encodings is None:
+        encodings = {}
         for op in block.operations:
             if op.operation.name == "codec.observe" and "scale" in op.attributes:
-                scales[_semantics(op.operation)[0]] = ir.FloatAttr(op.attributes["scale"]).value
+                zero = ir.IntegerAttr(op.attributes["zero_point"]).value if "zero_point" in op.attributes else 0
+                encodings[_semantics(op.operation)[0]] = (ir.FloatAttr(op.attributes["scale"]).value, zero)
     env: dict[Any, Any] = {}
     known: set[Any] = set()  # compile-time values (weights and what is computed from them)
     for i, arg in enumerate(block.arguments):
@@ -129,10 +144,11 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
             env[arg] = torch.from_numpy(np.ascontiguousarray(inputs[name], dtype=np.float32))
     int8 = mode == "int8"
 
-    def scale(subgraph: int) -> np.float32:
-        if subgraph not in scales:
+    def encoding(subgraph: int) -> tuple[np.float32, int]:
+        if subgraph not in encodings:
             raise UserError(f"encoded subgraph {subgraph} has no calibrated scale")
-        return np.float32(scales[subgraph])
+        s, z = encodings[subgraph]
+        return np.float32(s), int(z)
 
     def f32(v: Any) -> Any:
         if isinstance(v, (Codes, Sums)):
@@ -160,9 +176,11 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
             elif not int8 or constant:
                 result = x  # fp32 view, or a weight (its matrix operator quantizes it per channel)
             elif name == "codec.encode":
-                inv = np.float32(1.0) / scale(ident)
-                q = torch.clamp(torch.round(f32(x) * torch.tensor(inv)), -127, 127)
-                result = Codes(q.double(), ident)
+                s, z = encoding(ident)
+                t = f32(x) * torch.tensor(np.float32(1.0) / s)
+                if z:  # offset: x / s + zero in float32, then rounded
+                    t = t + torch.tensor(np.float32(z))
+                result = Codes(torch.clamp(torch.round(t), -127, 127).double(), ident)
             else:  # decode
                 if isinstance(x, Sums):
                     shape = [1] * x.values.dim()
@@ -170,12 +188,15 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                     s = torch.from_numpy(x.scales).reshape(shape)
                     result = x.values.float() * s
                 elif isinstance(x, Codes):
-                    result = x.values.float() * torch.tensor(scale(ident))
+                    s, z = encoding(ident)
+                    result = x.values.float() * torch.tensor(s)
+                    if z:
+                        result = result + torch.tensor(np.float32(-z) * s)
                 else:
                     raise UserError(f"codec.decode of subgraph {ident} reads f32 data")
             _bind(env, known, op, [result], constant)
             continue
-        results = _run(name, op, operands, a, int8, scale, f32)
+        results = _run(name, op, operands, a, int8, encoding, f32)
         _bind(env, known, op, results, constant)
     return outputs
 
@@ -188,7 +209,7 @@ def _bind(env: dict[Any, Any], known: set[Any], op: ir.Operation, results: list[
 
 
 def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: bool,
-         scale: Callable[[int], np.float32], f32: Callable[[Any], Any]) -> list[Any]:
+         encoding: Callable[[int], tuple[np.float32, int]], f32: Callable[[Any], Any]) -> list[Any]:
     import torch
     import torch.nn.functional as F
 
@@ -196,13 +217,15 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     arg = dict(zip(ports, x))
     kind = name.removeprefix("nn.")
     if kind in ("convolution", "linear") and isinstance(arg.get("input"), Codes):
-        return [_matrix(kind, arg, a, scale)]
+        return [_matrix(kind, arg, a, encoding)]
     if kind == "scaled_dot_product_attention" and isinstance(arg.get("query"), Codes):
-        return [_attention(arg, a, scale)]
+        return [_attention(arg, a, encoding)]
     codes = [v for v in x if isinstance(v, Codes)]
     if codes:  # an int8 operator that keeps its input's encoding (W policies)
         raw = [v.values if isinstance(v, Codes) else v for v in x]
-        out = _run(name, op, raw, a, False, scale, lambda v: v)
+        if kind == "constant_pad_nd":  # padding holds the code of 0
+            a = {**a, "value": float(encoding(codes[0].subgraph)[1])}
+        out = _run(name, op, raw, a, False, encoding, lambda v: v)
         return [Codes(v, codes[0].subgraph) if isinstance(v, torch.Tensor) and v.is_floating_point() else v
                 for v in out]
     x = [f32(v) for v in x]
@@ -282,7 +305,11 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "constant_pad_nd":
         return [F.pad(self, a["pad"], value=a.get("value", 0.0))]
     if kind == "constant":
-        return [torch.from_numpy(np.array(ir.DenseElementsAttr(op.attributes["value"]), dtype=np.float32))]
+        data = np.array(ir.DenseElementsAttr(op.attributes["value"]))
+        return [torch.from_numpy(data.astype(np.float32) if np.issubdtype(data.dtype, np.floating) else data)]
+    if kind == "embedding":
+        return [F.embedding(arg["indices"].long(), arg["weight"], a.get("padding_idx", -1)
+                            if a.get("padding_idx", -1) >= 0 else None)]
     if kind == "scaled_dot_product_attention":
         return [F.scaled_dot_product_attention(arg["query"], arg["key"], arg["value"], arg.get("attn_mask"),
                                                is_causal=a.get("is_causal", False), scale=a.get("scale"),
@@ -298,9 +325,12 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     raise UserError(f"the reference interpreter has no rule for '{name}'")
 
 
-def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np.float32]) -> Sums:
-    """An int8 convolution or linear layer: exact sums of codes plus the
-    bias in accumulator units (float64 holds them exactly)."""
+def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any],
+            encoding: Callable[[int], tuple[np.float32, int]]) -> Sums:
+    """An int8 convolution or linear layer: exact sums of (code - zero)
+    times weight codes plus the bias in accumulator units (float64 holds
+    them exactly; the programs pad with the code of 0 and fold the zero
+    point into the bias, which is the same)."""
     import torch
     import torch.nn.functional as F
 
@@ -309,7 +339,9 @@ def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any], scale: Callable[[
     if isinstance(weight, (Codes, Sums)):
         raise UserError(f"an int8 {kind} needs a compile-time weight")
     codes, channel = quantize_per_channel(weight.numpy())
-    scales = (scale(x.subgraph) * channel).astype(np.float32)
+    s_x, zero = encoding(x.subgraph)
+    scales = (s_x * channel).astype(np.float32)
+    values = x.values - zero
     w = torch.from_numpy(codes).double()
     bias = arg.get("bias")
     b = None
@@ -317,16 +349,16 @@ def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any], scale: Callable[[
         units = np.rint(bias.numpy().astype(np.float32) / scales)
         b = torch.from_numpy(np.clip(units, -2.0**31, 2147483520.0)).double()
     if kind == "linear":
-        return Sums(F.linear(x.values, w, b), scales, x.values.dim() - 1)
-    out = F.conv2d(x.values, w, b, a["stride"], a["padding"], a.get("dilation", [1, 1]), a.get("groups", 1))
+        return Sums(F.linear(values, w, b), scales, values.dim() - 1)
+    out = F.conv2d(values, w, b, a["stride"], a["padding"], a.get("dilation", [1, 1]), a.get("groups", 1))
     return Sums(out, scales, 1)
 
 
-def _attention(arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np.float32]) -> Sums:
+def _attention(arg: dict[str, Any], a: dict[str, Any], encoding: Callable[[int], tuple[np.float32, int]]) -> Sums:
     """int8 attention as the programs compute it: exact products of codes,
     scores scaled by s_q s_k in float32, a float32 softmax, probabilities
-    encoded as round(127 p), output sums of their products with the value
-    codes (scale s_v / 127)."""
+    encoded as round(32767 p), output sums of their products with the value
+    codes (scale s_v / 32767)."""
     import torch
 
     q, k, v = arg["query"], arg["key"], arg["value"]
@@ -334,12 +366,13 @@ def _attention(arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np
         raise UserError("int8 attention needs the query, key and value encoded")
     depth = q.values.shape[-1]
     factor = np.float32(a["scale"]) if a.get("scale") is not None else np.float32(1.0 / np.sqrt(depth))
-    s_scores = (scale(q.subgraph) * scale(k.subgraph)) * factor
-    keys, values = k.values, v.values
+    (s_q, z_q), (s_k, z_k), (s_v, z_v) = encoding(q.subgraph), encoding(k.subgraph), encoding(v.subgraph)
+    s_scores = (s_q * s_k) * factor
+    queries, keys, values = q.values - z_q, k.values - z_k, v.values - z_v
     groups = q.values.shape[1] // keys.shape[1]
     if groups > 1:  # grouped-query attention: each key head serves `groups` query heads
         keys, values = keys.repeat_interleave(groups, 1), values.repeat_interleave(groups, 1)
-    scores = (q.values @ keys.transpose(-1, -2)).float() * torch.tensor(s_scores)
+    scores = (queries @ keys.transpose(-1, -2)).float() * torch.tensor(s_scores)
     length, source = scores.shape[-2:]
     if a.get("is_causal", False):
         scores = scores + torch.triu(torch.full((length, source), float("-inf")), 1)
@@ -347,7 +380,7 @@ def _attention(arg: dict[str, Any], a: dict[str, Any], scale: Callable[[int], np
     if mask is not None:
         scores = scores + (torch.where(mask, 0.0, float("-inf")) if mask.dtype == torch.bool else mask)
     p = torch.softmax(scores, -1)
-    codes = torch.clamp(torch.round(p * torch.tensor(INT8_MAX)), -127, 127).double()
+    codes = torch.clamp(torch.round(p * torch.tensor(PROBABILITY_LEVELS)), -32767, 32767).double()
     out = codes @ values
-    s_out = np.float32(scale(v.subgraph) * (np.float32(1.0) / INT8_MAX))
+    s_out = np.float32(s_v * (np.float32(1.0) / PROBABILITY_LEVELS))
     return Sums(out, np.full(out.shape[-1], s_out, np.float32), out.dim() - 1)
