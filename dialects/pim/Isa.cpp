@@ -144,8 +144,8 @@ llvm::SmallVector<LocalAccess, 3> localAccesses(const Instruction &in, const Acc
     case S::VecMat:
       return {{in.rd, n, true}, {in.rs1, in.rows * n, false}, {in.rs2, in.rows * eb, false}};
     case S::Convert: // the integer side is `type`, the other operands f32
-      if (in.opcode == Opcode::ExtVquant)
-        return {{in.rd, n, true}, {in.rs1, 4 * in.len, false}, {in.rs2, 4 * in.len, false}};
+      if (in.opcode == Opcode::ExtVquant) // one multiplier (a scale register)
+        return {{in.rd, n, true}, {in.rs1, 4 * in.len, false}, {in.rs2, 4, false}};
       return {{in.rd, 4 * in.len, true}, {in.rs1, n, false}, {in.rs2, 4 * in.len, false}};
     case S::None:
       break;

@@ -299,8 +299,8 @@ def Pim_ExtVbcastOp : Pim_VectorUnary<"ext.vbcast", "rd[i] <- rs1[0] (extension)
 def Pim_ExtVvdivOp : Pim_VectorBinary<"ext.vvdiv", "rd[i] <- rs1[i] / rs2[i] (extension)",
                                       [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVquantOp : Pim_VectorBinary<"ext.vquant",
-    "rd[i] <- saturate(round_half_even(rs1[i] * rs2[i])): f32 to the integer `type` (a codec encoder; "
-    "extension)", [Pim_VectorUnit, Pim_Extension]>;
+    "rd[i] <- saturate(round_half_even(rs1[i] * rs2[0])): f32 to the integer `type`, one multiplier "
+    "(a codec encoder; extension)", [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVdequantOp : Pim_VectorBinary<"ext.vdequant",
     "rd[i] <- f32(rs1[i]) * rs2[i]: the integer `type` to f32 (a codec decoder; extension)",
     [Pim_VectorUnit, Pim_Extension]>;

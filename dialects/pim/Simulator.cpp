@@ -510,21 +510,22 @@ private:
     if (in.type == ElementType::F32)
       throwFault(llvm::formatv("{0}: a conversion needs an integer element type", where(c)).str());
     core.counters.vectorOps++;
-    const float *scale = localAs<float>(c, r[in.rs2], n);
     if (in.opcode == Opcode::ExtVquant) {
+      float multiplier = *localAs<float>(c, r[in.rs2], 1);
       const float *x = localAs<float>(c, r[in.rs1], n);
       int64_t hi = (int64_t(1) << (8 * eb - 1)) - 1;
       std::vector<int64_t> q(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
-        float v = std::nearbyint(x[i] * scale[i]); // the default rounding: half to even
+        float v = std::nearbyint(x[i] * multiplier); // the default rounding: half to even
         q[size_t(i)] = std::isnan(v) ? 0 : int64_t(std::clamp<float>(v, float(-hi), float(hi)));
       }
       uint8_t *d = local(c, r[in.rd], n * eb);
       for (int64_t i = 0; i < n; ++i)
         storeInt(d, in.type, i, q[size_t(i)]);
-      core.counters.localReadBytes += 8 * n, core.counters.localWriteBytes += n * eb;
+      core.counters.localReadBytes += 4 * n + 4, core.counters.localWriteBytes += n * eb;
       return;
     }
+    const float *scale = localAs<float>(c, r[in.rs2], n);
     const uint8_t *a = local(c, r[in.rs1], n * eb);
     scratch.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i)

@@ -72,8 +72,8 @@ def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 1
 
 
 def test_quantize_and_dequantize_instructions(tmp_path: Path) -> None:
-    """ext.vquant rounds x * y half to even and saturates to [-127, 127];
-    ext.vdequant scales the codes back."""
+    """ext.vquant rounds x * y[0] (one multiplier) half to even and
+    saturates to [-127, 127]; ext.vdequant scales the codes back by y."""
     x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 126.6, 300, -300, 3.2, -3.7, 0, 7, 1e9, -1e9, 0.49, 64.5],
                  np.float32)
     y = np.full(16, 1.0, np.float32)
@@ -114,7 +114,7 @@ def test_int8_mvmul_sums_codes_exactly_in_int32(tmp_path: Path) -> None:
 ])
 def test_integer_vector_instructions(tmp_path: Path, op: str, expect) -> None:
     """Integer element-wise instructions on i32 vectors made by ext.vquant
-    (a = round(x * y), b = round(y * y) for integer x and y)."""
+    (a = round(x * y[0]), b = round(y * y[0]) for integer x and y)."""
     x = RNG.integers(-1000, 1000, 16).astype(np.float32)
     y = RNG.integers(1, 5, 16).astype(np.float32)
     body = ("    pim.sldi r6, 5120\n"
@@ -122,7 +122,7 @@ def test_integer_vector_instructions(tmp_path: Path, op: str, expect) -> None:
             "    pim.ext.vquant r6, r3, r3 len 16 : i32\n"
             f"    pim.{op} r5, r4, r6 len 16 : i32\n")
     out = simulate(tmp_path, body, x, y).view(np.int32)
-    a, b = (x * y).astype(np.int64), (y * y).astype(np.int64)
+    a, b = (x * y[0]).astype(np.int64), (y * y[0]).astype(np.int64)
     np.testing.assert_array_equal(out, expect(a, b).astype(np.int32))
 
 

@@ -195,7 +195,7 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
     return failure();
   Address ones = placeConstant(std::vector<float>(size_t(S), 1.0f));
   Address scaled = placeConstant(std::vector<float>(size_t(S), scoreScale));
-  Address levels = integer ? placeConstant(std::vector<float>(size_t(S), codec::kProbabilityLevels)) : Address();
+  Address levels = integer ? placeConstant(std::vector<float>{codec::kProbabilityLevels}) : Address();
   Address c = Address::at(addressOfBuffer(*codes));
   std::optional<Address> maskBase;
   if (!mask.empty())

@@ -101,8 +101,21 @@ FailureOr<const Lowering::QuantizedMatrix *> Lowering::quantizedMatrix(Operation
   return &quantized.emplace(op, std::move(m)).first->second;
 }
 
+/// Encodes `from` into `to` (ext.vquant of integer `type`, one multiplier
+/// in local memory: a scale register, not a vector).
+static LogicalResult quantizeInto(Lowering &l, const KernelOperand &to, const KernelOperand &from, float multiplier,
+                                  ElementType type) {
+  Address m = l.placeConstant(std::vector<float>{multiplier});
+  CoreEmitter &e = l.here();
+  return l.kernel({to, from}, [&](ArrayRef<Address> a, int64_t run) {
+    e.vector(Opcode::ExtVquant, a[0], a[1], m, run, type);
+  });
+}
+
 /// A conversion kernel over `p`'s box into `to` with multiplier 1.
 static LogicalResult convertPiece(Lowering &l, const Piece &from, const Piece &to, Opcode code, ElementType type) {
+  if (code == Opcode::ExtVquant)
+    return quantizeInto(l, l.operand(to), l.operand(from), 1.0f, type);
   std::vector<float> one{1.0f};
   CoreEmitter &e = l.here();
   return l.kernel({l.operand(to), l.operand(from), KernelOperand{Address(), broadcastLayout({}, from.sizes), &one}},
@@ -169,10 +182,7 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
     from = shifted;
     multiplier = one;
   }
-  if (failed(kernel({operand(*result), from, KernelOperand{Address(), everywhere, &multiplier}},
-                    [&](ArrayRef<Address> a, int64_t run) {
-                      e.vector(Opcode::ExtVquant, a[0], a[1], a[2], run, ElementType::I8);
-                    })))
+  if (failed(quantizeInto(*this, operand(*result), from, multiplier[0], ElementType::I8)))
     return failure();
   define(op.getOutput(), shape, *result);
   return success();

@@ -287,7 +287,6 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
     return failure();
   CoreEmitter &e = here();
   const QuantizedMatrix *codes = nullptr;
-  std::vector<float> one{1.0f};
   if (integer) {
     FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
     if (failed(q))
@@ -337,12 +336,8 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
       return failure();
   }
   if (integer) {
-    FailureOr<Piece> sums = fresh(out, channelsLast(out), ElementType::I32);
-    if (failed(sums) ||
-        failed(kernel({operand(*sums), operand(*result), KernelOperand{Address(), broadcastLayout({}, out), &one}},
-                      [&](ArrayRef<Address> a, int64_t run) {
-                        e.vector(Opcode::ExtVquant, a[0], a[1], a[2], run, ElementType::I32);
-                      })))
+    FailureOr<Piece> sums = narrowed(*result);
+    if (failed(sums))
       return failure();
     temporary(result->buffer);
     result = sums;

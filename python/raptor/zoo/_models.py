@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-__all__ = ["MODELS", "ModelSpec", "SingleTensorWrapper"]
+__all__ = ["MODELS", "ModelSpec", "SingleTensorWrapper", "estimate_batch_norms"]
 
 #: Seed used before constructing every model, so weights are reproducible.
 SEED = 0
@@ -64,7 +64,7 @@ class SingleTensorWrapper(nn.Module):
         return out.last_hidden_state
 
 
-def _estimate_batch_norms(model: nn.Module, shape: tuple[int, ...], batch: int = 4) -> None:
+def estimate_batch_norms(model: nn.Module, shape: tuple[int, ...], batch: int = 4) -> None:
     """Batch-norm statistics measured on seeded random inputs.
 
     With torchvision's initialization and default statistics (mean 0,
@@ -101,7 +101,7 @@ def build_shufflenet_v2() -> nn.Module:
 
     torch.manual_seed(SEED)
     model = torchvision.models.shufflenet_v2_x1_0(weights=None)
-    _estimate_batch_norms(model, (1, 3, 224, 224))
+    estimate_batch_norms(model, (1, 3, 224, 224))
     return _finish(model)
 
 
@@ -111,7 +111,7 @@ def build_unet() -> nn.Module:
 
     torch.manual_seed(SEED)
     model = smp.Unet("resnet34", encoder_weights=None, classes=1)
-    _estimate_batch_norms(model, (1, 3, 512, 512), batch=2)
+    estimate_batch_norms(model, (1, 3, 512, 512), batch=2)
     return _finish(model)
 
 

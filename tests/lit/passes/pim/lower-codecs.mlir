@@ -1,5 +1,5 @@
 // Materialized codecs become conversions at exactly their positions: the
-// encoder of x an ext.vquant to i8 with 1 / scale (2.0), the int8 linear
+// encoder of x an ext.vquant to i8 with 1 / scale (2.0, one multiplier), the int8 linear
 // layer MVMs on i8 inputs summed in i32 (setbw 8, 32) with its bias in
 // accumulator units, the decoder an ext.vdequant of the i32 sums by the
 // input scale times each channel's weight scale, before the f32 relu.
@@ -10,7 +10,7 @@
 // CHECK-DAG:   pim.data @[[S:.*]] at {{[0-9]+}} dense<0.00196850393> : tensor<10xf32>
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[0, 508, 1016, 1524, 2032, 2540, 3048, 3556, 4064, 4572]> : tensor<10xi32>
 // CHECK-DAG:   pim.weight @[[W:.*]] dense<1.270000e+02> : tensor<10x12xf32>
-// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<2.000000e+00> : tensor<12xf32>
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<2.000000e+00> : tensor<1xf32>
 // CHECK:       pim.core 0
 // CHECK:         pim.setbw 32, 32
 // CHECK:         pim.ext.vquant [[Q:r[0-9]+]], {{r[0-9]+}}, {{r[0-9]+}} len 12 : i8

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Benchmark: int8 programs driven by codec placement, on the zoo and a
+torchvision CNN.
+
+For each model, policy and placement: compile with ``--precision int8``,
+measure accuracy of the integer reference against float32 torch on the
+calibration inputs and 8 held-out seeded inputs (max / mean relative
+error, cosine, top-1 agreement for classifiers), check the simulated
+program against the integer reference bit for bit on one held-out input,
+and count the bytes the program's instructions read (local memory, global
+memory, transfers received; codecs apart) beside the codec cost model's
+predicted traffic for the same placement. The float32 program is the
+baseline of the traffic columns (the machine-independent figure: traffic
+over the float32 program's, measured and predicted).
+
+    python bench/quant_models.py [--models shufflenet_v2,resnet18] [--json docs/quant-evaluation.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import raptor
+from raptor import codec, pim, quant, sources, weights, zoo
+from raptor.frontend.torch import import_program
+from raptor.quant.accuracy import program_report, traffic
+
+CNN_CONFIGS = (("Y", "local"), ("Y", "nonlocal"), ("W", "local"), ("W", "nonlocal"), ("W", "nonlocal-coalesced"))
+TRANSFORMER_CONFIGS = (("Y", "nonlocal-coalesced"),)
+MODELS = {"shufflenet_v2": CNN_CONFIGS, "resnet18": CNN_CONFIGS, "unet": CNN_CONFIGS,
+          "siglip": TRANSFORMER_CONFIGS, "smollm2": TRANSFORMER_CONFIGS}
+MIB = 1024 * 1024
+
+
+def _resnet18(work: Path) -> sources.Model:
+    """torchvision ResNet-18, seeded random weights, batch-norm statistics
+    estimated on random inputs (zoo recipe), exported through torch.export."""
+    import torchvision
+
+    from raptor.zoo._models import estimate_batch_norms
+
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(weights=None)
+    estimate_batch_norms(model, (1, 3, 224, 224))
+    model.eval()
+    x = torch.randn(1, 3, 224, 224)
+    with torch.no_grad():
+        ep = torch.export.export(model, (x,)).run_decompositions(zoo.decomposition_table())
+    module, _ = import_program(ep, raptor.Context())
+    path = work / "resnet18.safetensors"
+    weights.save(path, weights.from_exported_program(ep, module))
+
+    def reference(array: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return model(torch.from_numpy(array)).numpy()
+
+    return sources.Model(module, path, "torchvision resnet18", reference)
+
+
+def _load(name: str, work: Path) -> sources.Model:
+    return _resnet18(work) if name == "resnet18" else sources.load(name)
+
+
+def _predicted(name: str, work: Path, policy: str, placement: str) -> dict:
+    """The codec cost model's traffic for the placement (batch norms folded
+    first, as the compiler does)."""
+    model = _load(name, work)
+    with model.module.context:
+        raptor._raptor.fold_batch_norm(model.module)
+    if policy == "Z":
+        codec.place(model.module, "Z", "local")
+    else:
+        codec.place(model.module, policy, placement)
+    (c,) = codec.costs(model.module)
+    return {"traffic_bytes": c.traffic_bytes, "operator_traffic_bytes": c.operator_traffic_bytes,
+            "codec_traffic_bytes": c.codec_traffic_bytes, "codec_items": c.codec_items}
+
+
+def run_model(name: str, configs, work: Path) -> list[dict]:
+    rows = []
+    # The float32 program: traffic baseline.
+    model = _load(name, work)
+    start = time.perf_counter()
+    out = work / f"{name}-fp32"
+    pim.compile(model.module, out, weights=model.weights, pimsim="none", source=name)
+    x = quant.random_inputs(model.module, 1, seed=1)[0]
+    run = pim.Program.load(out).simulate(dict(x))
+    rows.append({"model": name, "precision": "fp32", "policy": "Z", "placement": "-",
+                 "traffic": traffic(run.stats), "predicted": _predicted(name, work, "Z", "local"),
+                 "seconds": round(time.perf_counter() - start, 1)})
+    print(f"  {name} fp32: {rows[-1]['seconds']} s", file=sys.stderr)
+    for policy, placement in configs:
+        model = _load(name, work)
+        start = time.perf_counter()
+        out = work / f"{name}-{policy}-{placement}"
+        result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
+                             placement=placement, pimsim="none", source=name)
+        tensors = weights.load(model.weights)
+        report = program_report(str(out), tensors, model.reference)
+        q = result.manifest["quantization"]
+        rows.append({"model": name, "precision": "int8", "policy": policy, "placement": placement,
+                     "encoded_subgraphs": q["encoded_subgraphs"],
+                     "offset_subgraphs": q["calibration"]["offset_subgraphs"],
+                     "calibration": report["calibration"]["summary"], "held_out": report["held_out"]["summary"],
+                     "bit_exact": report["simulation"]["bit_exact"],
+                     "max_difference": report["simulation"]["max_difference"],
+                     "traffic": report["simulation"]["traffic"],
+                     "predicted": _predicted(name, work, policy, placement),
+                     "seconds": round(time.perf_counter() - start, 1)})
+        print(f"  {name} {policy} {placement}: cosine {rows[-1]['held_out']['min_cosine']:.4f}, "
+              f"bit-exact {rows[-1]['bit_exact']}, {rows[-1]['seconds']} s", file=sys.stderr)
+    return rows
+
+
+def tables(rows: list[dict]) -> str:
+    lines = ["| model | policy | placement | offset / subgraphs | max rel | mean rel | min cosine | top-1 | "
+             "bit-exact |", "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if r["precision"] != "int8":
+            continue
+        h = r["held_out"]
+        top1 = f"{h['top1_agreement']:.2f}" if "top1_agreement" in h else "-"
+        exact = "yes" if r["bit_exact"] else f"no ({r['max_difference']:.2g})"
+        lines.append(f"| {r['model']} | {r['policy']} | {r['placement']} | {r['offset_subgraphs']} / "
+                     f"{r['encoded_subgraphs']} | {h['max_relative_error']:.4f} | {h['mean_relative_error']:.4f} | "
+                     f"{h['min_cosine']:.5f} | {top1} | {exact} |")
+    lines += ["", "| model | policy | placement | predicted MiB | measured MiB | measured codec MiB | "
+              "predicted / fp32 | measured / fp32 |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    base = {r["model"]: r for r in rows if r["precision"] == "fp32"}
+    for r in rows:
+        b = base[r["model"]]
+        p, m = r["predicted"]["traffic_bytes"], r["traffic"]["read_bytes"]
+        lines.append(f"| {r['model']} | {r['policy']} | {r['placement']} | {p / MIB:.1f} | {m / MIB:.1f} | "
+                     f"{r['traffic']['codec_read_bytes'] / MIB:.1f} | "
+                     f"{p / b['predicted']['traffic_bytes']:.3f} | {m / b['traffic']['read_bytes']:.3f} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all)")
+    ap.add_argument("--json", help="write the rows as JSON")
+    args = ap.parse_args()
+    names = [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error(f"unknown model(s) {', '.join(unknown)} (choose from {', '.join(MODELS)})")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="raptor-quant-") as tmp:
+        for name in names:
+            rows += run_model(name, MODELS[name], Path(tmp))
+    print(tables(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
