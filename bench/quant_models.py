@@ -54,7 +54,7 @@ def _resnet18(work: Path) -> sources.Model:
     x = torch.randn(1, 3, 224, 224)
     with torch.no_grad():
         ep = torch.export.export(model, (x,)).run_decompositions(zoo.decomposition_table())
-    module, _ = import_program(ep, raptor.Context())
+    module, _ = import_program(ep)
     path = work / "resnet18.safetensors"
     weights.save(path, weights.from_exported_program(ep, module))
 

@@ -217,6 +217,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         scale = float(np.abs(ref).max()) or 1.0
         report["max_error"] = float(np.abs(out - ref).max())
         report["max_error_relative"] = report["max_error"] / scale
+        if "quantization" in program.manifest:  # int8: also the integer reference, bit for bit
+            from raptor import quant
+            from raptor import weights as weight_files
+
+            saved = Path(args.directory) / "reports" / "quantized_model.mlir"
+            if not saved.is_file():
+                raise UserError(f"'{args.directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
+            module = ir.Module.parse(saved.read_text(), context=raptor.Context())
+            (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
+                                      weight_files.load(model.weights) if model.weights else {})
+            report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
+            report["integer_reference_max_difference"] = float(np.abs(out - want).max())
     if args.output:
         outputs = list(run.outputs.items())
         for item in args.output:
@@ -239,6 +251,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if "max_error" in report:
             print(f"  max |error| vs torch: {report['max_error']:.3e} "
                   f"({report['max_error_relative']:.3e} of the largest output)")
+        if "integer_reference_bit_exact" in report:
+            print("  vs the integer reference: " + ("bit-exact" if report["integer_reference_bit_exact"] else
+                  f"max |difference| {report['integer_reference_max_difference']:.3e}"))
     return 0
 
 

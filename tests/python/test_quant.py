@@ -282,9 +282,16 @@ def test_bad_quantization_inputs_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "z").exists()
     with pytest.raises(ValueError, match="unknown precision"):
         pim.compile(module, tmp_path / "p", weights=path, precision="int4")
+    narrow = json.loads(SMALL.read_text())
+    narrow["crossbar"].update(cell_bits=4, weight_bits=4)
+    (tmp_path / "narrow.json").write_text(json.dumps(narrow))
+    module, path, _ = _prepared(tmp_path, randomize(SmallCnn()), x)
+    with pytest.raises(UserError, match=r"weight_bits\): int8 codes need at least 8"):
+        pim.compile(module, tmp_path / "n", weights=path, precision="int8", target=tmp_path / "narrow.json")
+    assert not (tmp_path / "n").exists()
 
 
-def test_compile_cli_int8_report(tmp_path: Path) -> None:
+def test_compile_cli_int8_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """raptor compile MODEL.pt2 --precision int8 --report: the manifest,
     the calibrated IR and the accuracy report with a bit-exact simulation."""
     from raptor import cli
@@ -305,6 +312,10 @@ def test_compile_cli_int8_report(tmp_path: Path) -> None:
     assert report["held_out"]["summary"]["samples"] == 8
     assert report["held_out"]["summary"]["min_cosine"] > 0.99
     assert cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "o2"), "--policy", "Y"]) == 1
+    assert "only apply with --precision int8" in capsys.readouterr().err
+    assert cli.main(["simulate", str(tmp_path / "out"), "--check", "--json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["integer_reference_bit_exact"] and check["max_error_relative"] < 0.1
 
 
 SMALL = Path(__file__).parent.parent.parent / "python" / "raptor" / "spatial" / "targets" / "small.json"

@@ -232,13 +232,8 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
     }
     e.matrixVector(Opcode::ExtVvecmat, a[1], a[3], p, S, Ev); // out = p^T V
   });
-  if (integer) {
-    FailureOr<Piece> sums = narrowed(*result);
-    if (failed(sums))
-      return failure();
-    temporary(result->buffer);
-    result = sums;
-  }
+  if (integer && failed(result = narrowed(*result)))
+    return failure();
   TensorValue r;
   r.shape = out;
   r.pieces.push_back(*result);

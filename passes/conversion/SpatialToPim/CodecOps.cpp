@@ -145,6 +145,7 @@ FailureOr<Piece> Lowering::narrowed(const Piece &p) {
   FailureOr<Piece> sums = fresh(p.sizes, compactLike(p.layout), ElementType::I32);
   if (failed(sums) || failed(convertPiece(*this, p, *sums, Opcode::ExtVquant, ElementType::I32)))
     return failure();
+  temporary(p.buffer); // the f32 source is done with
   sums->origin = p.origin;
   return sums;
 }

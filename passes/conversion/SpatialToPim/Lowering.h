@@ -166,7 +166,8 @@ public:
   /// An f32 copy of integer data (exact), freed with the task: the vector
   /// unit multiplies f32.
   mlir::FailureOr<Piece> widened(const Piece &p, int32_t zero = 0);
-  /// An i32 copy of f32 data holding exact integers.
+  /// An i32 copy of f32 data holding exact integers (the source's buffer is
+  /// freed with the task).
   mlir::FailureOr<Piece> narrowed(const Piece &p);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
   mlir::LogicalResult lowerDecode(codec::DecodeOp op);

@@ -133,6 +133,27 @@ struct Multiply {
   }
 };
 
+/// A matrix operator's weights as the crossbars hold them: f32 values, or
+/// an int8 operator's codes (and its scales).
+struct MatrixWeights {
+  const nn::HostTensor *values;
+  const Lowering::QuantizedMatrix *codes = nullptr;
+  std::shared_ptr<nn::HostTensor> coded; // owns the codes' tensor
+};
+
+FailureOr<MatrixWeights> matrixWeights(Lowering &l, Operation *op, Value weight, bool integer) {
+  FailureOr<const nn::HostTensor *> w = l.constantOf(weight);
+  if (failed(w))
+    return failure();
+  if (!integer)
+    return MatrixWeights{*w};
+  FailureOr<const Lowering::QuantizedMatrix *> q = l.quantizedMatrix(op);
+  if (failed(q))
+    return failure();
+  auto coded = std::make_shared<nn::HostTensor>(nn::HostTensor{(*w)->shape, (*q)->codes});
+  return MatrixWeights{coded.get(), *q, coded};
+}
+
 /// Weight symbols of a lane: the values (f32), or the codes' bit slices.
 SmallVector<std::string> weightSlices(Lowering &l, Value weight, const nn::HostTensor &values,
                                       const spatial::MatrixTiling &tiling, bool integer) {
@@ -204,20 +225,11 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
     return failure();
   // The weights, embedded block-diagonally when grouped: matrix element
   // (k = (kh * KW + kw) * C + c, n) is weight[n][c][kh][kw].
-  FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
-  if (failed(weight))
+  FailureOr<MatrixWeights> weights = matrixWeights(*this, op, op.getWeight(), integer);
+  if (failed(weights))
     return failure();
-  const QuantizedMatrix *codes = nullptr;
-  nn::HostTensor coded;
-  if (integer) {
-    FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
-    if (failed(q))
-      return failure();
-    codes = *q;
-    coded.shape = (*weight)->shape;
-    coded.data = codes->codes;
-  }
-  const nn::HostTensor *source = integer ? &coded : *weight;
+  const QuantizedMatrix *codes = weights->codes;
+  const nn::HostTensor *source = weights->values;
   nn::HostTensor dense;
   const nn::HostTensor *tensor = source;
   if (groups > 1) {
@@ -336,22 +348,13 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   FailureOr<spatial::MatrixTiling::Lane> lane = laneOf(*this, K, N, 1, 1, integer, tiling);
   if (failed(lane))
     return failure();
-  FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
-  if (failed(weight))
+  FailureOr<MatrixWeights> weights = matrixWeights(*this, op, op.getWeight(), integer);
+  if (failed(weights))
     return failure();
-  const QuantizedMatrix *codes = nullptr;
-  nn::HostTensor coded;
-  if (integer) {
-    FailureOr<const QuantizedMatrix *> q = quantizedMatrix(op);
-    if (failed(q))
-      return failure();
-    codes = *q;
-    coded.shape = (*weight)->shape;
-    coded.data = codes->codes;
-  }
+  const QuantizedMatrix *codes = weights->codes;
   ElementType inType = integer ? ElementType::I8 : ElementType::F32;
   int64_t ib = bytesOf(inType);
-  SmallVector<std::string> symbols = weightSlices(*this, op.getWeight(), integer ? coded : **weight, tiling, integer);
+  SmallVector<std::string> symbols = weightSlices(*this, op.getWeight(), *weights->values, tiling, integer);
   // Matrix element (k, n) is weight[n][k].
   Layout matrix(IntTuple::tuple({K, N}), IntTuple::tuple({1, K}));
   FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbols, matrix);

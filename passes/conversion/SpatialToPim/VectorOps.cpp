@@ -335,13 +335,8 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
         })))
       return failure();
   }
-  if (integer) {
-    FailureOr<Piece> sums = narrowed(*result);
-    if (failed(sums))
-      return failure();
-    temporary(result->buffer);
-    result = sums;
-  }
+  if (integer && failed(result = narrowed(*result)))
+    return failure();
   define(op.getOut(), out, *result);
   return success();
 }

@@ -18,6 +18,7 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
         "source": manifest.get("source", ""),
         "target": manifest.get("target", ""),
         "precision": manifest.get("precision", "fp32"),
+        "cell_bits": manifest["chip"]["cell_bits"],
         "cores_used": len(cores),
         "instructions": program["instructions"],
         "unrolled_instructions": program["unrolled_instructions"],
@@ -27,6 +28,10 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
         "extensions": program["extensions"],
         "crossbars": sum(g["crossbars"] for c in cores for g in c["groups"]),
         "weights_bytes": sum(c["weights_bytes"] for c in cores),
+        # What the crossbars hold: f32 values, or int8 programs' cells.
+        "weight_storage_bytes": (sum(g["rows"] * g["cols"] for c in cores for g in c["groups"]) *
+                                 manifest["chip"]["cell_bits"] // 8 if manifest.get("precision") == "int8"
+                                 else sum(c["weights_bytes"] for c in cores)),
         "local_bytes_peak": peak["local_bytes"] if peak else 0,
         "local_bytes_peak_core": peak["id"] if peak else None,
         "transfers": len(manifest.get("transfers", [])),
@@ -49,7 +54,8 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
     lines = [
         f"{s['source']} -> {directory}: {s['cores_used']} cores, {s['instructions']:,} instructions "
         f"({s['unrolled_instructions']:,} unrolled for pimsim-nn), {compatible}",
-        f"  crossbars {s['crossbars']:,}, weights {s['weights_bytes'] / 2**20:.2f} MiB, "
+        f"  crossbars {s['crossbars']:,}, weights {s['weight_storage_bytes'] / 2**20:.2f} MiB "
+        f"({'int8 codes in ' + str(s['cell_bits']) + '-bit cells' if s['precision'] == 'int8' else 'f32'}), "
         f"local memory peak {s['local_bytes_peak'] / 2**20:.2f} MiB (core {s['local_bytes_peak_core']}), "
         f"{s['transfers']:,} transfers ({s['transfer_bytes'] / 2**20:.2f} MiB)",
     ]
