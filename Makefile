@@ -1,5 +1,5 @@
 # Raptor's entry points. `make demo` and `make test` are the README's quick start.
-.PHONY: setup demo test lit pytest bench fixtures docs clean
+.PHONY: setup demo test lit pytest bench fixtures docs fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -27,6 +27,12 @@ bench: setup
 	.venv/bin/python bench/codec_tables.py
 	.venv/bin/python bench/codec_scaling.py
 	.venv/bin/python bench/rdg_scaling.py
+
+# The fuzz harness over every entry point (FUZZ_SECONDS, default 30 minutes):
+# defects are minimized into build/fuzz/defects/, figures in build/fuzz/report.json.
+FUZZ_SECONDS ?= 1800
+fuzz: setup
+	.venv/bin/python tools/fuzz/raptor_fuzz.py --seconds $(FUZZ_SECONDS) --out build/fuzz
 
 # Regenerates the bundled zoo graphs (python/raptor/zoo/graphs/*.mlir).
 fixtures: setup

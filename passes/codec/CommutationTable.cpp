@@ -4,6 +4,7 @@
 #include "dialects/nn/NNOps.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -167,7 +168,19 @@ CommutationTable::load(StringRef path, MLIRContext *context,
           buffer.getError().message());
     return failure();
   }
-  FailureOr<CommutationTable> table = parse((*buffer)->getBuffer(), path, error);
+  // Diagnostics quote the table: bytes that are not UTF-8 would make them
+  // unprintable (Python cannot even decode them).
+  StringRef text = (*buffer)->getBuffer();
+  if (!llvm::json::isUTF8(text)) {
+    SmallVector<StringRef> lines;
+    text.split(lines, '\n');
+    size_t line = 1;
+    while (line <= lines.size() && llvm::json::isUTF8(lines[line - 1]))
+      ++line;
+    error("commutation table '" + path + "' is not UTF-8 text (line " + Twine(line) + ")");
+    return failure();
+  }
+  FailureOr<CommutationTable> table = parse(text, path, error);
   if (failed(table))
     return failure();
 
