@@ -237,8 +237,11 @@ def _activation_codecs(module: ir.Module) -> tuple[int, int]:
 
 
 def test_codec_positions_are_the_placements(tmp_path: Path) -> None:
-    """Without depthwise convolutions every ext.vquant is an activation
-    encoder of the placement and every ext.vdequant one of its decoders."""
+    """Without depthwise convolutions or attention the conversion
+    instructions are exactly the placement's codecs: one encoder task per
+    activation codec.encode, one decoder task per codec.decode (the
+    simulator's per-operator counts say which task each instruction
+    belongs to), each converting piece by piece, and nothing else converts."""
     class Plain(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -252,14 +255,19 @@ def test_codec_positions_are_the_placements(tmp_path: Path) -> None:
     x = torch.randn(1, 3, 8, 8)
     for policy in ("Y", "W"):
         module, path, _ = _prepared(tmp_path, Plain().eval(), x)
-        pim.compile(module, tmp_path / f"o{policy}", weights=path, precision="int8", policy=policy,
-                    pimsim="none")
-        saved = ir.Module.parse((tmp_path / f"o{policy}" / "reports" / "quantized_model.mlir").read_text(),
-                                context=raptor.Context())
+        out = tmp_path / f"o{policy}"
+        pim.compile(module, out, weights=path, precision="int8", policy=policy, pimsim="none")
+        saved = ir.Module.parse((out / "reports" / "quantized_model.mlir").read_text(), context=raptor.Context())
         encoders, decoders = _activation_codecs(saved)
+        stats = pim.simulate(out, x.numpy()).stats["operators"]
+        tasks = {kind: [k for k, c in stats.items() if k.startswith(kind + " ") and c["vector_ops"] > 0]
+                 for kind in ("codec.encode", "codec.decode")}
+        assert len(tasks["codec.encode"]) == encoders > 0
+        assert len(tasks["codec.decode"]) == decoders > 0
         program = str(module)
-        assert program.count("pim.ext.vquant") == encoders > 0
-        assert program.count("pim.ext.vdequant") == decoders > 0
+        conversions = program.count("pim.ext.vquant") + program.count("pim.ext.vdequant")
+        codec_vector_ops = sum(stats[k]["vector_ops"] for v in tasks.values() for k in v)
+        assert conversions <= codec_vector_ops  # every conversion is a codec task's
         if policy == "W":  # max pooling of codes
             assert re.search(r"pim\.vvmax [^\n]*: i8", program)
 

@@ -150,42 +150,67 @@ FailureOr<Piece> Lowering::narrowed(const Piece &p) {
   return sums;
 }
 
+/// `v`'s pieces on the current core, each whole box once: partial sums
+/// are added first (a codec converts values, not addends).
+FailureOr<TensorValue> Lowering::codecInput(Value v) {
+  FailureOr<TensorValue> value = localValue(v);
+  if (failed(value))
+    return failure();
+  if (llvm::none_of(value->pieces, [](const Piece &p) { return p.partial; }))
+    return value;
+  FailureOr<Piece> whole = materializeAny(v);
+  if (failed(whole))
+    return failure();
+  TensorValue out;
+  out.shape = value->shape;
+  out.pieces.push_back(*whole);
+  return out;
+}
+
 LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   auto sem = op.getSemantics();
   if (!sem.getTarget().isInteger(8) || !sem.getSource().isF32())
     return op.emitOpError() << "the PIM lowering encodes f32 data as i8 only, not " << sem.getSource() << " as "
                             << sem.getTarget();
   FailureOr<codec::Encoding> encoding = encodingOf(op.getOutput());
-  FailureOr<Piece> x = materializeAny(op.getInput());
+  FailureOr<TensorValue> x = codecInput(op.getInput());
   if (failed(encoding) || failed(x))
     return failure();
   if (typeOf(*x) != ElementType::F32)
     return op.emitOpError("encodes data that is encoded already");
-  SmallVector<int64_t, 4> shape = shapeOf(op.getOutput());
-  FailureOr<Piece> result = fresh(shape, compactLike(x->layout), ElementType::I8);
-  if (failed(result))
-    return failure();
-  std::vector<float> multiplier{1.0f / encoding->scale}, one{1.0f}, zero{float(encoding->zero)};
-  Layout everywhere = broadcastLayout({}, shape);
+  // Piece by piece: the encoded value keeps the pieces (rows of copies,
+  // columns of lanes) in place of one gathered copy.
+  TensorValue out;
+  out.shape = shapeOf(op.getOutput());
   CoreEmitter &e = here();
-  KernelOperand from = operand(*x);
-  if (encoding->zero != 0) { // x / s + zero in f32, then rounded
-    FailureOr<Piece> t = fresh(shape, compactLike(x->layout));
-    if (failed(t))
+  for (const Piece &p : x->pieces) {
+    FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout), ElementType::I8);
+    if (failed(result))
       return failure();
-    temporary(t->buffer);
-    KernelOperand shifted = operand(*t);
-    if (failed(kernel({shifted, from, KernelOperand{Address(), everywhere, &multiplier}},
-                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })) ||
-        failed(kernel({shifted, shifted, KernelOperand{Address(), everywhere, &zero}},
-                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+    result->origin = p.origin;
+    std::vector<float> scaled{1.0f / encoding->scale}, zero{float(encoding->zero)};
+    float multiplier = scaled[0];
+    Layout everywhere = broadcastLayout({}, p.sizes);
+    KernelOperand from = operand(p);
+    if (encoding->zero != 0) { // x / s + zero in f32, then rounded
+      FailureOr<Piece> t = fresh(p.sizes, compactLike(p.layout));
+      if (failed(t))
+        return failure();
+      temporary(t->buffer);
+      KernelOperand shifted = operand(*t);
+      if (failed(kernel({shifted, from, KernelOperand{Address(), everywhere, &scaled}},
+                        [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })) ||
+          failed(kernel({shifted, shifted, KernelOperand{Address(), everywhere, &zero}},
+                        [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+        return failure();
+      from = shifted;
+      multiplier = 1.0f;
+    }
+    if (failed(quantizeInto(*this, operand(*result), from, multiplier, ElementType::I8)))
       return failure();
-    from = shifted;
-    multiplier = one;
+    out.pieces.push_back(*result);
   }
-  if (failed(quantizeInto(*this, operand(*result), from, multiplier[0], ElementType::I8)))
-    return failure();
-  define(op.getOutput(), shape, *result);
+  define(op.getOutput(), out);
   return success();
 }
 
@@ -199,7 +224,7 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
   // of a convolution's map, the last one of a linear layer's), else the
   // subgraph's one scale.
   std::vector<float> scales, offset;
-  Layout scaleLayout = broadcastLayout({}, shape);
+  std::optional<size_t> channelDim;
   Operation *producer = matrixProducer(op.getInput());
   if (auto sdpa = dyn_cast_or_null<nn::ScaledDotProductAttentionOp>(producer)) {
     // Sums of round(32767 p) times value codes.
@@ -212,11 +237,7 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     if (failed(m))
       return failure();
     scales = (*m)->scales;
-    size_t channelDim = isa<nn::ConvolutionOp>(producer) ? 1 : shape.size() - 1;
-    SmallVector<Layout> modes;
-    for (size_t d = 0; d < shape.size(); ++d)
-      modes.push_back(Layout(shape[d], d == channelDim ? 1 : 0));
-    scaleLayout = fromTorchModes(modes);
+    channelDim = isa<nn::ConvolutionOp>(producer) ? 1 : shape.size() - 1;
   } else {
     FailureOr<codec::Encoding> in = encodingOf(op.getInput());
     if (failed(in))
@@ -225,28 +246,45 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     if (in->zero != 0) // s q + (-zero s): the offset removed after scaling
       offset = {float(-in->zero) * in->scale};
   }
-  FailureOr<Piece> x = materializeAny(op.getInput());
+  FailureOr<TensorValue> x = codecInput(op.getInput());
   if (failed(x))
     return failure();
   ElementType from = typeOf(*x);
   if (from == ElementType::F32 || from != elementTypeOf(sem.getTarget()))
     return op.emitOpError() << "decodes " << nameOf(from) << " data as " << sem.getTarget();
-  FailureOr<Piece> result = fresh(shape, compactLike(x->layout));
-  if (failed(result))
-    return failure();
+  TensorValue out;
+  out.shape = shape;
   CoreEmitter &e = here();
-  if (failed(kernel({operand(*result), operand(*x), KernelOperand{Address(), scaleLayout, &scales}},
-                    [&](ArrayRef<Address> a, int64_t run) {
-                      e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, from);
-                    })))
-    return failure();
-  if (!offset.empty()) {
-    KernelOperand y = operand(*result);
-    if (failed(kernel({y, y, KernelOperand{Address(), broadcastLayout({}, shape), &offset}},
-                      [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+  for (const Piece &p : x->pieces) {
+    FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout));
+    if (failed(result))
       return failure();
+    result->origin = p.origin;
+    // The scales of the piece's channels.
+    std::vector<float> own = scales;
+    Layout scaleLayout = broadcastLayout({}, p.sizes);
+    if (channelDim) {
+      int64_t first = p.origin[*channelDim], count = p.sizes[*channelDim];
+      own.assign(scales.begin() + first, scales.begin() + first + count);
+      SmallVector<Layout> modes;
+      for (size_t d = 0; d < p.sizes.size(); ++d)
+        modes.push_back(Layout(p.sizes[d], d == *channelDim ? 1 : 0));
+      scaleLayout = fromTorchModes(modes);
+    }
+    if (failed(kernel({operand(*result), operand(p), KernelOperand{Address(), scaleLayout, &own}},
+                      [&](ArrayRef<Address> a, int64_t run) {
+                        e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, from);
+                      })))
+      return failure();
+    if (!offset.empty()) {
+      KernelOperand y = operand(*result);
+      if (failed(kernel({y, y, KernelOperand{Address(), broadcastLayout({}, p.sizes), &offset}},
+                        [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+        return failure();
+    }
+    out.pieces.push_back(*result);
   }
-  define(op.getOutput(), shape, *result);
+  define(op.getOutput(), out);
   return success();
 }
 

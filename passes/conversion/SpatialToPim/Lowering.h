@@ -169,6 +169,8 @@ public:
   /// An i32 copy of f32 data holding exact integers (the source's buffer is
   /// freed with the task).
   mlir::FailureOr<Piece> narrowed(const Piece &p);
+  /// A codec's input pieces on the current core (partial sums added).
+  mlir::FailureOr<TensorValue> codecInput(mlir::Value v);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
   mlir::LogicalResult lowerDecode(codec::DecodeOp op);
 
