@@ -86,6 +86,10 @@ def test_bad_task_graphs_are_refused(tmp_path: Path) -> None:
     ('{"cost": [[1], ["x"]]}', "'cost' must be a list of rows of numbers"),
     ('{"cost": [[1], [1]], "edges": [[0, 1]]}', "every edge must be"),
     ('{"cost": [[1]', "cannot read task graph"),
+    # Found by tools/fuzz: a non-list 'edges' or 'processors' was a TypeError traceback.
+    ('{"cost": [[1]], "edges": 48}', "'edges' must be a list"),
+    ('{"cost": [[1]], "edges": 8.5}', "'edges' must be a list"),
+    ('{"cost": [[1]], "processors": [1]}', "'processors' must be an integer"),
 ])
 def test_malformed_task_graph_files(tmp_path: Path, text: str, message: str) -> None:
     bad = tmp_path / "graph.json"

@@ -108,6 +108,8 @@ def load_task_graph(path: str | Path) -> TaskGraph:
     except (TypeError, ValueError):
         raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers") from None
     edges = []
+    if not isinstance(data.get("edges", []), list):
+        raise ValueError(f"'{path}': 'edges' must be a list of [from, to, communication cost]")
     for e in data.get("edges", []):
         if (not isinstance(e, list) or len(e) != 3 or not all(isinstance(i, int) and not isinstance(i, bool)
                                                                for i in e[:2])
@@ -115,6 +117,8 @@ def load_task_graph(path: str | Path) -> TaskGraph:
             raise ValueError(f"'{path}': every edge must be [from, to, communication cost] with integer "
                              f"task indices, not {json.dumps(e)}")
         edges.append((e[0], e[1], float(e[2])))
+    if "processors" in data and (not isinstance(data["processors"], int) or isinstance(data["processors"], bool)):
+        raise ValueError(f"'{path}': 'processors' must be an integer")
     if "processors" in data and cost and len(cost[0]) != data["processors"]:
         raise ValueError(f"'{path}': cost rows have {len(cost[0])} entries but "
                          f"processors = {data['processors']}")
