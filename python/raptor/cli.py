@@ -603,9 +603,20 @@ def _cmd_cycle_ratio(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    """The installed package's version (pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("raptor")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="raptor", description="Raptor: ML models to processing-in-memory accelerators.")
+    parser.add_argument("--version", action="version", version=f"raptor {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("models", help="list the model zoo")

@@ -76,6 +76,13 @@ def test_import_refuses_unknown_model() -> None:
     assert "invalid choice: 'resnet'" in result.stderr
 
 
+def test_version_is_the_package_version() -> None:
+    from importlib.metadata import version
+
+    result = run(RAPTOR + ["--version"])
+    assert result.returncode == 0 and result.stdout == f"raptor {version('raptor')}\n"
+
+
 def test_raptor_opt_help_lists_raptor() -> None:
     result = run([RAPTOR_OPT, "--help"])
     assert result.returncode == 0
