@@ -34,7 +34,9 @@ def default_target() -> Path:
 def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
                    replication_budget: float = 0.5, pipeline: int | None = None,
                    periodic: bool = False, follow_rows: bool | None = None) -> dict[str, Any]:
-    """Builds the compute graph of `module` for `target` (weight lanes
+    """Folds batch norms (as raptor compile does, so that the schedule is
+    the one a compile lowers), builds the compute graph of `module` for
+    `target` (weight lanes
     copied onto spare crossbars by the `replicate` rule: time, windows or
     none), schedules it, and returns the report (raises
     raptor._raptor.PassError with the diagnostics when the model does not
@@ -55,6 +57,7 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     selection: dict[str, Any] | None = None
     periodic_report: dict[str, Any] | None = None
     with module.context, tempfile.TemporaryDirectory() as scratch:
+        _raptor.fold_batch_norm(module)
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
                                     pipeline is not None if follow_rows is None else follow_rows)
         chosen = Path(scratch) / "pipeline_selection.json"
