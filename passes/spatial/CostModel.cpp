@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "dialects/codec/CodecDialect.h"
+#include "passes/codec/EncodedValues.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -29,8 +30,11 @@ int64_t windowTaps(ArrayRef<int64_t> kernel) {
   return kernel.size() == 1 ? taps * taps : taps;
 }
 
-/// The name of a weight operand (an nn.param argument), or "".
+/// The name of a weight operand (an nn.param argument, possibly through
+/// its codecs), or "".
 std::string weightName(Value v) {
+  while (isa_and_nonnull<raptor::codec::EncodeOp, raptor::codec::ObserveOp>(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg)
     return "";
@@ -54,7 +58,7 @@ double vectorWork(const TargetModel &t, double instructions, int64_t elements, i
 /// groups that continue a column range and the bias once.
 FailureOr<Lanes> crossbarLanes(Operation *op, const TargetModel &t, int64_t k, int64_t n, int64_t taps,
                                int64_t groups, int64_t positions, std::string weight, int64_t gathers,
-                               int64_t gatherBytes, bool bias) {
+                               int64_t gatherBytes, bool bias, bool integer) {
   MatrixTiling tiling;
   std::string error;
   if (!tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore, tiling,
@@ -67,10 +71,18 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const TargetModel &t, int64_t k, i
     lanes.tiles.push_back(lane.crossbars);
     double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes);
     for (const TileGroup &g : groupsOf(tiling, lane)) {
-      perPosition += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits, kProgramBits,
-                                               t.weightBits);
+      int64_t width = std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols;
+      if (integer) { // int8 inputs; one MVM per bit slice, shifted and added (MatrixOps.cpp)
+        unsigned mbiw = tiling.slices > 1 ? t.cellBits : t.weightBits;
+        for (int64_t s = 0; s < tiling.slices; ++s)
+          perPosition += timing.mvmulInstructionNs(g.colEnd - g.colBegin, 8, kProgramBits, mbiw) +
+                         (s > 0 ? vectorWork(t, 2, width) : 0.0);
+      } else {
+        perPosition += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits,
+                                                 kProgramBits, t.weightBits);
+      }
       if (!g.first)
-        perPosition += vectorWork(t, 1, std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols);
+        perPosition += vectorWork(t, 1, width);
     }
     bool firstOfColumns = llvm::none_of(llvm::ArrayRef(tiling.lanes).take_front(index), [&](const auto &other) {
       return other.colBegin == lane.colBegin;
@@ -145,9 +157,12 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
     int64_t channels = w.getDimSize(1) * groups;
     int64_t k = taps * channels; // the block-diagonal embedding
     // The window's rows (kh of them, kw * channels contiguous) per position.
+    // int8 convolutions gather byte-wide codes.
+    bool integer = raptor::codec::isEncoded(conv.getInput());
     FailureOr<Lanes> lanes = crossbarLanes(op, t, k, w.getDimSize(0), taps, groups, positions,
-                                           weightName(conv.getWeight()), kh, kw * channels * kElementBytes,
-                                           bool(conv.getBias()));
+                                           weightName(conv.getWeight()), kh,
+                                           kw * channels * (integer ? 1 : kElementBytes), bool(conv.getBias()),
+                                           integer);
     if (succeeded(lanes) && out.getDimSize(0) == 1) {
       auto in = cast<RankedTensorType>(conv.getInput().getType());
       int64_t dilation = conv.getDilation().empty() ? 1 : conv.getDilation()[0];
@@ -167,7 +182,8 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
     int64_t positions = numElements(linear.getInput()) / k;
     FailureOr<Lanes> lanes =
-        crossbarLanes(op, t, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0, bool(linear.getBias()));
+        crossbarLanes(op, t, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0, bool(linear.getBias()),
+                      raptor::codec::isEncoded(linear.getInput()));
     auto shape = cast<RankedTensorType>(linear.getInput().getType()).getShape();
     if (int64_t dim = linearRowDim(shape); succeeded(lanes) && dim >= 0) {
       lanes->rows = lanes->inputRows = shape[size_t(dim)];

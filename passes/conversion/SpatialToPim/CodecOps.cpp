@@ -9,6 +9,7 @@
 // passes/codec/Quantization.h.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/codec/EncodedValues.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 using namespace mlir;
@@ -18,27 +19,6 @@ namespace raptor::pim {
 using layout::Layout;
 
 namespace {
-
-/// The semantics of the subgraph `v` belongs to: the codec that starts or
-/// observes it, through the int8 operators that keep its encoding (views,
-/// pooling, concatenation); nothing for f32 data and for the i32 sums of a
-/// matrix operator.
-std::optional<codec::SemanticsAttr> semanticsOf(Value v) {
-  for (int depth = 0; depth < 100000; ++depth) {
-    Operation *d = v.getDefiningOp();
-    if (!d)
-      return std::nullopt;
-    if (auto e = dyn_cast<codec::EncodeOp>(d))
-      return e.getSemantics();
-    if (auto o = dyn_cast<codec::ObserveOp>(d))
-      return o.getSemantics();
-    if (isa<codec::DecodeOp, nn::ConvolutionOp, nn::LinearOp, nn::MatmulOp, nn::ScaledDotProductAttentionOp>(d) ||
-        !isa<nn::NNDialect>(d->getDialect()) || d->getNumOperands() == 0)
-      return std::nullopt;
-    v = d->getOperand(0);
-  }
-  return std::nullopt;
-}
 
 /// The matrix operator whose sums `v` holds (through calibration points).
 Operation *matrixProducer(Value v) {
@@ -50,13 +30,10 @@ Operation *matrixProducer(Value v) {
 
 } // namespace
 
-bool Lowering::isEncoded(Value v) {
-  std::optional<codec::SemanticsAttr> s = semanticsOf(v);
-  return s && s->isEncoded();
-}
+bool Lowering::isEncoded(Value v) { return codec::isEncoded(v); }
 
 FailureOr<codec::Encoding> Lowering::encodingOf(Value v) {
-  std::optional<codec::SemanticsAttr> s = semanticsOf(v);
+  std::optional<codec::SemanticsAttr> s = codec::subgraphOf(v);
   if (!s)
     return emitError(v.getLoc()) << "raptor-lower-to-pim: this value belongs to no encoded subgraph";
   auto it = subgraphEncodings.find(s->getId());
