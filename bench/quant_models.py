@@ -23,6 +23,7 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ import torch
 
 import raptor
 from raptor import codec, pim, quant, sources, weights, zoo
+from raptor._io import UserError
 from raptor.frontend.torch import import_program
 from raptor.quant.accuracy import program_report, traffic
 
@@ -84,7 +86,19 @@ def _predicted(name: str, work: Path, policy: str, placement: str) -> dict:
             "codec_traffic_bytes": c.codec_traffic_bytes, "codec_items": c.codec_items}
 
 
-def run_model(name: str, configs, work: Path) -> list[dict]:
+def _roomier_target(work: Path) -> Path:
+    """The default chip with 4x the local memory per core (256 MiB)."""
+    from raptor import spatial
+
+    spec = json.loads(Path(spatial.default_target()).read_text())
+    spec.setdefault("memory", {})["local_bytes"] = 4 * spec.get("memory", {}).get("local_bytes", 64 * MIB)
+    spec["name"] += ", 256 MiB of local memory per core"
+    path = work / "roomy.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def run_model(name: str, configs, work: Path, save: Callable[[dict], None]) -> list[dict]:
     rows = []
     # The float32 program: traffic baseline.
     model = _load(name, work)
@@ -96,13 +110,26 @@ def run_model(name: str, configs, work: Path) -> list[dict]:
     rows.append({"model": name, "precision": "fp32", "policy": "Z", "placement": "-",
                  "traffic": traffic(run.stats), "predicted": _predicted(name, work, "Z", "local"),
                  "seconds": round(time.perf_counter() - start, 1)})
+    save(rows[-1])
     print(f"  {name} fp32: {rows[-1]['seconds']} s", file=sys.stderr)
     for policy, placement in configs:
         model = _load(name, work)
         start = time.perf_counter()
         out = work / f"{name}-{policy}-{placement}"
-        result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
-                             placement=placement, pimsim="none", source=name)
+        target = None
+        try:
+            result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
+                                 placement=placement, pimsim="none", source=name)
+        except UserError as e:
+            # Whole-value tasks: a placement with many codecs can need more
+            # local memory on a busy core than the default chip has.
+            if "local memory" not in str(e):
+                raise
+            print(f"  {name} {policy} {placement}: {e}; again with 256 MiB per core", file=sys.stderr)
+            target = _roomier_target(work)
+            model = _load(name, work)
+            result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
+                                 placement=placement, pimsim="none", source=name, target=target)
         tensors = weights.load(model.weights)
         report = program_report(str(out), tensors, model.reference)
         q = result.manifest["quantization"]
@@ -114,7 +141,9 @@ def run_model(name: str, configs, work: Path) -> list[dict]:
                      "max_difference": report["simulation"]["max_difference"],
                      "traffic": report["simulation"]["traffic"],
                      "predicted": _predicted(name, work, policy, placement),
+                     "local_memory_bytes": result.manifest["chip"]["local_memory_bytes"],
                      "seconds": round(time.perf_counter() - start, 1)})
+        save(rows[-1])
         print(f"  {name} {policy} {placement}: cosine {rows[-1]['held_out']['min_cosine']:.4f}, "
               f"bit-exact {rows[-1]['bit_exact']}, {rows[-1]['seconds']} s", file=sys.stderr)
     return rows
@@ -147,19 +176,30 @@ def tables(rows: list[dict]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all)")
-    ap.add_argument("--json", help="write the rows as JSON")
+    ap.add_argument("--json", help="write the rows as JSON (as they complete)")
+    ap.add_argument("--merge", action="store_true", help="keep the JSON file's rows of the other models")
     args = ap.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         ap.error(f"unknown model(s) {', '.join(unknown)} (choose from {', '.join(MODELS)})")
-    rows = []
+    # Rows are saved as they complete; with --merge, rows of other models
+    # already in the JSON file are kept.
+    rows: list[dict] = []
+    if args.json and args.merge and Path(args.json).is_file():
+        rows = [r for r in json.loads(Path(args.json).read_text()) if r["model"] not in names]
+
+    def save(row: dict) -> None:
+        rows.append(row)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+
     with tempfile.TemporaryDirectory(prefix="raptor-quant-") as tmp:
         for name in names:
-            rows += run_model(name, MODELS[name], Path(tmp))
+            run_model(name, MODELS[name], Path(tmp), save)
+    order = {n: i for i, n in enumerate(MODELS)}
+    rows.sort(key=lambda r: order.get(r["model"], len(order)))
     print(tables(rows))
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
 
 

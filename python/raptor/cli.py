@@ -619,7 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"raptor {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("models", help="list the model zoo")
+    p = sub.add_parser("models", help="list the model zoo", epilog="example: raptor models")
     p.set_defaults(run=_cmd_models)
 
     p = sub.add_parser("import", help="import a zoo model or a .pt2 file through torch.export into nn IR",
@@ -636,7 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print a summary of the graph instead of the IR")
     p.set_defaults(run=_cmd_import)
 
-    p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items")
+    p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items",
+                       epilog="examples: raptor codec-report unet --policy W --placement local; "
+                              "raptor codec-report model.mlir --table table.txt --json -o report.json")
     p.add_argument("model", help="a zoo model name or an .mlir file ('-' for stdin)")
     p.add_argument("--policy", default="W", choices=("Z", "Y", "X", "W"),
                    help="compression policy (default: W)")
@@ -648,7 +650,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")
     p.set_defaults(run=_cmd_codec_report)
 
-    p = sub.add_parser("rdg", help="reduced dependency graph of a .sure recurrence system")
+    p = sub.add_parser("rdg", help="reduced dependency graph of a .sure recurrence system",
+                       epilog="examples: raptor rdg gemm.sure --analyze; "
+                              "raptor rdg gemm.sure --json gemm.json --svg gemm.svg")
     p.add_argument("file", help="a .sure file ('-' for stdin)")
     p.add_argument("--json", metavar="OUT", help="write the RDG JSON here (default: stdout)")
     p.add_argument("--extended", action="store_true",
@@ -661,12 +665,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="enumeration limit of the analyses (default: 200000)")
     p.set_defaults(run=_cmd_rdg)
 
-    p = sub.add_parser("rdg-page", help="a static HTML page with the RDGs of several systems")
+    p = sub.add_parser("rdg-page", help="a static HTML page with the RDGs of several systems",
+                       epilog="example: raptor rdg-page rdg.html systems/*.sure")
     p.add_argument("output", help="the .html file to write")
     p.add_argument("files", nargs="+", help=".sure files")
     p.set_defaults(run=_cmd_rdg_page)
 
-    p = sub.add_parser("layout-svg", help="draw a layout (S:D) or a morphism (S --(m)--> T) as SVG")
+    p = sub.add_parser("layout-svg", help="draw a layout (S:D) or a morphism (S --(m)--> T) as SVG",
+                       epilog="examples: raptor layout-svg '(4,2):(1,4)' -o layout.svg; "
+                              "raptor layout-svg '(4,4) --(1,3)--> (4,2,4)' -o morphism.svg")
     p.add_argument("spec", help="e.g. '(4,(2,2)):(2,(1,8))' or '(4,4) --(1, 3)--> (4,2,4)'")
     p.add_argument("-o", "--output", required=True, help="the .svg file to write")
     p.set_defaults(run=_cmd_layout_svg)
@@ -685,7 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
     p.set_defaults(run=_cmd_schedule)
 
-    p = sub.add_parser("schedule-dag", help="list-schedule a task graph (PEFT or HEFT)")
+    p = sub.add_parser("schedule-dag", help="list-schedule a task graph (PEFT or HEFT)",
+                       epilog="example: raptor schedule-dag graph.json --algorithm heft, with graph.json = "
+                              '{"processors": 2, "cost": [[3, 4], [2, 2]], "edges": [[0, 1, 5]]}')
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
     p.set_defaults(run=_cmd_schedule_dag)
@@ -779,7 +788,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=_cmd_simulate)
 
-    p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph")
+    p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph",
+                       epilog="examples: raptor summary shufflenet_v2; raptor summary model.mlir --json")
     p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_cmd_summary)

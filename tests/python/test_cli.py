@@ -76,6 +76,15 @@ def test_import_refuses_unknown_model() -> None:
     assert "invalid choice: 'resnet'" in result.stderr
 
 
+def test_every_subcommand_help_has_an_example() -> None:
+    from raptor import cli
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    missing = [name for name, p in sub.choices.items() if "example" not in (p.epilog or "")]
+    assert not missing, missing
+
+
 def test_version_is_the_package_version() -> None:
     from importlib.metadata import version
 
