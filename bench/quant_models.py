@@ -98,55 +98,67 @@ def _roomier_target(work: Path) -> Path:
     return path
 
 
-def run_model(name: str, configs, work: Path, save: Callable[[dict], None]) -> list[dict]:
+def run_model(name: str, configs, work: Path, save: Callable[[dict], None], baseline: bool = True) -> list[dict]:
+    """The rows of one model: the float32 program (traffic baseline, unless
+    `baseline` is false) and each int8 (policy, placement)."""
     rows = []
-    # The float32 program: traffic baseline.
+    if baseline:
+        rows.append(_fp32_row(name, work))
+        save(rows[-1])
+    for policy, placement in configs:
+        rows.append(_int8_row(name, policy, placement, work))
+        save(rows[-1])
+    return rows
+
+
+def _fp32_row(name: str, work: Path) -> dict:
     model = _load(name, work)
     start = time.perf_counter()
     out = work / f"{name}-fp32"
     pim.compile(model.module, out, weights=model.weights, pimsim="none", source=name)
     x = quant.random_inputs(model.module, 1, seed=1)[0]
     run = pim.Program.load(out).simulate(dict(x))
-    rows.append({"model": name, "precision": "fp32", "policy": "Z", "placement": "-",
-                 "traffic": traffic(run.stats), "predicted": _predicted(name, work, "Z", "local"),
-                 "seconds": round(time.perf_counter() - start, 1)})
-    save(rows[-1])
-    print(f"  {name} fp32: {rows[-1]['seconds']} s", file=sys.stderr)
-    for policy, placement in configs:
+    row = {"model": name, "precision": "fp32", "policy": "Z", "placement": "-",
+           "traffic": traffic(run.stats), "predicted": _predicted(name, work, "Z", "local"),
+           "seconds": round(time.perf_counter() - start, 1)}
+    print(f"  {name} fp32: {row['seconds']} s", file=sys.stderr)
+    return row
+
+
+def _int8_row(name: str, policy: str, placement: str, work: Path) -> dict:
+    model = _load(name, work)
+    start = time.perf_counter()
+    out = work / f"{name}-{policy}-{placement}"
+    target = None
+    try:
+        result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
+                             placement=placement, pimsim="none", source=name)
+    except UserError as e:
+        # Whole-value tasks: a placement with many codecs can need more
+        # local memory on a busy core than the default chip has.
+        if "local memory" not in str(e):
+            raise
+        print(f"  {name} {policy} {placement}: {e}; again with 256 MiB per core", file=sys.stderr)
+        target = _roomier_target(work)
         model = _load(name, work)
-        start = time.perf_counter()
-        out = work / f"{name}-{policy}-{placement}"
-        target = None
-        try:
-            result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
-                                 placement=placement, pimsim="none", source=name)
-        except UserError as e:
-            # Whole-value tasks: a placement with many codecs can need more
-            # local memory on a busy core than the default chip has.
-            if "local memory" not in str(e):
-                raise
-            print(f"  {name} {policy} {placement}: {e}; again with 256 MiB per core", file=sys.stderr)
-            target = _roomier_target(work)
-            model = _load(name, work)
-            result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
-                                 placement=placement, pimsim="none", source=name, target=target)
-        tensors = weights.load(model.weights)
-        report = program_report(str(out), tensors, model.reference)
-        q = result.manifest["quantization"]
-        rows.append({"model": name, "precision": "int8", "policy": policy, "placement": placement,
-                     "encoded_subgraphs": q["encoded_subgraphs"],
-                     "offset_subgraphs": q["calibration"]["offset_subgraphs"],
-                     "calibration": report["calibration"]["summary"], "held_out": report["held_out"]["summary"],
-                     "bit_exact": report["simulation"]["bit_exact"],
-                     "max_difference": report["simulation"]["max_difference"],
-                     "traffic": report["simulation"]["traffic"],
-                     "predicted": _predicted(name, work, policy, placement),
-                     "local_memory_bytes": result.manifest["chip"]["local_memory_bytes"],
-                     "seconds": round(time.perf_counter() - start, 1)})
-        save(rows[-1])
-        print(f"  {name} {policy} {placement}: cosine {rows[-1]['held_out']['min_cosine']:.4f}, "
-              f"bit-exact {rows[-1]['bit_exact']}, {rows[-1]['seconds']} s", file=sys.stderr)
-    return rows
+        result = pim.compile(model.module, out, weights=model.weights, precision="int8", policy=policy,
+                             placement=placement, pimsim="none", source=name, target=target)
+    tensors = weights.load(model.weights)
+    report = program_report(str(out), tensors, model.reference)
+    q = result.manifest["quantization"]
+    row = {"model": name, "precision": "int8", "policy": policy, "placement": placement,
+                 "encoded_subgraphs": q["encoded_subgraphs"],
+                 "offset_subgraphs": q["calibration"]["offset_subgraphs"],
+                 "calibration": report["calibration"]["summary"], "held_out": report["held_out"]["summary"],
+                 "bit_exact": report["simulation"]["bit_exact"],
+                 "max_difference": report["simulation"]["max_difference"],
+                 "traffic": report["simulation"]["traffic"],
+                 "predicted": _predicted(name, work, policy, placement),
+                 "local_memory_bytes": result.manifest["chip"]["local_memory_bytes"],
+                 "seconds": round(time.perf_counter() - start, 1)}
+    print(f"  {name} {policy} {placement}: cosine {row['held_out']['min_cosine']:.4f}, "
+          f"bit-exact {row['bit_exact']}, {row['seconds']} s", file=sys.stderr)
+    return row
 
 
 def tables(rows: list[dict]) -> str:
@@ -177,7 +189,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all)")
     ap.add_argument("--json", help="write the rows as JSON (as they complete)")
-    ap.add_argument("--merge", action="store_true", help="keep the JSON file's rows of the other models")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the JSON file's other rows (other models, or other configurations with --configs)")
+    ap.add_argument("--configs", help="only these POLICY:PLACEMENT pairs, e.g. W:local (the float32 row is "
+                                      "kept from the JSON file with --merge)")
     args = ap.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
@@ -185,9 +200,18 @@ def main() -> int:
         ap.error(f"unknown model(s) {', '.join(unknown)} (choose from {', '.join(MODELS)})")
     # Rows are saved as they complete; with --merge, rows of other models
     # already in the JSON file are kept.
+    chosen = None
+    if args.configs:
+        chosen = [tuple(c.split(":", 1)) for c in args.configs.split(",")]
+        if any(len(c) != 2 for c in chosen):
+            ap.error("--configs takes POLICY:PLACEMENT pairs")
     rows: list[dict] = []
     if args.json and args.merge and Path(args.json).is_file():
-        rows = [r for r in json.loads(Path(args.json).read_text()) if r["model"] not in names]
+        def replaced(r: dict) -> bool:
+            if r["model"] not in names:
+                return False
+            return chosen is None or (r["policy"], r["placement"]) in chosen
+        rows = [r for r in json.loads(Path(args.json).read_text()) if not replaced(r)]
 
     def save(row: dict) -> None:
         rows.append(row)
@@ -196,9 +220,14 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="raptor-quant-") as tmp:
         for name in names:
-            run_model(name, MODELS[name], Path(tmp), save)
+            configs = MODELS[name] if chosen is None else [c for c in chosen]
+            has_baseline = any(r["model"] == name and r["precision"] == "fp32" for r in rows)
+            run_model(name, configs, Path(tmp), save, baseline=chosen is None or not has_baseline)
     order = {n: i for i, n in enumerate(MODELS)}
-    rows.sort(key=lambda r: order.get(r["model"], len(order)))
+    configs = {c: i for i, c in enumerate((("Z", "-"),) + CNN_CONFIGS)}
+    rows.sort(key=lambda r: (order.get(r["model"], len(order)), configs.get((r["policy"], r["placement"]), 99)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     print(tables(rows))
     return 0
 

@@ -90,8 +90,13 @@ raptor::layout::Morphism toMorphism(nb::handle f) {
   if (t.size() != 3)
     throw nb::type_error("a morphism travels as (domain, codomain, map)");
   std::vector<int64_t> map;
-  for (nb::handle a : nb::borrow<nb::tuple>(t[2]))
-    map.push_back(nb::cast<int64_t>(a));
+  for (nb::handle a : nb::borrow<nb::tuple>(t[2])) {
+    int64_t value;
+    if (!nb::isinstance<nb::int_>(a) || !nb::try_cast<int64_t>(a, value))
+      throw nb::value_error(
+          ("morphism map entry " + nb::cast<std::string>(nb::str(a)) + " is not an integer of 64 bits").c_str());
+    map.push_back(value);
+  }
   return raptor::layout::Morphism(toIntTuple(t[0]), toIntTuple(t[1]), map);
 }
 

@@ -193,6 +193,8 @@ def test_morphism_operations_of_the_introduction() -> None:    # §1.4 and chapt
     (lambda: complement(M((4, 8), (4,), (1, 0))), "injective"),
     (lambda: compute_morphism(L((2, 2, 2), (1, 7, 4))), "not tractable"),
     (lambda: M((2**40, 2**40), (2**40, 2**40), (1, 2)), "too large"),
+    # Found by tools/fuzz: a map entry beyond 64 bits was a RuntimeError (std::bad_cast).
+    (lambda: M((4,), (4,), (2**64,)), "morphism map entry 18446744073709551616 is not an integer of 64 bits"),
 ])
 def test_invalid_morphisms_raise(bad, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -160,32 +160,64 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   TensorValue out;
   out.shape = shapeOf(op.getOutput());
   CoreEmitter &e = here();
+  // An offset encoding computes x / s + zero in f32 first: in one scratch
+  // buffer of at most kBlockBytes, reused block after block of each piece's
+  // outermost dimension (a whole f32 copy of a large map would not fit).
+  constexpr int64_t kBlockBytes = 1 << 20;
+  std::vector<float> scaled{1.0f / encoding->scale}, zero{float(encoding->zero)};
+  // Each piece's outermost dimension in storage (the largest stride: H of
+  // a channels-last map, so that blocks are contiguous) and rows per block.
+  std::vector<std::pair<size_t, int64_t>> blocks;
+  int64_t scratchBytes = 0;
   for (const Piece &p : x->pieces) {
+    size_t outer = 0;
+    int64_t widest = -1;
+    for (size_t d = 0; d < p.sizes.size(); ++d) {
+      if (p.sizes[d] == 1)
+        continue;
+      std::vector<int64_t> strides = modeOf(p.layout, d, p.sizes.size()).stride.flatten();
+      int64_t stride = *std::max_element(strides.begin(), strides.end());
+      if (stride > widest)
+        widest = stride, outer = d;
+    }
+    int64_t perRow = elementCount(p.sizes) / std::max<int64_t>(p.sizes[outer], 1);
+    int64_t rows = std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(4 * perRow, 1), 1, p.sizes[outer]);
+    blocks.push_back({outer, rows});
+    scratchBytes = std::max(scratchBytes, 4 * perRow * rows);
+  }
+  Address scratchBase;
+  if (encoding->zero != 0) {
+    FailureOr<int> buffer = scratch(scratchBytes);
+    if (failed(buffer))
+      return failure();
+    scratchBase = Address::at(addressOfBuffer(*buffer));
+  }
+  for (auto [p, block] : llvm::zip(x->pieces, blocks)) {
     FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout), ElementType::I8);
     if (failed(result))
       return failure();
     result->origin = p.origin;
-    std::vector<float> scaled{1.0f / encoding->scale}, zero{float(encoding->zero)};
-    float multiplier = scaled[0];
-    Layout everywhere = broadcastLayout({}, p.sizes);
-    KernelOperand from = operand(p);
-    if (encoding->zero != 0) { // x / s + zero in f32, then rounded
-      FailureOr<Piece> t = fresh(p.sizes, compactLike(p.layout));
-      if (failed(t))
+    out.pieces.push_back(*result);
+    if (encoding->zero == 0) {
+      if (failed(quantizeInto(*this, operand(*result), operand(p), scaled[0], ElementType::I8)))
         return failure();
-      temporary(t->buffer);
-      KernelOperand shifted = operand(*t);
-      if (failed(kernel({shifted, from, KernelOperand{Address(), everywhere, &scaled}},
+      continue;
+    }
+    auto [outer, rows] = block;
+    for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
+      int64_t count = std::min(rows, p.sizes[outer] - r);
+      std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
+      if (!from || !to)
+        return taskError() << "cannot split an encoder's input of layout " << p.layout.str() << " into blocks";
+      KernelOperand shifted{scratchBase, compactLike(from->layout), nullptr, ElementType::F32};
+      Layout everywhere = broadcastLayout({}, from->sizes);
+      if (failed(kernel({shifted, operand(*from), KernelOperand{Address(), everywhere, &scaled}},
                         [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })) ||
           failed(kernel({shifted, shifted, KernelOperand{Address(), everywhere, &zero}},
-                        [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
+                        [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })) ||
+          failed(quantizeInto(*this, operand(*to), shifted, 1.0f, ElementType::I8)))
         return failure();
-      from = shifted;
-      multiplier = 1.0f;
     }
-    if (failed(quantizeInto(*this, operand(*result), from, multiplier, ElementType::I8)))
-      return failure();
-    out.pieces.push_back(*result);
   }
   define(op.getOutput(), out);
   return success();
