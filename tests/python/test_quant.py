@@ -404,3 +404,35 @@ def test_int8_attention_follows_the_integer_reference(tmp_path: Path) -> None:
     with torch.no_grad():
         exact = model(x).numpy()
     assert float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact)) > 0.99
+
+
+def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path) -> None:
+    """Under W with the local baseline, max pooling's output and a
+    concatenation's inputs are observed under new subgraph ids although
+    they hold the same codes: calibration gives them one encoding (else a
+    decoder would read codes with another subgraph's scale)."""
+    class Branches(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b, self.c = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(3, 4, 1), nn.Conv2d(8, 4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = torch.cat([torch.relu(self.a(x)), 3 * torch.relu(self.b(x))], 1)
+            return self.c(nn.functional.max_pool2d(y, 2))
+
+    torch.manual_seed(5)
+    x = torch.randn(1, 3, 8, 8)
+    model = Branches().eval()
+    module, path, tensors = _prepared(tmp_path, model, x)
+    quant.prepare(module, "W", "local")
+    groups = quant.shared_subgraphs(module)
+    cal = quant.calibrate(module, tensors, [{"x": x.numpy()}] + quant.random_inputs(module, 2))
+    assert cal.shared and any(len(g) >= 3 for g in cal.shared)  # both cat inputs and the re-observed output
+    for group in cal.shared:
+        assert len({(cal.scales[k], cal.zeros[k]) for k in group}) == 1
+        assert any(set(group) <= g for g in groups)
+    (got,) = quant.reference(module, {"x": x.numpy()}, tensors)
+    with torch.no_grad():
+        want = model(x).numpy()
+    cosine = float(got.ravel() @ want.ravel() / np.linalg.norm(got) / np.linalg.norm(want))
+    assert cosine > 0.99

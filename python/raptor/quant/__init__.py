@@ -28,7 +28,7 @@ from .. import codec as _codec
 from .._io import UserError
 from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "calibrate", "encoded_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
+__all__ = ["Calibration", "calibrate", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
            "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
@@ -128,14 +128,67 @@ class Calibration:
     minimum: dict[int, float] = field(default_factory=dict)
     scales: dict[int, float] = field(default_factory=dict)
     zeros: dict[int, int] = field(default_factory=dict)
+    #: Groups of subgraphs given one encoding (concatenated codes).
+    shared: list[list[int]] = field(default_factory=list)
     samples: int = 0
     source: str = "random"
 
     def as_dict(self) -> dict:
         return {"source": self.source, "samples": self.samples,
-                "offset_subgraphs": sum(1 for z in self.zeros.values() if z),
+                "offset_subgraphs": sum(1 for z in self.zeros.values() if z), "shared": self.shared,
                 "subgraphs": {str(k): {"amax": self.amax[k], "min": self.minimum[k], "scale": self.scales[k],
                                        "zero_point": self.zeros[k]} for k in sorted(self.scales)}}
+
+
+_MATRIX_OPS = ("nn.convolution", "nn.linear", "nn.matmul", "nn.scaled_dot_product_attention")
+
+
+def _subgraph_of(value: ir.Value) -> int | None:
+    """The encoded subgraph a value belongs to (passes/codec/EncodedValues:
+    through the int8 operators that keep their input's encoding)."""
+    for _ in range(100000):
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)):
+            return None
+        op = owner.operation if isinstance(owner, ir.OpView) else owner
+        if op.name in ("codec.encode", "codec.observe"):
+            return _semantics(op)[0]
+        if op.name == "codec.decode" or op.name in _MATRIX_OPS or not op.name.startswith("nn.") or not op.operands:
+            return None
+        value = op.operands[0]
+    return None
+
+
+def shared_subgraphs(module: ir.Module) -> list[set[int]]:
+    """Encoded subgraphs that must share one encoding because their codes
+    are the same data: the inputs of an int8 concatenation (concatenated
+    codes), and a subgraph observed again under another id after an int8
+    operator that keeps its input's codes (the local baseline gives every
+    operator's output its own subgraph, whose decoder would otherwise read
+    the input's codes with another scale)."""
+    parent: dict[int, int] = {}
+
+    def find(a: int) -> int:
+        while parent.setdefault(a, a) != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for view in _block(module).operations:
+        op = view.operation
+        if op.name == "nn.cat":
+            ids = [i for i in (_subgraph_of(v) for v in op.operands) if i is not None]
+        elif op.name == "codec.observe":
+            ids = [_semantics(op)[0], _subgraph_of(op.operands[0])]
+            ids = [i for i in ids if i is not None]
+        else:
+            continue
+        for other in ids[1:]:
+            parent[find(other)] = find(ids[0])
+    groups: dict[int, set[int]] = {}
+    for a in list(parent):
+        groups.setdefault(find(a), set()).add(a)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Iterable[Mapping[str, np.ndarray]],
@@ -143,7 +196,8 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
     """Runs the float32 model on ``samples``, records each encoded
     subgraph's range at its observation point and writes its encoding
     (``scale``, and ``zero_point`` -127 for non-negative data, on every
-    ``codec.observe`` of the subgraph)."""
+    ``codec.observe`` of the subgraph). Subgraphs concatenated as codes
+    (:func:`shared_subgraphs`) get the union of their ranges."""
     cal = Calibration(source=source)
     wanted = set(encoded_subgraphs(module))
 
@@ -160,6 +214,15 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
     missing = wanted - set(cal.amax)
     if missing:
         raise UserError(f"calibration saw no data at subgraph(s) {sorted(missing)}")
+    # Subgraphs whose codes meet in a concatenation share their range.
+    for group in shared_subgraphs(module):
+        group &= set(cal.amax)
+        if len(group) < 2:
+            continue
+        amax, low = max(cal.amax[k] for k in group), min(cal.minimum[k] for k in group)
+        for k in group:
+            cal.amax[k], cal.minimum[k] = amax, low
+        cal.shared.append(sorted(group))
     with module.context, ir.Location.unknown():
         for subgraph, amax in cal.amax.items():
             scale, zero = encoding_of(amax, cal.minimum[subgraph])
