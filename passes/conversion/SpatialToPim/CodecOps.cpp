@@ -89,26 +89,21 @@ static LogicalResult quantizeInto(Lowering &l, const KernelOperand &to, const Ke
   });
 }
 
-/// A conversion kernel over `p`'s box into `to` with multiplier 1.
-static LogicalResult convertPiece(Lowering &l, const Piece &from, const Piece &to, Opcode code, ElementType type) {
-  if (code == Opcode::ExtVquant)
-    return quantizeInto(l, l.operand(to), l.operand(from), 1.0f, type);
-  std::vector<float> one{1.0f};
-  CoreEmitter &e = l.here();
-  return l.kernel({l.operand(to), l.operand(from), KernelOperand{Address(), broadcastLayout({}, from.sizes), &one}},
-                  [&](ArrayRef<Address> a, int64_t run) { e.vector(code, a[0], a[1], a[2], run, type); });
-}
-
 FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
   FailureOr<Piece> wide = fresh(p.sizes, compactLike(p.layout));
   if (failed(wide))
     return failure();
   temporary(wide->buffer);
-  if (failed(convertPiece(*this, p, *wide, Opcode::ExtVdequant, typeOf(p))))
+  std::vector<float> one{1.0f};
+  CoreEmitter &e = here();
+  ElementType type = typeOf(p);
+  if (failed(kernel({operand(*wide), operand(p), KernelOperand{Address(), broadcastLayout({}, p.sizes), &one}},
+                    [&](ArrayRef<Address> a, int64_t run) {
+                      e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, type);
+                    })))
     return failure();
   if (zero != 0) { // q - zero: what the codes stand for, in units of the scale
     std::vector<float> offset{float(-zero)};
-    CoreEmitter &e = here();
     KernelOperand w = operand(*wide);
     if (failed(kernel({w, w, KernelOperand{Address(), broadcastLayout({}, p.sizes), &offset}},
                       [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvadd, a[0], a[1], a[2], run); })))
@@ -120,7 +115,7 @@ FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
 
 FailureOr<Piece> Lowering::narrowed(const Piece &p) {
   FailureOr<Piece> sums = fresh(p.sizes, compactLike(p.layout), ElementType::I32);
-  if (failed(sums) || failed(convertPiece(*this, p, *sums, Opcode::ExtVquant, ElementType::I32)))
+  if (failed(sums) || failed(quantizeInto(*this, operand(*sums), operand(p), 1.0f, ElementType::I32)))
     return failure();
   temporary(p.buffer); // the f32 source is done with
   sums->origin = p.origin;
