@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/ElementCount.h"
+#include "capi/OversizedShapes.h"
 #include "capi/Registration.h"
 #include "dialects/layout/LayoutAlgebra.h"
 #include "dialects/layout/Morphism.h"
@@ -24,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
@@ -153,6 +155,17 @@ NB_MODULE(_raptor, m) {
 
   m.def("register_passes", &raptor::registerAllPasses,
         "Registers Raptor's passes so PassManager.parse can name them.");
+
+  m.def(
+      "find_oversized_shape",
+      [](const std::string &text) -> std::optional<std::pair<size_t, std::string>> {
+        if (auto found = raptor::findOversizedShape(text))
+          return std::make_pair(found->offset, found->message);
+        return std::nullopt;
+      },
+      nb::arg("text"),
+      "The first shaped type in IR text whose element count overflows int64, as "
+      "(offset, message), or None: MLIR's parser aborts on such types.");
 
   m.def(
       "port_names",

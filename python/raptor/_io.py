@@ -8,6 +8,8 @@ from pathlib import Path
 
 from mlir import ir
 
+from . import _raptor
+
 
 class UserError(Exception):
     """A problem with the user's input: reported as one line, exit code 1."""
@@ -57,7 +59,16 @@ def current_umask() -> int:
 
 def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:
     """Parses ``text``; a syntax or verifier error becomes a UserError whose
-    message carries MLIR's located diagnostics."""
+    message carries MLIR's located diagnostics. Text with a shaped type whose
+    element count overflows int64 is refused before MLIR parses it (MLIR's
+    parser aborts the process on such types)."""
+    oversized = _raptor.find_oversized_shape(text)
+    if oversized is not None:
+        offset, message = oversized
+        data = text.encode()  # the offset counts UTF-8 bytes, as MLIR's columns do
+        line = data.count(b"\n", 0, offset) + 1
+        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        raise UserError(f"{source}:{line}:{column}: {message}")
     try:
         with context:
             return ir.Module.parse(text)

@@ -25,6 +25,7 @@ from mlir import ir
 
 import raptor
 from raptor import zoo
+from raptor.rdg.analysis import DEFAULT_MAX_POINTS
 from raptor._io import (UserError, diagnostics_error, parse_module, read_text,
                         write_atomically)
 
@@ -661,8 +662,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--svg", metavar="OUT", help="draw the RDG as SVG")
     p.add_argument("--analyze", action="store_true",
                    help="print the verdicts: computability (free schedule, KMW), linear schedule")
-    p.add_argument("--max-points", type=int, default=200_000,
-                   help="enumeration limit of the analyses (default: 200000)")
+    p.add_argument("--max-points", type=int, default=DEFAULT_MAX_POINTS,
+                   help=f"enumeration limit of the analyses, which visit every point "
+                        f"(default: {DEFAULT_MAX_POINTS}, a few seconds)")
     p.set_defaults(run=_cmd_rdg)
 
     p = sub.add_parser("rdg-page", help="a static HTML page with the RDGs of several systems",

@@ -48,3 +48,37 @@ def test_a_commutation_table_that_is_not_utf8_is_one_error(tmp_path: Path) -> No
                        text=True)
     assert p.returncode == 1
     assert "is not UTF-8 text (line 2)" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_type_with_more_than_2_63_elements_is_one_located_error(tmp_path: Path) -> None:
+    """Found by the harness: MLIR's parser asserted (the process aborted) on
+    a dense attribute of such a type; Raptor screens IR text first. The
+    column counts bytes, as MLIR's do, past a non-ASCII comment."""
+    graph = tmp_path / "big.mlir"
+    graph.write_text('// café\nfunc.func @f() -> tensor<4x9223372036854775807xf32> {\n'
+                     '  %0 = arith.constant dense<1.0> : tensor<4x9223372036854775807xf32>\n'
+                     '  return %0 : tensor<4x9223372036854775807xf32>\n}\n')
+    p = subprocess.run([str(RAPTOR), "codec-report", str(graph)], capture_output=True, text=True)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.strip().endswith(
+        f"{graph}:3:36: tensor type with shape 4x9223372036854775807 has more than 2^63 - 1 elements")
+
+
+def test_the_oversized_shape_screen_multiplies_only_static_dimensions_of_attributes() -> None:
+    from raptor import _raptor
+
+    def flagged(type_: str, attribute: str = "dense<1.0>") -> bool:
+        return _raptor.find_oversized_shape(f"%0 = arith.constant {attribute} : {type_}") is not None
+
+    assert flagged("vector<[4]x2305843009213693952x8xf32>")  # wraps to 0 if multiplied on
+    assert flagged("memref<3x3074457345618258603xi8>", 'dense<"0x00">')  # 2^63 + 1, a string inside
+    assert flagged("tensor<4x9223372036854775807xf32>", "sparse<[[0, 0]], [1.0]>")
+    assert flagged("tensor<4x9223372036854775807xf32>", "dense<[[1.0], [2.0]]>")
+    assert not flagged("tensor<3x3074457345618258602xi8>")  # 2^63 - 2: fits
+    assert not flagged("tensor<0x9223372036854775807x4xf32>")  # empty
+    assert not flagged("tensor<?x4xf32>") and not flagged("tensor<f32>")
+    # A type that is not an attribute's parses safely: Raptor's verifiers report it.
+    assert _raptor.find_oversized_shape("func.func @f(%a: tensor<4x9223372036854775807xf32>)") is None
+    assert _raptor.find_oversized_shape('"dense<1.0> : tensor<4x9223372036854775807xf32>" '
+                                        "// dense<1.0> : tensor<4x9223372036854775807xf32>") is None
+    assert _raptor.find_oversized_shape("mydense<1.0> : tensor<4x9223372036854775807xf32>") is None

@@ -142,3 +142,18 @@ def _walk(op):
             for inner in block.operations:
                 yield inner.operation
                 yield from _walk(inner.operation)
+
+
+def test_the_python_api_reports_deep_nesting_and_empty_huge_boxes_as_its_own_errors() -> None:
+    """Fuzz repros P and Q through the API, not the CLI: a RecursionError
+    from the parser and a MemoryError from enumerating a box with one empty
+    range (0 <= j < 0 beside 2^62 values of i) escaped before."""
+    from raptor.rdg import SureSyntaxError, parse_sure, to_json
+    from raptor.rdg.analysis import AnalysisError, analyze
+
+    deep = (DATA / "fuzz-repros" / "P-sure-deep.sure").read_text()
+    with pytest.raises(SureSyntaxError, match=r"^deep:2:\d+: expression nested too deeply"):
+        parse_sure(deep, "deep", "deep")
+    empty = parse_sure((DATA / "fuzz-repros" / "Q-sure-memerror.sure").read_text(), "q", "q")
+    with pytest.raises(AnalysisError, match="the domain is empty"):
+        analyze(json.loads(to_json(empty, "extended")))

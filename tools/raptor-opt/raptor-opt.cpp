@@ -6,6 +6,7 @@
 // flow that graph passes must reject.
 //
 //===----------------------------------------------------------------------===//
+#include "capi/OversizedShapes.h"
 #include "capi/Registration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,8 +16,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 /// The LLVM library's own options (code generation, profiling, back ends:
 /// hundreds of them) are registered before main; MLIR's and Raptor's are
@@ -32,6 +36,43 @@ static void hideLibraryOptions() {
   }
 }
 
+/// mlir-opt's driver, with the input screened before MLIR parses it: a
+/// shaped type whose element count overflows int64 would abort MLIR's
+/// parser (see capi/OversizedShapes.h), so it is reported as a located error.
+static mlir::LogicalResult runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) {
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "Raptor optimizer: model graphs to processing-in-memory\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // These answer without reading any input.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry);
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  if (std::optional<raptor::OversizedShape> oversized = raptor::findOversizedShape(input->getBuffer())) {
+    llvm::SourceMgr sources;
+    const char *where = input->getBufferStart() + oversized->offset;
+    sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    sources.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(where), llvm::SourceMgr::DK_Error,
+                         oversized->message);
+    return mlir::failure();
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return mlir::failure();
+  // Only a successful run leaves its output file behind.
+  output->keep();
+  return mlir::success();
+}
+
 int main(int argc, char **argv) {
   hideLibraryOptions();
   mlir::DialectRegistry registry;
@@ -41,7 +82,5 @@ int main(int argc, char **argv) {
   raptor::registerAllDialects(registry);
   mlir::registerTransformsPasses();
   raptor::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Raptor optimizer: model graphs to processing-in-memory\n",
-      registry));
+  return mlir::asMainReturnCode(runOptimizer(argc, argv, registry));
 }

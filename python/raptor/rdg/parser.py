@@ -389,4 +389,9 @@ def sure_to_mlir(text: str, source: str = "<sure>", name: str = "system") -> str
     """The `.sure` text as `sure` dialect IR (MLIR text with file locations)."""
     if not re.fullmatch(r"[A-Za-z_][\w$.]*", name):
         raise ValueError(f"'{name}' is not a valid system name")
-    return _Parser(text, source).parse(name)
+    parser = _Parser(text, source)
+    try:
+        return parser.parse(name)
+    except RecursionError:
+        # The parser recurses once per parenthesis; Python's stack is the limit.
+        raise parser.error("expression nested too deeply (parentheses or negations)") from None

@@ -1,0 +1,131 @@
+//===- OversizedShapes.cpp - Screening IR text for overflowing shapes -----===//
+#include "capi/OversizedShapes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdint>
+
+namespace raptor {
+namespace {
+
+bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; }
+
+/// Reads the dimension list after `keyword<` starting at `pos`. Returns the
+/// dimensions' text and whether their product overflows int64; a malformed
+/// list is left to MLIR's parser (not overflowing).
+bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
+  size_t start = pos;
+  int64_t product = 1;
+  bool overflow = false, empty = false;
+  while (pos < text.size()) {
+    bool scalable = text[pos] == '[';
+    size_t digits = pos + (scalable ? 1 : 0);
+    if (digits < text.size() && text[digits] == '?') {
+      pos = digits + 1;
+    } else {
+      size_t end = digits;
+      while (end < text.size() && llvm::isDigit(text[end]))
+        ++end;
+      if (end == digits)
+        break;
+      uint64_t value;
+      // A dimension that does not fit int64 is the parser's own error.
+      if (text.slice(digits, end).getAsInteger(10, value) || value > INT64_MAX)
+        return false;
+      pos = end;
+      empty |= value == 0;
+      // Once overflowed, the wrapped product is meaningless: stop multiplying.
+      if (!overflow && __builtin_mul_overflow(product, static_cast<int64_t>(value), &product))
+        overflow = true;
+    }
+    if (scalable) {
+      if (pos >= text.size() || text[pos] != ']')
+        return false;
+      ++pos;
+    }
+    if (pos >= text.size() || text[pos] != 'x')
+      break;
+    ++pos;
+    // `4xf32`: the character after 'x' starts the element type.
+    if (pos < text.size() && !llvm::isDigit(text[pos]) && text[pos] != '?' && text[pos] != '[')
+      break;
+  }
+  dims = text.slice(start, pos).rtrim('x');
+  // A zero dimension makes the count zero however large the others are.
+  return overflow && !empty;
+}
+
+/// The end of the `<...>` that opens at `pos` (nested brackets and string
+/// literals skipped), or npos.
+size_t closingBracket(llvm::StringRef text, size_t pos) {
+  int depth = 0;
+  for (; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (c == '"') {
+      for (++pos; pos < text.size() && text[pos] != '"'; ++pos)
+        if (text[pos] == '\\')
+          ++pos;
+    } else if (c == '<') {
+      ++depth;
+    } else if (c == '>' && --depth == 0) {
+      return pos;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+size_t skipSpaces(llvm::StringRef text, size_t pos) {
+  while (pos < text.size() && llvm::isSpace(text[pos]))
+    ++pos;
+  return pos;
+}
+
+} // namespace
+
+std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
+  // Only elements attributes build their type's element count while
+  // parsing; a type elsewhere reaches Raptor's verifiers, which report it at
+  // its value (dialects/nn/ElementCount.h).
+  static constexpr llvm::StringLiteral attributes[] = {"dense_resource<", "dense<", "sparse<"};
+  static constexpr llvm::StringLiteral types[] = {"tensor<", "memref<", "vector<"};
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+      continue;
+    }
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      continue;
+    }
+    if (i > 0 && isIdentifierChar(text[i - 1]))
+      continue;
+    for (llvm::StringRef attribute : attributes) {
+      if (!text.substr(i).starts_with(attribute))
+        continue;
+      size_t end = closingBracket(text, i + attribute.size() - 1);
+      if (end == llvm::StringRef::npos)
+        return std::nullopt; // the parser's own error
+      size_t colon = skipSpaces(text, end + 1);
+      if (colon >= text.size() || text[colon] != ':')
+        break;
+      size_t type = skipSpaces(text, colon + 1);
+      for (llvm::StringRef keyword : types) {
+        llvm::StringRef dims;
+        if (text.substr(type).starts_with(keyword) && overflows(text, type + keyword.size(), dims))
+          return OversizedShape{type, (keyword.drop_back() + " type with shape " + dims +
+                                       " has more than 2^63 - 1 elements")
+                                          .str()};
+      }
+      i = end;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace raptor
