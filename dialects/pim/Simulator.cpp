@@ -39,7 +39,11 @@ struct Core {
   ProgramCursor cursor;
   int64_t events[32] = {};
   int32_t ibiw = 32, obiw = 32;
-  std::vector<uint8_t> memory;
+  /// Local memory as two segments grown on demand: [0, memory.size()) and
+  /// the top [localMemory - high.size(), localMemory), where the lowering
+  /// keeps a pipelined iteration's received data (LocalMemory::
+  /// reserveUntouched), so a core touching both ends costs what it uses.
+  std::vector<uint8_t> memory, high;
   State state = State::Running;
   CoreCounters counters;
 };
@@ -154,17 +158,38 @@ private:
     if (a < 0 || bytes < 0 || bytes > program.localMemory || a > program.localMemory - bytes)
       throwFault(llvm::formatv("{0}: local access [{1}, {2}) outside the core's {3} bytes", where(c), a,
                                a + std::min(bytes, int64_t(1) << 40), program.localMemory).str());
-    if (size_t(a + bytes) > core.memory.size()) {
-      // Local memories grow as programs touch them, within a budget (each
-      // instruction's accesses are reserved before it runs).
-      int64_t grow = a + bytes - int64_t(core.memory.size());
-      if (memoryInUse + grow > limits.maxMemoryBytes)
-        throwFault(llvm::formatv("{0}: the cores' local memories would exceed the simulator's {1}-byte budget",
-                                 where(c), limits.maxMemoryBytes).str());
-      memoryInUse += grow;
-      core.memory.resize(size_t(a + bytes), 0);
+    int64_t end = a + bytes, low = int64_t(core.memory.size());
+    int64_t highStart = program.localMemory - int64_t(core.high.size());
+    if (end <= low)
+      return core.memory.data() + a;
+    if (a >= highStart)
+      return core.high.data() + (a - highStart);
+    // Local memories grow as programs touch them, within a budget (each
+    // instruction's accesses are reserved before it runs): the top segment
+    // downwards for an access in the upper half, else the bottom one
+    // upwards; segments that would meet become one.
+    bool top = a >= program.localMemory / 2;
+    int64_t grow = top ? highStart - a : end - low;
+    bool meet = top ? a <= low : end >= highStart;
+    if (meet)
+      grow = highStart - low;
+    if (memoryInUse + grow > limits.maxMemoryBytes)
+      throwFault(llvm::formatv("{0}: the cores' local memories would exceed the simulator's {1}-byte budget",
+                               where(c), limits.maxMemoryBytes).str());
+    memoryInUse += grow;
+    if (meet) {
+      core.memory.resize(size_t(program.localMemory), 0);
+      std::copy(core.high.begin(), core.high.end(), core.memory.begin() + highStart);
+      core.high.clear();
+      core.high.shrink_to_fit();
+      return core.memory.data() + a;
     }
-    return core.memory.data() + a;
+    if (!top) {
+      core.memory.resize(size_t(end), 0);
+      return core.memory.data() + a;
+    }
+    core.high.insert(core.high.begin(), size_t(grow), 0);
+    return core.high.data();
   }
 
   /// Checks and grows local memory for every access of `in` before it

@@ -1,5 +1,6 @@
 //===- QueueModel.cpp - Predicted execution of a placed schedule -*- C++ -*-===//
 #include "passes/spatial/QueueModel.h"
+#include "passes/spatial/PipelineStages.h"
 
 #include <algorithm>
 #include <map>
@@ -24,8 +25,42 @@ QueueProgram programOf(const PlacedGraph &g) {
   for (unsigned t = 0; t < g.storeBytes.size(); ++t)
     if (g.storeBytes[t] > 0)
       ++lanesOf[t < g.group.size() ? g.group[t] : t];
+  PipelineStages stages;
+  if (g.pipelined) {
+    std::vector<std::pair<int64_t, int64_t>> edges;
+    for (const PlacedGraph::Edge &e : g.edges)
+      edges.push_back({g.core[e.from], g.core[e.to]});
+    std::map<unsigned, std::vector<unsigned>> outputLanes; // operator -> cores
+    for (unsigned t = 0; t < g.storeBytes.size(); ++t)
+      if (g.storeBytes[t] > 0)
+        outputLanes[t < g.group.size() ? g.group[t] : t].push_back(g.core[t]);
+    for (auto &[op, lanes] : outputLanes)
+      for (size_t i = 1; i < lanes.size(); ++i) {
+        edges.push_back({lanes[0], lanes[i]});
+        edges.push_back({lanes[i], lanes[0]});
+      }
+    stages = PipelineStages(int64_t(g.cores), edges);
+  }
+  // Boundary transfers by core, with their global order (sender's stage, transfer).
+  using Keyed = std::pair<std::pair<int64_t, int64_t>, QueueAction>;
+  std::vector<std::vector<Keyed>> prologue(g.cores), epilogue(g.cores);
+  std::vector<int64_t> held(g.cores, 0);
   // A transfer: the send on the producer's list, the receive on the consumer's.
   auto move = [&](int64_t bytes, unsigned from, unsigned to) {
+    if (!stages.empty() && stages.crosses(from, to)) {
+      unsigned at = from;
+      held[from] += bytes;
+      for (int64_t hop : stages.route(from, to)) {
+        held[size_t(hop)] += bytes;
+        TransferParts parts = g.transfer(bytes, at, unsigned(hop));
+        std::pair<int64_t, int64_t> key{stages.stageOf(at), p.transfers};
+        epilogue[at].push_back({key, {QueueAction::Send, 0, 0, p.transfers, -1, parts, hop}});
+        prologue[size_t(hop)].push_back({key, {QueueAction::Recv, 0, 0, p.transfers, -1, parts, at}});
+        ++p.transfers;
+        at = unsigned(hop);
+      }
+      return;
+    }
     TransferParts parts = g.transfer(bytes, from, to);
     p.cores[from].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, to});
     p.cores[to].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, from});
@@ -62,6 +97,22 @@ QueueProgram programOf(const PlacedGraph &g) {
     }
     p.cores[here].push_back(
         {QueueAction::Memory, g.globalServiceNs(bytes, true), g.globalOverheadNs(bytes, true), -1, -1});
+  }
+  for (int64_t bytes : held)
+    p.boundaryBytes = std::max(p.boundaryBytes, bytes);
+  auto byKey = [](const Keyed &a, const Keyed &b) { return a.first < b.first; };
+  for (unsigned c = 0; c < g.cores; ++c) {
+    if (prologue[c].empty() && epilogue[c].empty())
+      continue;
+    std::stable_sort(prologue[c].begin(), prologue[c].end(), byKey);
+    std::stable_sort(epilogue[c].begin(), epilogue[c].end(), byKey);
+    std::vector<QueueAction> actions;
+    for (Keyed &k : prologue[c])
+      actions.push_back(k.second);
+    actions.insert(actions.end(), p.cores[c].begin(), p.cores[c].end());
+    for (Keyed &k : epilogue[c])
+      actions.push_back(k.second);
+    p.cores[c] = std::move(actions);
   }
   return p;
 }

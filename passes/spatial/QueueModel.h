@@ -58,6 +58,10 @@ struct QueueAction {
 struct QueueProgram {
   std::vector<std::vector<QueueAction>> cores;
   int64_t transfers = 0, tasks = 0;
+  /// Pipelined: the most local memory a core holds for the iteration
+  /// boundary (data it receives there or relays, and its own sources of
+  /// later stages' data, kept until the iteration ends).
+  int64_t boundaryBytes = 0;
 };
 
 /// A placed graph: what programOf() turns into action lists.
@@ -83,6 +87,10 @@ struct PlacedGraph {
   /// stores a model output once its operator's last lane (in `order`) is
   /// done, on that lane's core, gathering the other lanes' pieces there.
   std::vector<unsigned> group;
+  /// Pipeline mode: the programs are cut into stages whose data crosses at
+  /// the iteration boundary, relayed across skipped levels
+  /// (PipelineStages), as the lowering emits them.
+  bool pipelined = false;
   std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
   /// Controller service and the core's own time of one request.
   std::function<double(int64_t bytes, bool write)> globalServiceNs, globalOverheadNs;
@@ -93,7 +101,9 @@ struct PlacedGraph {
 /// per producer and destination core as the lowering's copy cache does
 /// (one per input of a row-reading copy), its global loads, its work; after
 /// the last lane of an operator with a model output, the other lanes'
-/// pieces gathered on its core and one store of them all.
+/// pieces gathered on its core and one store of them all. Pipelined: the
+/// receives of data from earlier stages first and the sends to later ones
+/// last, each in the boundary's global order, relays included.
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

@@ -493,8 +493,10 @@ struct GraphTasks {
   }
 
   /// The queue model's view of a placement in a lowering order.
-  sp::PlacedGraph placed(const sp::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order) const {
+  sp::PlacedGraph placed(const sp::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order,
+                         bool pipelined = false) const {
     sp::PlacedGraph p;
+    p.pipelined = pipelined;
     p.cores = t.cores;
     p.core = std::move(core);
     p.order = std::move(order);
@@ -783,25 +785,44 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // Each core's program runs its stage's lanes in graph (topological)
     // order, receiving before and sending after; the cores interleave in
     // the lowering by loweringOrder.
+    // The programs cross stages at the iteration boundary with relays
+    // (PipelineStages) when the memory that holds allows: at most half of
+    // a core's local memory, the rest for the work. Else the transfers
+    // interleave with the work (receives before their task, sends after).
+    bool boundaries = true;
     problem.evaluate = [&](const std::vector<unsigned> &core) {
       std::vector<unsigned> kept, cores;
       GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
       for (unsigned k : kept)
         cores.push_back(core[k]);
-      return queueCost(sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first)));
+      return queueCost(sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first, boundaries)));
     };
     if (std::string invalid = problem.validate(); !invalid.empty())
       return graph.emitError() << "pipeline mode: " << invalid;
     sp::PipelineResult r = sp::schedulePipeline(problem);
     if (!r.feasible)
       return graph.emitError() << "pipeline mode: " << r.error;
+    auto held = [&](const std::vector<unsigned> &core) {
+      std::vector<unsigned> kept, cores;
+      GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
+      for (unsigned k : kept)
+        cores.push_back(core[k]);
+      return sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first, true)).boundaryBytes;
+    };
+    if (held(r.candidates[r.selected].core) > t.localMemoryBytes / 2) {
+      boundaries = false;
+      r = sp::schedulePipeline(problem);
+      if (!r.feasible)
+        return graph.emitError() << "pipeline mode: " << r.error;
+    }
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
     // start_ns: the lowering order's starts (the lowering sorts by them),
     // on the graph with co-located copies merged (as evaluated).
     std::vector<unsigned> cores;
     GraphTasks m = mergeCopies(graph, t, g, chosen.core, cores);
     auto [order, start] = m.loweringOrder(t, cores);
-    sp::QueueRun first = sp::runQueueModel(sp::programOf(m.placed(t, cores, order)), {false, false, 64});
+    sp::QueueRun first =
+        sp::runQueueModel(sp::programOf(m.placed(t, cores, order, boundaries)), {false, false, 64});
     place(m.tasks, cores, start);
     summarize(graph, m, cores, chosen.cost);
     Builder b(&getContext());
@@ -815,10 +836,12 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     graph->setAttr("stage_starts", b.getDenseI64ArrayAttr(
                                        SmallVector<int64_t>(chosen.starts.begin(), chosen.starts.end())));
     graph->setAttr("queue_evaluations", b.getI64IntegerAttr(r.evaluations));
-    if (!report.empty() &&
-        failed(writeJson(graph, report, llvm::json::Value(selectionReport(problem, r)), "pipeline report")))
+    graph->setAttr("boundaries", b.getBoolAttr(boundaries));
+    llvm::json::Object selection = selectionReport(problem, r);
+    selection["boundaries"] = boundaries;
+    if (!report.empty() && failed(writeJson(graph, report, llvm::json::Value(std::move(selection)), "pipeline report")))
       return failure();
-    return writePeriodic(graph, m.placed(t, cores, order));
+    return writePeriodic(graph, m.placed(t, cores, order, boundaries));
   }
 
   void runOnOperation() override {

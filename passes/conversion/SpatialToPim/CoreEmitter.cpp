@@ -322,6 +322,30 @@ void CoreEmitter::recv(Address local, int64_t peer, int64_t bytes, int64_t tag) 
   append(in);
 }
 
+void CoreEmitter::boundaryRecv(int64_t local, int64_t peer, int64_t bytes, int64_t tag,
+                               std::pair<int64_t, int64_t> order) {
+  boundaryRecvs.push_back({order, local, peer, bytes, tag, loc});
+}
+
+void CoreEmitter::boundarySend(int64_t local, int64_t peer, int64_t bytes, int64_t tag,
+                               std::pair<int64_t, int64_t> order) {
+  boundarySends.push_back({order, local, peer, bytes, tag, loc});
+}
+
+void CoreEmitter::emitBoundary(std::vector<Boundary> &transfers, bool receive) {
+  llvm::stable_sort(transfers, [](const Boundary &a, const Boundary &b) { return a.order < b.order; });
+  mlir::Location saved = loc;
+  for (const Boundary &t : transfers) {
+    loc = t.loc;
+    if (receive)
+      recv(Address::at(t.local), t.peer, t.bytes, t.tag);
+    else
+      send(Address::at(t.local), t.peer, t.bytes, t.tag);
+  }
+  loc = saved;
+  transfers.clear();
+}
+
 int64_t CoreEmitter::group(int64_t count, StringRef weight, Attribute matrix, ArrayRef<int64_t> rows,
                            ArrayRef<int64_t> cols) {
   OpBuilder b(core.getContext());
@@ -336,6 +360,21 @@ int64_t CoreEmitter::group(int64_t count, StringRef weight, Attribute matrix, Ar
 }
 
 void CoreEmitter::finish() {
+  // The iteration boundary: sends after the last instruction (registers as
+  // the program left them), receives before the first one (after the group
+  // declarations). The program's own code sets every register it reads, so
+  // the receives may use any.
+  builder.setInsertionPointToEnd(&core.getBody().front());
+  emitBoundary(boundarySends, /*receive=*/false);
+  if (!boundaryRecvs.empty()) {
+    if (lastGroup)
+      builder.setInsertionPointAfter(lastGroup);
+    else
+      builder.setInsertionPointToStart(&core.getBody().front());
+    invalidate();
+    emitBoundary(boundaryRecvs, /*receive=*/true);
+    invalidate();
+  }
   Operation *last = nullptr;
   Block *block = &core.getBody().front();
   while (block && !block->empty()) {

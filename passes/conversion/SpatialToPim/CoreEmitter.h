@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace raptor::pim {
 
@@ -60,6 +62,14 @@ public:
   void st(int64_t global, Address local, int64_t bytes);
   void send(Address local, int64_t core, int64_t bytes, int64_t tag);
   void recv(Address local, int64_t core, int64_t bytes, int64_t tag);
+  /// A transfer at the iteration boundary of a pipelined program: receives
+  /// run before the program's first instruction and sends after its last,
+  /// each side in increasing `order` (emitted by finish()). With every core
+  /// receiving only from earlier stages and sending only to later ones, one
+  /// global order makes the boundary deadlock-free, and a transfer never
+  /// waits for work in the middle of its peer's iteration.
+  void boundaryRecv(int64_t local, int64_t core, int64_t bytes, int64_t tag, std::pair<int64_t, int64_t> order);
+  void boundarySend(int64_t local, int64_t core, int64_t bytes, int64_t tag, std::pair<int64_t, int64_t> order);
 
   /// Appends a group (its id is the next one) and returns the id.
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
@@ -74,6 +84,14 @@ public:
   void finish();
 
 private:
+  struct Boundary {
+    std::pair<int64_t, int64_t> order;
+    int64_t local, peer, bytes, tag;
+    mlir::Location loc;
+  };
+  std::vector<Boundary> boundaryRecvs, boundarySends;
+  void emitBoundary(std::vector<Boundary> &transfers, bool receive);
+
   mlir::OpBuilder builder;
   int64_t groups = 0, crossbars = 0;
   mlir::Operation *lastGroup = nullptr;

@@ -23,6 +23,31 @@ std::optional<int64_t> LocalMemory::allocate(int64_t bytes) {
   return std::nullopt;
 }
 
+bool LocalMemory::canReserveUntouched(int64_t bytes) const {
+  int64_t size = std::max<int64_t>(alignment, (bytes + alignment - 1) / alignment * alignment);
+  if (free.empty())
+    return false;
+  auto last = std::prev(free.end());
+  // The top gap must reach `top`, and the block lie above every address
+  // ever allocated (highWater), so no earlier instruction used it.
+  return last->first + last->second == top && top - size >= std::max(last->first, highWater);
+}
+
+std::optional<int64_t> LocalMemory::reserveUntouched(int64_t bytes) {
+  if (!canReserveUntouched(bytes))
+    return std::nullopt;
+  int64_t size = std::max<int64_t>(alignment, (bytes + alignment - 1) / alignment * alignment);
+  auto last = std::prev(free.end());
+  int64_t address = top - size;
+  if (address == last->first)
+    free.erase(last);
+  else
+    last->second = address - last->first;
+  top = address;
+  used += size;
+  return address;
+}
+
 void LocalMemory::release(int64_t address) {
   auto it = live.find(address);
   if (it == live.end())

@@ -22,12 +22,19 @@ public:
   /// The address of `bytes` free bytes, or nothing when no gap is large enough.
   std::optional<int64_t> allocate(int64_t bytes);
   void release(int64_t address);
+  /// `bytes` at the top of memory that no allocation has touched so far and
+  /// none will from now on (never released): a buffer written before the
+  /// program's first instruction. Nothing when such room is left no more.
+  std::optional<int64_t> reserveUntouched(int64_t bytes);
+  /// Whether reserveUntouched(bytes) would succeed.
+  bool canReserveUntouched(int64_t bytes) const;
   int64_t inUse() const { return used; }
-  int64_t peak() const { return highWater; }
+  int64_t peak() const { return highWater + (capacity - top); }
   int64_t size() const { return capacity; }
 
 private:
   int64_t capacity, alignment, used = 0, highWater = 0;
+  int64_t top = capacity; // reserveUntouched hands out [top, capacity)
   std::map<int64_t, int64_t> free; // address -> bytes
   std::map<int64_t, int64_t> live; // address -> bytes
 };

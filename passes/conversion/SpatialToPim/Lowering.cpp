@@ -2,9 +2,11 @@
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+
 
 using namespace mlir;
 
@@ -22,6 +24,41 @@ Layout inputLayout(Value input, ArrayRef<int64_t> shape) {
   return rowMajor(shape);
 }
 
+/// Pipeline mode's stages (spatial::PipelineStages) over the core graph of
+/// the scheduled tasks: an edge per dependency between two cores, and both
+/// ways between the lanes of an operator with a model output, whose pieces
+/// are gathered on one of them in the middle of the iteration.
+spatial::PipelineStages coreStages(func::FuncOp func, spatial::GraphOp graph) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.front())
+    ops.push_back(&op);
+  llvm::DenseSet<Operation *> producesOutput;
+  for (Value v : func.front().getTerminator()->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      producesOutput.insert(def);
+  std::vector<std::pair<int64_t, int64_t>> edges;
+  std::map<int64_t, SmallVector<int64_t>> outputLanes; // operator -> cores
+  int64_t cores = 0;
+  for (auto t : graph.getBody().getOps<spatial::TaskOp>()) {
+    if (!t.getCore())
+      return {};
+    int64_t to = int64_t(*t.getCore());
+    cores = std::max(cores, to + 1);
+    for (Value dep : t.getDeps())
+      if (auto d = dep.getDefiningOp<spatial::TaskOp>(); d && d.getCore())
+        edges.push_back({int64_t(*d.getCore()), to});
+    if (t.getSource() && int64_t(*t.getSource()) < int64_t(ops.size()) &&
+        producesOutput.contains(ops[size_t(*t.getSource())]))
+      outputLanes[int64_t(*t.getSource())].push_back(to);
+  }
+  for (auto &[op, lanes] : outputLanes)
+    for (size_t i = 1; i < lanes.size(); ++i) {
+      edges.push_back({lanes[0], lanes[i]});
+      edges.push_back({lanes[i], lanes[0]});
+    }
+  return spatial::PipelineStages(cores, edges);
+}
+
 bool isView(Operation *op) {
   return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SplitWithSizesOp, nn::CloneOp,
              nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp, codec::ObserveOp>(op);
@@ -32,6 +69,10 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::Tar
                    nn::ConstantEvaluator &constants, ChipOp chip)
     : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {
   // Calibration wrote each encoded subgraph's scale on its observation point.
+  auto mode = graph->getAttrOfType<StringAttr>("mode");
+  auto boundaries = graph->getAttrOfType<BoolAttr>("boundaries");
+  if (mode && mode == "pipeline" && boundaries && boundaries.getValue())
+    stages = coreStages(func, graph);
   func.walk([&](codec::ObserveOp o) {
     if (auto scale = o->getAttrOfType<FloatAttr>("scale")) {
       codec::Encoding e{float(scale.getValueAsDouble()), 0};
@@ -106,7 +147,7 @@ void Lowering::release(int id) {
   if (--b.refs > 0 || b.freed)
     return;
   b.freed = true;
-  if (b.core >= 0)
+  if (b.core >= 0 && !b.pinned)
     emitter(b.core).memory.release(b.address);
   for (auto &[key, copy] : b.copies)
     release(copy);
@@ -201,8 +242,51 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   auto it = source.copies.find(key);
   int copyId;
   int64_t eb = bytesOf(source.type);
+  // Pipeline mode: data from an earlier stage crosses at the iteration
+  // boundary (spatial::PipelineStages), into memory no instruction of the
+  // iteration touches, from a source kept until the iteration ends.
+  bool boundary = source.core >= 0 && stages.crosses(source.core, on);
   if (it != source.copies.end()) {
     copyId = it->second;
+  } else if (boundary) {
+    int64_t bytes = eb * (hi - lo);
+    buffers[p.buffer].pinned = true;
+    // Relayed through a core of every level between (PipelineStages::route).
+    int64_t fromCore = source.core, fromAddress = buffers[p.buffer].address + eb * lo;
+    std::vector<int64_t> chain = stages.route(source.core, on);
+    // Relays short of memory: straight to the consumer (pipelining less).
+    int64_t reserved = bytes + target.crossbarRows * 4;
+    if (llvm::any_of(llvm::ArrayRef(chain).drop_back(),
+                     [&](int64_t hop) { return !emitter(hop).memory.canReserveUntouched(reserved); }))
+      chain = {on};
+    std::optional<int64_t> address;
+    for (int64_t hop : chain) {
+      // With allocate()'s slack: an MVM may read rows past the buffer's end.
+      address = emitter(hop).memory.reserveUntouched(reserved);
+      if (!address) {
+        taskError() << "core " << hop << " has no room left for " << bytes
+                    << " bytes received at the start of its pipelined iteration ("
+                    << emitter(hop).memory.peak() << " of " << emitter(hop).memory.size()
+                    << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)";
+        return failure();
+      }
+      int64_t tag = nextTag++;
+      std::pair<int64_t, int64_t> order{stages.stageOf(fromCore), tag};
+      emitter(fromCore).boundarySend(fromAddress, hop, bytes, tag, order);
+      emitter(hop).boundaryRecv(*address, fromCore, bytes, tag, order);
+      fromCore = hop;
+      fromAddress = *address;
+    }
+    Buffer dst;
+    dst.core = on;
+    dst.address = *address;
+    dst.bytes = bytes;
+    dst.type = source.type;
+    dst.refs = 1; // held by the source's copy table
+    dst.pinned = true;
+    buffers.push_back(dst);
+    copyId = int(buffers.size() - 1);
+    buffers[p.buffer].copies[key] = copyId;
   } else {
     FailureOr<int> dst = allocate(on, eb * (hi - lo));
     if (failed(dst))
@@ -215,6 +299,14 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     if (src.core < 0) {
       emitter(on).ld(Address::at(buffers[copyId].address), src.address + eb * lo, bytes);
     } else {
+      // Within a stage only: a transfer back to an earlier stage would wait
+      // for a receiver that waits at its boundary, a deadlock.
+      if (!stages.empty() && stages.stageOf(src.core) != stages.stageOf(on)) {
+        taskError() << "data from core " << src.core << " (pipeline stage " << stages.stageOf(src.core)
+                    << ") to core " << on << " (stage " << stages.stageOf(on)
+                    << ") runs against the pipeline's stage order";
+        return failure();
+      }
       int64_t tag = nextTag++;
       emitter(src.core).send(Address::at(src.address + eb * lo), on, bytes, tag);
       emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);

@@ -21,6 +21,7 @@
 #include "passes/conversion/SpatialToPim/Tensors.h"
 #include "passes/nn/CompileTime.h"
 #include "passes/nn/ConstantEvaluator.h"
+#include "passes/spatial/PipelineStages.h"
 #include "passes/spatial/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 
@@ -40,6 +41,9 @@ struct Buffer {
   ElementType type = ElementType::F32;
   int refs = 0;
   bool freed = false;
+  /// Its memory is never reused: the source of a transfer deferred to the
+  /// iteration boundary, or a buffer reserved before the first instruction.
+  bool pinned = false;
   /// Copies of element ranges [lo, hi) on other cores: (core, lo, hi) -> buffer.
   std::map<std::tuple<int64_t, int64_t, int64_t>, int> copies;
   /// Compact copies of views of it on its own core (Lowering::packed):
@@ -184,6 +188,8 @@ private:
   std::map<int64_t, std::unique_ptr<CoreEmitter>> emitters;
   std::vector<int> taskBuffers;
   int64_t nextTag = 0, globalTop = 0, nextData = 0;
+  /// Pipeline mode's stages of the programs (empty in latency mode).
+  spatial::PipelineStages stages;
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
   llvm::DenseMap<std::pair<mlir::Value, int>, std::string> weights;
   struct Output {

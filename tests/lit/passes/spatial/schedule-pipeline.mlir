@@ -10,8 +10,11 @@
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | not %raptor-opt "--raptor-schedule-spatial=mode=fast" 2>&1 | FileCheck %s --check-prefix=MODE
 
 // Depth 4 on 4 cores: each stage reserves its one core and no core is
-// spare; one operator per stage, stage bound 100 us each.
+// spare; one operator per stage, stage bound 100 us each. The data held
+// at the iteration boundary (4 bytes a transfer) fits in local memory, so
+// the programs cross stages there (spatial::PipelineStages).
 // FOUR:      spatial.graph
+// FOUR-SAME: boundaries = true
 // FOUR-SAME: mode = "pipeline"
 // FOUR-SAME: stage_starts = array<i64: 0, 1, 2, 3>
 // FOUR-SAME: stages = array<i64: 1, 1, 1, 1>
