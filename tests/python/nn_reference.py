@@ -162,7 +162,7 @@ def evaluate(module: ir.Module, inputs: list[np.ndarray], weights: Mapping[str, 
     for arg, attrs in zip(block.arguments, ir.ArrayAttr(fn.attributes["arg_attrs"])):
         attrs = ir.DictAttr(attrs)
         data = weights[ir.StringAttr(attrs["nn.param"]).value] if "nn.param" in attrs else next(user)
-        env[arg] = torch.from_numpy(np.ascontiguousarray(data))
+        env[arg] = torch.from_numpy(np.array(data))  # a copy: writable, contiguous
     with torch.no_grad():
         for op in block.operations:
             if op.operation.name == "func.return":

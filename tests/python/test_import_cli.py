@@ -116,6 +116,7 @@ def _old_onnx(path: Path) -> None:
     ("erf.onnx", "ONNX operators without an nn op: Erf (1)"),
     ("badshape.onnx", "--input-shape 'image=1,x' is not NAME=SIZE,SIZE,..."),
     ("missing.pt2", "cannot read"),
+    ("dynamic.pt2", "dynamic.pt2: input 'x' has a dynamic shape [s"),
     ("model.txt", "expected a .pt2 (torch.export.save) or .onnx file"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(files: dict[str, Path], tmp_path: Path, case: str,
@@ -134,6 +135,13 @@ def test_bad_input_is_one_line_and_writes_nothing(files: dict[str, Path], tmp_pa
     elif case == "badshape.onnx":
         source = files["onnx"]
         args = ["--input-shape", "image=1,x"]
+    elif case == "dynamic.pt2":
+        class Scale(torch.nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return x * 2
+
+        ep = torch.export.export(Scale(), (torch.randn(3, 4),), dynamic_shapes=({0: torch.export.Dim("n")},))
+        torch.export.save(ep, source)
     elif case == "model.txt":
         source.write_text("not a model")
     out_dir = tmp_path / "out"

@@ -123,12 +123,23 @@ def test_transformer_encoder_matches_onnxruntime() -> None:
            expect={"nn.layer_norm", "nn.gelu", "nn.select", "nn.index_select", "nn.matmul", "nn.linear"})
 
 
+def test_erf_gelu_of_older_opsets_is_one_gelu() -> None:
+    """Below opset 20 torch writes GELU as x * (1 + erf(x / sqrt 2)) * 0.5."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 12), torch.nn.GELU(), torch.nn.Linear(12, 3))
+    x = torch.randn(2, 6)
+    data = _export(model, x, opset=17)
+    assert "Erf" in {n.op_type for n in onnx.load_from_string(data).graph.node}
+    module = _check(data, x.numpy(), expect={"nn.gelu"})
+    assert "nn.div" not in _op_names(module) and "nn.mul" not in _op_names(module)
+
+
 def test_bert_configuration_matches_onnxruntime() -> None:
     """Token ids are an input: the word-embedding Gather becomes nn.embedding."""
     import transformers
 
     config = transformers.BertConfig(vocab_size=50, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                                     intermediate_size=64, max_position_embeddings=16,
+                                     intermediate_size=64, max_position_embeddings=80,
                                      attn_implementation="eager")
     torch.manual_seed(0)
     bert = transformers.BertModel(config, add_pooling_layer=False).eval()
@@ -196,6 +207,25 @@ def test_operators_torch_does_not_emit() -> None:
     x = rng.standard_normal((1, 3, 7, 8)).astype(np.float32)
     module = _check(model.SerializeToString(), x, expect={"nn.constant_pad_nd", "nn.clamp", "nn.pow"})
     assert "nn.linear" in _op_names(module)
+
+
+def test_constant_subgraphs_are_folded() -> None:
+    """Shape arithmetic and tables computed from constants become data; a
+    GatherElements over more than 64 positions (BERT's token types) too."""
+    table = numpy_helper.from_array(np.arange(100, dtype=np.float32).reshape(1, 100) / 7, "table")
+    index = numpy_helper.from_array(np.arange(70, dtype=np.int64)[::-1].reshape(1, 70).copy(), "index")
+    nodes = [helper.make_node("GatherElements", ["table", "index"], ["t"], axis=1),
+             helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("ConstantOfShape", ["s"], ["ones"],
+                              value=numpy_helper.from_array(np.array([2.0], np.float32))),
+             helper.make_node("Mul", ["t", "ones"], ["t2"]),
+             helper.make_node("Add", ["x", "t2"], ["y"])]
+    model = _model(nodes, [_tensor("x", [1, 70])], [_tensor("y", [1, 70])], [table, index])
+    x = np.random.default_rng(1).standard_normal((1, 70)).astype(np.float32)
+    module, report, weights = import_model(model, strict=True)
+    assert report.folded == 4 and _op_names(module) == {"nn.add", "nn.constant"}
+    np.testing.assert_allclose(evaluate(module, [x], weights)[0], _runtime(model.SerializeToString(), x)[0],
+                               rtol=1e-6)
 
 
 def test_dynamic_input_needs_a_shape() -> None:

@@ -40,7 +40,8 @@ __all__ = ["ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOp
 #: Versions of the default ONNX operator set this frontend reads.
 SUPPORTED_OPSETS = range(13, 24)
 
-_INT64_MAX = 2**63 - 1
+#: Float data folded from constants becomes a weight from this many elements on.
+_FOLDED_WEIGHT_SIZE = 1024
 
 
 class OnnxImportError(ValueError):
@@ -163,10 +164,14 @@ class _Importer:
         self.weights: dict[str, np.ndarray] = {}
         self.params: dict[str, ir.Value] = {}
         self.inputs = self._input_types(input_shapes)
-        self.inferred = self._infer_shapes()
+        self._inferred: dict[str, tuple[list[int], int]] | None = None
         self.users = Counter(name for n in self.graph.node for name in n.input if name)
         self.users.update(o.name for o in self.graph.output)
-        self.producer = {o: n for n in self.graph.node for o in n.output}
+        self.consumers: dict[str, list[int]] = {}
+        for index, n in enumerate(self.graph.node):
+            for name in n.input:
+                if name:
+                    self.consumers.setdefault(name, []).append(index)
         self.skip: set[int] = set()
 
     # -- checks --------------------------------------------------------------
@@ -221,12 +226,29 @@ class _Importer:
             out.append((i.name, shape, t.elem_type))
         return out
 
+    @property
+    def inferred(self) -> dict[str, tuple[list[int], int]]:
+        """Static types of every value, by ONNX's shape inference on the
+        model with the inputs' static shapes: computed when a generic op
+        first needs its result types."""
+        if self._inferred is None:
+            self._inferred = self._infer_shapes()
+        return self._inferred
+
     def _infer_shapes(self) -> dict[str, tuple[list[int], int]]:
-        """Static types of every value by ONNX's shape inference on the
-        model with the inputs' static shapes (used for generic ops)."""
         onnx = self.onnx
         model = onnx.ModelProto()
         model.CopyFrom(self.model)
+        # Large initializers (weights) as typed inputs: their values only
+        # cost time here (shape arithmetic uses small constants).
+        graph = model.graph
+        listed = {i.name for i in graph.input}
+        large = [i for i in graph.initializer if math.prod(i.dims) > 4096 and i.name not in listed]
+        for init in large:
+            graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
+        kept = [i for i in graph.initializer if math.prod(i.dims) <= 4096]
+        del graph.initializer[:]
+        graph.initializer.extend(kept)
         fixed = {name: shape for name, shape, _ in self.inputs}
         for i in model.graph.input:
             if i.name in fixed:
@@ -260,9 +282,14 @@ class _Importer:
         if name in self.values:
             return self.values[name]
         if name not in self.consts:
+            if self.report.generic:  # strict mode: after an operator without a stand-in
+                self._strict_error()
             raise OnnxImportError(f"value '{name}' is used before it is defined")
         array = self.consts[name]
-        if name in self.initializers and array.dtype.kind == "f" and array.ndim > 0:
+        # Weights: float initializers, and large float data folded from them
+        # (a transposed or reshaped weight); small folded data is a constant.
+        if array.dtype.kind == "f" and array.ndim > 0 and (
+                name in self.initializers or array.size >= _FOLDED_WEIGHT_SIZE):
             return self.param(name, array)
         with ir.Location.name(name):
             v = nn.ConstantOp(_dense(array)).result
@@ -282,7 +309,7 @@ class _Importer:
     def transposed_param(self, name: str) -> ir.Value:
         """Initializer ``name`` (2-d) transposed, as its own weight."""
         array = self.const(name)
-        if name not in self.initializers or array.ndim != 2 or array.dtype.kind != "f":
+        if array.ndim != 2 or array.dtype.kind != "f":
             raise _Unsupported("the matrix operand is not a 2-d weight")
         return self.param(f"{name}.T", np.ascontiguousarray(array.T))
 
@@ -307,16 +334,17 @@ class _Importer:
             for (name, _, _), arg in zip(self.inputs, self.block.arguments):
                 self.values[name] = arg
             with ir.InsertionPoint(self.block):
+                # Constants first, so that patterns can read ones defined later.
+                for index, node in enumerate(self.graph.node):
+                    if node.op_type == "Constant" and (node.domain or "ai.onnx") == "ai.onnx":
+                        self._fold(node)
+                        self.skip.add(index)
                 for index, node in enumerate(self.graph.node):
                     if index in self.skip:
                         continue
                     self._node(index, node, strict)
                 if strict and self.report.generic:
-                    names = ", ".join(f"{k.removeprefix('onnx.')} ({n})"
-                                      for k, n in sorted(self.report.generic.items()))
-                    raise UnsupportedOperatorError(
-                        f"ONNX operators without an nn op: {names}; import without strict "
-                        f"mode to keep them as nn.aten")
+                    self._strict_error()
                 results = [self.value(o.name) for o in self.graph.output]
                 func.ReturnOp(results)
         self._check_outputs(results)
@@ -327,6 +355,11 @@ class _Importer:
         attrs += [ir.DictAttr.get({"nn.param": ir.StringAttr.get(name)}) for name in self.params]
         fn.arg_attrs = ir.ArrayAttr.get(attrs)
         return module
+
+    def _strict_error(self) -> None:
+        names = ", ".join(f"{k.removeprefix('onnx.')} ({n})" for k, n in sorted(self.report.generic.items()))
+        raise UnsupportedOperatorError(
+            f"ONNX operators without an nn op: {names}; import without strict mode to keep them as nn.aten")
 
     def _check_outputs(self, results: list[ir.Value]) -> None:
         for out, value in zip(self.graph.output, results):
@@ -386,9 +419,11 @@ class _Importer:
         from onnx.reference import ReferenceEvaluator
 
         try:
-            evaluator = ReferenceEvaluator(node)
             feeds = {n: self.consts[n] for n in node.input if n}
-            results = evaluator.run(None, feeds)
+            if node.op_type in _NUMPY_FOLDS:
+                results = _NUMPY_FOLDS[node.op_type](node, [self.consts[n] for n in node.input], _attrs(node))
+            else:
+                results = ReferenceEvaluator(node).run(None, feeds)
         except Exception as e:
             raise OnnxImportError(f"cannot evaluate the constant ONNX node "
                                   f"'{node.name or node.op_type}' ({node.op_type}): {_one_line(e)}") from None
@@ -402,6 +437,8 @@ class _Importer:
         if strict:  # named all at once after the walk; placeholders keep it going
             return [self._placeholder(node, o) for o in node.output]
         types = []
+        if any(o and o not in self.inferred for o in node.output):
+            self.inferred.update(self._infer_node(node))
         for o in node.output:
             if not o:
                 continue
@@ -431,8 +468,44 @@ class _Importer:
         results = iter(op.results)
         return [next(results) if o else None for o in node.output]
 
+    def _infer_node(self, node: Any) -> dict[str, tuple[list[int], int]]:
+        """ONNX shape inference of one node from its operands' known types
+        (when inference over the whole model lost track)."""
+        onnx = self.onnx
+        to_onnx = {}
+        for code, (make, _) in self.types.items():
+            to_onnx.setdefault(str(make()), code)
+        inputs, inits = [], []
+        for name in node.input:
+            if not name:
+                continue
+            if name in self.consts:
+                inits.append(onnx.numpy_helper.from_array(np.asarray(self.consts[name]), name))
+            elif name in self.values:
+                t = ir.RankedTensorType(self.values[name].type)
+                code = to_onnx.get(str(t.element_type))
+                if code is None:
+                    return {}
+                inputs.append(onnx.helper.make_tensor_value_info(name, code, list(t.shape)))
+        graph = onnx.helper.make_graph([node], "node", inputs, [
+            onnx.helper.make_empty_tensor_value_info(o) for o in node.output if o], inits)
+        model = onnx.helper.make_model(graph, opset_imports=list(self.model.opset_import))
+        try:
+            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        except Exception:
+            return {}
+        out = {}
+        for info in list(model.graph.output) + list(model.graph.value_info):
+            t = info.type.tensor_type
+            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
+            if t.HasField("shape") and t.elem_type and all(d >= 0 for d in dims):
+                out[info.name] = (dims, t.elem_type)
+        return out
+
     def _placeholder(self, node: Any, name: str) -> ir.Value | None:
         """In strict mode, a stand-in so that later nodes still convert."""
+        if name and name not in self.inferred:
+            self.inferred.update(self._infer_node(node))
         if not name or name not in self.inferred:
             return None
         dims, et = self.inferred[name]
@@ -451,6 +524,18 @@ class _Importer:
             last = names[-1]
             names = names[:-1] + [f"{last}[{i}]" for i in range(len(node.input) - len(names) + 1)]
         return names
+
+
+def _gather_elements(node: Any, inputs: list[np.ndarray], a: dict[str, Any]) -> list[np.ndarray]:
+    data, index = inputs
+    axis = a.get("axis", 0) % data.ndim
+    index = np.where(index < 0, index + data.shape[axis], index)
+    return [np.take_along_axis(data, index.astype(np.int64), axis)]
+
+
+#: Folds computed here: the reference implementation of GatherElements
+#: handles at most 64 positions along the axis (numpy.choose).
+_NUMPY_FOLDS = {"GatherElements": _gather_elements}
 
 
 def _param_attr(value: Any) -> ir.Attribute | None:
@@ -504,8 +589,48 @@ def _scalar_attr(array: np.ndarray) -> ir.Attribute:
 _BINARY = {"Add": nn.AddOp, "Sub": nn.SubOp, "Mul": nn.MulOp, "Div": nn.DivOp}
 
 
+def _near(im: _Importer, name: str, value: float) -> bool:
+    return im.is_const(name) and im.const(name).size == 1 and \
+        abs(float(im.const(name).reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+
+
+def _sole_consumer(im: _Importer, name: str, op_type: str) -> tuple[int, Any] | None:
+    users = im.consumers.get(name, [])
+    if len(users) != 1 or im.users[name] != 1 or im.graph.node[users[0]].op_type != op_type:
+        return None
+    return users[0], im.graph.node[users[0]]
+
+
+def _erf_gelu(im: _Importer, node: Any) -> list[ir.Value] | None:
+    """``x * (1 + erf(x / sqrt 2)) * 0.5`` (torch's GELU below opset 20) as
+    one ``nn.gelu``: Div (or Mul by 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5."""
+    x, c = node.input
+    if not (node.op_type == "Div" and _near(im, c, math.sqrt(2)) or
+            node.op_type == "Mul" and _near(im, c, math.sqrt(0.5))) or im.is_const(x):
+        return None
+    chain, name = [], node.output[0]
+    for op_type in ("Erf", "Add", "Mul", "Mul"):
+        found = _sole_consumer(im, name, op_type)
+        if found is None:
+            return None
+        chain.append(found)
+        name = found[1].output[0]
+    (_, erf), (_, add), (_, mul_x), (_, half) = chain
+    others = [[n for n in add.input if n != erf.output[0]], [n for n in mul_x.input if n != add.output[0]],
+              [n for n in half.input if n != mul_x.output[0]]]
+    if any(len(o) != 1 for o in others) or not _near(im, others[0][0], 1.0) or others[1][0] != x \
+            or not _near(im, others[2][0], 0.5):
+        return None
+    im.skip.update(i for i, _ in chain)
+    out = nn.GeluOp(im.value(x)).result
+    im.values[half.output[0]] = out
+    return [None]
+
+
 @_rule("Add", "Sub", "Mul", "Div")
 def _binary(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node)) is not None:
+        return fused
     op = _BINARY[node.op_type]
     lhs, rhs = node.input[0], node.input[1]
     if node.op_type == "Add" and im.is_const(lhs) and not im.is_const(rhs):
@@ -672,7 +797,7 @@ def _gemm(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Va
 def _matmul(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     name = node.input[1]
-    if name in im.initializers and im.const(name).ndim == 2 and len(_shape(x)) >= 2 \
+    if im.is_const(name) and im.const(name).ndim == 2 and len(_shape(x)) >= 2 \
             and im.const(name).dtype.kind == "f":
         w = im.transposed_param(name)
         bias = None
