@@ -100,6 +100,14 @@ LogicalResult PowOp::verify() {
   return success();
 }
 
+LogicalResult NanToNumOp::verify() {
+  if (!isa<FloatType>(getSelf().getType().getElementType()))
+    return emitOpError() << "expects a floating-point tensor";
+  if (getNan().isNaN())
+    return emitOpError() << "nan replacement must not be NaN";
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   if (!getMin() && !getMax())
     return emitOpError() << "needs at least one of min and max";

@@ -257,6 +257,18 @@ def NN_PowOp : NN_UnaryOp<"pow", "Power by a scalar exponent", "aten.pow.Tensor_
     (ins F64Attr:$exponent)> {
   let hasVerifier = 1;
 }
+def NN_NanToNumOp : NN_UnaryOp<"nan_to_num", "Replace NaN (and, when given, infinities)",
+    "aten.nan_to_num.default",
+    (ins DefaultValuedAttr<F64Attr, "0.0">:$nan, OptionalAttr<F64Attr>:$posinf,
+         OptionalAttr<F64Attr>:$neginf)> {
+  let description = [{
+    NaN becomes `nan`; +inf and -inf become `posinf` and `neginf`, or, when
+    absent, the element type's largest and lowest finite values (aten's
+    defaults). `posinf = inf, neginf = -inf` replaces NaN only (the NaN
+    guard ONNX exporters write after a softmax).
+  }];
+  let hasVerifier = 1;
+}
 def NN_SoftmaxOp : NN_UnaryOp<"softmax", "Softmax", "aten._softmax.default",
     (ins I64Attr:$dim, DefaultValuedAttr<BoolAttr, "false">:$half_to_float)> {
   let hasVerifier = 1;

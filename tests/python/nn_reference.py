@@ -93,6 +93,8 @@ def _run(env: dict, op: Any) -> list[torch.Tensor]:
         return [unary[name](o("self_"))]
     if name == "nn.gelu":
         return [F.gelu(o("self_"), approximate=_attr(op, "approximate", "none"))]
+    if name == "nn.nan_to_num":
+        return [torch.nan_to_num(o("self_"), _attr(op, "nan", 0.0), _attr(op, "posinf"), _attr(op, "neginf"))]
     if name == "nn.pow":
         return [torch.pow(o("self_"), _attr(op, "exponent"))]
     if name == "nn.hardtanh":

@@ -119,6 +119,27 @@ def test_an_as_strided_that_only_reshapes_becomes_a_view() -> None:
     _check(model, torch.randn(1, 3, 7, 7), expect={"nn.view", "nn.layer_norm"})
 
 
+class NanGuard(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nan_to_num(x, nan=0.5) + torch.nan_to_num(x, 0.0, 7.0, -7.0)
+
+
+def test_nan_to_num() -> None:
+    """Raptor's decomposition table decomposes nan_to_num (into isnan and
+    where, which stay generic); kept, it is nn.nan_to_num (the ONNX
+    frontend's NaN guard)."""
+    from raptor.frontend.torch import import_program
+    from raptor.zoo import decomposition_table
+
+    x = torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5])
+    table = decomposition_table()
+    table.pop(torch.ops.aten.nan_to_num.default, None)
+    ep = torch.export.export(NanGuard(), (x,), strict=False).run_decompositions(table)
+    module, report = import_program(ep, ImportOptions(strict=True))
+    assert _op_names(module) == {"nn.nan_to_num", "nn.add"}
+    np.testing.assert_array_equal(evaluate(module, [x.numpy()], {})[0], NanGuard()(x).numpy())
+
+
 def test_gpt2_imports_without_kv_cache_objects() -> None:
     """Decoder configurations default to use_cache=True; import_module turns
     it off for the export (and restores it), and GPT-2's Conv1D (addmm) and

@@ -228,6 +228,20 @@ def test_constant_subgraphs_are_folded() -> None:
                                rtol=1e-6)
 
 
+def test_nan_guard_after_softmax_is_nan_to_num() -> None:
+    """Where(IsNaN(p), 0, p), which exported decoder attention writes; a
+    fully masked row really makes NaN here."""
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), "zero")
+    nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1), helper.make_node("IsNaN", ["p"], ["n"]),
+             helper.make_node("Where", ["n", "zero", "p"], ["y"])]
+    model = _model(nodes, [_tensor("x", [3, 4])], [_tensor("y", [3, 4])], [zero])
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    x[1] = -np.inf
+    module = _check(model.SerializeToString(), x, expect={"nn.nan_to_num"})
+    assert _op_names(module) == {"nn.softmax", "nn.nan_to_num"}
+    assert not np.isnan(_runtime(model.SerializeToString(), x)[0]).any()
+
+
 def test_dynamic_input_needs_a_shape() -> None:
     model = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", ["batch", 4])], [_tensor("y", None)])
     with pytest.raises(OnnxImportError, match=r"input 'x' has a dynamic shape \[batch, 4\]: give its sizes "

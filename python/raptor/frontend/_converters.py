@@ -161,6 +161,18 @@ def _as_strided(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
     return kw
 
 
+def _nan_to_num(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    for name in ("nan", "posinf", "neginf"):
+        value = kw.get(name)
+        if value is None:
+            kw.pop(name, None)
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        else:
+            kw[name] = float(value)
+    return kw
+
+
 RULES: dict[Any, Rule] = {
     aten.convolution.default: Rule(nn.ConvolutionOp),
     aten._native_batch_norm_legit_no_training.default: Rule(nn.BatchNormOp, adapt=_batch_norm),
@@ -198,6 +210,7 @@ RULES: dict[Any, Rule] = {
     aten.hardtanh.default: Rule(nn.HardtanhOp, adapt=_floats("min_val", "max_val")),
     aten.clamp.default: Rule(nn.ClampOp, adapt=_clamp),
     aten.pow.Tensor_Scalar: Rule(nn.PowOp, adapt=_floats("exponent")),
+    aten.nan_to_num.default: Rule(nn.NanToNumOp, adapt=_nan_to_num),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
     aten.cat.default: Rule(nn.CatOp),
     aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),

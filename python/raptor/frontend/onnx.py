@@ -690,6 +690,26 @@ def _sqrt(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Va
     return [nn.PowOp(x, 0.5).result]
 
 
+@_rule("IsNaN")
+def _is_nan(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
+    """``Where(IsNaN(p), c, p)`` (the NaN guard of exported attention) as
+    ``nn.nan_to_num`` replacing NaN only."""
+    p = node.input[0]
+    found = _sole_consumer(im, node.output[0], "Where")
+    if found is None:
+        raise _Unsupported("an IsNaN that is not a NaN guard")
+    where_index, where = found
+    cond, c, other = where.input
+    if cond != node.output[0] or other != p or not im.is_const(c) or im.const(c).size != 1 \
+            or im.const(c).ndim > len(_shape(im.value(p))) or not _is_float(im.value(p)):
+        raise _Unsupported("an IsNaN that is not a NaN guard")
+    im.skip.add(where_index)
+    inf = float("inf")
+    im.values[where.output[0]] = nn.NanToNumOp(im.value(p), nan=float(im.const(c).reshape(-1)[0]),
+                                               posinf=inf, neginf=-inf).result
+    return [None]
+
+
 @_rule("Gelu")
 def _gelu(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     return [nn.GeluOp(im.value(node.input[0]), approximate=_decode(a.get("approximate", "none"))).result]

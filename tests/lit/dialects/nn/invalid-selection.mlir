@@ -1,5 +1,6 @@
 // Diagnostics of the selection and view operators (select, index_select,
-// index, alias, as_strided) and of hardtanh, clamp, pow and average pooling.
+// index, alias, as_strided) and of hardtanh, clamp, pow, nan_to_num and
+// average pooling.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics
 
 func.func @select_index_range(%x: tensor<2x3xf32>) {
@@ -232,5 +233,21 @@ func.func @pow_integer(%x: tensor<4xi32>) {
 func.func @pow_no_exponent(%x: tensor<4xf32>) {
   // expected-error @+1 {{'nn.pow' op requires attribute 'exponent'}}
   %0 = nn.pow %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @nan_to_num_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'nn.nan_to_num' op expects a floating-point tensor}}
+  %0 = nn.nan_to_num %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @nan_to_num_nan(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.nan_to_num' op nan replacement must not be NaN}}
+  %0 = nn.nan_to_num %x {nan = 0x7FF8000000000000 : f64} : tensor<4xf32>
   return
 }

@@ -1,6 +1,6 @@
 // Round-trip of the selection and view operators (select, index_select,
-// index, alias, as_strided), hardtanh, clamp, pow and average pooling. Declared
-// result types are checked by shape inference.
+// index, alias, as_strided), hardtanh, clamp, pow, nan_to_num and average
+// pooling. Declared result types are checked by shape inference.
 // RUN: %raptor-opt %s | %raptor-opt | FileCheck %s
 // RUN: %raptor-opt %s --mlir-print-op-generic | %raptor-opt | FileCheck %s
 
@@ -97,5 +97,16 @@ func.func @avg_pools(%x: tensor<1x8x7x7xf32>) -> (tensor<1x8x3x3xf32>, tensor<1x
 func.func @pow(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %0 = nn.pow %x {exponent = 3.0} : tensor<2x8xf32>
   %1 = nn.pow %x {exponent = 0.5} : tensor<2x8xf32>
+  return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// nan_to_num: aten's defaults (infinities to the largest finite values), and
+// the NaN guard of exported attention (infinities kept).
+// CHECK-LABEL: func.func @nan_to_num
+// CHECK: nn.nan_to_num %arg0 : tensor<2x8xf32>
+// CHECK: nn.nan_to_num %arg0 {neginf = 0xFFF0000000000000 : f64, posinf = 0x7FF0000000000000 : f64} : tensor<2x8xf32>
+func.func @nan_to_num(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %0 = nn.nan_to_num %x {nan = 0.0} : tensor<2x8xf32>
+  %1 = nn.nan_to_num %x {posinf = 0x7FF0000000000000 : f64, neginf = 0xFFF0000000000000 : f64} : tensor<2x8xf32>
   return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
 }
