@@ -24,6 +24,7 @@ pytest:
 bench: setup
 	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json
 	.venv/bin/python bench/import_roundtrip.py
+	.venv/bin/python bench/import_coverage.py
 	.venv/bin/python bench/codec_tables.py
 	.venv/bin/python bench/codec_scaling.py
 	.venv/bin/python bench/rdg_scaling.py

@@ -94,6 +94,20 @@ LogicalResult HardtanhOp::verify() {
   return success();
 }
 
+LogicalResult PowOp::verify() {
+  if (!isa<FloatType>(getSelf().getType().getElementType()))
+    return emitOpError() << "expects a floating-point tensor";
+  return success();
+}
+
+LogicalResult NanToNumOp::verify() {
+  if (!isa<FloatType>(getSelf().getType().getElementType()))
+    return emitOpError() << "expects a floating-point tensor";
+  if (getNan().isNaN())
+    return emitOpError() << "nan replacement must not be NaN";
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   if (!getMin() && !getMax())
     return emitOpError() << "needs at least one of min and max";

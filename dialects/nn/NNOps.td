@@ -251,6 +251,24 @@ def NN_ClampOp : NN_UnaryOp<"clamp", "Clamp to [min, max], either bound optional
     (ins OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max)> {
   let hasVerifier = 1;
 }
+def NN_AliasOp : NN_UnaryOp<"alias", "The same tensor under another name (a view)",
+    "aten.alias.default">;
+def NN_PowOp : NN_UnaryOp<"pow", "Power by a scalar exponent", "aten.pow.Tensor_Scalar",
+    (ins F64Attr:$exponent)> {
+  let hasVerifier = 1;
+}
+def NN_NanToNumOp : NN_UnaryOp<"nan_to_num", "Replace NaN (and, when given, infinities)",
+    "aten.nan_to_num.default",
+    (ins DefaultValuedAttr<F64Attr, "0.0">:$nan, OptionalAttr<F64Attr>:$posinf,
+         OptionalAttr<F64Attr>:$neginf)> {
+  let description = [{
+    NaN becomes `nan`; +inf and -inf become `posinf` and `neginf`, or, when
+    absent, the element type's largest and lowest finite values (aten's
+    defaults). `posinf = inf, neginf = -inf` replaces NaN only (the NaN
+    guard ONNX exporters write after a softmax).
+  }];
+  let hasVerifier = 1;
+}
 def NN_SoftmaxOp : NN_UnaryOp<"softmax", "Softmax", "aten._softmax.default",
     (ins I64Attr:$dim, DefaultValuedAttr<BoolAttr, "false">:$half_to_float)> {
   let hasVerifier = 1;
@@ -354,6 +372,68 @@ def NN_SliceOp : NN_InferOp<"slice"> {
   let arguments = (ins NN_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
                        OptionalAttr<I64Attr>:$start, OptionalAttr<I64Attr>:$end,
                        DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_SelectOp : NN_InferOp<"select"> {
+  let summary = "One position of a dimension, which is dropped (aten.select.int)";
+  let nnAtenName = "aten.select.int";
+  let description = [{
+    `self[..., index, ...]` along `dim`: the result has one dimension fewer.
+    A negative `index` counts from the end, as in Python.
+
+    ```mlir
+    %cls = nn.select %x {dim = 1, index = 0} : (tensor<1x197x768xf32>) -> tensor<1x768xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$self, I64Attr:$dim, I64Attr:$index);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_IndexSelectOp : NN_InferOp<"index_select"> {
+  let summary = "Positions of a dimension picked by a 1-d index tensor (aten.index_select.default)";
+  let nnAtenName = "aten.index_select.default";
+  let description = [{
+    Gathers the entries `index[i]` of `self` along `dim`; the result's `dim`
+    has the index tensor's length. `index` is a 0-d or 1-d integer tensor,
+    usually an `nn.constant`.
+  }];
+  let arguments = (ins NN_Tensor:$self, I64Attr:$dim, NN_IntTensor:$index);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_IndexOp : NN_InferOp<"index"> {
+  let summary = "Advanced indexing of the leading dimensions (aten.index.Tensor)";
+  let nnAtenName = "aten.index.Tensor";
+  let description = [{
+    `self[indices[0], ..., indices[k-1]]`: the k integer index tensors index
+    dimensions 0 to k-1 of `self` and broadcast together; the result's shape
+    is their broadcast shape followed by the remaining dimensions of `self`.
+    (An aten call with an unindexed dimension before an indexed one stays
+    generic.)
+  }];
+  let arguments = (ins NN_Tensor:$self, Variadic<NN_IntTensor>:$indices);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_AsStridedOp : NN_InferOp<"as_strided"> {
+  let summary = "A strided view of a contiguous tensor (aten.as_strided.default)";
+  let nnAtenName = "aten.as_strided.default";
+  let description = [{
+    Reads `self` as its row-major (contiguous) element sequence: result
+    element (i0, ..., in) is element `storage_offset + sum(ik * stride[k])` of
+    that sequence. Only plain views are valid: every element read lies
+    inside `self`, sizes and strides are non-negative. (The importer emits
+    this op only for a contiguous `self` at offset 0, where this is aten's
+    meaning.)
+  }];
+  let arguments = (ins NN_Tensor:$self, DenseI64ArrayAttr:$size,
+                       DenseI64ArrayAttr:$stride,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_offset);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
 }

@@ -173,6 +173,10 @@ RAPTOR_NN_COMPATIBLE(UpsampleNearest2dOp)
 RAPTOR_NN_COMPATIBLE(CatOp)
 RAPTOR_NN_COMPATIBLE(SplitWithSizesOp)
 RAPTOR_NN_COMPATIBLE(SliceOp)
+RAPTOR_NN_COMPATIBLE(SelectOp)
+RAPTOR_NN_COMPATIBLE(IndexSelectOp)
+RAPTOR_NN_COMPATIBLE(IndexOp)
+RAPTOR_NN_COMPATIBLE(AsStridedOp)
 RAPTOR_NN_COMPATIBLE(ViewOp)
 RAPTOR_NN_COMPATIBLE(PermuteOp)
 RAPTOR_NN_COMPATIBLE(ExpandOp)
@@ -799,6 +803,121 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     shape[*dim] = end > start ? (end - start + step - 1) / step : 0;
   }
   types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getDimAttr(), "dim"}, {adaptor.getIndexAttr(), "index"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  if (self.getRank() == 0)
+    return emitOptionalError(loc, "cannot select from a 0-d tensor");
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t size = self.getDimSize(*dim);
+  int64_t index = static_cast<int64_t>(adaptor.getIndex());
+  if (!isDyn(size) && (index < -size || index >= size))
+    return emitOptionalError(loc, "index ", index, " is out of range for dim ", *dim,
+                             " of size ", size);
+  SmallVector<int64_t> shape(self.getShape());
+  shape.erase(shape.begin() + *dim);
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getDimAttr(), "dim"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  RankedTensorType index = tensorType(adaptor.getIndex());
+  if (index.getRank() > 1)
+    return emitOptionalError(loc, "index must be 0-d or 1-d, got ", index);
+  SmallVector<int64_t> shape(self.getShape());
+  if (self.getRank() == 0) {
+    // aten treats a 0-d self as 1-d of size 1 and keeps it 0-d.
+    if (failed(normDim(loc, static_cast<int64_t>(adaptor.getDim()), 1)))
+      return failure();
+    types.push_back(self);
+    return success();
+  }
+  auto dim = normDim(loc, static_cast<int64_t>(adaptor.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  shape[*dim] = index.getRank() == 0 ? 1 : index.getDimSize(0);
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult IndexOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  ValueRange indices = adaptor.getIndices();
+  if (indices.empty())
+    return emitOptionalError(loc, "index needs at least one index tensor");
+  if (int64_t(indices.size()) > self.getRank())
+    return emitOptionalError(loc, "too many indices (", indices.size(), ") for ", self);
+  SmallVector<int64_t> shape;
+  for (Value v : indices) {
+    auto next = broadcast(loc, shape, tensorType(v).getShape());
+    if (failed(next))
+      return failure();
+    shape = std::move(*next);
+  }
+  llvm::append_range(shape, self.getShape().drop_front(indices.size()));
+  types.push_back(like(self, shape));
+  return success();
+}
+
+LogicalResult AsStridedOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(require(loc, {{adaptor.getSizeAttr(), "size"}, {adaptor.getStrideAttr(), "stride"}})))
+    return failure();
+  RankedTensorType self = tensorType(adaptor.getSelf());
+  ArrayRef<int64_t> size = adaptor.getSize(), stride = adaptor.getStride();
+  if (size.size() != stride.size())
+    return emitOptionalError(loc, "as_strided has ", size.size(), " sizes but ", stride.size(),
+                             " strides");
+  int64_t offset = intOr(adaptor.getStorageOffsetAttr(), 0);
+  if (offset < 0)
+    return emitOptionalError(loc, "storage_offset must be non-negative, got ", offset);
+  // The last element read: offset + sum((size - 1) * stride), unless the
+  // view is empty.
+  int64_t last = offset;
+  bool empty = false;
+  for (auto [s, st] : llvm::zip(size, stride)) {
+    if (s < 0)
+      return emitOptionalError(loc, "invalid as_strided size ", s);
+    if (st < 0)
+      return emitOptionalError(loc, "as_strided strides must be non-negative, got ", st);
+    if (s == 0) {
+      empty = true;
+      continue;
+    }
+    int64_t step;
+    if (llvm::MulOverflow(s - 1, st, step) || llvm::AddOverflow(last, step, last))
+      return emitOptionalError(loc, "as_strided sizes [", size, "] and strides [", stride,
+                               "] overflow int64");
+  }
+  if (!empty && self.hasStaticShape()) {
+    std::optional<int64_t> elements = raptor::nn::elementCount(self.getShape());
+    if (!elements)
+      return emitOptionalError(loc, self, " has more elements than int64 counts");
+    if (last >= *elements)
+      return emitOptionalError(loc, "as_strided reads element ", last, " of ", self, " (",
+                               *elements, " elements): not a view of it");
+  }
+  types.push_back(like(self, size));
   return success();
 }
 

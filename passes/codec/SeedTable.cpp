@@ -1,7 +1,8 @@
 //===- SeedTable.cpp - The seed's commutation table (Table 5) ---*- C++ -*-===//
 #include "passes/codec/CommutationTable.h"
 
-// Table 5 of shared seed 000 in the format of docs/codec.md. The INT8
+// Table 5 of shared seed 000 in the format of docs/codec.md, plus the
+// selections and views of models outside the paper. The INT8
 // variants keep biases and attention masks in FP32: the paper's storage
 // figures count only the matrix weights at one byte.
 static const char kSeedTable[] = R"(# Commutation table of the codec placement paper (Table 5).
@@ -51,6 +52,19 @@ operator xaten.kv_cache.default int8 X
   block key -> out[0]
   block value -> out[1]
 operator xaten.rotary_positional_embeddings.default
+# Beyond Table 5: the selections and views the frontends emit for models
+# outside the paper commute with codecs as slice and view do (they move
+# elements without computing on them).
+operator aten.alias.default int8 W
+  block self -> out
+operator aten.as_strided.default int8 W
+  block self -> out
+operator aten.index.Tensor int8 W
+  block self -> out
+operator aten.index_select.default int8 W
+  block self -> out
+operator aten.select.int int8 W
+  block self -> out
 )";
 
 llvm::StringRef raptor::codec::CommutationTable::seedText() { return kSeedTable; }

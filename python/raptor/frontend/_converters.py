@@ -35,6 +35,8 @@ class Rule:
     rename: dict[str, str | None] = field(default_factory=dict)
     #: Called on the keyword arguments before building; may return None.
     adapt: Callable[[dict[str, Any], list[ir.Type]], dict[str, Any] | None] | None = None
+    #: Called on the fx node first: False keeps the call generic.
+    accepts: Callable[[Any], bool] | None = None
 
 
 def _binary(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
@@ -131,6 +133,46 @@ def _floats(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], dict[str, 
     return adapt
 
 
+def _index(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    """Index tensors for leading dimensions only (a None before one stays generic)."""
+    indices = kw.get("indices")
+    if not isinstance(indices, list) or not indices or not all(
+            isinstance(v, ir.Value) for v in indices):
+        return None
+    return kw
+
+
+def _plain_view(node: Any) -> bool:
+    """as_strided of a contiguous tensor at offset 0 (what nn.as_strided means)."""
+    source = node.args[0]
+    val = source.meta.get("val") if hasattr(source, "meta") else None
+    return val is not None and rw.contiguous(val)
+
+
+def _as_strided(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    offset = kw.get("storage_offset")
+    if offset is None:
+        kw.pop("storage_offset", None)
+    elif not isinstance(offset, int):
+        return None
+    if not all(isinstance(v, int) for v in list(kw["size"]) + list(kw["stride"])):
+        return None
+    kw["size"], kw["stride"] = list(kw["size"]), list(kw["stride"])
+    return kw
+
+
+def _nan_to_num(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    for name in ("nan", "posinf", "neginf"):
+        value = kw.get(name)
+        if value is None:
+            kw.pop(name, None)
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        else:
+            kw[name] = float(value)
+    return kw
+
+
 RULES: dict[Any, Rule] = {
     aten.convolution.default: Rule(nn.ConvolutionOp),
     aten._native_batch_norm_legit_no_training.default: Rule(nn.BatchNormOp, adapt=_batch_norm),
@@ -161,11 +203,14 @@ RULES: dict[Any, Rule] = {
     aten.clone.default: Rule(nn.CloneOp, {"memory_format": None}),
     aten._softmax.default: Rule(nn.SoftmaxOp),
     aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),
+    aten.mean.default: Rule(nn.MeanOp, adapt=_mean),
     aten.max_pool2d_with_indices.default: Rule(nn.MaxPool2dOp),
     aten.avg_pool2d.default: Rule(nn.AvgPool2dOp, adapt=_optional_attrs("divisor_override")),
     aten._adaptive_avg_pool2d.default: Rule(nn.AdaptiveAvgPool2dOp),
     aten.hardtanh.default: Rule(nn.HardtanhOp, adapt=_floats("min_val", "max_val")),
     aten.clamp.default: Rule(nn.ClampOp, adapt=_clamp),
+    aten.pow.Tensor_Scalar: Rule(nn.PowOp, adapt=_floats("exponent")),
+    aten.nan_to_num.default: Rule(nn.NanToNumOp, adapt=_nan_to_num),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
     aten.cat.default: Rule(nn.CatOp),
     aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),
@@ -177,6 +222,11 @@ RULES: dict[Any, Rule] = {
     aten.squeeze.dim: Rule(nn.ViewOp, adapt=_view_to_result),
     aten.squeeze.dims: Rule(nn.ViewOp, adapt=_view_to_result),
     aten.permute.default: Rule(nn.PermuteOp),
+    aten.select.int: Rule(nn.SelectOp),
+    aten.index_select.default: Rule(nn.IndexSelectOp),
+    aten.index.Tensor: Rule(nn.IndexOp, adapt=_index),
+    aten.alias.default: Rule(nn.AliasOp),
+    aten.as_strided.default: Rule(nn.AsStridedOp, adapt=_as_strided, accepts=_plain_view),
     aten.expand.default: Rule(nn.ExpandOp, {"implicit": None}),
     aten.constant_pad_nd.default: Rule(nn.ConstantPadNdOp),
     aten.embedding.default: Rule(nn.EmbeddingOp, {"scale_grad_by_freq": None, "sparse": None}),

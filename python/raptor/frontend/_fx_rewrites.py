@@ -80,6 +80,60 @@ def drop_assertions(graph: fx.Graph) -> None:
             graph.erase_node(node)
 
 
+def contiguous(val: Any) -> bool:
+    """Row-major strides (dims of size 1 may have any stride) at offset 0."""
+    step = 1
+    for size, stride in reversed(list(zip(val.shape, val.stride()))):
+        if size != 1 and stride != step:
+            return False
+        step *= size
+    return val.storage_offset() == 0
+
+
+def as_strided_views(graph: fx.Graph) -> int:
+    """``as_strided`` calls that only reshape a contiguous tensor (what
+    adaptive pooling to 1x1 leaves behind) become ``aten.view``."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.as_strided.default):
+            continue
+        source = node.args[0]
+        offset = node.args[3] if len(node.args) > 3 else node.kwargs.get("storage_offset")
+        src, out = source.meta.get("val"), node.meta.get("val")
+        if src is None or out is None or offset not in (None, 0) or not contiguous(src):
+            continue
+        if src.numel() != out.numel() or not contiguous(out):
+            continue
+        _replace(graph, node, aten.view.default, (source, list(out.shape)), out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
+def decompose_addmm(graph: fx.Graph) -> int:
+    """``addmm(bias, x, w)`` (GPT-2's Conv1D, weight (in, out)) as
+    ``mm(x, w) + bias``: two typed ops instead of a generic one."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.addmm.default):
+            continue
+        bias, x, w = node.args[:3]
+        if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
+            continue
+        val = node.meta["val"]
+        with graph.inserting_before(node):
+            mm = graph.call_function(aten.mm.default, (x, w))
+            add = graph.call_function(aten.add.Tensor, (mm, bias))
+        mm.meta = dict(node.meta)
+        mm.meta["val"] = val
+        add.meta = dict(node.meta)
+        add.meta["val"] = val
+        node.replace_all_uses_with(add)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def _match_rms_norm(mul_w: fx.Node) -> tuple[fx.Node, fx.Node, float] | None:
     """``weight * (x * rsqrt(mean(x**2, [-1], keepdim) + eps))`` -> parts."""
     if not _is(mul_w, aten.mul.Tensor) or len(mul_w.args) != 2:

@@ -33,7 +33,8 @@ from ..dialects import nn
 from . import _converters as conv
 from . import _fx_rewrites as rw
 
-__all__ = ["ImportOptions", "ImportReport", "UnsupportedOperatorError", "import_program"]
+__all__ = ["ExportError", "ImportOptions", "ImportReport", "UnsupportedOperatorError",
+           "import_module", "import_program"]
 
 _DTYPES = {
     torch.float32: ir.F32Type.get, torch.float16: ir.F16Type.get,
@@ -49,6 +50,10 @@ _DTYPES = {
 
 class UnsupportedOperatorError(ValueError):
     """Raised in strict mode when an operator has no dedicated ``nn`` op."""
+
+
+class ExportError(ValueError):
+    """torch.export (or its decomposition) failed on the model; one line."""
 
 
 @dataclass
@@ -147,6 +152,10 @@ class _Emitter:
             self.placeholder_kind[mapping[originals[spec.arg.name]]] = spec
         o = self.options
         rw.drop_assertions(graph)
+        # Counted only when they apply (the report lists recognised patterns).
+        for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm)):
+            if count := rewrite(graph):
+                self.report.rewrites[name] += count
         if o.fuse_rms_norm:
             self.report.rewrites["rms_norm"] += rw.fuse_rms_norm(graph)
         if o.fuse_rotary_embeddings:
@@ -240,7 +249,7 @@ class _Emitter:
         rule = conv.RULES.get(node.target)
         op = None
         with ir.Location.name(node.name):
-            if rule is not None:
+            if rule is not None and (rule.accepts is None or rule.accepts(node)):
                 op = self._build(rule, kwargs, types)
             if op is None:
                 op = self._generic(node, kwargs, types)
@@ -315,6 +324,11 @@ def import_program(ep: torch.export.ExportedProgram, options: ImportOptions | No
     strict mode when an operator has no ``nn`` op.
     """
     options = options or ImportOptions()
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(val, torch.Tensor) and not all(isinstance(d, int) for d in val.shape):
+            raise ExportError(f"input '{node.name}' has a dynamic shape {list(val.shape)}: "
+                              f"export with static shapes (no dynamic_shapes)")
     context = context or raptor.Context()
     emitter = _Emitter(ep, options)
     with context, ir.Location.unknown():
@@ -323,3 +337,52 @@ def import_program(ep: torch.export.ExportedProgram, options: ImportOptions | No
         if not module.operation.verify():
             raise ValueError("imported module does not verify")
     return module, emitter.report
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: " + (text[:300] + "..." if len(text) > 300 else text)
+
+
+def import_module(model: torch.nn.Module, example_inputs: Any, options: ImportOptions | None = None,
+                  context: ir.Context | None = None, use_cache: bool = False
+                  ) -> tuple[ir.Module, ImportReport, dict[str, np.ndarray]]:
+    """Exports ``model`` on ``example_inputs`` (a tensor or a tuple of them)
+    with ``torch.export`` (static shapes, eval mode, no gradients), applies
+    Raptor's decompositions and imports the result.
+
+    A model with a ``config.use_cache`` flag (Hugging Face decoders) is
+    exported with the flag off unless ``use_cache`` is set, so that no
+    KV-cache object reaches the graph. Returns the module, the import report
+    and the weights (``nn.param`` name -> array, as
+    :func:`raptor.weights.from_exported_program`). Raises ExportError when
+    torch cannot export or decompose the model.
+    """
+    from raptor import weights as weights_io
+    from raptor.zoo import decomposition_table
+
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    config = getattr(model, "config", None)
+    saved = getattr(config, "use_cache", None)
+    was_training = model.training
+    model.eval()
+    try:
+        if saved is not None and not use_cache:
+            config.use_cache = False
+        with torch.no_grad():
+            try:
+                ep = torch.export.export(model, example_inputs, strict=False)
+            except Exception as e:  # torch raises many kinds here
+                raise ExportError(f"torch.export failed: {_one_line(e)}") from None
+            try:
+                ep = ep.run_decompositions(decomposition_table())
+            except Exception as e:
+                raise ExportError(f"torch could not decompose the exported program: {_one_line(e)}") from None
+    finally:
+        if saved is not None:
+            config.use_cache = saved
+        model.train(was_training)
+    module, report = import_program(ep, options, context)
+    return module, report, weights_io.from_exported_program(ep, module)

@@ -1,0 +1,300 @@
+"""The ONNX frontend, checked against onnxruntime: models exported here
+with torch.onnx.export (and graphs built with onnx.helper for what torch
+does not emit) import onto the nn ops; the imported graph's output shapes
+equal onnxruntime's, and its values (reference evaluator, or the PIM back
+end's simulator) equal onnxruntime's outputs."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+import raptor
+from raptor import pim, weights as weights_io
+from raptor.frontend.onnx import OnnxImportError, UnsupportedOperatorError, import_model, load_model
+
+from nn_reference import evaluate
+
+
+def _export(model: torch.nn.Module, *inputs: torch.Tensor, opset: int = 17, **kw) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model.eval(), inputs, buffer, dynamo=False, opset_version=opset,
+                          input_names=[f"in{i}" for i in range(len(inputs))], **kw)
+    return buffer.getvalue()
+
+
+def _runtime(data: bytes, *inputs: np.ndarray) -> list[np.ndarray]:
+    session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    return session.run(None, {i.name: x for i, x in zip(session.get_inputs(), inputs)})
+
+
+def _result_shapes(module) -> list[list[int]]:
+    from mlir import ir
+
+    fn = next(op for op in module.body.operations if op.operation.name == "func.func")
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    return [list(ir.RankedTensorType(t).shape) for t in ftype.results]
+
+
+def _op_names(module) -> set[str]:
+    return set(raptor.graph_summary(module)["functions"][0]["op_counts"])
+
+
+def _check(data: bytes, *inputs: np.ndarray, expect: set[str] = frozenset(), rtol: float = 1e-5,
+           **shapes) -> object:
+    module, report, weights = import_model(onnx.load_from_string(data), shapes or None, strict=True)
+    assert not report.generic
+    assert expect <= _op_names(module), _op_names(module)
+    reference = _runtime(data, *inputs)
+    assert _result_shapes(module) == [list(r.shape) for r in reference]
+    got = evaluate(module, list(inputs), weights)
+    for g, r in zip(got, reference):
+        assert np.abs(r).max() > 1e-3  # a meaningful comparison
+        np.testing.assert_allclose(g, r, rtol=rtol, atol=rtol * np.abs(r).max())
+    return module
+
+
+class MobileBlock(torch.nn.Module):
+    """MobileNet-style: conv-bn-ReLU6, depthwise conv, squeeze-excite with
+    hard-sigmoid, hard-swish, max and average pooling, a linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
+                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU6())
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.se = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Conv2d(8, 8, 1),
+                                      torch.nn.Hardsigmoid())
+        self.head = torch.nn.Linear(8 * 2 * 2 + 8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.stem(x)
+        y = torch.nn.functional.hardswish(self.dw(y)) * self.se(y)
+        a = torch.nn.functional.max_pool2d(y, 2)
+        b = torch.nn.functional.avg_pool2d(a, 2, ceil_mode=True, count_include_pad=False)
+        c = torch.nn.functional.adaptive_avg_pool2d(a, 1)
+        return torch.softmax(self.head(torch.cat([b.flatten(1), c.flatten(1)], 1)), -1)
+
+
+def test_convolutional_model_matches_onnxruntime() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 16, 16)
+    _check(_export(MobileBlock(), x), x.numpy(),
+           expect={"nn.convolution", "nn.hardtanh", "nn.max_pool2d", "nn.avg_pool2d",
+                   "nn.adaptive_avg_pool2d", "nn.linear", "nn.softmax", "nn.cat"})
+
+
+class Encoder(torch.nn.Module):
+    """A transformer encoder layer with a class token (ViT's select) and a
+    learned position table gathered by constant indices (Swin's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(16, 48)
+        self.out = torch.nn.Linear(16, 16)
+        self.norm = torch.nn.LayerNorm(16)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16))
+        self.table = torch.nn.Parameter(torch.randn(7, 16))
+        self.register_buffer("index", torch.tensor([0, 3, 4, 1, 2]), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x[:, self.index] + self.table[:5]
+        q, k, v = self.qkv(self.norm(x)).view(1, 5, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        attention = torch.softmax(q @ k.transpose(-1, -2) / 8 ** 0.5, dim=-1) @ v
+        y = x + self.out(attention.transpose(1, 2).reshape(1, 5, 16))
+        y = y + self.mlp(y)
+        return y[:, 0] + y[:, 1:3].mean(1)
+
+
+def test_transformer_encoder_matches_onnxruntime() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(1, 5, 16)
+    _check(_export(Encoder(), x, opset=20), x.numpy(), rtol=1e-4,
+           expect={"nn.layer_norm", "nn.gelu", "nn.select", "nn.index_select", "nn.matmul", "nn.linear"})
+
+
+def test_erf_gelu_of_older_opsets_is_one_gelu() -> None:
+    """Below opset 20 torch writes GELU as x * (1 + erf(x / sqrt 2)) * 0.5."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 12), torch.nn.GELU(), torch.nn.Linear(12, 3))
+    x = torch.randn(2, 6)
+    data = _export(model, x, opset=17)
+    assert "Erf" in {n.op_type for n in onnx.load_from_string(data).graph.node}
+    module = _check(data, x.numpy(), expect={"nn.gelu"})
+    assert "nn.div" not in _op_names(module) and "nn.mul" not in _op_names(module)
+
+
+def test_bert_configuration_matches_onnxruntime() -> None:
+    """Token ids are an input: the word-embedding Gather becomes nn.embedding."""
+    import transformers
+
+    config = transformers.BertConfig(vocab_size=50, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=64, max_position_embeddings=80,
+                                     attn_implementation="eager")
+    torch.manual_seed(0)
+    bert = transformers.BertModel(config, add_pooling_layer=False).eval()
+
+    class Bert(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, ids: torch.Tensor) -> torch.Tensor:
+            return self.bert(input_ids=ids).last_hidden_state
+
+    ids = torch.randint(0, 50, (1, 8))
+    _check(_export(Bert(), ids, opset=20), ids.numpy(), rtol=1e-4, expect={"nn.embedding", "nn.layer_norm"})
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset: int = 17) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10  # what onnxruntime reads
+    return model
+
+
+def _tensor(name: str, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def test_operators_torch_does_not_emit() -> None:
+    """Asymmetric (SAME_UPPER) convolution padding, Gemm with an untransposed
+    weight, Squeeze/Unsqueeze/ReduceMean by axes inputs, Expand, Split,
+    Slice with steps, Pad, Clip with one bound, Pow and Sqrt, Transpose."""
+    rng = np.random.default_rng(0)
+    init = [numpy_helper.from_array(rng.standard_normal((4, 3, 2, 2)).astype(np.float32), "w"),
+            numpy_helper.from_array(rng.standard_normal((30, 6)).astype(np.float32), "g"),
+            numpy_helper.from_array(rng.standard_normal(6).astype(np.float32), "gb"),
+            numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+            numpy_helper.from_array(np.array([2, 3], np.int64), "ax23"),
+            numpy_helper.from_array(np.array([2, 1, 1, 1], np.int64), "shape"),
+            numpy_helper.from_array(np.array([2, 2], np.int64), "split"),
+            numpy_helper.from_array(np.array([0, 1], np.int64), "starts"),
+            numpy_helper.from_array(np.array([100, -1], np.int64), "ends"),
+            numpy_helper.from_array(np.array([2, 3], np.int64), "axes"),
+            numpy_helper.from_array(np.array([1, 2], np.int64), "steps"),
+            numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 0, 0, 2], np.int64), "pads"),
+            numpy_helper.from_array(np.array(0.1, np.float32), "lo"),
+            numpy_helper.from_array(np.array(2.0, np.float32), "two")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], auto_pad="SAME_UPPER", strides=[2, 2]),
+        helper.make_node("Clip", ["c", "lo"], ["r"]),
+        helper.make_node("Split", ["r", "split"], ["s0", "s1"], axis=1),
+        helper.make_node("Slice", ["s0", "starts", "ends", "axes", "steps"], ["sl"]),
+        helper.make_node("Pad", ["sl", "pads"], ["p"]),
+        helper.make_node("ReduceMean", ["s1"], ["m"], axes=[2, 3], keepdims=1),
+        helper.make_node("Expand", ["m", "shape"], ["e"]),
+        helper.make_node("Squeeze", ["e", "ax23"], ["sq"]),
+        helper.make_node("Unsqueeze", ["sq", "ax1"], ["un"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "g", "gb"], ["y0"]),
+        helper.make_node("Pow", ["y0", "two"], ["y1"]),
+        helper.make_node("Sqrt", ["y1"], ["y2"]),
+        helper.make_node("Transpose", ["un"], ["y3"], perm=[0, 2, 1]),
+    ]
+    model = _model(nodes, [_tensor("x", [1, 3, 7, 8])], [_tensor("y2", [1, 6]), _tensor("y3", [2, 2, 1])], init)
+    onnx.checker.check_model(model)
+    x = rng.standard_normal((1, 3, 7, 8)).astype(np.float32)
+    module = _check(model.SerializeToString(), x, expect={"nn.constant_pad_nd", "nn.clamp", "nn.pow"})
+    assert "nn.linear" in _op_names(module)
+
+
+def test_constant_subgraphs_are_folded() -> None:
+    """Shape arithmetic and tables computed from constants become data; a
+    GatherElements over more than 64 positions (BERT's token types) too."""
+    table = numpy_helper.from_array(np.arange(100, dtype=np.float32).reshape(1, 100) / 7, "table")
+    index = numpy_helper.from_array(np.arange(70, dtype=np.int64)[::-1].reshape(1, 70).copy(), "index")
+    nodes = [helper.make_node("GatherElements", ["table", "index"], ["t"], axis=1),
+             helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("ConstantOfShape", ["s"], ["ones"],
+                              value=numpy_helper.from_array(np.array([2.0], np.float32))),
+             helper.make_node("Mul", ["t", "ones"], ["t2"]),
+             helper.make_node("Add", ["x", "t2"], ["y"])]
+    model = _model(nodes, [_tensor("x", [1, 70])], [_tensor("y", [1, 70])], [table, index])
+    x = np.random.default_rng(1).standard_normal((1, 70)).astype(np.float32)
+    module, report, weights = import_model(model, strict=True)
+    assert report.folded == 4 and _op_names(module) == {"nn.add", "nn.constant"}
+    np.testing.assert_allclose(evaluate(module, [x], weights)[0], _runtime(model.SerializeToString(), x)[0],
+                               rtol=1e-6)
+
+
+def test_nan_guard_after_softmax_is_nan_to_num() -> None:
+    """Where(IsNaN(p), 0, p), which exported decoder attention writes; a
+    fully masked row really makes NaN here."""
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), "zero")
+    nodes = [helper.make_node("Softmax", ["x"], ["p"], axis=-1), helper.make_node("IsNaN", ["p"], ["n"]),
+             helper.make_node("Where", ["n", "zero", "p"], ["y"])]
+    model = _model(nodes, [_tensor("x", [3, 4])], [_tensor("y", [3, 4])], [zero])
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    x[1] = -np.inf
+    module = _check(model.SerializeToString(), x, expect={"nn.nan_to_num"})
+    assert _op_names(module) == {"nn.softmax", "nn.nan_to_num"}
+    assert not np.isnan(_runtime(model.SerializeToString(), x)[0]).any()
+
+
+def test_dynamic_input_needs_a_shape() -> None:
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", ["batch", 4])], [_tensor("y", None)])
+    with pytest.raises(OnnxImportError, match=r"input 'x' has a dynamic shape \[batch, 4\]: give its sizes "
+                                              r"with --input-shape x=N,4"):
+        import_model(model)
+    module, _, _ = import_model(model, {"x": [3, 4]})
+    assert _result_shapes(module) == [[3, 4]]
+    with pytest.raises(OnnxImportError, match="does not match the graph's shape"):
+        import_model(model, {"x": [3, 5]})
+    with pytest.raises(OnnxImportError, match="'z', which is not a graph input"):
+        import_model(model, {"z": [3, 4]})
+
+
+def test_unsupported_operators_are_named_in_one_line_or_kept_generic() -> None:
+    nodes = [helper.make_node("Erf", ["x"], ["a"]), helper.make_node("Relu", ["a"], ["b"]),
+             helper.make_node("Erf", ["b"], ["c"]), helper.make_node("Reciprocal", ["c"], ["y"])]
+    model = _model(nodes, [_tensor("x", [2, 3])], [_tensor("y", [2, 3])])
+    with pytest.raises(UnsupportedOperatorError) as error:
+        import_model(model, strict=True)
+    assert str(error.value) == ("ONNX operators without an nn op: Erf (2), Reciprocal (1); import without "
+                                "strict mode to keep them as nn.aten")
+    module, report, _ = import_model(model)
+    assert report.generic == {"onnx.Erf": 2, "onnx.Reciprocal": 1}
+    assert "nn.relu" in _op_names(module)
+    assert 'nn.aten "onnx.Erf"(%arg0) {input_ports = ["input"]}' in str(module)
+
+
+def test_bad_models_name_the_cause(tmp_path: Path) -> None:
+    old = _model([helper.make_node("Relu", ["x"], ["y"])], [_tensor("x", [2])], [_tensor("y", [2])], opset=9)
+    with pytest.raises(OnnxImportError, match=r"unsupported ONNX opset 9 \(supported: 13-23"):
+        import_model(old)
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(_export(torch.nn.Linear(3, 2), torch.randn(1, 3))[:40])
+    with pytest.raises(OnnxImportError, match="'.*corrupt.onnx' is not an ONNX model"):
+        load_model(corrupt)
+    with pytest.raises(OnnxImportError, match="no such file"):
+        load_model(tmp_path / "missing.onnx")
+
+
+def test_small_cnn_simulated_on_the_pim_back_end_equals_onnxruntime(tmp_path: Path) -> None:
+    """The whole way: ONNX -> nn -> PIM program -> simulator, against onnxruntime."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU6(),
+                                torch.nn.MaxPool2d(2), torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
+                                torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 4))
+    x = torch.randn(1, 3, 8, 8)
+    data = _export(model, x)
+    module, report, tensors = import_model(onnx.load_from_string(data), strict=True)
+    w = tmp_path / "cnn.safetensors"
+    weights_io.save(w, tensors)
+    pim.compile(module, tmp_path / "cnn", weights=w, pimsim="none", source="test")
+    simulation = pim.simulate(tmp_path / "cnn", x.numpy())
+    (output,) = simulation.outputs.values()
+    (reference,) = _runtime(data, x.numpy())
+    assert output.shape == reference.shape
+    assert np.abs(output - reference).max() <= 1e-4 * np.abs(reference).max()
