@@ -10,9 +10,11 @@ pairs) that both accept, measured three ways in one run:
           (raptor._raptor.layout.core_seconds_per_operation), no Python;
   pycute  pycute's functions called from the same Python loop.
 
-Each figure is the best of --rounds interleaved rounds; the ratios (ours /
-pycute) come from the same run, so they do not depend on the machine as
-much as the operation rates do.
+The inputs are timed in chunks of --chunk; each chunk's time is the best of
+--rounds interleaved rounds (so that a chunk the scheduler interrupted does
+not count, on any side), and a rate is inputs / the sum of the chunks'
+times. The ratios (ours / pycute) come from the same run, so they depend
+less on the machine than the rates do.
 
     python bench/layout_vs_pycute.py [--count 5000] [--rounds 5] [--json docs/layout-vs-pycute.json]
 """
@@ -70,11 +72,16 @@ def make_cases(count: int, seed: int = 4) -> dict[str, list[tuple]]:
 
 
 def python_seconds(fn, args: list[tuple]) -> float:
-    """Seconds per call of fn over args from a plain Python loop."""
+    """Seconds for calls of fn over args from a plain Python loop."""
     start = time.perf_counter()
     for x, y in args:
         fn(x, y)
-    return (time.perf_counter() - start) / len(args)
+    return time.perf_counter() - start
+
+
+def core_seconds(name: str, args: list[tuple]) -> float:
+    """Seconds for the same operations in a C++ loop (no Python between them)."""
+    return core.core_seconds_per_operation(name, args, 1) * len(args)
 
 
 def check_agreement(cases: dict[str, list[tuple]]) -> None:
@@ -88,29 +95,34 @@ def check_agreement(cases: dict[str, list[tuple]]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--chunk", type=int, default=250)
     parser.add_argument("--json", default="docs/layout-vs-pycute.json")
     args = parser.parse_args()
     cases = make_cases(args.count)
     check_agreement(cases)
-    best: dict[str, dict[str, float]] = {name: {"python": float("inf"), "core": float("inf"),
-                                                "pycute": float("inf")} for name in OPERATIONS}
+    # best[name][side][chunk]: the chunk's best time over the rounds.
+    chunks = {name: [calls[i:i + args.chunk] for i in range(0, len(calls), args.chunk)]
+              for name, calls in cases.items()}
+    best = {name: {side: [float("inf")] * len(chunks[name]) for side in ("python", "core", "pycute")}
+            for name in OPERATIONS}
+    timers = {"python": lambda name, chunk: python_seconds(getattr(rl, name), [c[0] for c in chunk]),
+              "core": lambda name, chunk: core_seconds(name, [c[0] for c in chunk]),
+              "pycute": lambda name, chunk: python_seconds(getattr(pycute, name), [c[1] for c in chunk])}
     for _ in range(args.rounds):
-        for name, calls in cases.items():
-            ours = [c[0] for c in calls]
-            theirs = [c[1] for c in calls]
-            t = best[name]
-            t["python"] = min(t["python"], python_seconds(getattr(rl, name), ours))
-            t["pycute"] = min(t["pycute"], python_seconds(getattr(pycute, name), theirs))
-            t["core"] = min(t["core"], core.core_seconds_per_operation(name, ours, 20))
+        for name in OPERATIONS:
+            for side, timer in timers.items():  # one side's chunks back to back
+                t = best[name][side]
+                for k, chunk in enumerate(chunks[name]):
+                    t[k] = min(t[k], timer(name, chunk))
     results: dict[str, object] = {
-        "inputs_per_operation": args.count, "rounds": args.rounds,
+        "inputs_per_operation": args.count, "rounds": args.rounds, "chunk": args.chunk,
         "python": platform.python_version(), "machine": platform.machine(),
         "date": time.strftime("%Y-%m-%d"), "operations": {}}
     print(f"{'operation':<16}{'raptor python':>15}{'raptor core':>14}{'pycute':>12}"
           f"{'python/pycute':>15}{'core/pycute':>13}")
     for name in OPERATIONS:
-        t = best[name]
+        t = {side: sum(times) / len(cases[name]) for side, times in best[name].items()}
         row = {"raptor_python_ops_per_s": 1 / t["python"], "raptor_core_ops_per_s": 1 / t["core"],
                "pycute_ops_per_s": 1 / t["pycute"], "python_ratio": t["pycute"] / t["python"],
                "core_ratio": t["pycute"] / t["core"]}
@@ -118,6 +130,12 @@ def main() -> int:
         print(f"{name:<16}{row['raptor_python_ops_per_s']:>15,.0f}{row['raptor_core_ops_per_s']:>14,.0f}"
               f"{row['pycute_ops_per_s']:>12,.0f}{row['python_ratio']:>15.1f}{row['core_ratio']:>13.1f}")
     Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    print("\n| operation | raptor via Python ops/s | raptor C++ core ops/s | pycute ops/s "
+          "| Python / pycute | core / pycute |\n|---|---:|---:|---:|---:|---:|")
+    for name, row in results["operations"].items():
+        print(f"| {name.replace('_', ' ')} | {row['raptor_python_ops_per_s']:,.0f} "
+              f"| {row['raptor_core_ops_per_s']:,.0f} | {row['pycute_ops_per_s']:,.0f} "
+              f"| {row['python_ratio']:.1f} | {row['core_ratio']:.1f} |")
     return 0
 
 

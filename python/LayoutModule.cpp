@@ -204,6 +204,22 @@ rl::Morphism makeMorphism(nb::handle domain, nb::handle codomain, nb::handle map
   return rl::Morphism(std::move(d), std::move(c), toInts(map, "morphism map"));
 }
 
+/// The Python types of the two classes, set when they are bound.
+PyTypeObject *layoutType = nullptr, *morphismType = nullptr;
+
+/// `value` moved into a new instance of `type`: nanobind's by-value return
+/// without its type and instance-map look-ups (the operations' hot path).
+template <typename T> nb::object wrap(PyTypeObject *type, T &&value) {
+  nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject *>(type)));
+  if (!o.is_valid())
+    throw nb::python_error();
+  new (nb::inst_ptr<T>(o)) T(std::move(value));
+  nb::inst_mark_ready(o);
+  return o;
+}
+nb::object wrap(rl::Layout &&l) { return wrap(layoutType, std::move(l)); }
+nb::object wrap(rl::Morphism &&f) { return wrap(morphismType, std::move(f)); }
+
 int64_t complementSize(nb::handle size) {
   PyObject *o = size.ptr();
   if (PyBool_Check(o) || !PyLong_Check(o))
@@ -296,6 +312,7 @@ void bindLayout(nb::module_ &parent) {
                                 "Layout(shape, stride=None): without a stride, the compact "
                                 "column-major one. Raises ValueError naming the violated condition.");
   layout.attr("__module__") = "raptor.layout";
+  layoutType = reinterpret_cast<PyTypeObject *>(layout.ptr());
   layout
       .def("__init__",
            [](rl::Layout *self, nb::handle shape, nb::handle stride) {
@@ -337,6 +354,7 @@ void bindLayout(nb::module_ &parent) {
       "A nested tuple morphism domain -> codomain over a pointed map (1-based; 0 for `*`), "
       "as in the paper's chapter 3 and its module; validated once, held in C++.");
   morphism.attr("__module__") = "raptor.layout";
+  morphismType = reinterpret_cast<PyTypeObject *>(morphism.ptr());
   morphism
       .def("__init__",
            [](rl::Morphism *self, nb::handle domain, nb::handle codomain, nb::handle map) {
@@ -378,36 +396,36 @@ void bindLayout(nb::module_ &parent) {
   using L = const rl::Layout &;
   using F = const rl::Morphism &;
 
-  m.def("composition", [](L a, L b) { return rl::composition(a, b); }, "a"_a, "b"_a, "a o b.");
+  m.def("composition", [](L a, L b) { return wrap(rl::composition(a, b)); }, "a"_a, "b"_a, "a o b.");
   m.def(
       "complement",
       [](L a, nb::handle size) {
-        return size.is_none() ? rl::complement(a) : rl::complement(a, complementSize(size));
+        return wrap(size.is_none() ? rl::complement(a) : rl::complement(a, complementSize(size)));
       },
       "a"_a, "size"_a = nb::none(),
       "comp(A, size); without a size the paper's comp(A); f^c for a morphism.");
-  m.def("complement", [](F f) { return rl::complement(f); }, "f"_a);
-  m.def("logical_divide", [](L a, L b) { return rl::logicalDivide(a, b); }, "a"_a, "b"_a,
+  m.def("complement", [](F f) { return wrap(rl::complement(f)); }, "f"_a);
+  m.def("logical_divide", [](L a, L b) { return wrap(rl::logicalDivide(a, b)); }, "a"_a, "b"_a,
         "A / B for layouts; f / g = f o (g, g^c) for morphisms.");
-  m.def("logical_divide", [](F f, F g) { return rl::logicalDivide(f, g); }, "f"_a, "g"_a);
-  m.def("logical_product", [](L a, L b) { return rl::logicalProduct(a, b); }, "a"_a, "b"_a,
+  m.def("logical_divide", [](F f, F g) { return wrap(rl::logicalDivide(f, g)); }, "f"_a, "g"_a);
+  m.def("logical_product", [](L a, L b) { return wrap(rl::logicalProduct(a, b)); }, "a"_a, "b"_a,
         "A x B for layouts; f x g = (f, f^c o g) for morphisms.");
-  m.def("logical_product", [](F f, F g) { return rl::logicalProduct(f, g); }, "f"_a, "g"_a);
+  m.def("logical_product", [](F f, F g) { return wrap(rl::logicalProduct(f, g)); }, "f"_a, "g"_a);
   m.def(
       "coalesce",
       [](L a, nb::handle profile) {
-        return profile.is_none() ? rl::coalesce(a) : rl::coalesce(a, toIntTuple(profile));
+        return wrap(profile.is_none() ? rl::coalesce(a) : rl::coalesce(a, toIntTuple(profile)));
       },
       "a"_a, "profile"_a = nb::none(),
       "coal(A); with a target profile S (shape(A) refining S) the relative coalesce "
       "coal(A, S); coal(f) for a morphism.");
-  m.def("coalesce", [](F f) { return rl::coalesce(f); }, "f"_a);
+  m.def("coalesce", [](F f) { return wrap(rl::coalesce(f)); }, "f"_a);
 
-  m.def("compute_layout", [](F f) { return rl::encodedLayout(f); }, "f"_a,
+  m.def("compute_layout", [](F f) { return wrap(rl::encodedLayout(f)); }, "f"_a,
         "L_f, the layout a morphism encodes.");
-  m.def("compute_morphism", [](L l) { return rl::standardRepresentation(l); }, "layout"_a,
+  m.def("compute_morphism", [](L l) { return wrap(rl::standardRepresentation(l)); }, "layout"_a,
         "f_L, the standard representation of a tractable layout.");
-  m.def("compose", [](F f, F g) { return rl::compose(f, g); }, "f"_a, "g"_a,
+  m.def("compose", [](F f, F g) { return wrap(rl::compose(f, g)); }, "f"_a, "g"_a,
         "g o f (f first), the paper module's convention.");
   m.def(
       "compose_tractable",
@@ -424,7 +442,7 @@ void bindLayout(nb::module_ &parent) {
         return nb::make_tuple(fromIntTuple(r->first), fromIntTuple(r->second));
       },
       "t"_a, "u"_a, "Algorithm 4.1.1: (T', U') refining (T, U) with T' dividing U', or None.");
-  m.def("permute", [](L l, nb::handle sigma) { return rl::permute(l, toInts(sigma, "permutation")); },
+  m.def("permute", [](L l, nb::handle sigma) { return wrap(rl::permute(l, toInts(sigma, "permutation"))); },
         "layout"_a, "sigma"_a, "The flat layout with modes in the order sigma (1-based).");
   m.def(
       "properties",
@@ -437,26 +455,26 @@ void bindLayout(nb::module_ &parent) {
         return d;
       },
       "layout"_a, "tractable, complementable, compact, non_degenerate.");
-  m.def("flat_divide", [](L a, L b) { return rl::flatDivide(a, b); }, "a"_a, "b"_a,
+  m.def("flat_divide", [](L a, L b) { return wrap(rl::flatDivide(a, b)); }, "a"_a, "b"_a,
         "A /flat B = A o (B * comp_flat(B, size A)) (2.1.7).");
-  m.def("flat_product", [](L a, L b) { return rl::flatProduct(a, b); }, "a"_a, "b"_a,
+  m.def("flat_product", [](L a, L b) { return wrap(rl::flatProduct(a, b)); }, "a"_a, "b"_a,
         "A *flat B = A * (comp_flat(A, size A cosize B) o B) (2.1.7).");
-  m.def("restrict", [](F f, nb::handle keep) { return rl::restrict(f, toInts(keep, "domain entries")); },
+  m.def("restrict", [](F f, nb::handle keep) { return wrap(rl::restrict(f, toInts(keep, "domain entries"))); },
         "f"_a, "keep"_a, "f restricted to the (1-based) domain entries `keep`.");
   m.def("factor",
-        [](F f, nb::handle through) { return rl::factor(f, toInts(through, "codomain entries")); },
+        [](F f, nb::handle through) { return wrap(rl::factor(f, toInts(through, "codomain entries"))); },
         "f"_a, "through"_a, "f factored through the (1-based) codomain entries `through`.");
-  m.def("concatenate", [](F f, F g) { return rl::concatenate(f, g); }, "f"_a, "g"_a,
+  m.def("concatenate", [](F f, F g) { return wrap(rl::concatenate(f, g)); }, "f"_a, "g"_a,
         "(f, g): one codomain, disjoint images.");
-  m.def("pullback", [](F f, nb::handle t) { return rl::pullback(f, toIntTuple(t)); }, "f"_a,
+  m.def("pullback", [](F f, nb::handle t) { return wrap(rl::pullback(f, toIntTuple(t))); }, "f"_a,
         "codomain"_a, "The pullback of a refinement of cod(f) along f.");
-  m.def("pushforward", [](F f, nb::handle s) { return rl::pushforward(f, toIntTuple(s)); }, "f"_a,
+  m.def("pushforward", [](F f, nb::handle s) { return wrap(rl::pushforward(f, toIntTuple(s))); }, "f"_a,
         "domain"_a, "The pushforward of a refinement of dom(f) along f.");
   m.def("is_tractable", [](L l) { return rl::tractable(l); }, "layout"_a);
-  m.def("squeeze", [](L l) { return rl::squeeze(l); }, "layout"_a, "Drops size-1 modes (flat).");
-  m.def("filter_zeros", [](L l) { return rl::filterZeros(l); }, "layout"_a,
+  m.def("squeeze", [](L l) { return wrap(rl::squeeze(l)); }, "layout"_a, "Drops size-1 modes (flat).");
+  m.def("filter_zeros", [](L l) { return wrap(rl::filterZeros(l)); }, "layout"_a,
         "Drops stride-0 modes (flat).");
-  m.def("sort", [](L l) { return rl::sortModes(l); }, "layout"_a,
+  m.def("sort", [](L l) { return wrap(rl::sortModes(l)); }, "layout"_a,
         "Modes sorted stably by (stride, shape) (flat).");
   m.def(
       "make_layout",
@@ -471,7 +489,7 @@ void bindLayout(nb::module_ &parent) {
           shapes.push_back(l.shape);
           strides.push_back(l.stride);
         }
-        return rl::Layout(rl::IntTuple::tuple(std::move(shapes)), rl::IntTuple::tuple(std::move(strides)));
+        return wrap(rl::Layout(rl::IntTuple::tuple(std::move(shapes)), rl::IntTuple::tuple(std::move(strides))));
       },
       "The concatenation (L0, L1, ...) as one layout.");
 
