@@ -293,17 +293,20 @@ Modes complementModes(const Layout &a, int64_t m) {
     if (stride < 0)
       throw LayoutError("the complement needs non-negative strides, " + a.str() + " has " +
                         std::to_string(stride));
-    if (stride % current != 0)
+    int64_t q = current == 1 ? stride : stride / current; // one division per mode
+    if (q * current != stride)
       throw LayoutError(a.str() + " is not complementable: stride " + std::to_string(stride) +
                         " is not a multiple of " + std::to_string(current) +
                         " (the modes overlap or leave gaps that do not divide)");
-    out.push_back({stride / current, current});
+    out.push_back({q, current});
     current = shape * stride;
   }
-  if (m % current != 0 && current % m != 0 && current < m)
+  // Below m, current must divide it; at or above m, nothing is left to fill.
+  int64_t q = m / current, r = m - q * current;
+  if (current < m && r != 0)
     throw LayoutError(a.str() + " is not complementable in " + std::to_string(m) + ": " +
                       std::to_string(current) + " does not divide it");
-  out.push_back({m / current + (m % current != 0), current}); // ceil(m / current)
+  out.push_back({q + (r != 0), current}); // ceil(m / current)
   coalesceModes(out);
   return out;
 }
@@ -346,22 +349,34 @@ void composeLeaf(const CompositionLeft &left, int64_t shape, int64_t stride, Int
   int64_t restShape = shape, restStride = stride;
   for (size_t i = 0; i + 1 < flat.size(); ++i) {
     int64_t s = flat[i].first, d = flat[i].second;
-    // Divide out the stride, then take at most the remaining shape.
-    if (s % restStride != 0 && restStride % s != 0)
-      throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) +
-                        " is not defined: stride " + std::to_string(restStride) +
-                        " and mode size " + std::to_string(s) + " do not divide one another");
-    int64_t available = std::max<int64_t>(1, s / restStride);
+    // Divide out the stride, then take at most the remaining shape. One of
+    // s and restStride divides the other: either restStride divides s
+    // (available s / restStride, and ceil(restStride / s) = 1 remains) or s
+    // divides restStride (available 1, restStride / s remains).
+    int64_t available, nextStride;
+    int64_t q = restStride == 1 ? s : s / restStride;
+    if (q * restStride == s) {
+      available = std::max<int64_t>(1, q);
+      nextStride = 1;
+    } else {
+      nextStride = restStride / s;
+      if (nextStride * s != restStride)
+        throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) +
+                          " is not defined: stride " + std::to_string(restStride) +
+                          " and mode size " + std::to_string(s) + " do not divide one another");
+      available = 1;
+    }
     int64_t taken = std::min(available, restShape);
     if (taken != 1) {
-      if (restShape % taken != 0)
+      int64_t rest = taken == restShape ? 1 : restShape / taken;
+      if (rest * taken != restShape)
         throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) +
                           " is not defined: shape " + std::to_string(restShape) +
                           " does not divide into modes of " + std::to_string(taken));
       out.push_back({taken, checkedMul(restStride, d)});
+      restShape = rest;
     }
-    restShape /= taken;
-    restStride = (restStride + s - 1) / s;
+    restStride = nextStride;
   }
   if (restShape != 1 || out.empty())
     out.push_back({restShape, checkedMul(restStride, flat.back().second)});
