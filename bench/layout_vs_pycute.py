@@ -1,17 +1,29 @@
 #!/usr/bin/env python3
 """Throughput of raptor.layout against pycute on the same random inputs.
 
-Composition, complement and logical divide on 5,000 random layouts that
-both accept; prints operations per second and the ratio (ours / pycute).
-Both are called from Python, so the ratio includes the binding's cost.
+Composition, complement and logical divide on --count random layouts (or
+pairs) that both accept, measured three ways in one run:
 
-    python bench/layout_vs_pycute.py [--count 5000]
+  python  raptor.layout's object API called from a Python loop (C++ Layout
+          objects in, C++ Layout objects out: no tuple conversion);
+  core    the same operations on the same inputs in a C++ loop
+          (raptor._raptor.layout.core_seconds_per_operation), no Python;
+  pycute  pycute's functions called from the same Python loop.
+
+The inputs are timed in chunks of --chunk; each chunk's time is the best of
+--rounds interleaved rounds (so that a chunk the scheduler interrupted does
+not count, on any side), and a rate is inputs / the sum of the chunks'
+times. The ratios (ours / pycute) come from the same run, so they depend
+less on the machine than the rates do.
+
+    python bench/layout_vs_pycute.py [--count 5000] [--rounds 5] [--json docs/layout-vs-pycute.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import random
 import time
 from pathlib import Path
@@ -19,6 +31,9 @@ from pathlib import Path
 import pycute
 
 from raptor import layout as rl
+from raptor._raptor import layout as core
+
+OPERATIONS = ("composition", "complement", "logical_divide")
 
 
 def random_layout(rng: random.Random) -> tuple:
@@ -33,47 +48,94 @@ def random_layout(rng: random.Random) -> tuple:
     return tuple(shape[i] for i in order), tuple(stride[i] for i in order)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=5000)
-    parser.add_argument("--json", default="docs/layout-vs-pycute.json")
-    args = parser.parse_args()
-    rng = random.Random(4)
-    cases = {"composition": [], "complement": [], "logical_divide": []}
-    while min(len(v) for v in cases.values()) < args.count:
+def make_cases(count: int, seed: int = 4) -> dict[str, list[tuple]]:
+    """Per operation: (raptor arguments, pycute arguments) both accept."""
+    rng = random.Random(seed)
+    cases: dict[str, list[tuple]] = {name: [] for name in OPERATIONS}
+    while min(len(v) for v in cases.values()) < count:
         a, b = random_layout(rng), random_layout(rng)
         ra, rb = rl.Layout(*a), rl.Layout(*b)
         pa, pb = pycute.Layout(*a), pycute.Layout(*b)
         size = ra.cosize() * 2
-        # Default arguments bind this iteration's layouts into the closures.
-        for name, ours, theirs in (
-                ("composition", lambda ra=ra, rb=rb: rl.composition(ra, rb),
-                 lambda pa=pa, pb=pb: pycute.composition(pa, pb)),
-                ("complement", lambda ra=ra, n=size: rl.complement(ra, n),
-                 lambda pa=pa, n=size: pycute.complement(pa, n)),
-                ("logical_divide", lambda ra=ra, rb=rb: rl.logical_divide(ra, rb),
-                 lambda pa=pa, pb=pb: pycute.logical_divide(pa, pb))):
-            if len(cases[name]) >= args.count:
+        for name, ours, theirs in (("composition", (ra, rb), (pa, pb)),
+                                   ("complement", (ra, size), (pa, size)),
+                                   ("logical_divide", (ra, rb), (pa, pb))):
+            if len(cases[name]) >= count:
                 continue
             try:
-                ours()
-                theirs()
+                getattr(rl, name)(*ours)
+                getattr(pycute, name)(*theirs)
             except (ValueError, AssertionError):
                 continue
             cases[name].append((ours, theirs))
-    results = {}
-    print(f"{'operation':<16}{'raptor ops/s':>14}{'pycute ops/s':>14}{'ratio':>8}")
+    return cases
+
+
+def python_seconds(fn, args: list[tuple]) -> float:
+    """Seconds for calls of fn over args from a plain Python loop."""
+    start = time.perf_counter()
+    for x, y in args:
+        fn(x, y)
+    return time.perf_counter() - start
+
+
+def core_seconds(name: str, args: list[tuple]) -> float:
+    """Seconds for the same operations in a C++ loop (no Python between them)."""
+    return core.core_seconds_per_operation(name, args, 1) * len(args)
+
+
+def check_agreement(cases: dict[str, list[tuple]]) -> None:
+    """The timed calls compute the same layout functions (a sample)."""
     for name, calls in cases.items():
-        timings = []
-        for side in (0, 1):
-            start = time.perf_counter()
-            for pair in calls:
-                pair[side]()
-            timings.append(len(calls) / (time.perf_counter() - start))
-        results[name] = {"raptor_ops_per_s": timings[0], "pycute_ops_per_s": timings[1],
-                         "ratio": timings[0] / timings[1]}
-        print(f"{name:<16}{timings[0]:>14.0f}{timings[1]:>14.0f}{timings[0] / timings[1]:>8.2f}")
+        for ours, theirs in calls[:: max(1, len(calls) // 200)]:
+            r, p = getattr(rl, name)(*ours), getattr(pycute, name)(*theirs)
+            assert r.size() == pycute.size(p) and all(r(i) == p(i) for i in range(r.size())), (name, ours)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--chunk", type=int, default=250)
+    parser.add_argument("--json", default="docs/layout-vs-pycute.json")
+    args = parser.parse_args()
+    cases = make_cases(args.count)
+    check_agreement(cases)
+    # best[name][side][chunk]: the chunk's best time over the rounds.
+    chunks = {name: [calls[i:i + args.chunk] for i in range(0, len(calls), args.chunk)]
+              for name, calls in cases.items()}
+    best = {name: {side: [float("inf")] * len(chunks[name]) for side in ("python", "core", "pycute")}
+            for name in OPERATIONS}
+    timers = {"python": lambda name, chunk: python_seconds(getattr(rl, name), [c[0] for c in chunk]),
+              "core": lambda name, chunk: core_seconds(name, [c[0] for c in chunk]),
+              "pycute": lambda name, chunk: python_seconds(getattr(pycute, name), [c[1] for c in chunk])}
+    for _ in range(args.rounds):
+        for name in OPERATIONS:
+            for side, timer in timers.items():  # one side's chunks back to back
+                t = best[name][side]
+                for k, chunk in enumerate(chunks[name]):
+                    t[k] = min(t[k], timer(name, chunk))
+    results: dict[str, object] = {
+        "inputs_per_operation": args.count, "rounds": args.rounds, "chunk": args.chunk,
+        "python": platform.python_version(), "machine": platform.machine(),
+        "date": time.strftime("%Y-%m-%d"), "operations": {}}
+    print(f"{'operation':<16}{'raptor python':>15}{'raptor core':>14}{'pycute':>12}"
+          f"{'python/pycute':>15}{'core/pycute':>13}")
+    for name in OPERATIONS:
+        t = {side: sum(times) / len(cases[name]) for side, times in best[name].items()}
+        row = {"raptor_python_ops_per_s": 1 / t["python"], "raptor_core_ops_per_s": 1 / t["core"],
+               "pycute_ops_per_s": 1 / t["pycute"], "python_ratio": t["pycute"] / t["python"],
+               "core_ratio": t["pycute"] / t["core"]}
+        results["operations"][name] = row
+        print(f"{name:<16}{row['raptor_python_ops_per_s']:>15,.0f}{row['raptor_core_ops_per_s']:>14,.0f}"
+              f"{row['pycute_ops_per_s']:>12,.0f}{row['python_ratio']:>15.1f}{row['core_ratio']:>13.1f}")
     Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    print("\n| operation | raptor via Python ops/s | raptor C++ core ops/s | pycute ops/s "
+          "| Python / pycute | core / pycute |\n|---|---:|---:|---:|---:|---:|")
+    for name, row in results["operations"].items():
+        print(f"| {name.replace('_', ' ')} | {row['raptor_python_ops_per_s']:,.0f} "
+              f"| {row['raptor_core_ops_per_s']:,.0f} | {row['pycute_ops_per_s']:,.0f} "
+              f"| {row['python_ratio']:.1f} | {row['core_ratio']:.1f} |")
     return 0
 
 

@@ -8,8 +8,6 @@
 #include "dialects/nn/ElementCount.h"
 #include "capi/OversizedShapes.h"
 #include "capi/Registration.h"
-#include "dialects/layout/LayoutAlgebra.h"
-#include "dialects/layout/Morphism.h"
 #include "dialects/nn/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
@@ -53,62 +51,6 @@ mlir::Operation *operationOf(nb::handle handle) {
     throw nb::type_error("expected an mlir.ir.Operation or Module");
   return unwrap(op);
 }
-/// A Python int or nested tuple of ints as an IntTuple.
-raptor::layout::IntTuple toIntTuple(nb::handle h) {
-  if (nb::isinstance<nb::int_>(h)) {
-    int64_t value;
-    if (!nb::try_cast<int64_t>(h, value))
-      throw nb::value_error(
-          ("layout entry " + nb::cast<std::string>(nb::str(h)) + " does not fit in 64 bits").c_str());
-    return raptor::layout::IntTuple(value);
-  }
-  if (!nb::isinstance<nb::tuple>(h))
-    throw nb::type_error("layout shapes and strides are ints or tuples of them");
-  std::vector<raptor::layout::IntTuple> children;
-  for (nb::handle c : nb::borrow<nb::tuple>(h))
-    children.push_back(toIntTuple(c));
-  return raptor::layout::IntTuple::tuple(std::move(children));
-}
-
-nb::object fromIntTuple(const raptor::layout::IntTuple &t) {
-  if (t.leaf)
-    return nb::int_(t.value);
-  nb::list items;
-  for (const auto &c : t.children)
-    items.append(fromIntTuple(c));
-  return nb::tuple(items);
-}
-
-raptor::layout::Layout toLayout(nb::handle shape, nb::handle stride) {
-  return raptor::layout::Layout(toIntTuple(shape), toIntTuple(stride));
-}
-
-nb::tuple fromLayout(const raptor::layout::Layout &l) {
-  return nb::make_tuple(fromIntTuple(l.shape), fromIntTuple(l.stride));
-}
-
-raptor::layout::Morphism toMorphism(nb::handle f) {
-  nb::tuple t = nb::borrow<nb::tuple>(f);
-  if (t.size() != 3)
-    throw nb::type_error("a morphism travels as (domain, codomain, map)");
-  std::vector<int64_t> map;
-  for (nb::handle a : nb::borrow<nb::tuple>(t[2])) {
-    int64_t value;
-    if (!nb::isinstance<nb::int_>(a) || !nb::try_cast<int64_t>(a, value))
-      throw nb::value_error(
-          ("morphism map entry " + nb::cast<std::string>(nb::str(a)) + " is not an integer of 64 bits").c_str());
-    map.push_back(value);
-  }
-  return raptor::layout::Morphism(toIntTuple(t[0]), toIntTuple(t[1]), map);
-}
-
-nb::tuple fromMorphism(const raptor::layout::Morphism &f) {
-  nb::list map;
-  for (int64_t a : f.map)
-    map.append(a);
-  return nb::make_tuple(fromIntTuple(f.domain), fromIntTuple(f.codomain), nb::tuple(map));
-}
-
 mlir::ModuleOp moduleOf(nb::handle handle) {
   auto module = llvm::dyn_cast<mlir::ModuleOp>(operationOf(handle));
   if (!module)
@@ -120,12 +62,14 @@ mlir::ModuleOp moduleOf(nb::handle handle) {
 void bindPim(nb::module_ &m);      // PimModule.cpp
 void bindCompile(nb::module_ &m);  // CompileModule.cpp
 void bindPeriodic(nb::module_ &m); // PeriodicModule.cpp
+void bindLayout(nb::module_ &m);   // LayoutModule.cpp
 
 NB_MODULE(_raptor, m) {
   m.doc() = "Raptor's C++ core: dialect and pass registration, analyses.";
   bindPim(m);
   bindCompile(m);
   bindPeriodic(m);
+  bindLayout(m);
 
   m.def(
       "register_dialects",
@@ -282,125 +226,6 @@ NB_MODULE(_raptor, m) {
         return table;
       },
       nb::arg("cost"), nb::arg("edges"), "PEFT's Optimistic Cost Table OCT[task][processor].");
-
-  // The layout algebra (seed 004): layouts travel as (shape, stride) pairs
-  // of nested tuples; a violated precondition raises ValueError.
-  nb::register_exception_translator([](const std::exception_ptr &p, void *) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const raptor::layout::LayoutError &e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
-  });
-  m.def("layout_check", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(toLayout(shape, stride));
-  });
-  m.def("layout_str", [](nb::handle shape, nb::handle stride) {
-    return toLayout(shape, stride).str();
-  });
-  m.def("layout_size", [](nb::handle shape, nb::handle stride) { return toLayout(shape, stride).size(); });
-  m.def("layout_cosize", [](nb::handle shape, nb::handle stride) { return toLayout(shape, stride).cosize(); });
-  m.def("layout_call", [](nb::handle shape, nb::handle stride, int64_t i) {
-    return toLayout(shape, stride)(i);
-  });
-  m.def("layout_coalesce", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(raptor::layout::coalesce(toLayout(shape, stride)));
-  });
-  m.def("layout_complement", [](nb::handle shape, nb::handle stride, int64_t size) {
-    return fromLayout(raptor::layout::complement(toLayout(shape, stride), size));
-  });
-  m.def("layout_composition", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
-    return fromLayout(raptor::layout::composition(toLayout(sa, da), toLayout(sb, db)));
-  });
-  m.def("layout_logical_divide", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
-    return fromLayout(raptor::layout::logicalDivide(toLayout(sa, da), toLayout(sb, db)));
-  });
-  m.def("layout_logical_product", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
-    return fromLayout(raptor::layout::logicalProduct(toLayout(sa, da), toLayout(sb, db)));
-  });
-
-  namespace rl = raptor::layout;
-  m.def("morphism_check", [](nb::handle f) { return fromMorphism(toMorphism(f)); });
-  m.def("morphism_str", [](nb::handle f) { return toMorphism(f).str(); });
-  m.def("morphism_standard_form", [](nb::handle f) { return toMorphism(f).standardForm(); });
-  m.def("morphism_layout", [](nb::handle f) { return fromLayout(rl::encodedLayout(toMorphism(f))); });
-  m.def("layout_morphism", [](nb::handle shape, nb::handle stride) {
-    return fromMorphism(rl::standardRepresentation(toLayout(shape, stride)));
-  });
-  m.def("morphism_compose", [](nb::handle f, nb::handle g) {
-    return fromMorphism(rl::compose(toMorphism(f), toMorphism(g)));
-  });
-  m.def("morphism_coalesce", [](nb::handle f) { return fromMorphism(rl::coalesce(toMorphism(f))); });
-  m.def("morphism_complement", [](nb::handle f) { return fromMorphism(rl::complement(toMorphism(f))); });
-  m.def("morphism_logical_divide", [](nb::handle f, nb::handle g) {
-    return fromMorphism(rl::logicalDivide(toMorphism(f), toMorphism(g)));
-  });
-  m.def("morphism_logical_product", [](nb::handle f, nb::handle g) {
-    return fromMorphism(rl::logicalProduct(toMorphism(f), toMorphism(g)));
-  });
-  m.def("layout_tractable", [](nb::handle shape, nb::handle stride) {
-    return rl::tractable(toLayout(shape, stride));
-  });
-  m.def("layout_squeeze", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(rl::squeeze(toLayout(shape, stride)));
-  });
-  m.def("layout_filter", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(rl::filterZeros(toLayout(shape, stride)));
-  });
-  m.def("layout_sort", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(rl::sortModes(toLayout(shape, stride)));
-  });
-  m.def("layout_coalesce_to", [](nb::handle shape, nb::handle stride, nb::handle target) {
-    return fromLayout(rl::coalesce(toLayout(shape, stride), toIntTuple(target)));
-  });
-  m.def("layout_compose_tractable", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) -> nb::object {
-    std::optional<rl::Layout> c = rl::composeTractable(toLayout(sa, da), toLayout(sb, db));
-    if (!c)
-      return nb::none();
-    return fromLayout(*c);
-  });
-  m.def("mutual_refinement", [](nb::handle t, nb::handle u) -> nb::object {
-    auto r = rl::mutualRefinement(toIntTuple(t), toIntTuple(u));
-    if (!r)
-      return nb::none();
-    return nb::make_tuple(fromIntTuple(r->first), fromIntTuple(r->second));
-  });
-  m.def("layout_permute", [](nb::handle shape, nb::handle stride, std::vector<int64_t> sigma) {
-    return fromLayout(rl::permute(toLayout(shape, stride), sigma));
-  });
-  m.def("layout_predicates", [](nb::handle shape, nb::handle stride) {
-    rl::Layout l = toLayout(shape, stride);
-    nb::dict d;
-    d["tractable"] = rl::tractable(l);
-    d["complementable"] = rl::complementable(l);
-    d["compact"] = rl::compact(l);
-    d["non_degenerate"] = rl::nonDegenerate(l);
-    return d;
-  });
-  m.def("layout_flat_divide", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
-    return fromLayout(rl::flatDivide(toLayout(sa, da), toLayout(sb, db)));
-  });
-  m.def("layout_flat_product", [](nb::handle sa, nb::handle da, nb::handle sb, nb::handle db) {
-    return fromLayout(rl::flatProduct(toLayout(sa, da), toLayout(sb, db)));
-  });
-  m.def("morphism_restrict", [](nb::handle f, std::vector<int64_t> keep) {
-    return fromMorphism(rl::restrict(toMorphism(f), keep));
-  });
-  m.def("morphism_factor", [](nb::handle f, std::vector<int64_t> through) {
-    return fromMorphism(rl::factor(toMorphism(f), through));
-  });
-  m.def("morphism_concatenate", [](nb::handle f, nb::handle g) {
-    return fromMorphism(rl::concatenate(toMorphism(f), toMorphism(g)));
-  });
-  m.def("morphism_pullback", [](nb::handle f, nb::handle t) {
-    return fromMorphism(rl::pullback(toMorphism(f), toIntTuple(t)));
-  });
-  m.def("morphism_pushforward", [](nb::handle f, nb::handle s) {
-    return fromMorphism(rl::pushforward(toMorphism(f), toIntTuple(s)));
-  });
-  m.def("layout_complement_minimal", [](nb::handle shape, nb::handle stride) {
-    return fromLayout(rl::complement(toLayout(shape, stride)));
-  });
 
   m.def("seed_commutation_table",
         []() { return raptor::codec::CommutationTable::seedText().str(); },

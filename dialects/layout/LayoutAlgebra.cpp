@@ -1,6 +1,8 @@
 //===- LayoutAlgebra.cpp - CuTe layouts: shape:stride algebra ---*- C++ -*-===//
 #include "dialects/layout/LayoutAlgebra.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 #include <numeric>
 #include <sstream>
@@ -37,23 +39,104 @@ bool IntTuple::operator==(const IntTuple &o) const {
   return leaf == o.leaf && (leaf ? value == o.value : children == o.children);
 }
 
-std::vector<int64_t> IntTuple::flatten() const {
-  if (leaf)
-    return {value};
-  std::vector<int64_t> out;
-  for (const IntTuple &c : children) {
-    std::vector<int64_t> sub = c.flatten();
-    out.insert(out.end(), sub.begin(), sub.end());
+namespace {
+void appendLeaves(const IntTuple &t, std::vector<int64_t> &out) {
+  if (t.leaf) {
+    out.push_back(t.value);
+    return;
   }
+  for (const IntTuple &c : t.children)
+    appendLeaves(c, out);
+}
+
+/// Flat modes (shape, stride) of a layout, kept inline for the usual ranks:
+/// the operations below work on these and build each result once.
+using Modes = llvm::SmallVector<std::pair<int64_t, int64_t>, 8>;
+
+/// Calls fn(shape, stride) on the leaves of congruent `s` and `d` in order.
+template <typename Fn> void forEachMode(const IntTuple &s, const IntTuple &d, Fn &&fn) {
+  if (s.leaf) {
+    fn(s.value, d.value);
+    return;
+  }
+  for (size_t i = 0, e = s.children.size(); i < e; ++i) {
+    const IntTuple &c = s.children[i];
+    if (c.leaf)
+      fn(c.value, d.children[i].value);
+    else
+      forEachMode(c, d.children[i], fn);
+  }
+}
+
+Modes modesOf(const Layout &l) {
+  Modes out;
+  forEachMode(l.shape, l.stride, [&](int64_t s, int64_t d) { out.push_back({s, d}); });
   return out;
 }
 
-int64_t IntTuple::product() const {
+/// The checks of the Layout constructor in one pass and no allocation: the
+/// same profile, any shape entry below 1, and whether the size or the
+/// offset extent sum(shape_i |stride_i|) overflows.
+struct LeafScan {
+  int64_t size = 1, extent = 0;
+  bool congruent = true, below1 = false, overflow = false;
+
+  void leaf(int64_t s, int64_t d) {
+    if (s < 1) {
+      below1 = true;
+      return;
+    }
+    overflow |= __builtin_mul_overflow(size, s, &size);
+    if (d == INT64_MIN) { // |d| does not fit
+      overflow = true;
+      return;
+    }
+    int64_t term;
+    overflow |= __builtin_mul_overflow(s, d < 0 ? -d : d, &term);
+    overflow |= __builtin_add_overflow(extent, term, &extent);
+  }
+
+  void scan(const IntTuple &s, const IntTuple &d) {
+    if (s.leaf != d.leaf) {
+      congruent = false;
+      return;
+    }
+    if (s.leaf) {
+      leaf(s.value, d.value);
+      return;
+    }
+    size_t n = s.children.size();
+    if (n != d.children.size()) {
+      congruent = false;
+      return;
+    }
+    for (size_t i = 0; i < n && congruent; ++i) {
+      const IntTuple &c = s.children[i], &e = d.children[i];
+      if (c.leaf && e.leaf)
+        leaf(c.value, e.value);
+      else
+        scan(c, e);
+    }
+  }
+};
+
+int64_t productOf(const IntTuple &t) {
+  if (t.leaf)
+    return t.value;
   int64_t p = 1;
-  for (int64_t v : flatten())
-    p = checkedMul(p, v);
+  for (const IntTuple &c : t.children)
+    p = checkedMul(p, productOf(c));
   return p;
 }
+} // namespace
+
+std::vector<int64_t> IntTuple::flatten() const {
+  std::vector<int64_t> out;
+  appendLeaves(*this, out);
+  return out;
+}
+
+int64_t IntTuple::product() const { return productOf(*this); }
 
 bool IntTuple::congruent(const IntTuple &o) const {
   if (leaf || o.leaf)
@@ -76,26 +159,22 @@ std::string IntTuple::str() const {
 }
 
 Layout::Layout(IntTuple shape_, IntTuple stride_) : shape(std::move(shape_)), stride(std::move(stride_)) {
-  if (!shape.congruent(stride))
+  // Every layout the operations build passes here: one pass over the leaves.
+  LeafScan scan;
+  scan.scan(shape, stride);
+  if (!scan.congruent)
     throw LayoutError("shape " + shape.str() + " and stride " + stride.str() +
                       " do not have the same profile");
-  std::vector<int64_t> s = shape.flatten(), d = stride.flatten();
-  for (int64_t v : s)
-    if (v < 1)
-      throw LayoutError("shape " + shape.str() + " has an entry below 1");
-  try { // every layout the operations build passes here: one pass over the leaves
-    int64_t size = 1, extent = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-      size = checkedMul(size, s[i]);
-      extent = checkedAdd(extent, checkedMul(s[i], d[i] < 0 ? checkedMul(d[i], -1) : d[i]));
-    }
-  } catch (const LayoutError &) {
+  if (scan.below1)
+    throw LayoutError("shape " + shape.str() + " has an entry below 1");
+  if (scan.overflow)
     throw LayoutError("layout " + str() + " is too large: its size or offsets overflow 64-bit integers");
-  }
 }
 
 Layout Layout::concat(const std::vector<Layout> &modes) {
   std::vector<IntTuple> shapes, strides;
+  shapes.reserve(modes.size());
+  strides.reserve(modes.size());
   for (const Layout &m : modes) {
     shapes.push_back(m.shape);
     strides.push_back(m.stride);
@@ -104,22 +183,25 @@ Layout Layout::concat(const std::vector<Layout> &modes) {
 }
 
 int64_t Layout::cosize() const {
-  std::vector<int64_t> s = shape.flatten(), d = stride.flatten();
-  int64_t last = 0;
-  for (size_t i = 0; i < s.size(); ++i)
-    last += (s[i] - 1) * d[i];
-  return size() == 0 ? 0 : last + 1;
+  Modes m = modesOf(*this);
+  int64_t last = 0, size = 1;
+  for (auto [s, d] : m) {
+    last += (s - 1) * d;
+    size *= s;
+  }
+  return size == 0 ? 0 : last + 1;
 }
 
 int64_t Layout::operator()(int64_t i) const {
-  if (i < 0 || i >= size())
+  int64_t n = size();
+  if (i < 0 || i >= n)
     throw LayoutError("coordinate " + std::to_string(i) + " is outside the domain [0," +
-                      std::to_string(size()) + ") of " + str());
-  std::vector<int64_t> s = shape.flatten(), d = stride.flatten();
+                      std::to_string(n) + ") of " + str());
+  Modes m = modesOf(*this);
   int64_t offset = 0;
-  for (size_t k = 0; k < s.size(); ++k) {
-    offset += (i % s[k]) * d[k];
-    i /= s[k];
+  for (auto [s, d] : m) {
+    offset += (i % s) * d;
+    i /= s;
   }
   return offset;
 }
@@ -128,133 +210,279 @@ std::vector<Layout> Layout::modes() const {
   if (shape.leaf)
     return {*this};
   std::vector<Layout> out;
+  out.reserve(shape.children.size());
   for (size_t i = 0; i < shape.children.size(); ++i)
     out.emplace_back(shape.children[i], stride.children[i]);
   return out;
 }
 
-Layout Layout::flat() const {
-  std::vector<int64_t> s = shape.flatten(), d = stride.flatten();
-  if (s.size() == 1)
-    return Layout(s[0], d[0]);
-  std::vector<IntTuple> ss(s.begin(), s.end()), dd(d.begin(), d.end());
-  return Layout(IntTuple::tuple(ss), IntTuple::tuple(dd));
-}
-
-static Layout fromModes(const std::vector<std::pair<int64_t, int64_t>> &modes) {
-  if (modes.empty())
-    return Layout(1, 0);
-  if (modes.size() == 1)
-    return Layout(modes[0].first, modes[0].second);
-  std::vector<IntTuple> s, d;
+namespace {
+/// The shape and stride of flat modes: a leaf for one mode, 1:0 for none.
+void tuplesOf(const Modes &modes, IntTuple &shape, IntTuple &stride) {
+  if (modes.size() <= 1) {
+    shape.value = modes.empty() ? 1 : modes[0].first;
+    stride.value = modes.empty() ? 0 : modes[0].second;
+    shape.leaf = stride.leaf = true;
+    shape.children.clear();
+    stride.children.clear();
+    return;
+  }
+  shape.leaf = stride.leaf = false;
+  shape.value = stride.value = 0;
+  shape.children.clear();
+  stride.children.clear();
+  shape.children.reserve(modes.size());
+  stride.children.reserve(modes.size());
   for (auto [a, b] : modes) {
-    s.emplace_back(a);
-    d.emplace_back(b);
+    shape.children.emplace_back(a);
+    stride.children.emplace_back(b);
   }
-  return Layout(IntTuple::tuple(s), IntTuple::tuple(d));
 }
 
-Layout coalesce(const Layout &a) {
-  std::vector<int64_t> s = a.shape.flatten(), d = a.stride.flatten();
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == 1)
+/// A layout of trees the operations built (congruent by construction) whose
+/// leaves `scan` has checked: the constructor's checks are not repeated;
+/// when a check failed, the constructor names it.
+Layout trusted(IntTuple shape, IntTuple stride, const LeafScan &scan) {
+  if (scan.below1 || scan.overflow)
+    return Layout(std::move(shape), std::move(stride)); // throws
+  Layout l;
+  l.shape = std::move(shape);
+  l.stride = std::move(stride);
+  return l;
+}
+
+Layout fromModes(const Modes &modes) {
+  LeafScan scan;
+  for (auto [s, d] : modes)
+    scan.leaf(s, d);
+  Layout l;
+  tuplesOf(modes, l.shape, l.stride);
+  if (scan.below1 || scan.overflow)
+    return Layout(std::move(l.shape), std::move(l.stride)); // throws
+  return l;
+}
+
+/// coal() over flat modes, in place: size-1 modes dropped, s0:d0, s1:d1
+/// with d1 = s0 d0 merged into s0 s1:d0.
+void coalesceModes(Modes &modes) {
+  size_t n = 0;
+  for (auto [s, d] : modes) {
+    if (s == 1)
       continue;
-    if (!out.empty() && d[i] == out.back().first * out.back().second)
-      out.back().first *= s[i];
+    if (n && d == modes[n - 1].first * modes[n - 1].second)
+      modes[n - 1].first *= s;
     else
-      out.push_back({s[i], d[i]});
+      modes[n++] = {s, d};
   }
-  return fromModes(out);
+  modes.resize(n);
 }
 
-Layout complement(const Layout &a, int64_t m) {
+/// comp(a, m) as coalesced flat modes.
+Modes complementModes(const Layout &a, int64_t m) {
   if (m < 1)
     throw LayoutError("the complement needs a positive size, got " + std::to_string(m));
-  std::vector<int64_t> s = a.shape.flatten(), d = a.stride.flatten();
-  std::vector<std::pair<int64_t, int64_t>> modes; // (stride, shape), size-1 and 0-stride dropped
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] != 1 && d[i] != 0)
-      modes.push_back({d[i], s[i]});
+  Modes modes; // (stride, shape), size-1 and 0-stride dropped
+  forEachMode(a.shape, a.stride, [&](int64_t s, int64_t d) {
+    if (s != 1 && d != 0)
+      modes.push_back({d, s});
+  });
   std::sort(modes.begin(), modes.end());
-  std::vector<std::pair<int64_t, int64_t>> out;
+  Modes out;
   int64_t current = 1;
   for (auto [stride, shape] : modes) {
     if (stride < 0)
       throw LayoutError("the complement needs non-negative strides, " + a.str() + " has " +
                         std::to_string(stride));
-    if (stride % current != 0)
+    int64_t q = current == 1 ? stride : stride / current; // one division per mode
+    if (q * current != stride)
       throw LayoutError(a.str() + " is not complementable: stride " + std::to_string(stride) +
                         " is not a multiple of " + std::to_string(current) +
                         " (the modes overlap or leave gaps that do not divide)");
-    out.push_back({stride / current, current});
+    out.push_back({q, current});
     current = shape * stride;
   }
-  if (m % current != 0 && current % m != 0 && current < m)
+  // Below m, current must divide it; at or above m, nothing is left to fill.
+  int64_t q = m / current, r = m - q * current;
+  if (current < m && r != 0)
     throw LayoutError(a.str() + " is not complementable in " + std::to_string(m) + ": " +
                       std::to_string(current) + " does not divide it");
-  out.push_back({(m + current - 1) / current, current});
-  return coalesce(fromModes(out));
+  out.push_back({q + (r != 0), current}); // ceil(m / current)
+  coalesceModes(out);
+  return out;
 }
 
-Layout composition(const Layout &a, const Layout &b) {
-  if (!b.shape.leaf) { // by-mode: (a o b0, a o b1, ...)
-    std::vector<Layout> parts;
-    for (const Layout &mode : b.modes())
-      parts.push_back(composition(a, mode));
-    return Layout::concat(parts);
+/// The left operand of a composition, coalesced once for all of the right
+/// operand's modes.
+struct CompositionLeft {
+  const Layout &a;
+  int64_t size;
+  Modes flat;
+  explicit CompositionLeft(const Layout &a) : a(a), size(a.size()), flat(modesOf(a)) {
+    coalesceModes(flat);
+    if (flat.empty())
+      flat.push_back({1, 0});
   }
-  int64_t shape = b.shape.value, stride = b.stride.value;
-  if (stride == 0)
-    return Layout(shape, 0);
+};
+
+std::string leafStr(int64_t shape, int64_t stride) {
+  return std::to_string(shape) + ":" + std::to_string(stride);
+}
+
+/// a o (shape:stride) into `outShape`/`outStride`.
+void composeLeaf(const CompositionLeft &left, int64_t shape, int64_t stride, IntTuple &outShape,
+                 IntTuple &outStride, LeafScan &scan) {
+  if (stride == 0) {
+    outShape = IntTuple(shape);
+    outStride = IntTuple(0);
+    scan.leaf(shape, 0);
+    return;
+  }
   if (stride < 0)
-    throw LayoutError("composition needs non-negative strides, got " + b.str());
-  if (shape > 1 && (shape - 1) * stride >= a.size())
-    throw LayoutError(a.str() + " o " + b.str() + " is not defined: " + b.str() +
-                      " reaches offset " + std::to_string((shape - 1) * stride) +
-                      " outside the domain of size " + std::to_string(a.size()));
-  Layout flatA = coalesce(a);
-  std::vector<int64_t> s = flatA.shape.flatten(), d = flatA.stride.flatten();
-  std::vector<std::pair<int64_t, int64_t>> out;
+    throw LayoutError("composition needs non-negative strides, got " + leafStr(shape, stride));
+  if (shape > 1 && (shape - 1) * stride >= left.size)
+    throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) + " is not defined: " +
+                      leafStr(shape, stride) + " reaches offset " +
+                      std::to_string((shape - 1) * stride) + " outside the domain of size " +
+                      std::to_string(left.size));
+  const Modes &flat = left.flat;
+  Modes out;
   int64_t restShape = shape, restStride = stride;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    // Divide out the stride, then take at most the remaining shape.
-    if (s[i] % restStride != 0 && restStride % s[i] != 0)
-      throw LayoutError(a.str() + " o " + b.str() + " is not defined: stride " +
-                        std::to_string(restStride) + " and mode size " + std::to_string(s[i]) +
-                        " do not divide one another");
-    int64_t available = std::max<int64_t>(1, s[i] / restStride);
+  for (size_t i = 0; i + 1 < flat.size(); ++i) {
+    int64_t s = flat[i].first, d = flat[i].second;
+    // Divide out the stride, then take at most the remaining shape. One of
+    // s and restStride divides the other: either restStride divides s
+    // (available s / restStride, and ceil(restStride / s) = 1 remains) or s
+    // divides restStride (available 1, restStride / s remains).
+    int64_t available, nextStride;
+    int64_t q = restStride == 1 ? s : s / restStride;
+    if (q * restStride == s) {
+      available = std::max<int64_t>(1, q);
+      nextStride = 1;
+    } else {
+      nextStride = restStride / s;
+      if (nextStride * s != restStride)
+        throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) +
+                          " is not defined: stride " + std::to_string(restStride) +
+                          " and mode size " + std::to_string(s) + " do not divide one another");
+      available = 1;
+    }
     int64_t taken = std::min(available, restShape);
     if (taken != 1) {
-      if (restShape % taken != 0)
-        throw LayoutError(a.str() + " o " + b.str() + " is not defined: shape " +
-                          std::to_string(restShape) + " does not divide into modes of " +
-                          std::to_string(taken));
-      out.push_back({taken, checkedMul(restStride, d[i])});
+      int64_t rest = taken == restShape ? 1 : restShape / taken;
+      if (rest * taken != restShape)
+        throw LayoutError(left.a.str() + " o " + leafStr(shape, stride) +
+                          " is not defined: shape " + std::to_string(restShape) +
+                          " does not divide into modes of " + std::to_string(taken));
+      out.push_back({taken, checkedMul(restStride, d)});
+      restShape = rest;
     }
-    restShape /= taken;
-    restStride = (restStride + s[i] - 1) / s[i];
+    restStride = nextStride;
   }
   if (restShape != 1 || out.empty())
-    out.push_back({restShape, checkedMul(restStride, d.back())});
-  return fromModes(out);
+    out.push_back({restShape, checkedMul(restStride, flat.back().second)});
+  for (auto [s, d] : out)
+    scan.leaf(s, d);
+  tuplesOf(out, outShape, outStride);
+}
+
+/// a o b by mode: (a o b0, a o b1, ...) down to b's leaves.
+void composeTree(const CompositionLeft &left, const IntTuple &shape, const IntTuple &stride,
+                 IntTuple &outShape, IntTuple &outStride, LeafScan &scan) {
+  if (shape.leaf) {
+    composeLeaf(left, shape.value, stride.value, outShape, outStride, scan);
+    return;
+  }
+  size_t n = shape.children.size();
+  outShape.leaf = outStride.leaf = false;
+  outShape.children.resize(n);
+  outStride.children.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    composeTree(left, shape.children[i], stride.children[i], outShape.children[i],
+                outStride.children[i], scan);
+}
+} // namespace
+
+Layout Layout::flat() const {
+  Modes m = modesOf(*this);
+  if (m.size() == 1)
+    return Layout(m[0].first, m[0].second);
+  std::vector<IntTuple> ss, dd;
+  ss.reserve(m.size());
+  dd.reserve(m.size());
+  for (auto [s, d] : m) {
+    ss.emplace_back(s);
+    dd.emplace_back(d);
+  }
+  return Layout(IntTuple::tuple(std::move(ss)), IntTuple::tuple(std::move(dd)));
+}
+
+Layout coalesce(const Layout &a) {
+  Modes m = modesOf(a);
+  coalesceModes(m);
+  return fromModes(m);
+}
+
+Layout complement(const Layout &a, int64_t m) { return fromModes(complementModes(a, m)); }
+
+Layout composition(const Layout &a, const Layout &b) {
+  CompositionLeft left(a);
+  IntTuple shape, stride;
+  LeafScan scan;
+  composeTree(left, b.shape, b.stride, shape, stride, scan);
+  return trusted(std::move(shape), std::move(stride), scan);
 }
 
 Layout logicalDivide(const Layout &a, const Layout &b) {
-  return composition(a, Layout::concat({b, complement(b, a.size())}));
+  // a o (b, comp(b, size a)), without building the concatenation: its modes
+  // are composed one by one.
+  CompositionLeft left(a);
+  Modes comp = complementModes(b, left.size);
+  {
+    // The concatenation must itself be a layout (size and extent in int64).
+    LeafScan scan;
+    scan.scan(b.shape, b.stride);
+    for (auto [s, d] : comp)
+      scan.leaf(s, d);
+    if (scan.overflow) {
+      IntTuple cs, cd;
+      tuplesOf(comp, cs, cd);
+      throw LayoutError("layout (" + b.shape.str() + "," + cs.str() + "):(" + b.stride.str() + "," +
+                        cd.str() + ") is too large: its size or offsets overflow 64-bit integers");
+    }
+  }
+  IntTuple shape, stride;
+  shape.leaf = stride.leaf = false;
+  shape.children.resize(2);
+  stride.children.resize(2);
+  LeafScan result;
+  composeTree(left, b.shape, b.stride, shape.children[0], stride.children[0], result);
+  IntTuple &cs = shape.children[1], &cd = stride.children[1];
+  if (comp.size() <= 1) {
+    int64_t s = comp.empty() ? 1 : comp[0].first, d = comp.empty() ? 0 : comp[0].second;
+    composeLeaf(left, s, d, cs, cd, result);
+  } else {
+    cs.leaf = cd.leaf = false;
+    cs.children.resize(comp.size());
+    cd.children.resize(comp.size());
+    for (size_t i = 0; i < comp.size(); ++i)
+      composeLeaf(left, comp[i].first, comp[i].second, cs.children[i], cd.children[i], result);
+  }
+  return trusted(std::move(shape), std::move(stride), result);
 }
 
 Layout logicalProduct(const Layout &a, const Layout &b) {
   // Any admissible N >= size(a) cosize(b) gives the same result; the
   // admissible ones are the multiples of the extent of a's sorted modes.
   int64_t n = checkedMul(a.size(), b.cosize());
-  std::vector<int64_t> s = a.shape.flatten(), d = a.stride.flatten();
   int64_t extent = 1;
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] != 1 && d[i] != 0)
-      extent = std::max(extent, s[i] * d[i]);
+  for (auto [s, d] : modesOf(a))
+    if (s != 1 && d != 0)
+      extent = std::max(extent, s * d);
   n = checkedMul((checkedAdd(n, extent) - 1) / extent, extent);
-  return Layout::concat({a, composition(complement(a, n), b)});
+  Layout right = composition(complement(a, n), b);
+  std::vector<IntTuple> shapes{a.shape, std::move(right.shape)};
+  std::vector<IntTuple> strides{a.stride, std::move(right.stride)};
+  return Layout(IntTuple::tuple(std::move(shapes)), IntTuple::tuple(std::move(strides)));
 }
 
 namespace {

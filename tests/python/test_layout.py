@@ -12,7 +12,7 @@ import pycute
 import pytest
 
 from raptor.layout import (Layout, coalesce, complement, composition, logical_divide,
-                           logical_product, make_layout)
+                           logical_product, make_layout, permute)
 
 N = 1500
 
@@ -196,3 +196,94 @@ def test_entries_beyond_64_bits_are_value_errors() -> None:
     with pytest.raises(ValueError, match="not tractable"):
         from raptor.layout import compute_morphism
         compute_morphism(Layout((1, 1, 1), (4, 0, -1)))
+
+
+# -- the object API: C++ Layout and Morphism objects behind the binding --------
+
+
+def test_operations_take_and_return_cpp_objects() -> None:
+    """A chain of operations passes C++ objects along; tuples are built only
+    when shape/stride are read, and equal the ones a layout was built from."""
+    import pickle
+
+    from raptor import _raptor
+    from raptor.layout import Morphism, compose, compute_layout
+
+    a = Layout(((4, 4), 4), ((16, 1), 4))
+    b = Layout((4, 2), (2, 8))
+    assert type(a) is _raptor.layout.Layout and Layout.__module__ == "raptor.layout"
+    chained = coalesce(composition(logical_divide(a, b), Layout(8, 2)))
+    assert type(chained) is Layout
+    assert chained == Layout(chained.shape, chained.stride)
+    assert (a.shape, a.stride) == (((4, 4), 4), ((16, 1), 4))
+    assert Layout((4, 2)).stride == (1, 4) and Layout(4).stride == 1
+    assert hash(a) == hash(Layout(((4, 4), 4), ((16, 1), 4))) and a != b and a != "a"
+    assert len({a, Layout(((4, 4), 4), ((16, 1), 4)), b}) == 2
+    assert pickle.loads(pickle.dumps(a)) == a
+    f = Morphism((4, 4), (4, 2, 4), [1, 3])
+    assert f.map == (1, 3) and f.domain == (4, 4) and hash(f) == hash(Morphism((4, 4), (4, 2, 4), (1, 3)))
+    assert pickle.loads(pickle.dumps(f)) == f
+    assert compute_layout(compose(f, Morphism((4, 2, 4), (4, 2, 4), (1, 2, 3)))) == compute_layout(f)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda: Layout((2, 2.0), (1, 2)), "ints or tuples of them"),
+    (lambda: Layout([2, 2], (1, 2)), "ints or tuples of them"),
+    (lambda: Layout((2, 2), (1, 2**63)), "layout entry 9223372036854775808 does not fit in 64 bits"),
+    (lambda: Layout((2**40, 2**40)), "too large"),
+    (lambda: Layout(4, 1)(True), "must be an integer"),
+    (lambda: Layout(4, 1)(1.5), "neither an integer nor a tuple"),
+    (lambda: Layout((4, 4), (1, 4))((1, 2**64)), "does not fit in 64 bits"),
+    (lambda: complement(Layout(4, 1), "8"), "must be an integer"),
+    (lambda: complement(Layout(4, 1), -(2**64)), "does not fit in 64 bits"),
+    (lambda: permute(Layout((2, 2), (1, 2)), (1, 2**70)), "is not an integer of 64 bits"),
+    (lambda: make_layout(Layout(2, 1), (2, 1)), "takes layouts"),
+])
+def test_object_api_errors_are_value_errors(bad, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bad()
+
+
+def test_deep_nesting_is_refused_not_a_crash() -> None:
+    deep = 2
+    for _ in range(100_000):
+        deep = (deep,)
+    with pytest.raises(ValueError, match="nest deeper"):
+        Layout(deep, deep)
+    with pytest.raises(ValueError, match="nest deeper"):
+        from raptor.layout import mutual_refinement
+        mutual_refinement(deep, 2)
+
+
+def test_core_throughput_entry_runs_the_same_operations() -> None:
+    from raptor._raptor import layout as core
+
+    a, b = Layout((4, 8), (1, 4)), Layout((2, 2), (1, 4))
+    for op, case in (("composition", (a, b)), ("complement", (a, 64)), ("logical_divide", (a, b))):
+        assert core.core_seconds_per_operation(op, [case], 3) > 0
+    with pytest.raises(ValueError, match="refused"):
+        core.core_seconds_per_operation("composition", [(Layout(4, 1), Layout(3, 2))])
+    with pytest.raises(ValueError, match="unknown operation"):
+        core.core_seconds_per_operation("product", [(a, b)])
+
+
+def test_reference_counts_are_stable() -> None:
+    """The binding neither leaks nor over-releases the objects it is given
+    (nanobind's exit-time leak report is off, see python/LayoutModule.cpp)."""
+    import sys
+
+    from raptor.layout import Morphism, compose, mutual_refinement, properties
+
+    a, b = Layout((4, 8, 2), (1, 8, 64)), Layout((2, 2), (1, 4))
+    f, t, n = Morphism((4, 4), (4, 2, 4), (1, 3)), (4, (2, 2)), 512
+    before = [sys.getrefcount(x) for x in (a, b, f, t, n)]
+    g = Morphism((4, 2, 4), (4, 2, 4), (1, 2, 3))
+    for _ in range(200):
+        logical_divide(a, b), composition(a, b), complement(a, n), a(3), a((1, 2, 1)), Layout(t)
+        mutual_refinement(t, t), compose(f, g), f.map, a.shape, hash(a), a == b, make_layout(a, b)
+        properties(a)
+        with pytest.raises(ValueError):
+            Layout(t, (1,))
+        with pytest.raises(ValueError):
+            a((1, 2, 3, 4))
+    assert [sys.getrefcount(x) for x in (a, b, f, t, n)] == before
