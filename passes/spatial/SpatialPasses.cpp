@@ -789,32 +789,28 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // (PipelineStages) when the memory that holds allows: at most half of
     // a core's local memory, the rest for the work. Else the transfers
     // interleave with the work (receives before their task, sends after).
-    bool boundaries = true;
-    problem.evaluate = [&](const std::vector<unsigned> &core) {
+    // Each candidate is costed in the form it would be lowered in.
+    auto programFor = [&](const std::vector<unsigned> &core, bool &boundaries) {
       std::vector<unsigned> kept, cores;
       GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
       for (unsigned k : kept)
         cores.push_back(core[k]);
-      return queueCost(sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first, boundaries)));
+      std::vector<unsigned> order = m.loweringOrder(t, cores).first;
+      sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, true));
+      boundaries = program.boundaryBytes <= t.localMemoryBytes / 2;
+      return boundaries ? program : sp::programOf(m.placed(t, cores, order, false));
+    };
+    problem.evaluate = [&](const std::vector<unsigned> &core) {
+      bool boundaries;
+      return queueCost(programFor(core, boundaries));
     };
     if (std::string invalid = problem.validate(); !invalid.empty())
       return graph.emitError() << "pipeline mode: " << invalid;
     sp::PipelineResult r = sp::schedulePipeline(problem);
     if (!r.feasible)
       return graph.emitError() << "pipeline mode: " << r.error;
-    auto held = [&](const std::vector<unsigned> &core) {
-      std::vector<unsigned> kept, cores;
-      GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
-      for (unsigned k : kept)
-        cores.push_back(core[k]);
-      return sp::programOf(m.placed(t, cores, m.loweringOrder(t, cores).first, true)).boundaryBytes;
-    };
-    if (held(r.candidates[r.selected].core) > t.localMemoryBytes / 2) {
-      boundaries = false;
-      r = sp::schedulePipeline(problem);
-      if (!r.feasible)
-        return graph.emitError() << "pipeline mode: " << r.error;
-    }
+    bool boundaries;
+    programFor(r.candidates[r.selected].core, boundaries);
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
     // start_ns: the lowering order's starts (the lowering sorts by them),
     // on the graph with co-located copies merged (as evaluated).
