@@ -306,12 +306,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         source = program.manifest.get("source", "")
         model = sources.load(source) if source else None
         if model is None or model.reference is None:
-            raise UserError(f"--check needs the model's torch source (a zoo name or .pt2), not '{source}'")
+            raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
         if len(program.inputs) != 1 or len(program.outputs) != 1:
             raise UserError("--check compares single-input, single-output models")
         ref = model.reference(arrays[program.inputs[0][0]])
         out = run.outputs[program.outputs[0][0]]
         scale = float(np.abs(ref).max()) or 1.0
+        report["reference"] = "onnxruntime" if source.endswith(".onnx") else "torch"
         report["max_error"] = float(np.abs(out - ref).max())
         report["max_error_relative"] = report["max_error"] / scale
         if "quantization" in program.manifest:  # int8: also the integer reference, bit for bit
@@ -346,7 +347,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if seeded:
             print(f"  random input(s) {', '.join(seeded)} (seed {args.seed})")
         if "max_error" in report:
-            print(f"  max |error| vs torch: {report['max_error']:.3e} "
+            print(f"  max |error| vs {report['reference']}: {report['max_error']:.3e} "
                   f"({report['max_error_relative']:.3e} of the largest output)")
         if "integer_reference_bit_exact" in report:
             print("  vs the integer reference: " + ("bit-exact" if report["integer_reference_bit_exact"] else
@@ -834,9 +835,10 @@ def build_parser() -> argparse.ArgumentParser:
                "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
                "raptor compile unet -o out/unet --pipeline 8; "
                "raptor compile shufflenet_v2 -o out/q --precision int8 --policy W --report; "
+               "raptor compile model.onnx -o out/onnx; "
                "raptor compile model.mlir --weights model.safetensors -o out/model")
-    p.add_argument("model", help="a zoo model name, a .pt2 file or an .mlir file (weights: --weights, "
-                                 "else MODEL.safetensors beside it)")
+    p.add_argument("model", help="a zoo model name, a .pt2 file, an .onnx file (static shapes) or an .mlir file "
+                                 "(weights: --weights, else MODEL.safetensors beside it)")
     p.add_argument("-o", "--output", required=True, help="the program directory to write")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")

@@ -1,5 +1,6 @@
 """Model arguments of the ``raptor`` command: a zoo name, a ``.pt2`` file
-(``torch.export.save``) or an ``.mlir`` file with its ``.safetensors``.
+(``torch.export.save``), an ``.onnx`` file (static shapes; onnxruntime is
+its reference) or an ``.mlir`` file with its ``.safetensors``.
 
     from raptor import sources
     model = sources.load("resnet18.pt2")       # or "shufflenet_v2", "model.mlir"
@@ -36,7 +37,8 @@ class Model:
     weights: Path | None
     #: What the model argument named (for messages and the manifest).
     source: str
-    #: Eager torch on an input (None when only IR is known).
+    #: The model itself on an input: eager torch, or onnxruntime for an
+    #: ONNX file (None when only IR is known).
     reference: Callable[[np.ndarray], np.ndarray] | None = None
     #: Temporary files to delete when done.
     temporary: list[Path] = field(default_factory=list)
@@ -108,6 +110,8 @@ def load(source: str, weights: str | None = None, context: ir.Context | None = N
             return out.detach().numpy()
 
         return Model(module, tmp_path, source, reference, [tmp_path])
+    if path.suffix == ".onnx":
+        return _load_onnx(path, source, context, say)
     if path.suffix == ".mlir" or source == "-":
         module = parse_module(read_text(source), source, context)
         w = Path(weights) if weights else (weights_io.beside(path) if source != "-" else None)
@@ -118,4 +122,35 @@ def load(source: str, weights: str | None = None, context: ir.Context | None = N
             w = None
         return Model(module, w, source)
     names = ", ".join(zoo.NAMES)
-    raise UserError(f"unknown model '{source}': expected a zoo name ({names}), a .pt2 file or an .mlir file")
+    raise UserError(f"unknown model '{source}': expected a zoo name ({names}), a .pt2, .onnx or .mlir file")
+
+
+def _load_onnx(path: Path, source: str, context: ir.Context, say: Callable[[str], None]) -> Model:
+    """An ONNX file: imported (static shapes), its initializers as a
+    temporary weights file, onnxruntime as the reference."""
+    if not path.is_file():
+        raise UserError(f"cannot read '{source}'")
+    try:
+        from .frontend.onnx import OnnxImportError, import_model
+    except ImportError as e:
+        raise UserError(f"the ONNX frontend needs the 'onnx' package ({e.name} is missing)") from None
+    say(f"[model] {source}: importing the ONNX graph")
+    try:
+        module, _, tensors = import_model(str(path), context=context)
+    except OnnxImportError as e:
+        raise UserError(f"{source}: {e} (import it with `raptor import {source} --input-shape ...` first "
+                        "if its shapes are dynamic)") from None
+    fd, tmp = tempfile.mkstemp(prefix="raptor-", suffix=".safetensors")
+    os.close(fd)
+    tmp_path = Path(tmp)
+    weights_io.save(tmp_path, tensors)
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        try:
+            import onnxruntime
+        except ImportError as e:
+            raise UserError(f"checking against onnxruntime needs it installed ({e.name} is missing)") from None
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        return session.run(None, {session.get_inputs()[0].name: x})[0]
+
+    return Model(module, tmp_path, source, reference, [tmp_path])

@@ -158,3 +158,34 @@ def test_input_shape_is_for_onnx_only(files: dict[str, Path]) -> None:
     result = _raptor("import", str(files["pt2"]), "--input-shape", "x=1,3,6,6")
     assert result.returncode == 1
     assert "--input-shape applies to .onnx models only" in result.stderr
+
+
+def test_compile_and_check_an_onnx_file_against_onnxruntime(files: dict[str, Path], tmp_path: Path) -> None:
+    """`raptor compile MODEL.onnx` imports it (static shapes) and `raptor
+    simulate --check` compares the simulated output with onnxruntime's; a
+    dynamic ONNX input is one line pointing at `raptor import --input-shape`."""
+    import json
+
+    torch.manual_seed(0)
+    model = Small().eval()
+    x = torch.randn(1, 3, 6, 6)
+    static = tmp_path / "static.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), static, dynamo=False, opset_version=17, input_names=["image"])
+    result = _raptor("compile", str(static), "-o", str(tmp_path / "prog"))
+    assert result.returncode == 0, result.stderr
+    np.save(tmp_path / "x.npy", x.numpy())
+    result = _raptor("simulate", str(tmp_path / "prog"), "--check", "--input", f"image={tmp_path / 'x.npy'}",
+                     "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["reference"] == "onnxruntime" and report["max_error_relative"] < 1e-5
+    with torch.no_grad():  # and onnxruntime itself agrees with eager torch on this input
+        scale = float(model(x).abs().max())
+    assert report["max_error"] < 1e-5 * scale
+    result = _raptor("compile", str(files["onnx"]), "-o", str(tmp_path / "dynamic"))
+    errors = [line for line in result.stderr.splitlines() if line.startswith("raptor: error:")]
+    assert result.returncode == 1 and len(errors) == 1 and "--input-shape" in errors[0]
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "dynamic").exists()
