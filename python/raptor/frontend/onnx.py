@@ -33,6 +33,7 @@ from mlir.dialects import func
 import raptor
 
 from ..dialects import nn
+from ._attributes import scalar_attribute
 
 __all__ = ["ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOperatorError",
            "import_model", "load_model"]
@@ -459,7 +460,7 @@ class _Importer:
             ports.append(schema[i] if i < len(schema) else f"input{i}")
         params = {}
         for key, v in _attrs(node).items():
-            attr = _param_attr(_decode(v))
+            attr = scalar_attribute(_decode(v))
             if attr is not None:
                 params[key] = attr
         op = nn.AtenOp(types, name, operands,
@@ -536,22 +537,6 @@ def _gather_elements(node: Any, inputs: list[np.ndarray], a: dict[str, Any]) -> 
 #: Folds computed here: the reference implementation of GatherElements
 #: handles at most 64 positions along the axis (numpy.choose).
 _NUMPY_FOLDS = {"GatherElements": _gather_elements}
-
-
-def _param_attr(value: Any) -> ir.Attribute | None:
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    if isinstance(value, int):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-    if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F64Type.get(), value)
-    if isinstance(value, str):
-        return ir.StringAttr.get(value)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
-        return ir.DenseI64ArrayAttr.get(list(value))
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) for v in value):
-        return ir.DenseF64ArrayAttr.get([float(v) for v in value])
-    return None
 
 
 # -- conversion rules ------------------------------------------------------------

@@ -30,6 +30,7 @@ from torch.export.graph_signature import InputKind
 import raptor
 
 from ..dialects import nn
+from ._attributes import scalar_attribute
 from . import _converters as conv
 from . import _fx_rewrites as rw
 
@@ -113,22 +114,9 @@ def _constant_attr(tensor: torch.Tensor) -> ir.Attribute:
 
 def _param_attr(value: Any) -> ir.Attribute | None:
     """A non-tensor aten argument as an attribute (None when it has no form)."""
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    if isinstance(value, int):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-    if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F64Type.get(), value)
-    if isinstance(value, str):
-        return ir.StringAttr.get(value)
     if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
         return ir.StringAttr.get(str(value))
-    if isinstance(value, (list, tuple)) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return ir.DenseI64ArrayAttr.get(list(value))
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) for v in value):
-        return ir.DenseF64ArrayAttr.get([float(v) for v in value])
-    return None
+    return scalar_attribute(value)
 
 
 class _Emitter:
