@@ -86,12 +86,15 @@ def test_complement_with_size_function(a: Layout, n: int, expected) -> None:
     (L(80, 10), L((2, 3), (5, 6)), "(2,3):(50,60)"),                               # 2.1.7.3
     (L((2048, 2048), (1, 2048)), L((64, 32), (2, 256)), "(64,32):(2,256)"),       # 2.1.7.5
     (L(100, 7), L((3, 5), (10, 2)), "(3,5):(70,14)"),                             # 2.3.7.5
+    # 3:72 reaches offset 144, outside B's 36 points: no composition.
     (L((6, 6), (6, 1)), L((12, 3, 6), (1, 72, 12)), None),
 ])
 def test_composition_vectors(b: Layout, a: Layout, expected) -> None:
     if expected is None:
-        return
-    assert str(composition(b, a)) == expected
+        with pytest.raises(ValueError, match=r"3:72 reaches offset 144 outside the domain of size 36"):
+            composition(b, a)
+    else:
+        assert str(composition(b, a)) == expected
 
 
 def test_composition_of_the_introduction() -> None:            # §1.4
@@ -351,19 +354,24 @@ def test_chapter_4_composition_vectors(b: Layout, a: Layout, expected) -> None:
     assert (None if got is None else str(got)) == expected
 
 
-@pytest.mark.parametrize("seed", range(200))
-def test_chapter_4_composition_agrees_with_the_layout_function(seed: int) -> None:
+def test_chapter_4_composition_agrees_with_the_layout_function() -> None:
     from raptor.layout import compose_tractable
 
-    rng = random.Random(10_000 + seed)
-    a = compute_layout(_random_morphism(rng))
-    b = compute_layout(_random_morphism(rng))
-    got = compose_tractable(b, a)
-    if got is None:
-        return
-    # Phi_{B o A} = Phi_B o Phi_A wherever A lands in B's domain.
-    assert got.size() == a.size()
-    assert all(got(i) == b(a(i)) for i in range(a.size()) if a(i) < b.size())
+    compared = 0
+    for seed in range(200):
+        rng = random.Random(10_000 + seed)
+        a = compute_layout(_random_morphism(rng))
+        b = compute_layout(_random_morphism(rng))
+        got = compose_tractable(b, a)
+        if got is None:
+            continue
+        compared += 1
+        # Phi_{B o A} = Phi_B o Phi_A wherever A lands in B's domain.
+        assert got.size() == a.size(), seed
+        assert all(got(i) == b(a(i)) for i in range(a.size()) if a(i) < b.size()), seed
+    # Pinned: 73 of these 200 seeded pairs compose; a change in what is
+    # refused (or a generator that stops producing composable pairs) shows here.
+    assert compared == 73
 
 
 @pytest.mark.parametrize("seed", range(200))
