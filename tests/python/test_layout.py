@@ -95,20 +95,26 @@ def test_complement_matches_pycute(chunk: int) -> None:
 @pytest.mark.parametrize("chunk", range(3))
 def test_composition_matches_pycute(chunk: int) -> None:
     rng = random.Random(200 + chunk)
-    compared = 0
+    compared = outside = 0
     for _ in range(N // 3):
         a = _random_layout(rng, 0.8)
         b = _random_layout(rng, 0.8)
         try:
             ours = composition(a, b)
-        except ValueError:
+        except ValueError as e:
+            # Raptor refuses what pycute composes anyway: b reaching past a's
+            # domain (checked here by brute force), or modes that do not
+            # divide (rare: at most 5% of the pairs).
+            if "outside the domain" in str(e):
+                assert max(b(i) for i in range(b.size())) >= a.size(), (a, b, e)
+                outside += 1
             continue
         compared += 1
         theirs = pycute.composition(_pycute(a), _pycute(b))
         assert _same_function(ours, theirs), (a, b, ours, theirs)
         # The defining property: (a o b)(i) = a(b(i)) wherever b(i) is in a's domain.
         assert all(ours(i) == a(b(i)) for i in range(b.size()) if b(i) < a.size())
-    assert compared > N // 10
+    assert compared > 0.4 * (N // 3) and N // 3 - compared - outside <= 0.05 * (N // 3)
 
 
 @pytest.mark.parametrize("op, ref", [(logical_divide, pycute.logical_divide),
