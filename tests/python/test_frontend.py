@@ -157,3 +157,71 @@ def test_marker_functions_compute_their_operators() -> None:
     assert fanned.shape == (1, 6, 3, 8)
     torch.testing.assert_close(fanned[:, 0], fanned[:, 2])
     torch.testing.assert_close(fanned[:, 3], x[:, 1])
+
+
+class _RmsNorm(torch.nn.Module):
+    """w * x * rsqrt(mean(x^p, dim) + eps): RMSNorm for p = 2 over the last
+    dimension, near misses otherwise."""
+
+    def __init__(self, p: int = 2, dim: int = -1, eps_inside: bool = True) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(16))
+        self.p, self.dim, self.eps_inside = p, dim, eps_inside
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        var = x.pow(self.p).mean(self.dim, keepdim=True)
+        if self.eps_inside:
+            return self.w * (x * torch.rsqrt(var + 1e-5))
+        return self.w * (x * torch.rsqrt(var) + 1e-5)
+
+
+class _Rotary(torch.nn.Module):
+    """x * cos + rotate_half(x) * sin; `swapped` negates the wrong half."""
+
+    def __init__(self, swapped: bool = False) -> None:
+        super().__init__()
+        self.swapped = swapped
+        self.register_buffer("cos", torch.randn(8, 16))
+        self.register_buffer("sin", torch.randn(8, 16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a, b = x[..., :8], x[..., 8:]
+        rotated = torch.cat([b, -a], -1) if self.swapped else torch.cat([-b, a], -1)
+        return x * self.cos + rotated * self.sin
+
+
+class _MaskedAttention(torch.nn.Module):
+    """Attention under the constant mask j <= i + diagonal: causal for 0."""
+
+    def __init__(self, diagonal: int = 0) -> None:
+        super().__init__()
+        self.diagonal = diagonal
+
+    def forward(self, q: torch.Tensor) -> torch.Tensor:
+        i = torch.arange(q.shape[-2])
+        mask = i[None, :] <= i[:, None] + self.diagonal
+        return torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+
+
+@pytest.mark.parametrize("model, shape, rewrite, count", [
+    (_RmsNorm(), (1, 4, 16), "rms_norm", 1),
+    (_RmsNorm(p=3), (1, 4, 16), "rms_norm", 0),              # the exponent 3, not 2
+    (_RmsNorm(dim=1), (1, 4, 16), "rms_norm", 0),            # the mean over another dimension
+    (_RmsNorm(eps_inside=False), (1, 4, 16), "rms_norm", 0),  # eps added after the rsqrt
+    (_Rotary(), (1, 2, 8, 16), "rotary_embedding", 1),
+    (_Rotary(swapped=True), (1, 2, 8, 16), "rotary_embedding", 0),  # the halves negated the other way
+    (_MaskedAttention(), (1, 2, 8, 16), "causal_mask", 1),
+    (_MaskedAttention(diagonal=1), (1, 2, 8, 16), "causal_mask", 0),  # a constant mask, not causal
+])
+def test_rewrites_match_their_pattern_and_leave_near_misses_alone(model: torch.nn.Module, shape: tuple[int, ...],
+                                                                   rewrite: str, count: int) -> None:
+    """Each pattern rewrite fires on its pattern and on none of the near
+    misses beside it; either way the rewritten graph computes the model."""
+    torch.manual_seed(0)
+    x = torch.rand(shape) + 0.1  # positive: x^3 has a real rsqrt
+    ep = _export(model, x)
+    _, report = import_program(ep, ImportOptions())
+    assert report.rewrites[rewrite] == count
+    assert sum(report.rewrites.values()) == count  # and no other rewrite fired
+    with torch.no_grad():
+        torch.testing.assert_close(_run_rewritten(ep, ImportOptions(), x), model(x), rtol=1e-5, atol=1e-6)
