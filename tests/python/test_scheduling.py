@@ -141,3 +141,46 @@ def test_schedule_of_a_module_without_a_model_graph(tmp_path: Path) -> None:
                           "--report-dir", str(tmp_path / "r")], capture_output=True, text=True)
     assert out.returncode == 1 and "no model graph to schedule" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "r" / "schedule.json").exists()
+
+
+def _diamond() -> spatial.TaskGraph:
+    """0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3 on two processors; every transfer 5."""
+    return spatial.TaskGraph(cost=[[4, 6], [3, 3], [2, 8], [5, 5]],
+                             edges=[(0, 1, 5), (0, 2, 5), (1, 3, 5), (2, 3, 5)])
+
+
+def _schedule(processor: list[int], start: list[float]) -> spatial.ScheduleResult:
+    graph = _diamond()
+    finish = [s + graph.cost[t][p] for t, (p, s) in enumerate(zip(processor, start))]
+    return spatial.ScheduleResult(max(finish), processor, start, finish, sorted(range(4), key=lambda t: start[t]))
+
+
+def test_evaluate_accepts_a_hand_checked_schedule_and_reports_it() -> None:
+    """Derived by hand: 0 on P0 [0,4); 1 on P1 from 4 + 5 (transfer) to 12;
+    2 on P0 [4,6); 3 on P0 after 1's data (12 + 5) to 22. Serial work
+    4 + 3 + 2 + 5 = 14; two transfers (0->1, 1->3) = 10; the cheapest
+    path 4 + 3 + 5 = 12."""
+    summary = spatial.evaluate(_diamond(), _schedule([0, 1, 0, 0], [0, 9, 4, 17]))
+    assert summary == {"makespan": 22, "serial_work": 14, "critical_path_lower_bound": 12,
+                       "transfer_work": 10, "processors_used": 2}
+
+
+@pytest.mark.parametrize("processor, start, message", [
+    # 1 on P1 at 4: right after 0 ends, as if the transfer were free.
+    ([0, 1, 0, 0], [0, 4, 4, 17], "task 1 starts before task 0's data arrives"),
+    # 3 on P0 at 16: one unit before 1's data arrives from P1.
+    ([0, 1, 0, 0], [0, 9, 4, 16], "task 3 starts before task 1's data arrives"),
+    # 1 and 2 both on P0 over [4, 7) and [6, 8).
+    ([0, 0, 0, 0], [0, 4, 6, 12], "two tasks overlap on one processor"),
+])
+def test_evaluate_rejects_hand_broken_schedules(processor: list[int], start: list[float], message: str) -> None:
+    """The scheduling tests' oracle must itself fail on broken schedules."""
+    with pytest.raises(AssertionError, match=message):
+        spatial.evaluate(_diamond(), _schedule(processor, start))
+
+
+def test_evaluate_rejects_a_task_that_does_not_run_for_its_cost() -> None:
+    broken = _schedule([0, 1, 0, 0], [0, 9, 4, 17])
+    broken.finish[2] += 1  # 2 on P0 runs 3 instead of 2
+    with pytest.raises(AssertionError, match="task 2 does not run for its cost"):
+        spatial.evaluate(_diamond(), broken)
