@@ -109,27 +109,33 @@ def _upsample(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any]:
     return kw
 
 
-def _clamp(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
-    """Scalar bounds only (a tensor bound stays generic); None means unbounded."""
-    for name in ("min", "max"):
+def _scalars(kw: dict[str, Any], names: tuple[str, ...], optional: bool) -> bool:
+    """Makes each named argument a float; an optional one that is None is
+    dropped. False when one is not a number (a tensor: the op stays generic)."""
+    for name in names:
         value = kw.get(name)
-        if value is None:
+        if value is None and optional:
             kw.pop(name, None)
         elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
+            return False
         else:
-            kw[name] = ir.FloatAttr.get(ir.F64Type.get(), float(value))
-    return kw if ("min" in kw or "max" in kw) else None
+            kw[name] = float(value)
+    return True
+
+
+def _clamp(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    """Scalar bounds only (a tensor bound stays generic); None means unbounded."""
+    if not _scalars(kw, ("min", "max"), optional=True) or not ("min" in kw or "max" in kw):
+        return None
+    for name in ("min", "max"):
+        if name in kw:
+            kw[name] = ir.FloatAttr.get(ir.F64Type.get(), kw[name])
+    return kw
 
 
 def _floats(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], dict[str, Any] | None]:
     def adapt(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
-        for name in names:
-            value = kw.get(name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return None
-            kw[name] = float(value)
-        return kw
+        return kw if _scalars(kw, names, optional=False) else None
     return adapt
 
 
@@ -162,15 +168,7 @@ def _as_strided(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
 
 
 def _nan_to_num(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
-    for name in ("nan", "posinf", "neginf"):
-        value = kw.get(name)
-        if value is None:
-            kw.pop(name, None)
-        elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
-        else:
-            kw[name] = float(value)
-    return kw
+    return kw if _scalars(kw, ("nan", "posinf", "neginf"), optional=True) else None
 
 
 RULES: dict[Any, Rule] = {

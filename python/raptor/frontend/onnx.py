@@ -256,17 +256,7 @@ class _Importer:
                 i.type.tensor_type.shape.Clear()
                 for s in fixed[i.name]:
                     i.type.tensor_type.shape.dim.add().dim_value = s
-        try:
-            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        except Exception:
-            return {}
-        out = {}
-        for info in list(model.graph.value_info) + list(model.graph.output):
-            t = info.type.tensor_type
-            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
-            if t.HasField("shape") and all(d >= 0 for d in dims):
-                out[info.name] = (dims, t.elem_type)
-        return out
+        return _static_shapes(model)
 
     # -- values ----------------------------------------------------------------
     def is_const(self, name: str) -> bool:
@@ -491,17 +481,7 @@ class _Importer:
         graph = onnx.helper.make_graph([node], "node", inputs, [
             onnx.helper.make_empty_tensor_value_info(o) for o in node.output if o], inits)
         model = onnx.helper.make_model(graph, opset_imports=list(self.model.opset_import))
-        try:
-            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        except Exception:
-            return {}
-        out = {}
-        for info in list(model.graph.output) + list(model.graph.value_info):
-            t = info.type.tensor_type
-            dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
-            if t.HasField("shape") and t.elem_type and all(d >= 0 for d in dims):
-                out[info.name] = (dims, t.elem_type)
-        return out
+        return _static_shapes(model)
 
     def _placeholder(self, node: Any, name: str) -> ir.Value | None:
         """In strict mode, a stand-in so that later nodes still convert."""
@@ -538,6 +518,25 @@ def _gather_elements(node: Any, inputs: list[np.ndarray], a: dict[str, Any]) -> 
 #: handles at most 64 positions along the axis (numpy.choose).
 _NUMPY_FOLDS = {"GatherElements": _gather_elements}
 
+
+
+def _static_shapes(model: Any) -> dict[str, tuple[list[int], int]]:
+    """ONNX shape inference (with data propagation) on ``model``: each
+    value with a static shape and a known element type, as (dims, type);
+    nothing when inference fails."""
+    import onnx
+
+    try:
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception:  # onnx raises many kinds on graphs it cannot infer
+        return {}
+    out = {}
+    for info in list(model.graph.value_info) + list(model.graph.output):
+        t = info.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
+        if t.HasField("shape") and t.elem_type and all(d >= 0 for d in dims):
+            out[info.name] = (dims, t.elem_type)
+    return out
 
 # -- conversion rules ------------------------------------------------------------
 # Each takes (importer, node, attributes, node index) and returns the values
