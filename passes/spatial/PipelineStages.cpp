@@ -1,5 +1,6 @@
 //===- PipelineStages.cpp - Stages of pipelined per-core programs ---------===//
 #include "passes/spatial/PipelineStages.h"
+#include "passes/spatial/PositiveCycle.h"
 
 #include <algorithm>
 #include <numeric>
@@ -9,61 +10,24 @@ namespace raptor::spatial {
 
 PipelineStages::PipelineStages(int64_t cores, const std::vector<std::pair<int64_t, int64_t>> &edges) {
   size_t n = size_t(std::max<int64_t>(cores, 0));
-  std::vector<std::set<int64_t>> out(n), in(n);
+  std::vector<RatioEdge> graph;
   for (auto [from, to] : edges)
-    if (from != to && from >= 0 && to >= 0 && size_t(from) < n && size_t(to) < n) {
-      out[size_t(from)].insert(to);
-      in[size_t(to)].insert(from);
-    }
-  // Kosaraju: finishing order on the graph, then components of the reverse
-  // graph in decreasing finishing order, which numbers them topologically.
-  std::vector<int64_t> finished;
-  std::vector<bool> seen(n, false);
-  for (size_t root = 0; root < n; ++root) {
-    if (seen[root])
-      continue;
-    seen[root] = true;
-    std::vector<std::pair<int64_t, std::set<int64_t>::iterator>> stack{{int64_t(root), out[root].begin()}};
-    while (!stack.empty()) {
-      auto &[node, next] = stack.back();
-      if (next == out[size_t(node)].end()) {
-        finished.push_back(node);
-        stack.pop_back();
-        continue;
-      }
-      int64_t succ = *next++;
-      if (!seen[size_t(succ)]) {
-        seen[size_t(succ)] = true;
-        stack.push_back({succ, out[size_t(succ)].begin()});
-      }
-    }
-  }
-  std::vector<int64_t> component(n, -1);
-  int64_t components = 0;
-  for (auto it = finished.rbegin(); it != finished.rend(); ++it) {
-    if (component[size_t(*it)] >= 0)
-      continue;
-    std::vector<int64_t> work{*it};
-    component[size_t(*it)] = components;
-    while (!work.empty()) {
-      int64_t node = work.back();
-      work.pop_back();
-      for (int64_t pred : in[size_t(node)])
-        if (component[size_t(pred)] < 0) {
-          component[size_t(pred)] = components;
-          work.push_back(pred);
-        }
-    }
-    ++components;
-  }
+    if (from != to && from >= 0 && to >= 0 && size_t(from) < n && size_t(to) < n)
+      graph.push_back({from, to, 0, 0});
+  OutEdges out = buildOutEdges(int64_t(n), graph, [](unsigned) { return true; });
+  // Tarjan numbers components in reverse topological order: flip it.
+  std::vector<unsigned> tarjan = strongComponents(out);
+  int64_t components = tarjan.empty() ? 0 : int64_t(*std::max_element(tarjan.begin(), tarjan.end())) + 1;
+  std::vector<int64_t> component(n);
+  for (size_t core = 0; core < n; ++core)
+    component[core] = components - 1 - int64_t(tarjan[core]);
   // Levels by longest path over the (topologically numbered) components;
   // then stages numbered by level, so that a stage of any level between two
   // others also lies between them in the boundary's global order.
   std::vector<std::set<int64_t>> successors(static_cast<size_t>(components));
-  for (size_t from = 0; from < n; ++from)
-    for (int64_t to : out[from])
-      if (component[size_t(to)] != component[from])
-        successors[size_t(component[from])].insert(component[size_t(to)]);
+  for (const RatioEdge &e : graph)
+    if (component[size_t(e.to)] != component[size_t(e.from)])
+      successors[size_t(component[size_t(e.from)])].insert(component[size_t(e.to)]);
   std::vector<int64_t> level(static_cast<size_t>(components), 0);
   for (int64_t c = 0; c < components; ++c)
     for (int64_t d : successors[size_t(c)])

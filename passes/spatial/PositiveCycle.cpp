@@ -27,6 +27,53 @@ OutEdges buildOutEdges(int64_t nodes, llvm::ArrayRef<RatioEdge> edges,
   return out;
 }
 
+// Tarjan, with an explicit stack so that long chains do not exhaust the
+// call stack.
+std::vector<unsigned> strongComponents(const OutEdges &out) {
+  constexpr unsigned kNone = ~0u;
+  unsigned nodes = out.numNodes();
+  std::vector<unsigned> index(nodes, kNone), low(nodes), component(nodes, kNone);
+  std::vector<unsigned> open;                           // Tarjan's stack
+  std::vector<std::pair<unsigned, unsigned>> frames;    // (node, next out-edge slot)
+  unsigned counter = 0, components = 0;
+  auto visit = [&](unsigned v) {
+    index[v] = low[v] = counter++;
+    open.push_back(v);
+    frames.push_back({v, out.begin[v]});
+  };
+  for (unsigned s = 0; s < nodes; ++s) {
+    if (index[s] != kNone)
+      continue;
+    visit(s);
+    while (!frames.empty()) {
+      unsigned u = frames.back().first;
+      unsigned slot = frames.back().second;
+      if (slot < out.begin[u + 1]) {
+        ++frames.back().second;
+        unsigned v = out.to[slot];
+        if (index[v] == kNone)
+          visit(v);
+        else if (component[v] == kNone) // visited, still open: on the stack
+          low[u] = std::min(low[u], index[v]);
+        continue;
+      }
+      frames.pop_back();
+      if (!frames.empty())
+        low[frames.back().first] = std::min(low[frames.back().first], low[u]);
+      if (low[u] != index[u])
+        continue;
+      unsigned w;
+      do {
+        w = open.back();
+        open.pop_back();
+        component[w] = components;
+      } while (w != u);
+      ++components;
+    }
+  }
+  return component;
+}
+
 namespace {
 constexpr unsigned kNone = ~0u;
 

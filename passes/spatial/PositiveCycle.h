@@ -41,6 +41,11 @@ struct OutEdges {
 OutEdges buildOutEdges(int64_t nodes, llvm::ArrayRef<RatioEdge> edges,
                        llvm::function_ref<bool(unsigned)> keep);
 
+/// Strongly connected components: a component id per node, numbered in
+/// reverse topological order (every edge between two components runs to a
+/// smaller id).
+std::vector<unsigned> strongComponents(const OutEdges &out);
+
 /// Searches the graph `out` under `weight` (one per slot), starting from
 /// `label` (one per node, any values; updated in place). Returns a positive
 /// cycle as edge ids in cycle order, or empty when none exists, in which case
