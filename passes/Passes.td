@@ -44,6 +44,62 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Graph conventions of the codec-placement paper (shared seed 000, Table 5)
+//===----------------------------------------------------------------------===//
+
+def MaterializePadding : Pass<"raptor-materialize-padding", "mlir::ModuleOp"> {
+  let summary = "Pad explicitly before padded convolutions and max-pools";
+  let description = [{
+    The paper's graphs read padding as an operator of its own
+    (`aten.constant_pad_nd`, a W-policy INT8 operator in Table 5) while
+    torch.export folds it into convolutions and pools. This pass gives every
+    padded (non-transposed) `nn.convolution` an `nn.constant_pad_nd` of
+    zeros in front and every padded `nn.max_pool2d` one of -inf, and clears
+    their `padding`. A pool whose output shape would change (ceil mode with
+    windows that start in the padding) keeps its padding. Same values.
+
+    ```
+    raptor-opt model.mlir --raptor-materialize-padding
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def UnfuseFanOut : Pass<"raptor-unfuse-fan-out", "mlir::ModuleOp"> {
+  let summary = "Expand KV-head fan-outs into view, expand, clone and view";
+  let description = [{
+    Undoes the importer's `repeat_kv` fusion: an `nn.fan_out` with
+    `repeats` > 1 becomes Llama's own form, `view` (a unit dimension after
+    `dim`), `expand`, `clone`, `view`, whose reads the paper's SmolLM2 graph
+    counts. Fan-outs with `repeats` = 1 (explicit fan-out nodes) stay.
+
+    ```
+    raptor-opt model.mlir --raptor-unfuse-fan-out
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def InsertFanOut : Pass<"raptor-insert-fan-out", "mlir::ModuleOp"> {
+  let summary = "An explicit fan-out node after every feature with several readers";
+  let description = [{
+    The paper's graphs distribute a value read by more than one operand
+    through `xaten.fan_out` (Table 5: its input and output share one
+    semantics, INT8 from policy X), so that one encoding can serve every
+    reader, as in the paper's introduction. This pass puts an
+    `nn.fan_out {repeats = 1}` (an identity) after every operator result
+    and user input read by more than one operand and lets all of them read
+    it. Weights (`nn.param`) and `nn.constant` data are left alone: they are
+    encoded ahead of time.
+
+    ```
+    raptor-opt model.mlir --raptor-insert-fan-out
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Codec placement (shared seed 000)
 //===----------------------------------------------------------------------===//
 
@@ -86,8 +142,11 @@ def AssignLocalCodecSemantics : CodecPass<"raptor-assign-local-codec-semantics",
   let description = [{
     Each operator that needs encoded operands gets an encoder on each
     encoded input and a decoder on each encoded output, independently of its
-    neighbours (the paper's local placement, Table 4).
+    neighbours (the paper's local placement, Table 4). The ports of one
+    port block share one semantics (a cat's inputs and output are encoded
+    alike), as the table demands of any placement.
   }];
+  let options = [CodecPolicyOption, CodecTableOption];
 }
 
 def InduceCodecSubgraphs : CodecPass<"raptor-induce-codec-subgraphs",
@@ -116,6 +175,21 @@ def MaterializeCodecs : CodecPass<"raptor-materialize-codecs",
     boundary decodes the upstream subgraph (if encoded) and encodes the
     downstream one (if encoded). A `codec.observe` is placed at each
     encoded subgraph's absolute dominator, where its codec is calibrated.
+  }];
+}
+
+def ExpandRequantizers : CodecPass<"raptor-expand-requantizers",
+    "Apply each requantizer as a decode and an encode"> {
+  let description = [{
+    For a target without a code-to-code conversion (the PIM back end's
+    vector unit dequantizes and quantizes): every `codec.requantize` becomes
+    `codec.decode` from its `from` semantics followed by `codec.encode` to
+    its `to` semantics, the same values. `raptor compile --precision int8`
+    runs it after materialization.
+
+    ```
+    raptor-opt placed.mlir --raptor-expand-requantizers
+    ```
   }];
 }
 

@@ -78,3 +78,16 @@ static LogicalResult verifyMarker(Marker op, bool input) {
 
 LogicalResult MarkInputOp::verify() { return verifyMarker(*this, /*input=*/true); }
 LogicalResult MarkOutputOp::verify() { return verifyMarker(*this, /*input=*/false); }
+
+LogicalResult RequantizeOp::verify() {
+  SemanticsAttr from = getFrom(), to = getTo();
+  if (!from.isEncoded() || !to.isEncoded())
+    return emitOpError() << "maps codes to codes: both semantics must be encoded, got " << from << " and "
+                         << to;
+  if (from.getSource() != to.getSource() || from.getTarget() != to.getTarget())
+    return emitOpError() << "needs compatible semantics (the same source and target types), got " << from
+                         << " and " << to << "; a decode and an encode convert between others";
+  if (from.getId() == to.getId())
+    return emitOpError() << "maps a subgraph onto itself (semantics " << from.getId() << " on both sides)";
+  return success();
+}

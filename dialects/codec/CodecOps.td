@@ -55,6 +55,26 @@ def Codec_DecodeOp : Codec_Op<"decode"> {
   let assemblyFormat = "$input `from` $semantics attr-dict `:` type($input)";
 }
 
+def Codec_RequantizeOp : Codec_Op<"requantize"> {
+  let summary = "Maps the codes of one subgraph to those of a compatible one";
+  let description = [{
+    Where two compatible encoded subgraphs (the same source and target
+    types, different parameters) meet, one codec maps codes to codes: it
+    reads the encoded data once. Its value is that of decoding from `from`
+    and encoding to `to`; a target without such a conversion applies the
+    two (`raptor-expand-requantizers`).
+
+    ```mlir
+    %1 = codec.requantize %0 from <3 : f32 -> i8> to <7 : f32 -> i8> : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Codec_SemanticsAttr:$from,
+                       Codec_SemanticsAttr:$to);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `from` $from `to` $to attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Codec_ObserveOp : Codec_Op<"observe"> {
   let summary = "Observation point where a subgraph's codec is calibrated";
   let description = [{

@@ -1,5 +1,6 @@
 //===- CodecCosts.cpp - The codec placement cost model ----------*- C++ -*-===//
 #include "passes/codec/CodecCosts.h"
+#include "passes/codec/MarkerCodecs.h"
 
 #include "dialects/nn/NNOps.h"
 
@@ -16,15 +17,6 @@ static uint64_t numElements(Value v) {
 
 static uint64_t bytes(Value v, Type element) {
   return numElements(v) * ((element.getIntOrFloatBitWidth() + 7) / 8);
-}
-
-/// The edge's value comes from a weight: a graph argument marked nn.param,
-/// possibly through markers.
-static bool isWeight(CodecGraph &g, unsigned node) {
-  while (g.kind(node) == NodeKind::MarkInput || g.kind(node) == NodeKind::MarkOutput)
-    node = g.getEdges()[g.inEdges(node).front()].tail;
-  return g.kind(node) == NodeKind::Input &&
-         g.function().getArgAttr(node, nn::NNDialect::kParamAttrName);
 }
 
 CodecCosts computeCosts(CodecGraph &g, const std::vector<Subgraph> &subgraphs) {
@@ -71,33 +63,46 @@ CodecCosts computeCosts(CodecGraph &g, const std::vector<Subgraph> &subgraphs) {
       Operation *op = g.op(v);
       if (op->hasTrait<OpTrait::IsTerminator>() || isa<nn::ConstantOp>(op))
         break;
+      // An explicit fan-out (repeats 1) is an identity that moves no data:
+      // its readers' reads are counted, not its own.
+      if (auto fanOut = dyn_cast<nn::FanOutOp>(op); fanOut && fanOut.getRepeats() == 1)
+        break;
       for (unsigned e : g.inEdges(v))
         c.operatorTrafficBytes += bytes(edges[e].operand->get(), edges[e].sem.target);
       break;
     }
     case NodeKind::MarkInput:
-    case NodeKind::MarkOutput: {
+    case NodeKind::MarkOutput:
       ++c.markers;
-      if (g.inEdges(v).empty())
-        break;
-      const Edge &in = edges[g.inEdges(v).front()];
-      const Sem &from = in.sem;
-      const Sem &to = g.outEdges(v).empty() ? from : edges[g.outEdges(v).front()].sem;
-      if (from.id == to.id || isWeight(g, v))
-        break; // inside a subgraph, or a weight encoded ahead of time
-      Value value = in.operand->get();
-      if (from.encoded()) {
-        ++c.decoders;
-        c.codecItems += numElements(value);
-        c.codecTrafficBytes += bytes(value, from.target);
-      }
-      if (to.encoded()) {
-        ++c.encoders;
-        c.codecItems += numElements(value);
-        c.codecTrafficBytes += bytes(value, from.source);
-      }
       break;
     }
+  }
+  for (const MarkerCodec &m : markerCodecs(g)) {
+    if (m.kind == CodecKind::None || m.aheadOfTime || m.sharedWith)
+      continue;
+    Value value = g.op(m.marker)->getOperand(0);
+    uint64_t items = numElements(value);
+    switch (m.kind) {
+    case CodecKind::Requantize: // codes to codes: reads the encoded input
+      ++c.requantizers;
+      c.codecItems += items;
+      c.codecTrafficBytes += bytes(value, m.from.target);
+      break;
+    case CodecKind::Decode:
+    case CodecKind::DecodeEncode:
+      ++c.decoders;
+      c.codecItems += items;
+      c.codecTrafficBytes += bytes(value, m.from.target);
+      if (m.kind == CodecKind::Decode)
+        break;
+      [[fallthrough]];
+    case CodecKind::Encode:
+      ++c.encoders;
+      c.codecItems += items;
+      c.codecTrafficBytes += bytes(value, m.from.source);
+      break;
+    case CodecKind::None:
+      break;
     }
   }
   return c;
@@ -119,6 +124,7 @@ llvm::json::Value toJSON(const CodecCosts &c) {
       {"codec_items_m", c.codecItems / 1e6},
       {"encoders", c.encoders},
       {"decoders", c.decoders},
+      {"requantizers", c.requantizers},
       {"subgraphs", c.subgraphs},
       {"encoded_subgraphs", c.encodedSubgraphs},
       {"markers", c.markers},
@@ -135,6 +141,7 @@ void printTable(const CodecCosts &c, llvm::raw_ostream &os) {
   os << llvm::format("  %-28s %12.2f M\n", "codec items", c.codecItems / 1e6);
   os << llvm::format("  %-28s %12llu\n", "encoders", (unsigned long long)c.encoders);
   os << llvm::format("  %-28s %12llu\n", "decoders", (unsigned long long)c.decoders);
+  os << llvm::format("  %-28s %12llu\n", "requantizers", (unsigned long long)c.requantizers);
   os << llvm::format("  %-28s %12llu (%llu encoded)\n", "subgraphs",
                      (unsigned long long)c.subgraphs,
                      (unsigned long long)c.encodedSubgraphs);

@@ -22,7 +22,7 @@ struct CodecCosts {
   uint64_t codecTrafficBytes = 0;    // reads of the materialized feature codecs
   uint64_t trafficBytes() const { return operatorTrafficBytes + codecTrafficBytes; }
   uint64_t codecItems = 0;         // items through feature codecs
-  uint64_t encoders = 0, decoders = 0;
+  uint64_t encoders = 0, decoders = 0, requantizers = 0;
   uint64_t subgraphs = 0, encodedSubgraphs = 0;
   uint64_t markers = 0;
 };

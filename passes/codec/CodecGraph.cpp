@@ -168,6 +168,40 @@ LogicalResult CodecGraph::checkMarked() {
 // Algorithms 7-11: semantics
 //===----------------------------------------------------------------------===//
 
+SmallVector<CodecGraph::EdgeBlock, 4> CodecGraph::portBlocks(unsigned v, const PortModel &ports) const {
+  Operation *op = ops[v];
+  const OperatorRule *rule = ports.rule(op);
+  SmallVector<EdgeBlock, 4> blocks;
+  llvm::SmallDenseMap<int, unsigned> shared;        // rule block -> blocks index
+  llvm::SmallDenseMap<unsigned, unsigned> byResult; // trivial output ports
+  auto sharedBlock = [&](int b) -> EdgeBlock & {
+    auto [it, inserted] = shared.try_emplace(b, blocks.size());
+    if (inserted)
+      blocks.emplace_back();
+    return blocks[it->second];
+  };
+  for (unsigned e : inEdges(v)) {
+    int b = rule ? rule->inputBlock(ports.inputPort(op, edges[e].operand->getOperandNumber())) : -1;
+    if (b < 0)
+      blocks.emplace_back().incoming.push_back(e);
+    else
+      sharedBlock(b).incoming.push_back(e);
+  }
+  for (unsigned f : outEdges(v)) {
+    unsigned r = cast<OpResult>(edges[f].operand->get()).getResultNumber();
+    int b = rule ? rule->outputBlock(ports.outputPort(op, r)) : -1;
+    if (b >= 0) {
+      sharedBlock(b).outgoing.push_back(f);
+      continue;
+    }
+    auto [it, inserted] = byResult.try_emplace(r, blocks.size());
+    if (inserted)
+      blocks.emplace_back();
+    blocks[it->second].outgoing.push_back(f);
+  }
+  return blocks;
+}
+
 void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
   MLIRContext *context = func.getContext();
   auto marker = [&](unsigned v) {
@@ -210,39 +244,7 @@ void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
       // Algorithms 10-11: per port block, inherit the single incoming
       // colour, else take the first port's (fresh) semantics.
       Operation *op = ops[v];
-      const OperatorRule *rule = ports.rule(op);
-      struct EdgeBlock {
-        SmallVector<unsigned, 4> incoming, outgoing;
-      };
-      SmallVector<EdgeBlock, 4> blocks;
-      llvm::SmallDenseMap<int, unsigned> shared;   // rule block -> blocks index
-      llvm::SmallDenseMap<unsigned, unsigned> byResult; // trivial output ports
-      auto sharedBlock = [&](int b) -> EdgeBlock & {
-        auto [it, inserted] = shared.try_emplace(b, blocks.size());
-        if (inserted)
-          blocks.emplace_back();
-        return blocks[it->second];
-      };
-      for (unsigned e : inEdges(v)) {
-        int b = rule ? rule->inputBlock(ports.inputPort(op, edges[e].operand->getOperandNumber()))
-                     : -1;
-        if (b < 0)
-          blocks.emplace_back().incoming.push_back(e);
-        else
-          sharedBlock(b).incoming.push_back(e);
-      }
-      for (unsigned f : outEdges(v)) {
-        unsigned r = cast<OpResult>(edges[f].operand->get()).getResultNumber();
-        int b = rule ? rule->outputBlock(ports.outputPort(op, r)) : -1;
-        if (b >= 0) {
-          sharedBlock(b).outgoing.push_back(f);
-          continue;
-        }
-        auto [it, inserted] = byResult.try_emplace(r, blocks.size());
-        if (inserted)
-          blocks.emplace_back();
-        blocks[it->second].outgoing.push_back(f);
-      }
+      SmallVector<EdgeBlock, 4> blocks = portBlocks(v, ports);
       for (EdgeBlock &block : blocks) {
         SmallVector<int64_t, 4> colours;
         for (unsigned e : block.incoming)
@@ -274,7 +276,7 @@ void CodecGraph::assignSemantics(const PortModel &ports, IdGenerator &ids) {
   }
 }
 
-void CodecGraph::assignLocalSemantics() {
+void CodecGraph::assignLocalSemantics(const PortModel &ports) {
   auto portIn = [&](unsigned v) {
     Operation *op = ops[v];
     return fromAttr(isa<MarkInputOp>(op) ? cast<MarkInputOp>(op).getPortIn()
@@ -290,6 +292,21 @@ void CodecGraph::assignLocalSemantics() {
       e.sem = portOut(e.tail);
     else
       e.sem = portIn(e.head);
+  }
+  // Ports in one block must share a semantics (a cat of differently scaled
+  // codes is no INT8 cat): the block takes its first port's.
+  for (unsigned v = 0, n = numNodes(); v < n; ++v) {
+    if (kinds[v] != NodeKind::Operator)
+      continue;
+    for (const EdgeBlock &block : portBlocks(v, ports)) {
+      if (block.incoming.size() + block.outgoing.size() < 2)
+        continue;
+      Sem s = block.incoming.empty() ? edges[block.outgoing.front()].sem : edges[block.incoming.front()].sem;
+      for (unsigned e : block.incoming)
+        edges[e].sem = s;
+      for (unsigned f : block.outgoing)
+        edges[f].sem = s;
+    }
   }
 }
 

@@ -104,8 +104,9 @@ public:
   /// Algorithms 7-11: assigns every edge's semantics.
   void assignSemantics(const PortModel &ports, IdGenerator &ids);
   /// The local baseline: every marker keeps its own port semantics, so each
-  /// operator is encoded and decoded on its own.
-  void assignLocalSemantics();
+  /// operator is encoded and decoded on its own; the ports of one block
+  /// (`tensors[*] -> out` of a cat) share the first port's.
+  void assignLocalSemantics(const PortModel &ports);
   /// Reads the edge semantics written on the markers.
   mlir::LogicalResult readSemantics();
   /// Writes edge semantics to the markers.
@@ -120,6 +121,13 @@ public:
   void writeDominators(const std::vector<Subgraph> &subgraphs);
 
 private:
+  /// The in- and out-edges of operator `v` grouped by the port blocks of
+  /// its rule (a port in no block is a block of its own).
+  struct EdgeBlock {
+    llvm::SmallVector<unsigned, 4> incoming, outgoing;
+  };
+  llvm::SmallVector<EdgeBlock, 4> portBlocks(unsigned v, const PortModel &ports) const;
+
   mlir::func::FuncOp func;
   std::vector<NodeKind> kinds;
   std::vector<mlir::Operation *> ops; // null for arguments

@@ -7,6 +7,7 @@
 #include "passes/Passes.h"
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CodecGraph.h"
+#include "passes/codec/MarkerCodecs.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,6 +20,7 @@ namespace raptor {
 #define GEN_PASS_DEF_INDUCECODECSUBGRAPHS
 #define GEN_PASS_DEF_COALESCECODECSUBGRAPHS
 #define GEN_PASS_DEF_MATERIALIZECODECS
+#define GEN_PASS_DEF_EXPANDREQUANTIZERS
 #define GEN_PASS_DEF_PLACECODECS
 #define GEN_PASS_DEF_REPORTCODECCOSTS
 #include "passes/Passes.h.inc"
@@ -139,6 +141,8 @@ void materializeCodecs(CodecGraph &graph, const std::vector<Subgraph> &subgraphs
   MLIRContext *context = graph.function().getContext();
   OpBuilder builder(context);
   std::vector<Edge> &edges = graph.getEdges();
+  // Read before observation points redirect operands, as the cost model reads them.
+  std::vector<MarkerCodec> codecs = markerCodecs(graph);
   for (const Subgraph &h : subgraphs) {
     if (h.removed || !h.sem.encoded() || h.dominator < 0)
       continue;
@@ -176,25 +180,30 @@ void materializeCodecs(CodecGraph &graph, const std::vector<Subgraph> &subgraphs
       value.replaceAllUsesExcept(observe.getResult(), observe);
     }
   }
-  for (unsigned v = 0, n = graph.numNodes(); v < n; ++v) {
-    if (graph.kind(v) != NodeKind::MarkInput && graph.kind(v) != NodeKind::MarkOutput)
-      continue;
-    Operation *marker = graph.op(v);
+  // Markers in block order: an identical codec reuses the value of the
+  // first one, which comes earlier and so dominates its readers.
+  llvm::DenseMap<unsigned, Value> materialized;
+  for (const MarkerCodec &c : codecs) {
+    Operation *marker = graph.op(c.marker);
     Value value = marker->getOperand(0);
-    Sem from = edges[graph.inEdges(v).front()].sem;
-    Sem to = graph.outEdges(v).empty() ? from : edges[graph.outEdges(v).front()].sem;
     builder.setInsertionPoint(marker);
-    if (from.id != to.id) {
-      if (from.encoded())
-        value = DecodeOp::create(builder, marker->getLoc(), value.getType(), value,
-                                 toAttr(context, from));
-      if (to.encoded())
-        value = EncodeOp::create(builder, marker->getLoc(), value.getType(), value,
-                                 toAttr(context, to));
+    Location loc = marker->getLoc();
+    Type type = value.getType();
+    if (c.sharedWith) {
+      value = materialized.lookup(*c.sharedWith);
+    } else if (c.kind == CodecKind::Requantize) {
+      value = RequantizeOp::create(builder, loc, type, value, toAttr(context, c.from), toAttr(context, c.to));
+    } else {
+      if (c.kind == CodecKind::Decode || c.kind == CodecKind::DecodeEncode)
+        value = DecodeOp::create(builder, loc, type, value, toAttr(context, c.from));
+      if (c.kind == CodecKind::Encode || c.kind == CodecKind::DecodeEncode)
+        value = EncodeOp::create(builder, loc, type, value, toAttr(context, c.to));
     }
+    materialized[c.marker] = value;
     marker->getResult(0).replaceAllUsesWith(value);
-    marker->erase();
   }
+  for (const MarkerCodec &c : codecs)
+    graph.op(c.marker)->erase();
 }
 
 LogicalResult writeReport(Operation *anchor, StringRef format, StringRef output,
@@ -255,12 +264,14 @@ struct AssignCodecSemanticsPass
 
 struct AssignLocalCodecSemanticsPass
     : raptor::impl::AssignLocalCodecSemanticsBase<AssignLocalCodecSemanticsPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (func::FuncOp func : graphFunctions(getOperation())) {
+      FailureOr<Rules> rules = resolveRules(func, policy, table);
       FailureOr<CodecGraph> graph = CodecGraph::build(func);
-      if (failed(graph) || failed(graph->checkMarked()))
+      if (failed(rules) || failed(graph) || failed(graph->checkMarked()))
         return signalPassFailure();
-      graph->assignLocalSemantics();
+      graph->assignLocalSemantics(PortModel(rules->table, rules->policy));
       graph->writeSemantics();
     }
   }
@@ -307,6 +318,22 @@ struct MaterializeCodecsPass
   }
 };
 
+struct ExpandRequantizersPass
+    : raptor::impl::ExpandRequantizersBase<ExpandRequantizersPass> {
+  void runOnOperation() override {
+    SmallVector<RequantizeOp> requantizers;
+    getOperation().walk([&](RequantizeOp op) { requantizers.push_back(op); });
+    OpBuilder builder(&getContext());
+    for (RequantizeOp op : requantizers) {
+      builder.setInsertionPoint(op);
+      Type type = op.getType();
+      Value decoded = DecodeOp::create(builder, op.getLoc(), type, op.getInput(), op.getFrom());
+      op.replaceAllUsesWith(EncodeOp::create(builder, op.getLoc(), type, decoded, op.getTo()).getResult());
+      op.erase();
+    }
+  }
+};
+
 struct PlaceCodecsPass : raptor::impl::PlaceCodecsBase<PlaceCodecsPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -327,7 +354,7 @@ struct PlaceCodecsPass : raptor::impl::PlaceCodecsBase<PlaceCodecsPass> {
       if (failed(graph))
         return signalPassFailure();
       if (placement == "local") {
-        graph->assignLocalSemantics();
+        graph->assignLocalSemantics(ports);
       } else {
         graph->assignSemantics(ports, ids);
         if (placement == "nonlocal-coalesced") {

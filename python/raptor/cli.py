@@ -432,6 +432,7 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
                 ("  codecs", f"{r.codec_traffic_bytes / codec.Costs.MIB:.2f} MiB"),
                 ("codec items", f"{r.codec_items_m:.2f} M"),
                 ("encoders / decoders", f"{r.encoders} / {r.decoders}"),
+                ("requantizers", f"{r.requantizers}"),
                 ("subgraphs (encoded)", f"{r.subgraphs} ({r.encoded_subgraphs})")]
         for name, value in rows:
             print(f"  {name:<22}{value:>14}")

@@ -16,7 +16,7 @@ from pim_helpers import export, randomize
 from torch import nn
 
 import raptor
-from raptor import _raptor, pim, quant, weights
+from raptor import codec, _raptor, pim, quant, weights
 from raptor._io import UserError
 from raptor.frontend.torch import import_program
 from raptor.quant.interpreter import evaluate
@@ -406,11 +406,15 @@ def test_int8_attention_follows_the_integer_reference(tmp_path: Path) -> None:
     assert float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact)) > 0.99
 
 
-def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path) -> None:
-    """Under W with the local baseline, max pooling's output and a
-    concatenation's inputs are observed under new subgraph ids although
-    they hold the same codes: calibration gives them one encoding (else a
-    decoder would read codes with another subgraph's scale)."""
+@pytest.mark.parametrize("blocks", [True, False])
+def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path, blocks: bool) -> None:
+    """Under W with the local baseline, a concatenation's inputs and max
+    pooling's output hold the same codes as what they read. Table 5's port
+    blocks (cat: tensors[*] -> out, max-pool: self -> out[0]) give them one
+    semantics in the placement itself; with a table that lacks those
+    blocks they land in separate subgraphs, and calibration gives those one
+    encoding (else a decoder would read codes with another subgraph's
+    scale)."""
     class Branches(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -424,10 +428,24 @@ def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path) -> None
     x = torch.randn(1, 3, 8, 8)
     model = Branches().eval()
     module, path, tensors = _prepared(tmp_path, model, x)
-    quant.prepare(module, "W", "local")
+    if blocks:
+        quant.prepare(module, "W", "local")
+    else:
+        table = tmp_path / "no-blocks.txt"
+        text = codec.seed_table()
+        for block in ("  block tensors[*] -> out\n", "  block self -> out[0]\n"):
+            assert block in text
+            text = text.replace(block, "")
+        table.write_text(text)
+        codec.place(module, "W", "local", str(table))
+        codec.materialize(module)
+        codec.expand_requantizers(module)
     groups = quant.shared_subgraphs(module)
     cal = quant.calibrate(module, tensors, [{"x": x.numpy()}] + quant.random_inputs(module, 2))
-    assert cal.shared and any(len(g) >= 3 for g in cal.shared)  # both cat inputs and the re-observed output
+    if blocks:
+        assert groups == [] and cal.shared == []
+    else:  # both cat inputs and the re-observed pooled output
+        assert cal.shared and any(len(g) >= 3 for g in cal.shared)
     for group in cal.shared:
         assert len({(cal.scales[k], cal.zeros[k]) for k in group}) == 1
         assert any(set(group) <= g for g in groups)

@@ -24,7 +24,7 @@ from mlir import ir, passmanager
 
 from .. import _raptor
 
-__all__ = ["POLICIES", "PLACEMENTS", "Costs", "costs", "materialize", "place", "seed_table"]
+__all__ = ["POLICIES", "PLACEMENTS", "Costs", "costs", "expand_requantizers", "materialize", "place", "seed_table"]
 
 POLICIES = ("Z", "Y", "X", "W")
 PLACEMENTS = ("local", "nonlocal", "nonlocal-coalesced")
@@ -42,6 +42,7 @@ class Costs:
     codec_items: int
     encoders: int
     decoders: int
+    requantizers: int
     subgraphs: int
     encoded_subgraphs: int
     markers: int
@@ -112,8 +113,14 @@ def place(module: ir.Module, policy: str = "W", placement: str = "nonlocal-coale
 
 
 def materialize(module: ir.Module) -> None:
-    """Replaces the markers by ``codec.encode``/``decode``/``observe`` ops."""
+    """Replaces the markers by ``codec.encode``/``decode``/``requantize``/``observe`` ops."""
     _run(module, "raptor-materialize-codecs")
+
+
+def expand_requantizers(module: ir.Module) -> None:
+    """Applies each ``codec.requantize`` as a ``codec.decode`` and a ``codec.encode``
+    (for targets without a code-to-code conversion, as the PIM back end)."""
+    _run(module, "raptor-expand-requantizers")
 
 
 def costs(module: ir.Module) -> list[Costs]:

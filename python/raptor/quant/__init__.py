@@ -33,7 +33,8 @@ __all__ = ["Calibration", "calibrate", "encoded_subgraphs", "shared_subgraphs", 
 
 
 def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -> None:
-    """Folds batch norms, then places and materializes codecs (in place).
+    """Folds batch norms, then places and materializes codecs (in place; each
+    requantizer applied as a decode and an encode, as the PIM back end runs it).
 
     Raises UserError when the policy gives no operator of the model an INT8
     variant (nothing would be quantized)."""
@@ -41,6 +42,7 @@ def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -
         _raptor.fold_batch_norm(module)
     _codec.place(module, policy, placement)
     _codec.materialize(module)
+    _codec.expand_requantizers(module)  # the vector unit dequantizes, then quantizes
     if not encoded_subgraphs(module):
         raise UserError(f"policy {policy} gives no operator of this model an INT8 variant (nothing to quantize): "
                         "choose Y, X or W")

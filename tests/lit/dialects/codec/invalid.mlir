@@ -59,3 +59,27 @@ func.func @types(%x: tensor<4xf32>) {
   %0 = "codec.encode"(%x) <{semantics = #codec.sem<1 : f32 -> i8>}> : (tensor<4xf32>) -> tensor<4xi8>
   return
 }
+
+// -----
+
+func.func @requantize_decoded(%x: tensor<4xf32>) {
+  // expected-error @+1 {{maps codes to codes: both semantics must be encoded, got #codec.sem<1 : f32 -> f32> and #codec.sem<2 : f32 -> i8>}}
+  %0 = codec.requantize %x from <1 : f32 -> f32> to <2 : f32 -> i8> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @requantize_incompatible(%x: tensor<4xf32>) {
+  // expected-error @+1 {{needs compatible semantics (the same source and target types), got #codec.sem<1 : f32 -> i32> and #codec.sem<2 : f32 -> i8>; a decode and an encode convert between others}}
+  %0 = codec.requantize %x from <1 : f32 -> i32> to <2 : f32 -> i8> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @requantize_itself(%x: tensor<4xf32>) {
+  // expected-error @+1 {{maps a subgraph onto itself (semantics 3 on both sides)}}
+  %0 = codec.requantize %x from <3 : f32 -> i8> to <3 : f32 -> i8> : tensor<4xf32>
+  return
+}

@@ -43,15 +43,14 @@
 // MERGE:      codec.mark_input {{.*}} edges(<[[K]] : f32 -> i8>, <{{[0-9]+}} : f32 -> f32>) {codec.dominator_of = array<i64: [[K]]>}
 
 // Target view after the merge: R1's data is encoded once with K's codec;
-// R2's is requantized into K (decode, encode) and decoded for the output.
+// R2's is requantized into K (one codec, codes to codes) and decoded for the output.
 // CODEC-LABEL: func.func @figure1
 // CODEC:       %[[E1:.*]] = codec.encode %arg0 to <[[K:[0-9]+]] : f32 -> i8>
 // CODEC-NEXT:  %[[V1:.*]] = nn.view %[[E1]]
 // CODEC-NEXT:  %[[E2:.*]] = codec.encode %arg1 to <[[Q2:[0-9]+]] : f32 -> i8>
 // CODEC-NEXT:  %[[V2:.*]] = nn.view %[[E2]]
 // CODEC-NEXT:  %[[OBS:.*]] = codec.observe %[[V2]] for <[[Q2]] : f32 -> i8>
-// CODEC-NEXT:  %[[D2:.*]] = codec.decode %[[OBS]] from <[[Q2]] : f32 -> i8>
-// CODEC-NEXT:  %[[R2:.*]] = codec.encode %[[D2]] to <[[K]] : f32 -> i8>
+// CODEC-NEXT:  %[[R2:.*]] = codec.requantize %[[OBS]] from <[[Q2]] : f32 -> i8> to <[[K]] : f32 -> i8>
 // CODEC-NEXT:  %[[C:.*]] = nn.cat %[[V1]], %[[R2]]
 // CODEC-NEXT:  %[[V3:.*]] = nn.view %[[OBS]]
 // CODEC-NEXT:  %[[OC:.*]] = codec.observe %[[C]] for <[[K]] : f32 -> i8>
@@ -60,11 +59,9 @@
 // CODEC-NEXT:  return %[[DC]], %[[D3]]
 
 // Without coalescing R1's data is requantized into K as well.
-// NOMERGE:      codec.decode {{.*}} : tensor<16xf32>
-// NOMERGE-NEXT: codec.encode {{.*}} : tensor<16xf32>
-// NOMERGE-NEXT: codec.decode {{.*}} : tensor<16xf32>
-// NOMERGE-NEXT: codec.encode {{.*}} : tensor<16xf32>
-// NOMERGE-NEXT: nn.cat
+// NOMERGE:      %[[RA:.*]] = codec.requantize %{{.*}} from <[[A:[0-9]+]] : f32 -> i8> to <[[CAT:[0-9]+]] : f32 -> i8> : tensor<16xf32>
+// NOMERGE-NEXT: %[[RB:.*]] = codec.requantize %{{.*}} from <[[B:[0-9]+]] : f32 -> i8> to <[[CAT]] : f32 -> i8> : tensor<16xf32>
+// NOMERGE-NEXT: nn.cat %[[RA]], %[[RB]]
 
 func.func @figure1(%x1: tensor<2x8xf32> {nn.input = "x1"}, %x2: tensor<2x8xf32> {nn.input = "x2"})
     -> (tensor<32xf32>, tensor<16xf32>) {

@@ -22,15 +22,18 @@
 // NONLOCAL-NEXT:  codec.decode {{.*}} from <{{[0-9]+}} : f32 -> i32>
 // NONLOCAL-NEXT:  nn.add
 
+// Each layout operator's block (self -> out) is one subgraph of its own:
+// encoded in front, observed and decoded behind.
 // LOCAL-LABEL: func.func @block
-// LOCAL:       nn.view
-// LOCAL-NEXT:  codec.observe
-// LOCAL-NEXT:  codec.decode
-// LOCAL-NEXT:  codec.encode
-// LOCAL-NEXT:  codec.observe
-// LOCAL-NEXT:  nn.permute
-// LOCAL-NEXT:  codec.observe
-// LOCAL-NEXT:  codec.decode
+// LOCAL:       codec.decode %{{.*}} from <{{[0-9]+}} : f32 -> i32>
+// LOCAL-NEXT:  %[[EV:.*]] = codec.encode %{{.*}} to <[[SV:[0-9]+]] : f32 -> i8>
+// LOCAL-NEXT:  nn.view %[[EV]]
+// LOCAL-NEXT:  codec.observe %{{.*}} for <[[SV]] : f32 -> i8>
+// LOCAL-NEXT:  codec.decode %{{.*}} from <[[SV]] : f32 -> i8>
+// LOCAL-NEXT:  %[[EP:.*]] = codec.encode %{{.*}} to <[[SP:[0-9]+]] : f32 -> i8>
+// LOCAL-NEXT:  nn.permute %[[EP]]
+// LOCAL-NEXT:  codec.observe %{{.*}} for <[[SP]] : f32 -> i8>
+// LOCAL-NEXT:  codec.decode %{{.*}} from <[[SP]] : f32 -> i8>
 // LOCAL-NEXT:  codec.encode
 
 // Weights are encoded ahead of time and not counted as codecs.
