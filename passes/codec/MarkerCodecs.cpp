@@ -10,14 +10,27 @@ using namespace mlir;
 
 namespace raptor::codec {
 
-/// The marker's data comes from a weight (a graph argument marked nn.param)
-/// or an nn.constant, possibly through markers: known before run time.
-static bool isAheadOfTime(CodecGraph &g, unsigned node) {
-  while (g.kind(node) == NodeKind::MarkInput || g.kind(node) == NodeKind::MarkOutput)
-    node = g.getEdges()[g.inEdges(node).front()].tail;
-  if (g.kind(node) == NodeKind::Input)
-    return bool(g.function().getArgAttr(node, nn::NNDialect::kParamAttrName));
-  return isa<nn::ConstantOp>(g.op(node));
+/// Nodes whose data is known before run time: weights (graph arguments
+/// marked nn.param), nn.constant results, and nn operators (or markers)
+/// that read only such data, like a view of a RoPE table. Their codecs
+/// run ahead of time, as the compiler computes such values (nn/CompileTime).
+static std::vector<bool> aheadOfTimeNodes(CodecGraph &g) {
+  std::vector<bool> known(g.numNodes(), false);
+  for (unsigned v = 0, n = g.numNodes(); v < n; ++v) { // block order: operands first
+    if (g.kind(v) == NodeKind::Input) {
+      known[v] = bool(g.function().getArgAttr(v, nn::NNDialect::kParamAttrName));
+      continue;
+    }
+    Operation *op = g.op(v);
+    if (isa<nn::ConstantOp>(op)) {
+      known[v] = true;
+      continue;
+    }
+    bool computable = g.kind(v) != NodeKind::Operator || isa<nn::NNDialect>(op->getDialect());
+    known[v] = computable && !g.inEdges(v).empty() &&
+               llvm::all_of(g.inEdges(v), [&](unsigned e) { return known[g.getEdges()[e].tail]; });
+  }
+  return known;
 }
 
 static CodecKind kindOf(const Sem &from, const Sem &to) {
@@ -36,6 +49,7 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
   // (input value, from id, to id or -1 for a plain decoder) -> marker: a
   // decoder's output does not depend on the semantics after it.
   std::map<std::tuple<void *, int64_t, int64_t>, unsigned> first;
+  std::vector<bool> aheadOfTime = aheadOfTimeNodes(g);
   for (unsigned v = 0, n = g.numNodes(); v < n; ++v) {
     if (g.kind(v) != NodeKind::MarkInput && g.kind(v) != NodeKind::MarkOutput)
       continue;
@@ -45,7 +59,7 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
     c.to = g.outEdges(v).empty() ? c.from : edges[g.outEdges(v).front()].sem;
     c.kind = kindOf(c.from, c.to);
     if (c.kind != CodecKind::None) {
-      c.aheadOfTime = isAheadOfTime(g, v);
+      c.aheadOfTime = aheadOfTime[v];
       Value input = g.op(v)->getOperand(0);
       auto key = std::make_tuple(input.getAsOpaquePointer(), c.from.id,
                                  c.kind == CodecKind::Decode ? int64_t(-1) : c.to.id);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
 #include "passes/Passes.h"
+#include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -27,7 +28,7 @@ namespace {
 /// A feature (a tensor of rank >= 1: the fan-out names a dimension) read
 /// by more than one operand, not already a fan-out's output. Weights and
 /// constants are encoded ahead of time: no fan-out.
-bool needsFanOut(Value v) {
+bool needsFanOut(Value v, nn::CompileTimeValues &known) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || type.getRank() == 0 || v.use_empty() || v.hasOneUse())
     return false;
@@ -37,7 +38,7 @@ bool needsFanOut(Value v) {
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     return func && !func.getArgAttr(arg.getArgNumber(), nn::NNDialect::kParamAttrName);
   }
-  if (isa<nn::ConstantOp>(def))
+  if (known.contains(v))
     return false;
   auto fanOut = dyn_cast<nn::FanOutOp>(def);
   return !fanOut || fanOut.getRepeats() != 1;
@@ -49,12 +50,13 @@ struct InsertFanOutPass : raptor::impl::InsertFanOutBase<InsertFanOutPass> {
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         return;
+      nn::CompileTimeValues known(func.front());
       for (BlockArgument arg : func.getArguments())
-        if (needsFanOut(arg))
+        if (needsFanOut(arg, known))
           values.push_back(arg);
       for (Operation &op : func.front())
         for (Value result : op.getResults())
-          if (needsFanOut(result))
+          if (needsFanOut(result, known))
             values.push_back(result);
     });
     OpBuilder b(&getContext());

@@ -179,6 +179,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
             raise UserError(str(e)) from None
         generic, notes = report.generic, f"recognised: {dict(+report.rewrites) or 'none'}"
         tensors = weights.from_exported_program(ep, module)
+    if args.paper_conventions:
+        from raptor import codec
+
+        codec.apply_paper_conventions(module)
     print(f"[3/3] done in {time.perf_counter() - start:.1f} s "
           f"({notes}; generic: {dict(generic) or 'none'})",
           file=sys.stderr)
@@ -408,6 +412,9 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
 
     context = raptor.Context()
     module = _load(args.model, context)
+    paper = args.paper_conventions if args.paper_conventions is not None else args.model in zoo.NAMES
+    if paper:
+        codec.apply_paper_conventions(module)
     if args.table and not Path(args.table).is_file():
         raise UserError(f"cannot read commutation table '{args.table}'")
     try:
@@ -421,11 +428,13 @@ def _cmd_codec_report(args: argparse.Namespace) -> int:
     if args.json:
         report = reports[0].as_dict() if len(reports) == 1 else [r.as_dict() for r in reports]
         if isinstance(report, dict):
-            report.update(model=args.model, policy=args.policy, placement=args.placement)
+            report.update(model=args.model, policy=args.policy, placement=args.placement,
+                          paper_conventions=paper)
         print(json.dumps(report, indent=2))
         return 0
     for r in reports:
-        print(f"{args.model} @{r.function}: policy {args.policy}, {args.placement} placement")
+        print(f"{args.model} @{r.function}: policy {args.policy}, {args.placement} placement"
+              + (", the paper's graph conventions" if paper else ""))
         rows = [("storage", f"{r.storage_mib:.2f} MiB"),
                 ("traffic", f"{r.traffic_mib:.2f} MiB"),
                 ("  operators", f"{r.operator_traffic_bytes / codec.Costs.MIB:.2f} MiB"),
@@ -738,6 +747,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "e.g. --input-shape input=1,3,224,224")
     p.add_argument("--summary", action="store_true",
                    help="print a summary of the graph instead of the IR")
+    p.add_argument("--paper-conventions", action="store_true",
+                   help="write the graph in the codec-placement paper's conventions (explicit padding, "
+                        "unfused KV-head fan-out, explicit fan-out nodes; docs/codec.md)")
     p.set_defaults(run=_cmd_import)
 
     p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items",
@@ -752,6 +764,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", help="commutation table file (default: the seed's Table 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")
+    p.add_argument("--paper-conventions", action=argparse.BooleanOptionalAction, default=None,
+                   help="first give the graph the paper's conventions (explicit padding, unfused "
+                        "KV-head fan-out, explicit fan-out nodes; docs/codec.md); default: on for "
+                        "zoo models (the paper's reproduction), off for files (the graph as compiled)")
     p.set_defaults(run=_cmd_codec_report)
 
     p = sub.add_parser("rdg", help="reduced dependency graph of a .sure recurrence system",

@@ -24,7 +24,8 @@ from mlir import ir, passmanager
 
 from .. import _raptor
 
-__all__ = ["POLICIES", "PLACEMENTS", "Costs", "costs", "expand_requantizers", "materialize", "place", "seed_table"]
+__all__ = ["PAPER_CONVENTIONS", "POLICIES", "PLACEMENTS", "Costs", "apply_paper_conventions", "costs",
+           "expand_requantizers", "materialize", "place", "seed_table"]
 
 POLICIES = ("Z", "Y", "X", "W")
 PLACEMENTS = ("local", "nonlocal", "nonlocal-coalesced")
@@ -115,6 +116,22 @@ def place(module: ir.Module, policy: str = "W", placement: str = "nonlocal-coale
 def materialize(module: ir.Module) -> None:
     """Replaces the markers by ``codec.encode``/``decode``/``requantize``/``observe`` ops."""
     _run(module, "raptor-materialize-codecs")
+
+
+#: The passes that give an imported graph the codec-placement paper's
+#: conventions (docs/codec.md, "Graph conventions").
+PAPER_CONVENTIONS: tuple[str, ...] = (
+    "raptor-materialize-padding", "raptor-unfuse-fan-out", "raptor-insert-fan-out")
+
+
+def apply_paper_conventions(module: ir.Module) -> None:
+    """Rewrites ``module`` (an ``nn`` graph, in place) into the paper's graph
+    conventions: padding as ``nn.constant_pad_nd`` before padded convolutions
+    and max-pools, KV-head fan-outs unfused into view/expand/clone/view, and
+    an explicit ``nn.fan_out`` after every feature read by several operands.
+    The values computed are unchanged; the paper's Tables 2-4 count these
+    operators' reads and codecs."""
+    _run(module, ",".join(PAPER_CONVENTIONS))
 
 
 def expand_requantizers(module: ir.Module) -> None:

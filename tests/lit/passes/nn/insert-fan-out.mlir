@@ -1,5 +1,6 @@
 // A feature read by several operands is read through one explicit fan-out
-// node; weights, constants, single readers and fan-out outputs are not.
+// node; weights, constants and data computed from them alone (known before
+// run time), single readers and fan-out outputs are not.
 // RUN: %raptor-opt %s --raptor-insert-fan-out | FileCheck %s
 // Idempotent: a fan-out's output is not fanned out again.
 // RUN: %raptor-opt %s --raptor-insert-fan-out --raptor-insert-fan-out | FileCheck %s
@@ -13,17 +14,19 @@
 // CHECK-NEXT: %[[RF:.*]] = nn.fan_out %[[R]] {dim = 0 : i64, repeats = 1 : i64}
 // CHECK-NEXT: %[[M:.*]] = nn.mul %[[RF]], %arg1
 // CHECK-NEXT: %[[C:.*]] = nn.constant
-// CHECK-NEXT: %[[N:.*]] = nn.mul %[[M]], %[[C]]
-// CHECK-NEXT: %[[O:.*]] = nn.mul %[[N]], %[[C]]
+// CHECK-NEXT: %[[V:.*]] = nn.view %[[C]]
+// CHECK-NEXT: %[[N:.*]] = nn.mul %[[M]], %[[V]]
+// CHECK-NEXT: %[[O:.*]] = nn.mul %[[N]], %[[V]]
 // CHECK-NEXT: %[[P:.*]] = nn.mul %[[O]], %arg1
 // CHECK-NEXT: return %[[P]], %[[RF]]
 func.func @residual(%x: tensor<4xf32> {nn.input = "x"}, %w: tensor<4xf32> {nn.param = "w"}) -> (tensor<4xf32>, tensor<4xf32>) {
   %a = nn.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %r = nn.relu %a : tensor<4xf32>
   %m = nn.mul %r, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %c = nn.constant dense<2.0> : tensor<4xf32>
-  %n = nn.mul %m, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %o = nn.mul %n, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %c = nn.constant dense<2.0> : tensor<2x2xf32>
+  %v = nn.view %c {size = array<i64: 4>} : (tensor<2x2xf32>) -> tensor<4xf32>
+  %n = nn.mul %m, %v : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %o = nn.mul %n, %v : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %p = nn.mul %o, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %p, %r : tensor<4xf32>, tensor<4xf32>
 }
