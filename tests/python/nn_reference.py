@@ -144,6 +144,8 @@ def _run(env: dict, op: Any) -> list[torch.Tensor]:
         return [o("self_").expand(_attr(op, "size"))]
     if name == "nn.constant_pad_nd":
         return [F.pad(o("self_"), _attr(op, "pad"), value=_attr(op, "value", 0.0))]
+    if name == "nn.fan_out":  # each slice along `dim` repeated `repeats` times (1: identity)
+        return [torch.repeat_interleave(o("input"), _attr(op, "repeats"), dim=_attr(op, "dim", 1))]
     if name == "nn.embedding":
         return [F.embedding(o("indices"), o("weight"))]
     if name == "nn.scaled_dot_product_attention":

@@ -93,6 +93,21 @@ def test_onnx_import_with_an_input_shape(files: dict[str, Path], tmp_path: Path)
     np.testing.assert_allclose(got[0], np.load(files["dir"] / "expected.npy"), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["pt2", "onnx"])
+def test_import_in_the_papers_graph_conventions(files: dict[str, Path], tmp_path: Path, kind: str) -> None:
+    """--paper-conventions pads explicitly (docs/codec.md); the values stay
+    those of eager torch."""
+    out = tmp_path / "small.mlir"
+    shape = ["--input-shape", "image=1,3,6,6"] if kind == "onnx" else []
+    result = _raptor("import", str(files[kind]), *shape, "-o", str(out), "--paper-conventions")
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert text.count("nn.constant_pad_nd") == 1 and "padding = array<i64: 0, 0>" in text
+    module = parse_module(text, str(out), raptor.Context())
+    got = evaluate(module, [np.load(files["dir"] / "x.npy")], weights_io.load(tmp_path / "small.safetensors"))
+    np.testing.assert_allclose(got[0], np.load(files["dir"] / "expected.npy"), rtol=1e-5, atol=1e-6)
+
+
 def _unsupported_onnx(path: Path) -> None:
     graph = helper.make_graph([helper.make_node("Erf", ["x"], ["y"])], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
