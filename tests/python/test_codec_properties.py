@@ -152,3 +152,34 @@ def test_structured_graphs_place_and_partition(name: str) -> None:
         placed = _run(GENERATORS[name](40), "raptor-insert-codec-markers,"
                       "raptor-assign-codec-semantics,raptor-coalesce-codec-subgraphs")
         _check_partition(read_graph(placed))
+
+
+def _diamond(**changes) -> Graph:
+    """0 -> 1 -> {2, 3} -> 4, one subgraph whose last node on every
+    entry-exit path is 4 (the join; 0 and 1 are on every path too), and a
+    second subgraph 4 -> 5 (dominated by 5)."""
+    g = Graph(kinds=["arg", "op", "op", "op", "op", "op"],
+              edges=[(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5)],
+              colours=[7, 7, 7, 7, 7, 9], types=[("f32", "i8")] * 5 + [("f32", "f32")],
+              dominators={4: [7], 5: [9]})
+    for name, value in changes.items():
+        setattr(g, name, value)
+    return g
+
+
+@pytest.mark.parametrize("broken, message", [
+    ({"dominators": {2: [7], 5: [9]}}, "subgraph 7"),                    # not on the path through 3
+    ({"dominators": {1: [7], 5: [9]}}, "subgraph 7"),                    # on every path, but not the last
+    ({"dominators": {4: [7]}}, "exactly one dominator"),                 # subgraph 9 has none
+    ({"dominators": {1: [7], 4: [7], 5: [9]}}, "two dominators"),
+    ({"colours": [7] * 6, "types": [("f32", "i8")] * 6, "dominators": {4: [7]}},
+     "subgraph 7"),                                                      # merged: 5 is now the last
+    ({"types": [("f32", "i8")] * 4 + [("f32", "i32"), ("f32", "f32")]}, "one semantics"),
+    ({"colours": [7, 9, 7, 7, 7, 9]}, "not weakly connected"),           # 9: edges 1 -> 2 and 4 -> 5
+])
+def test_the_partition_check_rejects_broken_placements(broken: dict, message: str) -> None:
+    """The oracle of the tests above can fail: a placement broken by hand
+    in each way it checks is rejected, the intact one passes."""
+    _check_partition(_diamond())
+    with pytest.raises(AssertionError, match=message):
+        _check_partition(_diamond(**broken))
