@@ -203,6 +203,24 @@ class _MaskedAttention(torch.nn.Module):
         return torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
 
 
+class _RepeatKv(torch.nn.Module):
+    """Llama's repeat_kv, x[:, :, None].expand(...).reshape(...), on 2 KV
+    heads; `at` moves the new dimension (3: each row repeated, not each
+    head), `rows` folds the repeats into the rows instead of the heads."""
+
+    def __init__(self, at: int = 2, rows: bool = False) -> None:
+        super().__init__()
+        self.at, self.rows = at, rows
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, h, s, d = x.shape
+        y = x.unsqueeze(self.at)
+        size = [b, h, s, d]
+        size.insert(self.at, 3)
+        y = y.expand(*size)
+        return y.reshape(b, h, 3 * s, d) if self.rows or self.at != 2 else y.reshape(b, 3 * h, s, d)
+
+
 @pytest.mark.parametrize("model, shape, rewrite, count", [
     (_RmsNorm(), (1, 4, 16), "rms_norm", 1),
     (_RmsNorm(p=3), (1, 4, 16), "rms_norm", 0),              # the exponent 3, not 2
@@ -212,6 +230,9 @@ class _MaskedAttention(torch.nn.Module):
     (_Rotary(swapped=True), (1, 2, 8, 16), "rotary_embedding", 0),  # the halves negated the other way
     (_MaskedAttention(), (1, 2, 8, 16), "causal_mask", 1),
     (_MaskedAttention(diagonal=1), (1, 2, 8, 16), "causal_mask", 0),  # a constant mask, not causal
+    (_RepeatKv(), (1, 2, 4, 8), "fan_out", 1),
+    (_RepeatKv(at=3), (1, 2, 4, 8), "fan_out", 0),            # rows repeated, not heads
+    (_RepeatKv(rows=True), (1, 2, 4, 8), "fan_out", 0),       # heads' repeats folded into the rows
 ])
 def test_rewrites_match_their_pattern_and_leave_near_misses_alone(model: torch.nn.Module, shape: tuple[int, ...],
                                                                    rewrite: str, count: int) -> None:
