@@ -33,9 +33,16 @@ from raptor._io import (UserError, diagnostics_error, parse_module, read_text,
 
 
 def _load(source: str, context: ir.Context) -> ir.Module:
-    """A zoo name (its bundled graph) or an .mlir path (``-`` for stdin)."""
+    """A zoo name (its bundled graph), an .mlir path (``-`` for stdin), or a
+    .pt2 / .onnx model imported as ``raptor compile`` imports it."""
     if source in zoo.NAMES:
         return zoo.load_graph(source, context)
+    if Path(source).suffix in (".pt2", ".onnx"):
+        from raptor import sources
+
+        model = sources.load(source, context=context)
+        model.cleanup()  # the weights: not needed to place, schedule or summarize
+        return model.module
     return parse_module(read_text(source), source, context)
 
 
@@ -755,7 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items",
                        epilog="examples: raptor codec-report unet --policy W --placement local; "
                               "raptor codec-report model.mlir --table table.txt --json -o report.json")
-    p.add_argument("model", help="a zoo model name or an .mlir file ('-' for stdin)")
+    p.add_argument("model", help="a zoo model name, an .mlir file ('-' for stdin), a .pt2 or an .onnx file")
     p.add_argument("--policy", default="W", choices=("Z", "Y", "X", "W"),
                    help="compression policy (default: W)")
     p.add_argument("--placement", default="nonlocal-coalesced",
@@ -802,7 +809,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schedule", help="schedule a model on a PIM target (latency or pipeline mode)",
                        epilog="examples: raptor schedule shufflenet_v2; raptor schedule unet --pipeline 8 "
                               "--report-dir reports/unet")
-    p.add_argument("model", help="a zoo model name or an .mlir file")
+    p.add_argument("model", help="a zoo model name, an .mlir, .pt2 or .onnx file")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency mode's scheduler")
     _add_pipeline_option(p)
@@ -912,7 +919,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("summary", help="operator counts and weight storage of an nn graph",
                        epilog="examples: raptor summary shufflenet_v2; raptor summary model.mlir --json")
-    p.add_argument("source", help="a zoo model name or an .mlir file ('-' for stdin)")
+    p.add_argument("source", help="a zoo model name, an .mlir file ('-' for stdin), a .pt2 or an .onnx file")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_cmd_summary)
     return parser

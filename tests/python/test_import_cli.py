@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import subprocess
+import tempfile
 import sys
 import warnings
 from pathlib import Path
@@ -204,3 +205,20 @@ def test_compile_and_check_an_onnx_file_against_onnxruntime(files: dict[str, Pat
     assert result.returncode == 1 and len(errors) == 1 and "--input-shape" in errors[0]
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "dynamic").exists()
+
+
+def test_model_files_are_read_by_summary_and_codec_report(files: dict[str, Path]) -> None:
+    """summary and codec-report import a .pt2 file as compile does (no
+    weights file is left behind); an ONNX file with a dynamic batch is
+    refused in one line that says what to do."""
+    before = set(Path(tempfile.gettempdir()).glob("raptor-*.safetensors"))
+    result = _raptor("summary", str(files["pt2"]))
+    assert result.returncode == 0, result.stderr
+    assert "nn.convolution" in result.stdout and "output" in result.stdout
+    report = _raptor("codec-report", str(files["pt2"]), "--json")
+    assert report.returncode == 0, report.stderr
+    assert '"paper_conventions": false' in report.stdout
+    assert set(Path(tempfile.gettempdir()).glob("raptor-*.safetensors")) == before
+    dynamic = _raptor("codec-report", str(files["onnx"]))
+    assert dynamic.returncode == 1 and dynamic.stdout == ""
+    assert len(dynamic.stderr.strip().splitlines()) == 1 and "--input-shape image=N,3,6,6" in dynamic.stderr
