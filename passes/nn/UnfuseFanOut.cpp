@@ -30,9 +30,9 @@ struct UnfuseFanOutPass : raptor::impl::UnfuseFanOutBase<UnfuseFanOutPass> {
     OpBuilder b(&getContext());
     for (nn::FanOutOp op : fanOuts) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
-      int64_t dim = op.getDim();
-      if (!type.hasStaticShape() || dim < 0 || dim >= type.getRank()) {
-        op.emitError("cannot unfuse a fan-out of a dynamic shape or a dimension out of range");
+      int64_t dim = op.getDim(); // in range: the op's verifier checks it
+      if (!type.hasStaticShape()) {
+        op.emitError("cannot unfuse the fan-out of a dynamically shaped tensor (its views need static sizes)");
         return signalPassFailure();
       }
       // (.., heads, rest..) -> (.., heads, 1, rest..) -> (.., heads, repeats, rest..)
