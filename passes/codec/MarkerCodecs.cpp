@@ -3,7 +3,8 @@
 
 #include "dialects/nn/NNOps.h"
 
-#include <map>
+#include "llvm/ADT/DenseMap.h"
+
 #include <tuple>
 
 using namespace mlir;
@@ -47,8 +48,9 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
   std::vector<MarkerCodec> codecs;
   std::vector<Edge> &edges = g.getEdges();
   // (input value, from id, to id or -1 for a plain decoder) -> marker: a
-  // decoder's output does not depend on the semantics after it.
-  std::map<std::tuple<void *, int64_t, int64_t>, unsigned> first;
+  // decoder's output does not depend on the semantics after it. Hashed:
+  // materialization stays linear in the graph, as placement is.
+  llvm::DenseMap<std::tuple<void *, int64_t, int64_t>, unsigned> first;
   std::vector<bool> aheadOfTime = aheadOfTimeNodes(g);
   for (unsigned v = 0, n = g.numNodes(); v < n; ++v) {
     if (g.kind(v) != NodeKind::MarkInput && g.kind(v) != NodeKind::MarkOutput)
