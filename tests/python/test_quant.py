@@ -178,6 +178,46 @@ def test_int8_programs_equal_the_integer_reference(tmp_path: Path, policy: str, 
     assert np.abs(got - exact).max() < 0.1 * np.abs(exact).max()
 
 
+class PooledBranches(nn.Module):
+    """Two pooled branches concatenated: under W without coalescing, the
+    cat's block meets two compatible encoded subgraphs (requantizers)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b, self.c = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(3, 4, 1), nn.Conv2d(8, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pool = nn.functional.max_pool2d
+        return self.c(torch.cat([pool(torch.relu(self.a(x)), 2), pool(2 * torch.relu(self.b(x)), 2)], 1))
+
+
+def test_requantizers_run_as_dequantize_and_quantize_bit_exactly(tmp_path: Path) -> None:
+    """The placement materializes one codec.requantize per cat input; the
+    back end runs each as its decode and encode, and the program equals the
+    integer reference (which reads the same expanded model)."""
+    torch.manual_seed(6)
+    model = PooledBranches().eval()
+    x = torch.randn(1, 3, 8, 8)
+    module, path, tensors = _prepared(tmp_path, model, x)
+    placed = ir.Module.parse(str(module), context=module.context)
+    codec.place(placed, "W", "nonlocal")
+    assert codec.costs(placed)[0].requantizers == 2
+    codec.materialize(placed)
+    assert str(placed).count("codec.requantize") == 2
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    pim.compile(module, tmp_path / "out", weights=path, precision="int8", policy="W", placement="nonlocal",
+                calibration=samples, pimsim="none")
+    saved = ir.Module.parse((tmp_path / "out" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    assert "codec.requantize" not in str(saved)
+    (got,) = pim.simulate(tmp_path / "out", x.numpy()).outputs.values()
+    (want,) = quant.reference(saved, {"x": x.numpy()}, tensors)
+    np.testing.assert_array_equal(got, want)
+    with torch.no_grad():
+        exact = model(x).numpy()
+    assert float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact)) > 0.99
+
+
 def test_the_float32_interpreter_matches_torch(tmp_path: Path) -> None:
     """The oracle's float32 mode (codecs as identities) is the torch model."""
     torch.manual_seed(1)
