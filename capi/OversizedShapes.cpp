@@ -14,6 +14,14 @@ bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$' 
 /// dimensions' text and whether their product overflows int64; a malformed
 /// list is left to MLIR's parser (not overflowing).
 bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
+  // MLIR's lexer lets white space separate a dimension list's tokens
+  // (`4 x 5`, `4x\n  5xf32`).
+  auto skipSpace = [&](size_t at) {
+    while (at < text.size() && llvm::isSpace(text[at]))
+      ++at;
+    return at;
+  };
+  pos = skipSpace(pos);
   size_t start = pos;
   int64_t product = 1;
   bool overflow = false, empty = false;
@@ -43,14 +51,15 @@ bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
         return false;
       ++pos;
     }
+    pos = skipSpace(pos);
     if (pos >= text.size() || text[pos] != 'x')
       break;
-    ++pos;
+    pos = skipSpace(pos + 1);
     // `4xf32`: the character after 'x' starts the element type.
     if (pos < text.size() && !llvm::isDigit(text[pos]) && text[pos] != '?' && text[pos] != '[')
       break;
   }
-  dims = text.slice(start, pos).rtrim('x');
+  dims = text.slice(start, pos).rtrim(" \t\r\nx");
   // A zero dimension makes the count zero however large the others are.
   return overflow && !empty;
 }

@@ -4,6 +4,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -172,7 +173,9 @@ LogicalResult IoOp::verify() {
 
 LogicalResult CoreOp::verify() {
   auto chip = (*this)->getParentOfType<ChipOp>();
-  llvm::SmallDenseSet<int64_t> ids;
+  // Not a DenseSet: this runs before each group's own verifier has
+  // rejected ids such as INT64_MAX, a DenseSet's reserved empty key.
+  llvm::SmallSet<int64_t, 8> ids;
   int64_t crossbars = 0;
   for (GroupOp group : getBody().getOps<GroupOp>()) {
     if (!ids.insert(group.getId()).second)

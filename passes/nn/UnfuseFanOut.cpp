@@ -30,7 +30,11 @@ struct UnfuseFanOutPass : raptor::impl::UnfuseFanOutBase<UnfuseFanOutPass> {
     OpBuilder b(&getContext());
     for (nn::FanOutOp op : fanOuts) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
-      int64_t dim = op.getDim(); // in range: the op's verifier checks it
+      // In -rank..rank-1 (the op's verifier checks it), negative from the
+      // end; the I64Attr's getter returns it as unsigned.
+      int64_t dim = static_cast<int64_t>(op.getDim());
+      if (dim < 0)
+        dim += type.getRank();
       if (!type.hasStaticShape()) {
         op.emitError("cannot unfuse the fan-out of a dynamically shaped tensor (its views need static sizes)");
         return signalPassFailure();

@@ -15,3 +15,14 @@ func.func @gqa(%k: tensor<1x3x16x8xf32> {nn.input = "k"}) -> tensor<1x12x16x8xf3
   %g = nn.fan_out %f {repeats = 1 : i64} : (tensor<1x12x16x8xf32>) -> tensor<1x12x16x8xf32>
   return %g : tensor<1x12x16x8xf32>
 }
+
+// A negative dimension counts from the end: -3 of a rank-4 tensor is 1.
+// CHECK-LABEL: func.func @from_the_end
+// CHECK:      nn.view %arg0 {size = array<i64: 1, 3, 1, 16, 8>}
+// CHECK-NEXT: nn.expand %{{.*}} {size = array<i64: 1, 3, 2, 16, 8>}
+// CHECK-NEXT: nn.clone
+// CHECK-NEXT: nn.view %{{.*}} {size = array<i64: 1, 6, 16, 8>}
+func.func @from_the_end(%k: tensor<1x3x16x8xf32> {nn.input = "k"}) -> tensor<1x6x16x8xf32> {
+  %f = nn.fan_out %k {repeats = 2 : i64, dim = -3 : i64} : (tensor<1x3x16x8xf32>) -> tensor<1x6x16x8xf32>
+  return %f : tensor<1x6x16x8xf32>
+}
