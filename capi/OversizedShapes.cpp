@@ -2,6 +2,7 @@
 #include "capi/OversizedShapes.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
 
 #include <cstdint>
 
@@ -9,6 +10,10 @@ namespace raptor {
 namespace {
 
 bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; }
+
+/// Results of one op that a value use may name (`%v#N`): far beyond any
+/// real op, far below what the parser can allocate placeholders for.
+constexpr uint64_t kMaxResultNumber = uint64_t(1) << 24;
 
 /// Reads the dimension list after `keyword<` starting at `pos`. Returns the
 /// dimensions' text and whether their product overflows int64; a malformed
@@ -109,6 +114,24 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
       for (++i; i < text.size() && text[i] != '"'; ++i)
         if (text[i] == '\\')
           ++i;
+      continue;
+    }
+    if (c == '%') {
+      // `%0#2147483648`: the parser makes one placeholder per result up to
+      // the number used, and runs out of memory.
+      size_t hash = i + 1;
+      while (hash < text.size() && isIdentifierChar(text[hash]))
+        ++hash;
+      size_t end = hash + 1;
+      while (end < text.size() && llvm::isDigit(text[end]))
+        ++end;
+      uint64_t number;
+      if (hash < text.size() && text[hash] == '#' && end > hash + 1 &&
+          (text.slice(hash + 1, end).getAsInteger(10, number) || number >= kMaxResultNumber))
+        return OversizedShape{i, ("result number " + text.slice(hash + 1, end) + " of " +
+                                  text.slice(i, hash) + " is beyond " + llvm::Twine(kMaxResultNumber - 1))
+                                     .str()};
+      i = hash - 1;
       continue;
     }
     if (i > 0 && isIdentifierChar(text[i - 1]))

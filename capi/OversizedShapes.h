@@ -6,7 +6,9 @@
 // must answer such input with a diagnostic, so every entry point that parses
 // user IR (raptor-opt, the Python driver) screens the text first. Types
 // elsewhere (a function's arguments) parse safely and reach Raptor's own
-// verifiers, which report them at their values.
+// verifiers, which report them at their values. Value uses naming a result
+// number beyond 2^24 (`%0#2147483648`, for which the parser allocates a
+// placeholder per result) are refused the same way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_CAPI_OVERSIZEDSHAPES_H
@@ -30,7 +32,7 @@ struct OversizedShape {
 /// The type of the first elements attribute in `text` (`dense<...>`,
 /// `sparse<...>`, `dense_resource<...>`, outside comments and string
 /// literals) that is a `tensor`, `memref` or `vector` whose static element
-/// count overflows int64.
+/// count overflows int64, or the first value use `%v#N` with N >= 2^24.
 std::optional<OversizedShape> findOversizedShape(llvm::StringRef text);
 
 } // namespace raptor

@@ -192,6 +192,10 @@ LogicalResult GroupOp::verify() {
   auto chip = (*this)->getParentOfType<ChipOp>();
   if (getId() < 0 || getCrossbars() < 1)
     return emitOpError("needs a non-negative id and at least one crossbar");
+  // Groups hold one crossbar or more, numbered from 0 per core.
+  if (getId() >= chip.getCrossbars())
+    return emitOpError() << "has id " << getId() << " but a core holds at most " << chip.getCrossbars()
+                         << " groups";
   ArrayRef<int64_t> rows = getRows(), cols = getCols();
   if (rows.size() != 2 || cols.size() != 2 || rows[0] < 0 || rows[1] <= rows[0] || cols[0] < 0 ||
       cols[1] <= cols[0])

@@ -55,11 +55,11 @@ pim.chip @m cores 2 crossbars 2 of [128, 128] memory 65536 {
 
 // The largest id (a hash set's reserved key) is an id like any other
 // until the group's own verifier bounds it (found by make fuzz).
-pim.chip @m cores 2 crossbars 2 of [2, 2] memory 65536 {
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
   pim.weight @w dense<1.0> : tensor<4x4xf32>
   pim.core 0 {
-    // expected-error @+1 {{holds 4 rows but a crossbar has 2}}
-    pim.group 9223372036854775807 crossbars 1 weight @w matrix #layout.layout<(4,4):(1,4)> rows [0, 4] cols [0, 2]
+    // expected-error @+1 {{has id 9223372036854775807 but a core holds at most 2 groups}}
+    pim.group 9223372036854775807 crossbars 1 weight @w matrix #layout.layout<(4,4):(1,4)> rows [0, 4] cols [0, 4]
   }
 }
 
