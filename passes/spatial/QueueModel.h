@@ -12,6 +12,10 @@
 //    while the payload leaves through its own network queue (one message
 //    at a time per core); the receiver waits until delivery, then handles
 //    and writes the payload;
+//  - a signal is a one-byte message through the sender's network queue
+//    that adds a token to a register of its peer; a wait blocks until the
+//    register's delivered tokens suffice, as the timing simulator's
+//    sync and wait;
 //  - global-memory requests share one controller, served in predicted
 //    arrival order (first come, first served; simultaneous arrivals by core
 //    index, or the reverse as the sensitivity check);

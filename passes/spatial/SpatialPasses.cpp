@@ -803,8 +803,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // allows: at most half of a core's local memory, the rest for the work;
     // through global-memory regions handed over by tokens; or interleaved
     // with the work (receives before their task, sends after). Each
-    // candidate is costed in each form it could be lowered in and keeps the
-    // cheapest (the larger tie-order interval, as the search compares).
+    // candidate is costed in each form it could be lowered in, in that
+    // order, and a later form replaces an earlier one only when clearly
+    // cheaper (the search's 2.1% rule: the queue model cannot tell closer
+    // figures apart).
     auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost) {
       std::vector<unsigned> kept, cores;
       GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
@@ -817,7 +819,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         if (form == sp::Crossing::Local && program.boundaryBytes > t.localMemoryBytes / 2)
           continue;
         sp::QueueCost c = queueCost(program);
-        if (first || (c.available && (!cost.available || c.larger() < cost.larger()))) {
+        if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {
           crossing = form;
           cost = c;
           first = false;

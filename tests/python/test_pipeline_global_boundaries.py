@@ -16,10 +16,9 @@ import torch
 from mlir import ir
 
 import raptor
-from raptor import _raptor, pim, weights
-from raptor.frontend.torch import import_program
+from raptor import _raptor, pim
 
-from pim_helpers import export
+from pim_helpers import imported
 from test_pipeline import _core_levels, _Residual
 
 # 32 KiB of local memory: the skip connection's 8 KiB activation, relayed
@@ -42,10 +41,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict:
     torch.manual_seed(0)
     model = _Residual().eval()
     x = torch.randn(1, 3, 16, 16)
-    ep = export(model, x)
-    module, _ = import_program(ep)
     w = tmp / "w.safetensors"
-    weights.save(w, weights.from_exported_program(ep, module))
+    module = imported(model, x, w)
     report = tmp / "pipeline_selection.json"
     with module.context:
         _raptor.fold_batch_norm(module)
