@@ -136,6 +136,7 @@ def measure(name: str, work: Path, depth: int, done: Callable[[dict], None]) -> 
             "predicted_interval_ns": schedule.get("predicted_interval_ns"),
             "cycle_ratio_ns": periodic.interval_ns,
             "simulated_ns": latency_ns, "interval_ns": interval,
+            "crossing": schedule.get("crossing"),  # pipeline mode: how data crosses stages
         })
         print(json.dumps(row), file=sys.stderr)
         rows.append(row)
@@ -158,6 +159,10 @@ def _ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}" if a and b else "-"
 
 
+def _mode(r: dict) -> str:
+    return f"{r['mode']} ({r['crossing']})" if r.get("crossing") else r["mode"]
+
+
 def table(rows: list[dict]) -> str:
     lines = ["| model | mode | replication | cores | crossbars | simulated latency | predicted latency "
              "(makespan / queue) | simulated interval | predicted interval (queue / cycle ratio) | "
@@ -169,7 +174,7 @@ def table(rows: list[dict]) -> str:
                          + "| " * 9 + "|")
             continue
         lines.append(
-            f"| {r['model']} | {r['mode']} | {r['rule']} | {r['cores']} | {r['crossbars']:,} | "
+            f"| {r['model']} | {_mode(r)} | {r['rule']} | {r['cores']} | {r['crossbars']:,} | "
             f"{_ms(r['simulated_ns'])} | {_ms(r['makespan_ns'])} / {_ms(r['predicted_latency_ns'])} | "
             f"{_ms(r['interval_ns'])} | {_ms(r['predicted_interval_ns'])} / {_ms(r['cycle_ratio_ns'])} | "
             f"{r.get('speedup', 0):.1f}x | {_ms(r['work_bound_ns'])} | {_ms(r['operator_bound_ns'])} | "

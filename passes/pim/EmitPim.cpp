@@ -130,6 +130,9 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
     globalBytes = std::max(globalBytes, io.getAddress() + 4 * l.cosize());
     (io.getKind() == "input" ? program.inputs : program.outputs).push_back(b);
   }
+  // The lowering's extent also covers regions only instructions name.
+  if (auto extent = chip->getAttrOfType<IntegerAttr>("global_bytes"))
+    globalBytes = std::max(globalBytes, extent.getInt());
   program.globalMemory.assign(size_t(globalBytes), 0);
   for (auto &[address, values] : data)
     std::memcpy(program.globalMemory.data() + address, values.data(), values.size());
@@ -229,7 +232,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
                               "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"})
         if (auto v = graph->getAttrOfType<IntegerAttr>(key))
           schedule[key] = v.getInt();
-      for (const char *key : {"algorithm", "mode", "prediction"})
+      for (const char *key : {"algorithm", "mode", "prediction", "crossing"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();
       if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))

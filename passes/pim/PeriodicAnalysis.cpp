@@ -5,7 +5,8 @@
 // the chain edge's weight (instructions priced alone, TimingConfig); a
 // transfer is one event shared by its sender's and its receiver's chains
 // (the rendezvous), after which the receiver pays the transfer and the
-// sender its read; the exit leads to the entry one iteration later.
+// sender its read; the exit leads to the entry one iteration later. A
+// sync's token reaches the wait that takes it (PeriodicGraphBuilder::wait).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/pim/PeriodicAnalysis.h"
@@ -29,11 +30,14 @@ PeriodicReport analyzePeriodic(const Program &program, const TimingConfig &t) {
       graph.work(double(cursor.takeImplicitScalars()) * t.periodNs, 0);
       if (in.opcode == Opcode::Setbw)
         ibiw = in.ibiw, obiw = in.obiw;
-      if (in.opcode == Opcode::Sync || in.opcode == Opcode::Wait) {
-        graph.unavailable(llvm::formatv("core {0} uses event registers (record {1}), which the diagnostic does "
-                                        "not model",
-                                        c, cursor.record()));
-        return graph.finish();
+      // A token is a one-byte message through the core's queue.
+      if (in.opcode == Opcode::Sync) {
+        graph.signal(in.core, in.event, t.messageNs(1, c, in.core));
+        continue;
+      }
+      if (in.opcode == Opcode::Wait) {
+        graph.wait(in.event, in.waitValue);
+        continue;
       }
       if (in.opcode != Opcode::Send && in.opcode != Opcode::Recv) {
         AccessContext context{program.xbarRows, program.xbarCols, program.cellBits, 0, ibiw, obiw};

@@ -52,6 +52,26 @@ void PeriodicGraphBuilder::transfer(bool sending, int64_t peer, const std::funct
   previous = it->second;
 }
 
+int64_t PeriodicGraphBuilder::step(std::string what) {
+  int64_t next = node(std::move(what));
+  edge(previous, next, chunk, 0, llvm::formatv("core {0}: {1} {2}", core, items, unit));
+  coreWork += chunk;
+  chunk = 0;
+  items = 0;
+  previous = next;
+  return next;
+}
+
+void PeriodicGraphBuilder::signal(int64_t peer, int64_t event, double deliveryNs) {
+  int64_t at = step(llvm::formatv("core {0}: a token to event register {1} of core {2}", core, event, peer));
+  registers[{peer, event}].signals.push_back({at, core, deliveryNs});
+}
+
+void PeriodicGraphBuilder::wait(int64_t event, int64_t count) {
+  int64_t at = step(llvm::formatv("core {0}: waits for {1} tokens of event register {2}", core, count, event));
+  registers[{core, event}].waits.push_back({at, count});
+}
+
 void PeriodicGraphBuilder::endCore() {
   int64_t exit = node(llvm::formatv("core {0}: end of an iteration", core));
   edge(previous, exit, chunk, 0, llvm::formatv("core {0}: {1} {2}", core, items, unit));
@@ -81,6 +101,18 @@ PeriodicReport PeriodicGraphBuilder::finish() {
                                 pending.sends, key.second, pending.recvs));
       return std::move(report);
     }
+  for (const auto &[key, r] : registers) {
+    auto [c, event] = key;
+    if (r.waits.size() != 1 || r.waits.front().second != int64_t(r.signals.size())) {
+      unavailable(llvm::formatv("core {0} waits {1} times for event register {2}, which {3} signals per iteration "
+                                "fill (the graph expresses one wait for all of them)",
+                                c, r.waits.size(), event, r.signals.size()));
+      return std::move(report);
+    }
+    for (auto [from, sender, deliveryNs] : r.signals)
+      edge(from, r.waits.front().first, deliveryNs, 0,
+           llvm::formatv("core {0}: a token to event register {1} of core {2}", sender, event, c));
+  }
   std::vector<RatioEdge> graph;
   for (const PeriodicEdge &e : report.edges)
     graph.push_back({e.from, e.to, e.weightNs, e.distance});

@@ -75,6 +75,15 @@ public:
   /// sides share one event, named by `label(k)` for the k-th transfer
   /// between the two; `afterNs` is the core's time after the rendezvous.
   void transfer(bool sending, int64_t peer, const std::function<std::string(int64_t k)> &label, double afterNs);
+  /// The core signals one token to event register `event` of `peer`,
+  /// delivered `deliveryNs` later, and goes on.
+  void signal(int64_t peer, int64_t event, double deliveryNs);
+  /// The core waits until its register `event` holds `count` tokens. The
+  /// graph expresses one wait per register and iteration taking every
+  /// token the iteration's signals send it, each signal of iteration k
+  /// before the wait of iteration k (tokens never run an iteration ahead,
+  /// as in Crossing::Global's hand-over); anything else is unavailable.
+  void wait(int64_t event, int64_t count);
   void endCore();
   /// The graph cannot express what the cores do (the reason is reported).
   void unavailable(std::string reason);
@@ -96,6 +105,15 @@ private:
     int64_t sends = 0, recvs = 0;
   };
   std::map<std::pair<int64_t, int64_t>, Count> sides;
+  /// Per (core, register): the signals (node, signalling core, delivery
+  /// time) and the waits (node, count).
+  struct Register {
+    std::vector<std::tuple<int64_t, int64_t, double>> signals;
+    std::vector<std::pair<int64_t, int64_t>> waits;
+  };
+  std::map<std::pair<int64_t, int64_t>, Register> registers;
+  /// Ends the current segment at a new node of the core's chain.
+  int64_t step(std::string what);
 };
 
 } // namespace raptor::spatial

@@ -26,7 +26,7 @@ QueueProgram programOf(const PlacedGraph &g) {
     if (g.storeBytes[t] > 0)
       ++lanesOf[t < g.group.size() ? g.group[t] : t];
   PipelineStages stages;
-  if (g.pipelined) {
+  if (g.crossing != Crossing::Interleaved) {
     std::vector<std::pair<int64_t, int64_t>> edges;
     for (const PlacedGraph::Edge &e : g.edges)
       edges.push_back({g.core[e.from], g.core[e.to]});
@@ -46,7 +46,37 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::vector<std::vector<Keyed>> prologue(g.cores), epilogue(g.cores);
   std::vector<int64_t> held(g.cores, 0);
   // A transfer: the send on the producer's list, the receive on the consumer's.
+  // Crossing::Global: each core's senders and receivers, the position of
+  // its first store to a region, and the copies it relays after its last
+  // instruction (in chunks, each loaded then stored).
+  std::vector<std::set<int64_t>> senders(g.cores), receivers(g.cores);
+  std::vector<int64_t> firstStore(g.cores, -1);
+  std::vector<std::vector<QueueAction>> relays(g.cores);
+  auto memory = [&](int64_t bytes, bool write) {
+    return QueueAction{QueueAction::Memory, g.globalServiceNs(bytes, write), g.globalOverheadNs(bytes, write), -1,
+                       -1};
+  };
   auto move = [&](int64_t bytes, unsigned from, unsigned to) {
+    if (g.crossing == Crossing::Global && !stages.empty() && stages.crosses(from, to)) {
+      if (firstStore[from] < 0)
+        firstStore[from] = int64_t(p.cores[from].size());
+      p.cores[from].push_back(memory(bytes, true));
+      unsigned at = from;
+      for (int64_t hop : stages.route(from, to)) {
+        receivers[at].insert(hop);
+        senders[size_t(hop)].insert(at);
+        at = unsigned(hop);
+        if (at == to)
+          break;
+        int64_t chunk = relayChunkBytes(bytes, g.localMemoryBytes);
+        for (int64_t done = 0; done < bytes; done += chunk) {
+          relays[at].push_back(memory(std::min(chunk, bytes - done), false));
+          relays[at].push_back(memory(std::min(chunk, bytes - done), true));
+        }
+      }
+      p.cores[to].push_back(memory(bytes, false));
+      return;
+    }
     if (!stages.empty() && stages.crosses(from, to)) {
       unsigned at = from;
       held[from] += bytes;
@@ -100,6 +130,36 @@ QueueProgram programOf(const PlacedGraph &g) {
   }
   for (int64_t bytes : held)
     p.boundaryBytes = std::max(p.boundaryBytes, bytes);
+  // A token is a one-byte message, timed like a receive's permission.
+  auto signal = [&](unsigned from, int64_t to, int64_t event) {
+    QueueAction a{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, unsigned(to), from), to};
+    a.event = event;
+    return a;
+  };
+  auto wait = [](int64_t event, int64_t count) {
+    QueueAction a{QueueAction::Wait};
+    a.event = event;
+    a.count = count;
+    return a;
+  };
+  for (unsigned c = 0; c < g.cores; ++c) {
+    std::vector<QueueAction> &actions = p.cores[c];
+    if (firstStore[c] < 0 && !relays[c].empty())
+      firstStore[c] = int64_t(actions.size()) + 1; // the first relayed chunk's store
+    actions.insert(actions.end(), relays[c].begin(), relays[c].end());
+    if (!receivers[c].empty()) {
+      actions.insert(actions.begin() + firstStore[c], wait(kFreeEvent, int64_t(receivers[c].size())));
+      for (int64_t to : receivers[c])
+        actions.push_back(signal(c, to, kReadyEvent));
+    }
+    if (!senders[c].empty()) {
+      std::vector<QueueAction> entry;
+      for (int64_t from : senders[c])
+        entry.push_back(signal(c, from, kFreeEvent));
+      entry.push_back(wait(kReadyEvent, int64_t(senders[c].size())));
+      actions.insert(actions.begin(), entry.begin(), entry.end());
+    }
+  }
   auto byKey = [](const Keyed &a, const Keyed &b) { return a.first < b.first; };
   for (unsigned c = 0; c < g.cores; ++c) {
     if (prologue[c].empty() && epilogue[c].empty())
@@ -175,6 +235,10 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
     return queueFree[from];
   };
   double controllerFree = 0;
+  // Event registers: (core, register) -> the delivery times of the tokens
+  // not yet taken; the cores blocked in a wait.
+  std::map<std::pair<unsigned, int64_t>, std::multiset<double>> tokens;
+  std::vector<bool> blocked(cores, false);
   unsigned remaining = active;
   bool stop = false;
   while (!events.empty() && !stop) {
@@ -217,6 +281,30 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
       wake(c, start + a.ns + a.overheadNs);
       break;
     }
+    case QueueAction::Signal: {
+      unsigned to = unsigned(a.peer);
+      tokens[{to, a.event}].insert(message(c, t, a.parts.permissionNs));
+      ++s.pc;
+      wake(c, t);
+      if (blocked[to]) { // it checks again (a token delivered later waits for it)
+        blocked[to] = false;
+        wake(to, t);
+      }
+      break;
+    }
+    case QueueAction::Wait: {
+      std::multiset<double> &held = tokens[{c, a.event}];
+      if (int64_t(held.size()) < a.count) {
+        blocked[c] = true;
+        break;
+      }
+      auto last = std::next(held.begin(), a.count);
+      double at = std::max(t, *std::prev(last));
+      held.erase(held.begin(), last);
+      ++s.pc;
+      wake(c, at);
+      break;
+    }
     case QueueAction::Send:
     case QueueAction::Recv: {
       int64_t key = a.transfer * int64_t(generations) + s.generation;
@@ -250,6 +338,9 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
     for (auto &[key, who] : waiting)
       if (listed++ < 4)
         os << " core " << who.first << " waits at transfer " << key / int64_t(generations);
+    for (unsigned c = 0; c < cores; ++c)
+      if (blocked[c] && listed++ < 4)
+        os << " core " << c << " waits for event register " << program.cores[c][state[c].pc].event;
     run.status = "deadlock";
     run.reason = os.str();
     return run;
@@ -278,6 +369,12 @@ PeriodicReport periodicOf(const QueueProgram &program) {
       case QueueAction::Memory:
         graph.work(a.ns + a.overheadNs);
         graph.global(a.ns);
+        break;
+      case QueueAction::Signal:
+        graph.signal(a.peer, a.event, a.parts.permissionNs);
+        break;
+      case QueueAction::Wait:
+        graph.wait(a.event, a.count);
         break;
       case QueueAction::Send:
       case QueueAction::Recv: {

@@ -12,6 +12,10 @@
 //    while the payload leaves through its own network queue (one message
 //    at a time per core); the receiver waits until delivery, then handles
 //    and writes the payload;
+//  - a signal is a one-byte message through the sender's network queue
+//    that adds a token to a register of its peer; a wait blocks until the
+//    register's delivered tokens suffice, as the timing simulator's
+//    sync and wait;
 //  - global-memory requests share one controller, served in predicted
 //    arrival order (first come, first served; simultaneous arrivals by core
 //    index, or the reverse as the sensitivity check);
@@ -27,6 +31,7 @@
 
 #include "passes/spatial/EventGraph.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -43,7 +48,10 @@ struct TransferParts {
 };
 
 struct QueueAction {
-  enum Kind : uint8_t { Compute, Send, Recv, Memory };
+  /// Signal: one token to event register `event` of core `peer` (a
+  /// message, the core goes on); Wait: until `event` holds `count` tokens,
+  /// which it takes.
+  enum Kind : uint8_t { Compute, Send, Recv, Memory, Signal, Wait };
   Kind kind = Compute;
   /// Compute: the duration; memory: the controller's service.
   double ns = 0;
@@ -52,7 +60,9 @@ struct QueueAction {
   int64_t transfer = -1; // send/recv: the pair both sides name
   int64_t task = -1;     // compute: the task it runs
   TransferParts parts;   // send/recv
-  int64_t peer = -1;     // send/recv: the other core
+  int64_t peer = -1;     // send/recv/signal: the other core
+  int64_t event = -1;    // signal/wait: the event register
+  int64_t count = 0;     // wait: the tokens it takes
 };
 
 struct QueueProgram {
@@ -63,6 +73,33 @@ struct QueueProgram {
   /// later stages' data, kept until the iteration ends).
   int64_t boundaryBytes = 0;
 };
+
+/// How data crosses from one pipeline stage to a later one:
+///  - Interleaved: no stages, every transfer where its task needs it;
+///  - Local: received before the core's first instruction into local
+///    memory and sent after its last, relayed through a core of every
+///    skipped level;
+///  - Global: stored to a global-memory region of its own where the
+///    interleaved send would be and loaded where the receive would be, the
+///    region handed over by event tokens: the receiver signals FREE (its
+///    previous iteration read everything) to each of its senders before its
+///    first instruction, then waits READY from all of them; a sender waits
+///    FREE from all of its receivers before its first such store and
+///    signals READY to each after its last instruction. One region per
+///    transfer suffices: a sender's iteration k overwrites only what its
+///    receivers' iteration k - 1 has read. Data skipping levels is relayed
+///    as in Local (a region per hop; the relay copies after its last
+///    instruction, in chunks through its local memory), so that a sender
+///    waits only for the next level's previous iteration.
+enum class Crossing : uint8_t { Interleaved, Local, Global };
+
+/// The chunk a relay copies `bytes` in: at most a quarter of local memory.
+inline int64_t relayChunkBytes(int64_t bytes, int64_t localMemoryBytes) {
+  return std::max<int64_t>(64, std::min(bytes, localMemoryBytes / 4 / 64 * 64));
+}
+
+/// The event registers of Crossing::Global's tokens.
+inline constexpr int64_t kReadyEvent = 0, kFreeEvent = 1;
 
 /// A placed graph: what programOf() turns into action lists.
 struct PlacedGraph {
@@ -87,10 +124,10 @@ struct PlacedGraph {
   /// stores a model output once its operator's last lane (in `order`) is
   /// done, on that lane's core, gathering the other lanes' pieces there.
   std::vector<unsigned> group;
-  /// Pipeline mode: the programs are cut into stages whose data crosses at
-  /// the iteration boundary, relayed across skipped levels
-  /// (PipelineStages), as the lowering emits them.
-  bool pipelined = false;
+  /// Pipeline mode: the programs are cut into stages (PipelineStages) whose
+  /// data crosses, as the lowering emits it (Crossing).
+  Crossing crossing = Crossing::Interleaved;
+  int64_t localMemoryBytes = 0; // per core (Crossing::Global's relay chunks)
   std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
   /// Controller service and the core's own time of one request.
   std::function<double(int64_t bytes, bool write)> globalServiceNs, globalOverheadNs;
@@ -101,9 +138,13 @@ struct PlacedGraph {
 /// per producer and destination core as the lowering's copy cache does
 /// (one per input of a row-reading copy), its global loads, its work; after
 /// the last lane of an operator with a model output, the other lanes'
-/// pieces gathered on its core and one store of them all. Pipelined: the
-/// receives of data from earlier stages first and the sends to later ones
-/// last, each in the boundary's global order, relays included.
+/// pieces gathered on its core and one store of them all. Crossing::Local:
+/// the receives of data from earlier stages first and the sends to later
+/// ones last, each in the boundary's global order, relays included.
+/// Crossing::Global: stores and loads in place of those transfers, with the
+/// tokens (FREE signals to the senders in increasing core order and the
+/// READY wait first, the FREE wait before the first store, the READY
+/// signals in increasing core order last).
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

@@ -494,9 +494,10 @@ struct GraphTasks {
 
   /// The queue model's view of a placement in a lowering order.
   sp::PlacedGraph placed(const sp::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order,
-                         bool pipelined = false) const {
+                         sp::Crossing crossing = sp::Crossing::Interleaved) const {
     sp::PlacedGraph p;
-    p.pipelined = pipelined;
+    p.crossing = crossing;
+    p.localMemoryBytes = t.localMemoryBytes;
     p.cores = t.cores;
     p.core = std::move(core);
     p.order = std::move(order);
@@ -526,6 +527,18 @@ struct GraphTasks {
     return p;
   }
 };
+
+llvm::StringRef crossingName(sp::Crossing c) {
+  switch (c) {
+  case sp::Crossing::Local:
+    return "local";
+  case sp::Crossing::Global:
+    return "global";
+  case sp::Crossing::Interleaved:
+    break;
+  }
+  return "interleaved";
+}
 
 /// Both tie orders' intervals and the first inference's latency.
 sp::QueueCost queueCost(const sp::QueueProgram &program) {
@@ -785,32 +798,48 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // Each core's program runs its stage's lanes in graph (topological)
     // order, receiving before and sending after; the cores interleave in
     // the lowering by loweringOrder.
-    // The programs cross stages at the iteration boundary with relays
-    // (PipelineStages) when the memory that holds allows: at most half of
-    // a core's local memory, the rest for the work. Else the transfers
-    // interleave with the work (receives before their task, sends after).
-    // Each candidate is costed in the form it would be lowered in.
-    auto programFor = [&](const std::vector<unsigned> &core, bool &boundaries) {
+    // Data crosses stages (sp::Crossing) at the iteration boundary in local
+    // memory with relays (PipelineStages) when the memory that holds
+    // allows: at most half of a core's local memory, the rest for the work;
+    // through global-memory regions handed over by tokens; or interleaved
+    // with the work (receives before their task, sends after). Each
+    // candidate is costed in each form it could be lowered in, in that
+    // order, and a later form replaces an earlier one only when clearly
+    // cheaper (the search's 2.1% rule: the queue model cannot tell closer
+    // figures apart).
+    auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost) {
       std::vector<unsigned> kept, cores;
       GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
       for (unsigned k : kept)
         cores.push_back(core[k]);
       std::vector<unsigned> order = m.loweringOrder(t, cores).first;
-      sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, true));
-      boundaries = program.boundaryBytes <= t.localMemoryBytes / 2;
-      return boundaries ? program : sp::programOf(m.placed(t, cores, order, false));
+      bool first = true;
+      for (sp::Crossing form : {sp::Crossing::Local, sp::Crossing::Global, sp::Crossing::Interleaved}) {
+        sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, form));
+        if (form == sp::Crossing::Local && program.boundaryBytes > t.localMemoryBytes / 2)
+          continue;
+        sp::QueueCost c = queueCost(program);
+        if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {
+          crossing = form;
+          cost = c;
+          first = false;
+        }
+      }
     };
     problem.evaluate = [&](const std::vector<unsigned> &core) {
-      bool boundaries;
-      return queueCost(programFor(core, boundaries));
+      sp::Crossing crossing;
+      sp::QueueCost cost;
+      programFor(core, crossing, cost);
+      return cost;
     };
     if (std::string invalid = problem.validate(); !invalid.empty())
       return graph.emitError() << "pipeline mode: " << invalid;
     sp::PipelineResult r = sp::schedulePipeline(problem);
     if (!r.feasible)
       return graph.emitError() << "pipeline mode: " << r.error;
-    bool boundaries;
-    programFor(r.candidates[r.selected].core, boundaries);
+    sp::Crossing crossing;
+    sp::QueueCost unused;
+    programFor(r.candidates[r.selected].core, crossing, unused);
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
     // start_ns: the lowering order's starts (the lowering sorts by them),
     // on the graph with co-located copies merged (as evaluated).
@@ -818,7 +847,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     GraphTasks m = mergeCopies(graph, t, g, chosen.core, cores);
     auto [order, start] = m.loweringOrder(t, cores);
     sp::QueueRun first =
-        sp::runQueueModel(sp::programOf(m.placed(t, cores, order, boundaries)), {false, false, 64});
+        sp::runQueueModel(sp::programOf(m.placed(t, cores, order, crossing)), {false, false, 64});
     place(m.tasks, cores, start);
     summarize(graph, m, cores, chosen.cost);
     Builder b(&getContext());
@@ -832,12 +861,16 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     graph->setAttr("stage_starts", b.getDenseI64ArrayAttr(
                                        SmallVector<int64_t>(chosen.starts.begin(), chosen.starts.end())));
     graph->setAttr("queue_evaluations", b.getI64IntegerAttr(r.evaluations));
-    graph->setAttr("boundaries", b.getBoolAttr(boundaries));
+    // `boundaries` (whether data crosses at the iteration boundary) as
+    // before; `crossing` says how.
+    graph->setAttr("boundaries", b.getBoolAttr(crossing != sp::Crossing::Interleaved));
+    graph->setAttr("crossing", b.getStringAttr(crossingName(crossing)));
     llvm::json::Object selection = selectionReport(problem, r);
-    selection["boundaries"] = boundaries;
+    selection["boundaries"] = crossing != sp::Crossing::Interleaved;
+    selection["crossing"] = crossingName(crossing);
     if (!report.empty() && failed(writeJson(graph, report, llvm::json::Value(std::move(selection)), "pipeline report")))
       return failure();
-    return writePeriodic(graph, m.placed(t, cores, order, boundaries));
+    return writePeriodic(graph, m.placed(t, cores, order, crossing));
   }
 
   void runOnOperation() override {

@@ -48,15 +48,22 @@ def export(model: torch.nn.Module, x: torch.Tensor) -> torch.export.ExportedProg
         return torch.export.export(model.eval(), (x,), strict=False).run_decompositions(decomposition_table())
 
 
+def imported(model: torch.nn.Module, x: torch.Tensor, weights_file: Path):
+    """The model exported on `x` and imported (an nn module), its weights
+    saved to `weights_file`."""
+    ep = export(model, x)
+    module, _ = import_program(ep)
+    weights.save(weights_file, weights.from_exported_program(ep, module))
+    return module
+
+
 def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *, target: Path | None = None,
                     pimsim: str = "binary", form: str = "compact", replicate: str = "time",
                     replication_budget: float = 0.5, pipeline: int | None = None) -> Run:
     """Exports, imports, compiles into `directory`, simulates on `x` and
     runs the eager model on it."""
-    ep = export(model, x)
-    module, _ = import_program(ep)
     w = directory.parent / f"{directory.name}.safetensors"
-    weights.save(w, weights.from_exported_program(ep, module))
+    module = imported(model, x, w)
     result = pim.compile(module, directory, weights=w, target=target, pimsim=pimsim, source="test",
                          replicate=replicate, replication_budget=replication_budget, pipeline=pipeline)
     program = pim.Program.load(directory, form)

@@ -313,11 +313,35 @@ def test_programs_that_block_each_other_are_a_periodic_deadlock(tmp_path: Path) 
     assert periodic.cycle_cores == [0, 1] and periodic.interval_ns is None
 
 
-def test_event_registers_make_the_periodic_analysis_unavailable(tmp_path: Path) -> None:
-    work = "    pim.sldi r2, 0\n    pim.vrelu r2, r2 len 16 : i8\n    pim.sync 1 event 3\n"
-    waiting = "    pim.sldi r2, 0\n    pim.wait event 3 value 1\n    pim.lmv r2, r2 len 0\n"
+# The global-memory hand-over of pipeline mode (spatial::Crossing::Global):
+# core 0 waits FREE (event 1) before storing and signals READY (event 0)
+# after; core 1 signals FREE, waits READY, loads.
+HAND_OVER = (core(MVMUL + "    pim.wait event 1 value 1\n    pim.sldi r0, 0\n    pim.sldi r1, 4096\n"
+                  "    pim.st r0, r3 size 512\n    pim.sync 1 event 0\n", groups=1) +
+             core("    pim.sync 0 event 1\n    pim.wait event 0 value 1\n    pim.sldi r0, 0\n"
+                  "    pim.sldi r1, 4096\n    pim.sldi r2, 0\n    pim.ld r2, r0 size 512\n"
+                  "    pim.vrelu r2, r2 len 128 : i32\n", index=1))
+
+
+def test_event_tokens_join_the_periodic_recurrence(tmp_path: Path) -> None:
+    """Each sync is an edge to the wait that takes its token: core 0's loop
+    (mvmul, store, sync) bounds the interval, as the timing simulator
+    measures it; the tokens make no zero-distance cycle."""
+    p = program(tmp_path, HAND_OVER)
+    periodic = p.periodic()
+    simulated = p.time(throughput=True)
+    assert periodic.status == "ok" and simulated.converged
+    assert abs(periodic.interval_ns - simulated.interval_ns) <= 0.02 * simulated.interval_ns
+    assert periodic.cycle_cores == [0] and periodic.interval_ns > 5194
+    # Two chains, a node per token action, the two token edges.
+    assert periodic.nodes == 8 and periodic.edges == 10
+
+
+def test_several_waits_on_one_register_make_the_periodic_analysis_unavailable(tmp_path: Path) -> None:
+    work = "    pim.sldi r2, 0\n    pim.vrelu r2, r2 len 16 : i8\n    pim.sync 1 event 3\n    pim.sync 1 event 3\n"
+    waiting = "    pim.sldi r2, 0\n    pim.wait event 3 value 1\n    pim.wait event 3 value 1\n    pim.lmv r2, r2 len 0\n"
     periodic = program(tmp_path, core(work) + core(waiting, index=1)).periodic()
-    assert periodic.status == "unavailable" and "event registers" in periodic.reason
+    assert periodic.status == "unavailable" and "waits 2 times for event register 3" in periodic.reason
 
 
 def test_the_periodic_estimate_of_a_compiled_model_matches_its_simulated_interval(compiled: Path) -> None:

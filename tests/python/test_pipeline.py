@@ -17,7 +17,7 @@ import raptor
 from raptor import pim, spatial
 from raptor.frontend.torch import import_program
 
-from pim_helpers import compile_and_run, export, randomize
+from pim_helpers import compile_and_run, export, imported, randomize
 from test_pim_models import TOLERANCE, Convolutions
 
 
@@ -251,12 +251,8 @@ def test_pipelined_programs_cross_stages_at_the_iteration_boundary_with_relays(t
     torch.manual_seed(0)
     model = _Residual().eval()
     x = torch.randn(1, 3, 16, 16)
-    ep = export(model, x)
-    module, _ = import_program(ep)
     w = tmp_path / "w.safetensors"
-    from raptor import weights
-
-    weights.save(w, weights.from_exported_program(ep, module))
+    module = imported(model, x, w)
     pim.compile(module, tmp_path / "p", weights=w, pipeline=4, replication_budget=1.0)
     text = str(module)
     component, level, edges = _core_levels(text)

@@ -1,5 +1,6 @@
 //===- CoreEmitter.cpp - Building one core's program ------------*- C++ -*-===//
 #include "passes/conversion/SpatialToPim/CoreEmitter.h"
+#include "passes/spatial/QueueModel.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -346,6 +347,81 @@ void CoreEmitter::emitBoundary(std::vector<Boundary> &transfers, bool receive) {
   transfers.clear();
 }
 
+void CoreEmitter::boundaryStore(int64_t global, Address local, int64_t bytes, int64_t receiver) {
+  st(global, local, bytes);
+  if (!firstRegionStore)
+    firstRegionStore = lastOp();
+  regionReceivers.insert(receiver);
+}
+
+void CoreEmitter::boundaryLoad(Address local, int64_t global, int64_t bytes, int64_t sender) {
+  ld(local, global, bytes);
+  regionSenders.insert(sender);
+}
+
+void CoreEmitter::boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender, int64_t receiver) {
+  relays.push_back({from, to, bytes, loc});
+  regionSenders.insert(sender);
+  regionReceivers.insert(receiver);
+}
+
+void CoreEmitter::sync(int64_t peer, int64_t event) {
+  Instruction in;
+  in.opcode = Opcode::Sync;
+  in.core = int32_t(peer);
+  in.event = int32_t(event);
+  append(in);
+}
+
+void CoreEmitter::wait(int64_t event, int64_t count) {
+  Instruction in;
+  in.opcode = Opcode::Wait;
+  in.event = int32_t(event);
+  in.waitValue = int32_t(count);
+  append(in);
+}
+
+void CoreEmitter::emitRegionTokens() {
+  using spatial::kFreeEvent, spatial::kReadyEvent;
+  builder.setInsertionPointToEnd(&core.getBody().front());
+  mlir::Location saved = loc;
+  for (const Relay &r : relays) {
+    loc = r.loc;
+    int64_t chunk = spatial::relayChunkBytes(r.bytes, memory.size());
+    // All of the iteration's buffers are free by now; the chunk (as the
+    // queue model prices it) fits unless something stays pinned.
+    std::optional<int64_t> buffer = memory.allocate(chunk);
+    if (!buffer)
+      llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a relay's chunk");
+    for (int64_t done = 0; done < r.bytes; done += chunk) {
+      int64_t n = std::min(chunk, r.bytes - done);
+      ld(Address::at(*buffer), r.from + done, n);
+      st(r.to + done, Address::at(*buffer), n);
+      if (!firstRegionStore)
+        firstRegionStore = lastOp();
+    }
+    memory.release(*buffer);
+  }
+  loc = saved;
+  relays.clear();
+  if (firstRegionStore) {
+    builder.setInsertionPoint(firstRegionStore);
+    wait(kFreeEvent, int64_t(regionReceivers.size()));
+    builder.setInsertionPointToEnd(&core.getBody().front());
+    for (int64_t to : regionReceivers)
+      sync(to, kReadyEvent);
+  }
+  if (!regionSenders.empty()) {
+    if (lastGroup)
+      builder.setInsertionPointAfter(lastGroup);
+    else
+      builder.setInsertionPointToStart(&core.getBody().front());
+    for (int64_t from : regionSenders)
+      sync(from, kFreeEvent);
+    wait(kReadyEvent, int64_t(regionSenders.size()));
+  }
+}
+
 int64_t CoreEmitter::group(int64_t count, StringRef weight, Attribute matrix, ArrayRef<int64_t> rows,
                            ArrayRef<int64_t> cols) {
   OpBuilder b(core.getContext());
@@ -364,6 +440,7 @@ void CoreEmitter::finish() {
   // the program left them), receives before the first one (after the group
   // declarations). The program's own code sets every register it reads, so
   // the receives may use any.
+  emitRegionTokens();
   builder.setInsertionPointToEnd(&core.getBody().front());
   emitBoundary(boundarySends, /*receive=*/false);
   if (!boundaryRecvs.empty()) {

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,19 @@ public:
   void boundaryRecv(int64_t local, int64_t core, int64_t bytes, int64_t tag, std::pair<int64_t, int64_t> order);
   void boundarySend(int64_t local, int64_t core, int64_t bytes, int64_t tag, std::pair<int64_t, int64_t> order);
 
+  /// A transfer to a later pipeline stage through global memory
+  /// (spatial::Crossing::Global): the store and the load go where they are
+  /// emitted; finish() adds the tokens that hand the region over (the
+  /// receiver's FREE signals and READY wait before its first instruction,
+  /// the sender's FREE wait before its first such store and READY signals
+  /// after its last instruction).
+  void boundaryStore(int64_t global, Address local, int64_t bytes, int64_t receiver);
+  void boundaryLoad(Address local, int64_t global, int64_t bytes, int64_t sender);
+  /// A relay of such a transfer across a skipped level: `bytes` from region
+  /// `from` (stored by `sender`) copied to region `to` (for `receiver`)
+  /// after the last instruction, in spatial::relayChunkBytes chunks.
+  void boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender, int64_t receiver);
+
   /// Appends a group (its id is the next one) and returns the id.
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
                 llvm::ArrayRef<int64_t> rows, llvm::ArrayRef<int64_t> cols);
@@ -91,6 +105,17 @@ private:
   };
   std::vector<Boundary> boundaryRecvs, boundarySends;
   void emitBoundary(std::vector<Boundary> &transfers, bool receive);
+  /// Crossing::Global: the peers in increasing order, the first store.
+  std::set<int64_t> regionSenders, regionReceivers;
+  mlir::Operation *firstRegionStore = nullptr;
+  struct Relay {
+    int64_t from, to, bytes;
+    mlir::Location loc;
+  };
+  std::vector<Relay> relays;
+  void sync(int64_t peer, int64_t event);
+  void wait(int64_t event, int64_t count);
+  void emitRegionTokens();
 
   mlir::OpBuilder builder;
   int64_t groups = 0, crossbars = 0;

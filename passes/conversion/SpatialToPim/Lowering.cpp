@@ -70,9 +70,13 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::Tar
     : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {
   // Calibration wrote each encoded subgraph's scale on its observation point.
   auto mode = graph->getAttrOfType<StringAttr>("mode");
+  // `boundaries` without `crossing`: a schedule from before global crossings (local).
   auto boundaries = graph->getAttrOfType<BoolAttr>("boundaries");
-  if (mode && mode == "pipeline" && boundaries && boundaries.getValue())
+  auto crossing = graph->getAttrOfType<StringAttr>("crossing");
+  if (mode && mode == "pipeline" && boundaries && boundaries.getValue()) {
     stages = coreStages(func, graph);
+    globalCrossing = crossing && crossing == "global";
+  }
   func.walk([&](codec::ObserveOp o) {
     if (auto scale = o->getAttrOfType<FloatAttr>("scale")) {
       codec::Encoding e{float(scale.getValueAsDouble()), 0};
@@ -244,11 +248,12 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   int64_t eb = bytesOf(source.type);
   // Pipeline mode: data from an earlier stage crosses at the iteration
   // boundary (spatial::PipelineStages), into memory no instruction of the
-  // iteration touches, from a source kept until the iteration ends.
+  // iteration touches, from a source kept until the iteration ends; or
+  // through a global-memory region where it is needed (spatial::Crossing).
   bool boundary = source.core >= 0 && stages.crosses(source.core, on);
   if (it != source.copies.end()) {
     copyId = it->second;
-  } else if (boundary) {
+  } else if (boundary && !globalCrossing) {
     int64_t bytes = eb * (hi - lo);
     buffers[p.buffer].pinned = true;
     // Relayed through a core of every level between (PipelineStages::route).
@@ -298,6 +303,18 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     int64_t bytes = eb * (hi - lo);
     if (src.core < 0) {
       emitter(on).ld(Address::at(buffers[copyId].address), src.address + eb * lo, bytes);
+    } else if (boundary) {
+      // A region per hop, relayed through a core of every skipped level.
+      int64_t region = globalAlloc(bytes), from = src.core;
+      std::vector<int64_t> chain = stages.route(src.core, on);
+      emitter(src.core).boundaryStore(region, Address::at(src.address + eb * lo), bytes, chain.front());
+      for (auto [hop, next] : llvm::zip(llvm::ArrayRef(chain).drop_back(), llvm::ArrayRef(chain).drop_front())) {
+        int64_t copy = globalAlloc(bytes);
+        emitter(hop).boundaryRelay(region, copy, bytes, from, next);
+        region = copy;
+        from = hop;
+      }
+      emitter(on).boundaryLoad(Address::at(buffers[copyId].address), region, bytes, from);
     } else {
       // Within a stage only: a transfer back to an earlier stage would wait
       // for a receiver that waits at its boundary, a deadlock.
@@ -942,6 +959,9 @@ LogicalResult Lowering::run() {
     ids.push_back(id);
   for (int64_t id : ids)
     emitters[id]->finish();
+  // Global memory's extent, including regions no data or io op names
+  // (Crossing::Global's hand-over regions).
+  chip->setAttr("global_bytes", IntegerAttr::get(IntegerType::get(chip.getContext(), 64), globalTop));
   Operation *anchor = nullptr;
   for (int64_t id : ids) {
     Operation *c = emitters[id]->core;

@@ -188,8 +188,10 @@ private:
   std::map<int64_t, std::unique_ptr<CoreEmitter>> emitters;
   std::vector<int> taskBuffers;
   int64_t nextTag = 0, globalTop = 0, nextData = 0;
-  /// Pipeline mode's stages of the programs (empty in latency mode).
+  /// Pipeline mode's stages of the programs (empty in latency mode) and
+  /// whether data crosses them through global memory (else local).
   spatial::PipelineStages stages;
+  bool globalCrossing = false;
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
   llvm::DenseMap<std::pair<mlir::Value, int>, std::string> weights;
   struct Output {

@@ -547,6 +547,16 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
       part = it->second;
     }
     for (Piece p : part.pieces) {
+      // Global crossings: pieces from an earlier stage come to this core
+      // (as the queue model has the concatenation gather them) rather than
+      // travel to every reader of the result, each copy through global
+      // memory's one controller.
+      if (globalCrossing && buffers[p.buffer].core >= 0 && stages.crosses(buffers[p.buffer].core, core)) {
+        FailureOr<Piece> local = localize(p, core);
+        if (failed(local))
+          return failure();
+        p = *local;
+      }
       p.origin[size_t(dim)] += at;
       out.pieces.push_back(p);
     }
