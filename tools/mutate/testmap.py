@@ -24,7 +24,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
                         "test_mutants_frontend*.py"],
     "raptor.layout": ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py"],
     "raptor.pim": ["test_pim_program.py", "test_pim_simulator.py", "test_pim_timing.py",
-                   "test_mutants_pim*.py"],
+                   "test_mutants_pim*.py", "test_quant.py"],
     "raptor.quant": ["test_quant.py", "test_mutants_quant*.py"],
     "raptor.rdg": ["test_rdg.py", "test_rdg_analysis.py", "test_rdg_picture.py",
                    "test_mutants_rdg*.py"],
