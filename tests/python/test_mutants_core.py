@@ -62,3 +62,29 @@ def test_an_oversized_shape_is_reported_at_its_line_and_column(prefix: str, line
     with pytest.raises(UserError) as err:
         parse_module(text, "model.mlir", raptor.Context())
     assert str(err.value).startswith(f"model.mlir:{line}:30: ")
+
+
+def test_saved_weights_keep_integer_and_boolean_dtypes(tmp_path: Path) -> None:
+    import numpy as np
+
+    from raptor import weights
+
+    path = tmp_path / "w.safetensors"
+    weights.save(path, {"f": np.array([0.5, 1.5], np.float64), "i": np.array([3, -4], np.int64),
+                        "u": np.array([7], np.uint8), "b": np.array([True, False])})
+    back = weights.load(path)
+    assert {k: v.dtype for k, v in back.items()} == {"f": np.float32, "i": np.int64, "u": np.uint8, "b": np.bool_}
+    assert back["i"].tolist() == [3, -4] and back["f"].tolist() == [0.5, 1.5]
+
+
+def test_saved_weights_get_the_umasks_permissions(tmp_path: Path) -> None:
+    from raptor import weights
+
+    old = os.umask(0o027)
+    try:
+        weights.save(tmp_path / "w.safetensors", {})
+        write_atomically(tmp_path / "t.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "w.safetensors").stat().st_mode & 0o777 == 0o640  # 0o666 less 0o027
+    assert (tmp_path / "t.txt").stat().st_mode & 0o777 == 0o640

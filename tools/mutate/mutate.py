@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             if m.outcome not in (SURVIVED, TIMEOUT) or (args.modules and m.module not in args.modules):
                 kept.append(m)
             elif m.side == "python":
+                if python_side.current_diff(m) != m.diff:
+                    raise SystemExit(f"mutate: {m.path}:{m.line} has changed since the report: run afresh")
                 m.tests = tests_for_python(m.module)
                 py_mutants.append(m)
             else:

@@ -114,6 +114,17 @@ def sample(per_module: int, seed: int, modules: Sequence[str] | None = None) -> 
     return mutants
 
 
+def current_diff(mutant: Mutant) -> str:
+    """The diff `mutant` makes to today's source (a rerun checks it is the one recorded)."""
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    source = (ROOT / mutant.path).read_text(encoding="utf-8")
+    name, occurrence = mutant.operator.split("#")
+    return unified_diff(mutant.path, source, mutate_code(source, get_operator(name)(), int(occurrence))
+                        or source)
+
+
 def baseline_seconds(tests: Sequence[str]) -> float:
     """The unmutated run of `tests`; it must pass, or no mutant of them means anything."""
     result = run_bounded(_pytest_cmd(tests), timeout=1800, env=test_env())

@@ -48,9 +48,12 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
     "passes/codec": (["passes/codec"], ["test_codec_api.py", "test_codec_properties.py"]),
     "passes/conversion/SpatialToPim": (["passes/pim"], ["test_pim_program.py", "test_pim_simulator.py",
                                                         "test_mutants_pim*.py"]),
-    "passes/graph": (["passes/summarize-graph.mlir"], ["test_cli.py", "test_mutants_cli*.py"]),
-    "passes/nn": (["passes/nn", "dialects/nn"], ["test_python_api.py", "test_import_cli.py",
-                                                "test_mutants_nn*.py"]),
+    "passes/graph": (["passes/summarize-graph.mlir", "passes/mutants-summary.mlir"],
+                     ["test_cli.py", "test_mutants_cli*.py"]),
+    # The constant evaluator and the weights reader serve the PIM lowering: tests there.
+    "passes/nn": (["passes/nn", "dialects/nn", "passes/pim/mutants-constants.mlir",
+                   "passes/pim/mutants-weights.mlir"],
+                  ["test_python_api.py", "test_import_cli.py", "test_mutants_nn*.py"]),
     "passes/pim": (["passes/pim"], ["test_pim_program.py", "test_mutants_pim*.py"]),
     "passes/rdg": (["passes/rdg", "rdg"], ["test_rdg.py", "test_rdg_analysis.py",
                                           "test_mutants_rdg*.py"]),
@@ -60,8 +63,10 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
 
 
 def _expand(patterns: list[str]) -> list[str]:
+    """The test files of `patterns`, the targeted test_mutants_* ones first (they are
+    fast, and a run stops at its first failure)."""
     files: list[str] = []
-    for pattern in patterns:
+    for pattern in sorted(patterns, key=lambda p: not p.startswith("test_mutants_")):
         for path in sorted(TESTS.glob(pattern)):
             rel = path.relative_to(ROOT).as_posix()
             if rel not in files:
