@@ -73,6 +73,9 @@ OPERATORS: list[Operator] = [
 _UNOBSERVABLE = re.compile(r"\bassert\s*\(|LLVM_DEBUG|static_assert|#")
 
 
+_CLOSERS = {"block": "*/", "raw": ')"'}
+
+
 def _masked_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number, line) with comments and string/char literals blanked, columns kept."""
     out: list[str] = []
@@ -98,15 +101,9 @@ def _masked_lines(text: str) -> Iterator[tuple[int, str]]:
             out.append("\n" if c == "\n" else " ")
             if c == "\n":
                 state = "code"
-        elif state == "block":
+        elif state in _CLOSERS:  # a block comment or a raw string: blank up to its closer
             out.append("\n" if c == "\n" else " ")
-            if text.startswith("*/", i):
-                out.append(" ")
-                state, i = "code", i + 2
-                continue
-        elif state == "raw":
-            out.append("\n" if c == "\n" else " ")
-            if text.startswith(')"', i):
+            if text.startswith(_CLOSERS[state], i):
                 out.append(" ")
                 state, i = "code", i + 2
                 continue

@@ -10,10 +10,11 @@ diffs. Every edit is made in place and always undone; the mutated sources
 must have no uncommitted changes. See docs/mutation.md.
 
 Example:
-  python tools/mutate/mutate.py                       # the default run (about 35 minutes)
+  python tools/mutate/mutate.py                       # the default run (about 55 minutes)
   python tools/mutate/mutate.py --side python --per-module 3 --modules raptor.rdg
   python tools/mutate/mutate.py --list                # the sample only, nothing run
   python tools/mutate/mutate.py --rerun build/mutate/report.json   # re-test its survivors
+  python tools/mutate/mutate.py --compare before.json after.json   # kill ratios side by side
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--build-timeout", type=float, default=900.0, help="seconds per C++ rebuild")
     p.add_argument("--out", type=Path, default=ROOT / "build" / "mutate" / "report.json")
     p.add_argument("--list", action="store_true", help="print the sample and stop")
+    p.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                   help="print both reports' kill ratios per module as Markdown and stop")
     p.add_argument("--rerun", type=Path, metavar="REPORT",
                    help="re-test the survivors (and timeouts) of REPORT with today's tests; "
                         "the other outcomes are kept")
@@ -75,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # A kill (SIGTERM) must still undo the edit in flight: make it an exception.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.compare:
+        print(report.compare_markdown(report.load(args.compare[0]), report.load(args.compare[1])))
+        return 0
     py_mutants: list[Mutant] = []
     cpp_mutants: list[tuple[Mutant, cpp_side.Site]] = []
     kept: list[Mutant] = []

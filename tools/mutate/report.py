@@ -66,3 +66,23 @@ def write(path: Path, mutants: list[Mutant], config: dict[str, object]) -> None:
 def load(path: Path) -> list[Mutant]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return [Mutant(**m) for m in data["mutants"]]
+
+
+def compare_markdown(before: list[Mutant], after: list[Mutant]) -> str:
+    """A Markdown table per side: each module's kill ratio in two reports of the
+    same sample (an earlier run and its --rerun)."""
+    b, a = summarize(before), summarize(after)
+    out = []
+    for side in b:
+        out += [f"\n{side}\n", "| module | mutants | invalid | killed before | kill ratio before "
+                "| killed after | kill ratio after |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for module, r in b[side].items():
+            s = a.get(side, {}).get(module, r)
+
+            def pct(row: dict[str, object]) -> str:
+                return "-" if row["kill_ratio"] is None else f"{100 * float(row['kill_ratio']):.0f}%"
+
+            name = f"**{module}**" if module == "total" else f"`{module}`"
+            out.append(f"| {name} | {r['mutants']} | {r[INVALID]} | {int(r[KILLED]) + int(r[TIMEOUT])} | "
+                       f"{pct(r)} | {int(s[KILLED]) + int(s[TIMEOUT])} | {pct(s)} |")
+    return "\n".join(out)
