@@ -1,0 +1,90 @@
+"""Tests that kill the surviving mutants of `make mutate` (docs/mutation.md) in
+raptor/__init__.py and raptor/_io.py: behaviour no other test pinned."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from mlir import ir
+
+import raptor
+from raptor._io import UserError, parse_module, write_atomically
+
+
+def test_register_without_a_context_fills_the_global_registry() -> None:
+    # `register()` with no context must not try to load dialects into None.
+    raptor.register()
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+                                 "  %r = nn.relu %a : tensor<2xf32>\n"
+                                 "  return %r : tensor<2xf32>\n}")
+        assert module.operation.verify()
+
+
+def test_register_with_a_context_loads_the_dialects_into_it() -> None:
+    context = ir.Context()
+    raptor.register(context)
+    with context, ir.Location.unknown():
+        assert ir.Module.parse("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+                               "  %r = nn.relu %a : tensor<2xf32>\n"
+                               "  return %r : tensor<2xf32>\n}").operation.verify()
+
+
+def test_a_failed_write_leaves_neither_the_file_nor_its_temporary(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "out.json"
+
+    def refuse(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="No space left"):
+        write_atomically(target, "{}")
+    assert list(tmp_path.iterdir()) == []  # the temporary file was removed
+
+
+def test_a_write_interrupted_by_any_exception_removes_its_temporary(tmp_path: Path) -> None:
+    class Unwritable:  # neither str nor bytes: f.write raises TypeError
+        pass
+
+    with pytest.raises(TypeError):
+        write_atomically(tmp_path / "x.txt", Unwritable())  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("prefix, line", [("", 1), ("// one\n// two\n", 3)])
+def test_an_oversized_shape_is_reported_at_its_line_and_column(prefix: str, line: int) -> None:
+    # Counted by hand: "  pim.weight @w dense<1.0> : " is 29 characters, so the
+    # type starts in column 30 (as tests/lit/tools/oversized-shapes.mlir says too).
+    text = prefix + "  pim.weight @w dense<1.0> : tensor<4x9223372036854775807xf32>\n"
+    with pytest.raises(UserError) as err:
+        parse_module(text, "model.mlir", raptor.Context())
+    assert str(err.value).startswith(f"model.mlir:{line}:30: ")
+
+
+def test_saved_weights_keep_integer_and_boolean_dtypes(tmp_path: Path) -> None:
+    import numpy as np
+
+    from raptor import weights
+
+    path = tmp_path / "w.safetensors"
+    weights.save(path, {"f": np.array([0.5, 1.5], np.float64), "i": np.array([3, -4], np.int64),
+                        "u": np.array([7], np.uint8), "b": np.array([True, False])})
+    back = weights.load(path)
+    assert {k: v.dtype for k, v in back.items()} == {"f": np.float32, "i": np.int64, "u": np.uint8, "b": np.bool_}
+    assert back["i"].tolist() == [3, -4] and back["f"].tolist() == [0.5, 1.5]
+
+
+def test_saved_weights_get_the_umasks_permissions(tmp_path: Path) -> None:
+    from raptor import weights
+
+    old = os.umask(0o027)
+    try:
+        weights.save(tmp_path / "w.safetensors", {})
+        write_atomically(tmp_path / "t.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "w.safetensors").stat().st_mode & 0o777 == 0o640  # 0o666 less 0o027
+    assert (tmp_path / "t.txt").stat().st_mode & 0o777 == 0o640

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`make mutate`: seeded, bounded mutation testing of Raptor's Python package and C++.
+
+Python: a sample of cosmic-ray mutations per module of python/raptor, each run
+against that module's tests. C++: a sample of single-token mutations of the
+.cpp files of dialects/ and passes/, each rebuilt incrementally and run
+against its module's lit tests and pytest files. Prints the kill ratio per
+module, writes build/mutate/report.json and lists the survivors with their
+diffs. Every edit is made in place and always undone; the mutated sources
+must have no uncommitted changes. See docs/mutation.md.
+
+Example:
+  python tools/mutate/mutate.py                       # the default run (about 55 minutes)
+  python tools/mutate/mutate.py --side python --per-module 3 --modules raptor.rdg
+  python tools/mutate/mutate.py --list                # the sample only, nothing run
+  python tools/mutate/mutate.py --rerun build/mutate/report.json   # re-test its survivors
+  python tools/mutate/mutate.py --compare before.json after.json   # kill ratios side by side
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import cpp_side  # noqa: E402
+import python_side  # noqa: E402
+import report  # noqa: E402
+from common import ROOT, SURVIVED, TIMEOUT, Mutant, require_clean  # noqa: E402
+from testmap import tests_for_cpp, tests_for_python  # noqa: E402
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                epilog=__doc__[__doc__.index("Example:"):],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--side", choices=["python", "c++", "both"], default="both")
+    p.add_argument("--per-module", type=int, default=5, metavar="N",
+                   help="Python mutants per module (default 5)")
+    p.add_argument("--cpp", type=int, default=16, metavar="N", help="C++ mutants in all (default 16)")
+    p.add_argument("--seed", type=int, default=15, help="sampling seed (default 15)")
+    p.add_argument("--modules", nargs="*", default=None,
+                   help="only these modules (raptor.rdg, passes/spatial, ...)")
+    p.add_argument("--timeout-factor", type=float, default=3.0,
+                   help="a Python mutant's timeout: this times its tests' unmutated time, + 30 s")
+    p.add_argument("--build-timeout", type=float, default=900.0, help="seconds per C++ rebuild")
+    p.add_argument("--out", type=Path, default=ROOT / "build" / "mutate" / "report.json")
+    p.add_argument("--list", action="store_true", help="print the sample and stop")
+    p.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                   help="print both reports' kill ratios per module as Markdown and stop")
+    p.add_argument("--rerun", type=Path, metavar="REPORT",
+                   help="re-test the survivors (and timeouts) of REPORT with today's tests; "
+                        "the other outcomes are kept")
+    return p
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _cpp_site(m: Mutant) -> cpp_side.Site:
+    column = int(m.detail.split()[-1]) if m.detail.startswith("column") else -1
+    for site in cpp_side.enumerate_sites(m.path):
+        if site.line == m.line and site.operator == m.operator and (column < 0 or site.column == column):
+            text = (ROOT / m.path).read_text(encoding="utf-8")
+            from common import unified_diff
+
+            if unified_diff(m.path, text, cpp_side.apply(site, text)) == m.diff:
+                return site
+    raise SystemExit(f"mutate: {m.path}:{m.line} has changed since the report: run afresh")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    # A kill (SIGTERM) must still undo the edit in flight: make it an exception.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.compare:
+        print(report.compare_markdown(report.load(args.compare[0]), report.load(args.compare[1])))
+        return 0
+    py_mutants: list[Mutant] = []
+    cpp_mutants: list[tuple[Mutant, cpp_side.Site]] = []
+    kept: list[Mutant] = []
+    if args.rerun:
+        for m in report.load(args.rerun):
+            if m.outcome not in (SURVIVED, TIMEOUT) or (args.modules and m.module not in args.modules):
+                kept.append(m)
+            elif m.side == "python":
+                if python_side.current_diff(m) != m.diff:
+                    raise SystemExit(f"mutate: {m.path}:{m.line} has changed since the report: run afresh")
+                m.tests = tests_for_python(m.module)
+                py_mutants.append(m)
+            else:
+                lit_dirs, py_tests = tests_for_cpp(m.module)
+                m.tests = [*lit_dirs, *py_tests]
+                cpp_mutants.append((m, _cpp_site(m)))
+    else:
+        if args.side in ("python", "both"):
+            py_mutants = python_side.sample(args.per_module, args.seed, args.modules)
+        if args.side in ("c++", "both"):
+            cpp_mutants = cpp_side.sample(args.cpp, args.seed, args.modules)
+    if args.list:
+        for m in [*py_mutants, *(m for m, _ in cpp_mutants)]:
+            print(f"{m.side:6} {m.module:32} {m.path}:{m.line} {m.operator}\n{m.diff}")
+        return 0
+    if py_mutants:
+        require_clean(["python/raptor"])
+    if cpp_mutants:
+        require_clean(["dialects", "passes"])
+    config = {"seed": args.seed, "per_module": args.per_module, "cpp": args.cpp,
+              "side": args.side, "modules": args.modules,
+              "rerun": str(args.rerun) if args.rerun else None}
+    start = time.monotonic()
+    everything = [*kept, *py_mutants, *(m for m, _ in cpp_mutants)]
+    try:
+        if py_mutants:
+            python_side.run(py_mutants, args.timeout_factor, _log)
+            report.write(args.out, everything, config)
+        if cpp_mutants:
+            cpp_side.run(cpp_mutants, args.build_timeout, _log)
+    finally:
+        config["seconds"] = round(time.monotonic() - start)
+        report.write(args.out, everything, config)
+    print(report.table(report.summarize(everything)))
+    print(f"\nsurvivors:\n{report.survivors(everything)}")
+    print(f"\n{config['seconds']} s; report: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
