@@ -65,6 +65,8 @@ def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
         return load_file(str(path))
     except (OSError, SafetensorError, ValueError) as e:
         raise UserError(f"cannot read weights '{path}': {e}") from None
+    except TypeError as e:  # a dtype numpy has no type for (bfloat16)
+        raise UserError(f"cannot read weights '{path}': {e} (store them as float32)") from None
 
 
 def beside(model_path: str | os.PathLike[str]) -> Path:

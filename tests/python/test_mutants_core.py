@@ -88,3 +88,17 @@ def test_saved_weights_get_the_umasks_permissions(tmp_path: Path) -> None:
         os.umask(old)
     assert (tmp_path / "w.safetensors").stat().st_mode & 0o777 == 0o640  # 0o666 less 0o027
     assert (tmp_path / "t.txt").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_bfloat16_weights_file_is_one_line_error(tmp_path: Path) -> None:
+    """numpy has no bfloat16: the loader's TypeError becomes the usual
+    one-line error (found by make mutate's survivor analysis)."""
+    import torch
+    from safetensors.torch import save_file
+
+    from raptor import weights
+
+    path = tmp_path / "w.safetensors"
+    save_file({"w": torch.ones(2, dtype=torch.bfloat16)}, str(path))
+    with pytest.raises(UserError, match=r"cannot read weights .*bfloat16.*store them as float32"):
+        weights.load(path)
