@@ -56,17 +56,47 @@ def save(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]) -> Non
         raise
 
 
+def _bfloat16_as_float32(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """Reads a safetensors file whose bfloat16 tensors numpy has no type
+    for: the format is an 8-byte header length, a JSON header of dtype,
+    shape and byte range per tensor, then the data; a bfloat16 is the high
+    half of a float32."""
+    import json
+
+    data = Path(path).read_bytes()
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + size])
+    body = data[8 + size:]
+    kinds = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32,
+             "I16": np.int16, "I8": np.int8, "U8": np.uint8, "BOOL": np.bool_}
+    out: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        raw = body[begin:end]
+        if info["dtype"] == "BF16":
+            array = (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            array = np.frombuffer(raw, np.dtype(kinds[info["dtype"]]).newbyteorder("<"))
+        out[name] = array.reshape(info["shape"]).copy()
+    return out
+
+
 def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file; a one-line UserError if unreadable."""
+    """The tensors of a safetensors file (bfloat16 ones as float32); a
+    one-line UserError if unreadable."""
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
     try:
-        return load_file(str(path))
-    except (OSError, SafetensorError, ValueError) as e:
+        try:
+            tensors = load_file(str(path))
+        except TypeError:  # bfloat16, where numpy has no type for it
+            tensors = _bfloat16_as_float32(path)
+    except (OSError, SafetensorError, ValueError, KeyError) as e:
         raise UserError(f"cannot read weights '{path}': {e}") from None
-    except TypeError as e:  # a dtype numpy has no type for (bfloat16)
-        raise UserError(f"cannot read weights '{path}': {e} (store them as float32)") from None
+    return {name: t.astype(np.float32) if t.dtype.name == "bfloat16" else t for name, t in tensors.items()}
 
 
 def beside(model_path: str | os.PathLike[str]) -> Path:
