@@ -204,6 +204,11 @@ rl::Morphism makeMorphism(nb::handle domain, nb::handle codomain, nb::handle map
   return rl::Morphism(std::move(d), std::move(c), toInts(map, "morphism map"));
 }
 
+/// `a == b` for a Python object `b` of any type (false unless a T).
+template <typename T> bool equalTo(const T &a, nb::handle b) {
+  return nb::isinstance<T>(b) && a == *nb::inst_ptr<T>(b);
+}
+
 /// The Python types of the two classes, set when they are bound.
 PyTypeObject *layoutType = nullptr, *morphismType = nullptr;
 
@@ -330,14 +335,8 @@ void bindLayout(nb::module_ &parent) {
            "a prefix of the shape's modes, colexicographic).")
       .def("__str__", &rl::Layout::str)
       .def("__repr__", &rl::Layout::str)
-      .def("__eq__",
-           [](const rl::Layout &a, nb::handle b) {
-             return nb::isinstance<rl::Layout>(b) && a == *nb::inst_ptr<rl::Layout>(b);
-           })
-      .def("__ne__",
-           [](const rl::Layout &a, nb::handle b) {
-             return !(nb::isinstance<rl::Layout>(b) && a == *nb::inst_ptr<rl::Layout>(b));
-           })
+      .def("__eq__", &equalTo<rl::Layout>)
+      .def("__ne__", [](const rl::Layout &a, nb::handle b) { return !equalTo(a, b); })
       .def("__hash__",
            [](const rl::Layout &l) { return finalHash(hashOf(l.stride, hashOf(l.shape, 17))); })
       .def("__getstate__",
@@ -366,14 +365,8 @@ void bindLayout(nb::module_ &parent) {
       .def_prop_ro("map", &mapTuple, "The map as a tuple (1-based; 0 for `*`).")
       .def("__str__", &rl::Morphism::str)
       .def("__repr__", &rl::Morphism::str)
-      .def("__eq__",
-           [](const rl::Morphism &a, nb::handle b) {
-             return nb::isinstance<rl::Morphism>(b) && a == *nb::inst_ptr<rl::Morphism>(b);
-           })
-      .def("__ne__",
-           [](const rl::Morphism &a, nb::handle b) {
-             return !(nb::isinstance<rl::Morphism>(b) && a == *nb::inst_ptr<rl::Morphism>(b));
-           })
+      .def("__eq__", &equalTo<rl::Morphism>)
+      .def("__ne__", [](const rl::Morphism &a, nb::handle b) { return !equalTo(a, b); })
       .def("__hash__",
            [](const rl::Morphism &f) {
              size_t h = hashOf(f.codomain, hashOf(f.domain, 29));

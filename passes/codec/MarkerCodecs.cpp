@@ -2,6 +2,7 @@
 #include "passes/codec/MarkerCodecs.h"
 
 #include "dialects/nn/NNOps.h"
+#include "passes/nn/CompileTime.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -10,29 +11,6 @@
 using namespace mlir;
 
 namespace raptor::codec {
-
-/// Nodes whose data is known before run time: weights (graph arguments
-/// marked nn.param), nn.constant results, and nn operators (or markers)
-/// that read only such data, like a view of a RoPE table. Their codecs
-/// run ahead of time, as the compiler computes such values (nn/CompileTime).
-static std::vector<bool> aheadOfTimeNodes(CodecGraph &g) {
-  std::vector<bool> known(g.numNodes(), false);
-  for (unsigned v = 0, n = g.numNodes(); v < n; ++v) { // block order: operands first
-    if (g.kind(v) == NodeKind::Input) {
-      known[v] = bool(g.function().getArgAttr(v, nn::NNDialect::kParamAttrName));
-      continue;
-    }
-    Operation *op = g.op(v);
-    if (isa<nn::ConstantOp>(op)) {
-      known[v] = true;
-      continue;
-    }
-    bool computable = g.kind(v) != NodeKind::Operator || isa<nn::NNDialect>(op->getDialect());
-    known[v] = computable && !g.inEdges(v).empty() &&
-               llvm::all_of(g.inEdges(v), [&](unsigned e) { return known[g.getEdges()[e].tail]; });
-  }
-  return known;
-}
 
 static CodecKind kindOf(const Sem &from, const Sem &to) {
   if (from.id == to.id)
@@ -51,7 +29,9 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
   // decoder's output does not depend on the semantics after it. Hashed:
   // materialization stays linear in the graph, as placement is.
   llvm::DenseMap<std::tuple<void *, int64_t, int64_t>, unsigned> first;
-  std::vector<bool> aheadOfTime = aheadOfTimeNodes(g);
+  // Data known before run time (weights, constants, what is computed from
+  // them alone: a view of a RoPE table) is encoded ahead of time.
+  nn::CompileTimeValues known(g.function().front());
   for (unsigned v = 0, n = g.numNodes(); v < n; ++v) {
     if (g.kind(v) != NodeKind::MarkInput && g.kind(v) != NodeKind::MarkOutput)
       continue;
@@ -61,7 +41,7 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
     c.to = g.outEdges(v).empty() ? c.from : edges[g.outEdges(v).front()].sem;
     c.kind = kindOf(c.from, c.to);
     if (c.kind != CodecKind::None) {
-      c.aheadOfTime = aheadOfTime[v];
+      c.aheadOfTime = known.contains(g.op(v)->getOperand(0));
       Value input = g.op(v)->getOperand(0);
       auto key = std::make_tuple(input.getAsOpaquePointer(), c.from.id,
                                  c.kind == CodecKind::Decode ? int64_t(-1) : c.to.id);

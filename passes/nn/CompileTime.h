@@ -3,7 +3,8 @@
 // Weights (nn.param arguments), nn.constant results and the results of nn
 // ops whose operands are all such values can be computed by the compiler:
 // a folded batch norm's scaled weights, a position embedding of constant
-// positions. Later stages treat them as data, not as work.
+// positions. Codecs and codec markers pass the property on (a weight's
+// encoder runs ahead of time). Later stages treat them as data, not as work.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_NN_COMPILETIME_H
