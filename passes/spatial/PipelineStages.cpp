@@ -52,12 +52,17 @@ PipelineStages::PipelineStages(int64_t cores, const std::vector<std::pair<int64_
     if (levels.size() <= l)
       levels.resize(l + 1);
     levels[l].push_back(number[size_t(c)]);
-    levelOf.push_back(int64_t(l));
+    stageLevel.push_back(int64_t(l));
   }
 }
 
 int64_t PipelineStages::stageOf(int64_t core) const {
   return core >= 0 && size_t(core) < stageOfCore.size() ? stageOfCore[size_t(core)] : -1;
+}
+
+int64_t PipelineStages::levelOf(int64_t core) const {
+  int64_t s = stageOf(core);
+  return s >= 0 ? stageLevel[size_t(s)] : -1;
 }
 
 bool PipelineStages::crosses(int64_t from, int64_t to) const {
@@ -68,7 +73,7 @@ bool PipelineStages::crosses(int64_t from, int64_t to) const {
 std::vector<int64_t> PipelineStages::route(int64_t from, int64_t to) {
   std::vector<int64_t> cores;
   if (crosses(from, to))
-    for (int64_t l = levelOf[size_t(stageOf(from))] + 1; l < levelOf[size_t(stageOf(to))]; ++l) {
+    for (int64_t l = levelOf(from) + 1; l < levelOf(to); ++l) {
       const std::vector<int64_t> &candidates = levels[size_t(l)];
       cores.push_back(firstCore[size_t(candidates[turn[l]++ % candidates.size()])]);
     }

@@ -41,18 +41,21 @@ public:
   /// Its stage's number (topological: every edge runs to a larger one);
   /// -1 for a core outside the graph.
   int64_t stageOf(int64_t core) const;
+  /// The level of its stage (the longest path of stages to it); -1 for a
+  /// core outside the graph.
+  int64_t levelOf(int64_t core) const;
   /// Whether data from core `from` to core `to` crosses an iteration boundary.
   bool crosses(int64_t from, int64_t to) const;
   /// The cores data from `from` to `to` visits in order, ending at `to`:
   /// one relay core of every level strictly between their stages. The
   /// stages of a level take turns, so successive calls spread the relays.
   std::vector<int64_t> route(int64_t from, int64_t to);
-  int64_t stages() const { return int64_t(levelOf.size()); }
+  int64_t stages() const { return int64_t(stageLevel.size()); }
 
 private:
   std::vector<int64_t> stageOfCore;          // per core
   std::vector<int64_t> firstCore;            // per stage: the core that relays
-  std::vector<int64_t> levelOf;              // per stage
+  std::vector<int64_t> stageLevel;           // per stage
   std::vector<std::vector<int64_t>> levels;  // per level: its stages
   std::map<int64_t, std::size_t> turn;            // per level: the next relay
 };

@@ -56,24 +56,37 @@ QueueProgram programOf(const PlacedGraph &g) {
     return QueueAction{QueueAction::Memory, g.globalServiceNs(bytes, write), g.globalOverheadNs(bytes, write), -1,
                        -1};
   };
-  auto move = [&](int64_t bytes, unsigned from, unsigned to) {
+  // Crossing::Global: a region per level after the producer's, stored by
+  // the producer, then by a relay of every level, each read by every
+  // reader of its level that takes the whole value, as the lowering builds
+  // them: (producer, bytes) -> the cores storing them.
+  std::map<std::pair<int64_t, int64_t>, std::vector<unsigned>> chains;
+  auto move = [&](int64_t bytes, unsigned from, unsigned to, int64_t producer) {
     if (g.crossing == Crossing::Global && !stages.empty() && stages.crosses(from, to)) {
-      if (firstStore[from] < 0)
-        firstStore[from] = int64_t(p.cores[from].size());
-      p.cores[from].push_back(memory(bytes, true));
-      unsigned at = from;
-      for (int64_t hop : stages.route(from, to)) {
-        receivers[at].insert(hop);
-        senders[size_t(hop)].insert(at);
-        at = unsigned(hop);
-        if (at == to)
-          break;
-        int64_t chunk = relayChunkBytes(bytes, g.localMemoryBytes);
-        for (int64_t done = 0; done < bytes; done += chunk) {
-          relays[at].push_back(memory(std::min(chunk, bytes - done), false));
-          relays[at].push_back(memory(std::min(chunk, bytes - done), true));
-        }
+      std::vector<unsigned> own, &chain = producer >= 0 ? chains[{producer, bytes}] : own;
+      if (chain.empty()) {
+        if (firstStore[from] < 0)
+          firstStore[from] = int64_t(p.cores[from].size());
+        p.cores[from].push_back(memory(bytes, true));
+        chain.push_back(from);
       }
+      size_t level = size_t(stages.levelOf(to) - stages.levelOf(from));
+      if (chain.size() < level)
+        for (int64_t hop : stages.route(chain.back(), to)) {
+          if (unsigned(hop) == to)
+            break;
+          receivers[chain.back()].insert(hop);
+          senders[size_t(hop)].insert(chain.back());
+          int64_t chunk = relayChunkBytes(bytes, g.localMemoryBytes);
+          for (int64_t done = 0; done < bytes; done += chunk) {
+            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), false));
+            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), true));
+          }
+          chain.push_back(unsigned(hop));
+        }
+      unsigned writer = chain[std::min(level, chain.size()) - 1];
+      receivers[writer].insert(to);
+      senders[to].insert(writer);
       p.cores[to].push_back(memory(bytes, false));
       return;
     }
@@ -104,7 +117,8 @@ QueueProgram programOf(const PlacedGraph &g) {
       bool own = t < g.readsRows.size() && g.readsRows[t];
       if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
-      move(edge.bytes, there, here);
+      // A task reading its own rows takes a range no other reader does.
+      move(edge.bytes, there, here, own ? -1 : int64_t(edge.from));
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.loadBytes[t], false),
@@ -123,7 +137,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       unsigned there = g.core[lane];
       if (there == here)
         continue;
-      move(g.storeBytes[lane], there, here);
+      move(g.storeBytes[lane], there, here, -1);
     }
     p.cores[here].push_back(
         {QueueAction::Memory, g.globalServiceNs(bytes, true), g.globalOverheadNs(bytes, true), -1, -1});

@@ -5,6 +5,7 @@ configurations with random weights."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +13,12 @@ import pytest
 import torch
 import torchvision
 import transformers
+from mlir import ir
 from torch import nn
 
-from pim_helpers import TARGETS, compile_and_run, randomize
+from raptor import pim
+
+from pim_helpers import TARGETS, compile_and_run, imported, randomize
 
 TOLERANCE = 1e-4
 
@@ -192,3 +196,63 @@ def test_pimsim_files_compute_what_the_compact_form_computes(tmp_path: Path) -> 
     np.testing.assert_array_equal(next(iter(text.outputs.values())), compact.output)
     # Unrolled, every stride is a saddi: more instructions run than in loops.
     assert binary.stats["total"]["instructions"] > compact.stats["total"]["instructions"]
+
+
+class UpsampleCat(nn.Module):
+    """A U-Net decoder step: an upsampled feature concatenated with a skip
+    connection, then a convolution whose copies each compute some rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encode = nn.Conv2d(8, 8, 3, padding=1)
+        self.down = nn.Conv2d(8, 8, 3, padding=1)
+        self.decode = nn.Conv2d(16, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        skip = torch.relu(self.encode(x))
+        y = torch.relu(self.down(nn.functional.max_pool2d(skip, 2)))
+        y = nn.functional.interpolate(y, scale_factor=2, mode="nearest")
+        return self.decode(torch.cat([y, skip], dim=1))
+
+
+def test_row_copies_behind_an_upsampled_concatenation_build_only_their_rows(tmp_path: Path) -> None:
+    """Each copy of the decoder convolution pads just the input rows its
+    windows read ((rows + 2) padded rows of 18 x 16 channels): the upsampled
+    piece is packed with one flat mode per dimension, so that any rows of
+    it are a view (packed with its nested row mode kept, rows of an odd
+    count were no view, and every copy built the whole 18-row map)."""
+    torch.manual_seed(0)
+    model = UpsampleCat().eval()
+    x = torch.randn(1, 8, 16, 16)
+    w = tmp_path / "w.safetensors"
+    module = imported(model, x, w)
+    pim.compile(module, tmp_path / "program", weights=w, replicate="time", replication_budget=1.0, pimsim="none")
+    (out,) = pim.Program.load(tmp_path / "program").simulate(x.numpy()).outputs.values()
+    with torch.no_grad():
+        reference = model(x).numpy()
+    assert float(np.abs(out - reference).max() / np.abs(reference).max()) < TOLERANCE
+    graph = next(op for op in module.body.operations if op.name == "spatial.graph")
+    tasks = [op.attributes for op in graph.regions[0].blocks[0].operations
+             if "op" in op.attributes and ir.StringAttr(op.attributes["op"]).value == "nn.convolution"]
+    last = max(ir.IntegerAttr(a["source"]).value for a in tasks)
+    copies = [(ir.IntegerAttr(a["core"]).value, list(ir.DenseI64ArrayAttr(a["rows"])))
+              for a in tasks if ir.IntegerAttr(a["source"]).value == last and "rows" in a]
+    assert len(copies) >= 2
+    fills = _fills(str(module))
+    row_bytes = 18 * 16 * 4
+    for core, (r0, r1) in copies:
+        assert (r1 - r0 + 2) * row_bytes in fills[core], (core, r0, r1, fills[core])
+        assert 18 * row_bytes not in fills[core], (core, r0, r1)
+
+
+def _fills(text: str) -> dict[int, set[int]]:
+    """The lengths of each core's lldi instructions (the padding fills)."""
+    fills: dict[int, set[int]] = {}
+    core = None
+    for line in text.splitlines():
+        if m := re.match(r"\s*pim\.core (\d+) ", line):
+            core = int(m.group(1))
+            fills[core] = set()
+        elif core is not None and (m := re.search(r"pim\.lldi \S+, \d+ len (\d+)", line)):
+            fills[core].add(int(m.group(1)))
+    return fills

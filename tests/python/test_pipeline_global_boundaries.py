@@ -176,3 +176,39 @@ def test_the_hand_over_follows_the_stages(compiled: dict) -> None:
             assert ready == sorted(receivers[core]) and min(i for i, _, e in syncs if e == READY) > work[-1]
         else:
             assert all(e != FREE for _, e, _ in waits)
+
+
+def _stores(program: list[str]) -> list[tuple[int, int]]:
+    """(local address, bytes) of each of a core's stores that is not a relay's
+    (a relay stores the chunk it has just loaded to the same address)."""
+    regs: dict[int, int] = {}
+    loaded: tuple[int, int] | None = None
+    out = []
+    for line in program:
+        if m := re.match(r"pim\.sldi r(\d+), (-?\d+)", line):
+            regs[int(m.group(1))] = int(m.group(2))
+        elif m := re.match(r"pim\.ld r(\d+), r\d+ size (\d+)", line):
+            loaded = (regs.get(int(m.group(1)), -1), int(m.group(2)))
+        elif m := re.match(r"pim\.st r\d+, r(\d+) size (\d+)", line):
+            here = (regs.get(int(m.group(1)), -1), int(m.group(2)))
+            if here != loaded:
+                out.append(here)
+            loaded = None
+    return out
+
+
+def test_readers_of_one_level_share_its_region(compiled: dict) -> None:
+    """Data crossing to several readers is stored once per pipeline level:
+    no core stores the same local bytes twice (one region, loaded by every
+    reader of its level), and in this model two cores load one region."""
+    programs = _instructions(compiled["programs"]["global"])
+    for core, program in programs.items():
+        stores = _stores(program)
+        assert len(stores) == len(set(stores)), (core, stores)
+    stored = {address for program in programs.values() for _, op, address in _regions(program) if op == "st"}
+    loaders: dict[int, int] = {}
+    for program in programs.values():
+        for _, op, address in _regions(program):
+            if op == "ld" and address in stored:
+                loaders[address] = loaders.get(address, 0) + 1
+    assert max(loaders.values()) >= 2, loaders

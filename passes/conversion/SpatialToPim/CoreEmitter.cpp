@@ -347,11 +347,10 @@ void CoreEmitter::emitBoundary(std::vector<Boundary> &transfers, bool receive) {
   transfers.clear();
 }
 
-void CoreEmitter::boundaryStore(int64_t global, Address local, int64_t bytes, int64_t receiver) {
+void CoreEmitter::boundaryStore(int64_t global, Address local, int64_t bytes) {
   st(global, local, bytes);
   if (!firstRegionStore)
     firstRegionStore = lastOp();
-  regionReceivers.insert(receiver);
 }
 
 void CoreEmitter::boundaryLoad(Address local, int64_t global, int64_t bytes, int64_t sender) {
@@ -359,10 +358,9 @@ void CoreEmitter::boundaryLoad(Address local, int64_t global, int64_t bytes, int
   regionSenders.insert(sender);
 }
 
-void CoreEmitter::boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender, int64_t receiver) {
+void CoreEmitter::boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender) {
   relays.push_back({from, to, bytes, loc});
   regionSenders.insert(sender);
-  regionReceivers.insert(receiver);
 }
 
 void CoreEmitter::sync(int64_t peer, int64_t event) {

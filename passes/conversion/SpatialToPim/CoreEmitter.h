@@ -77,13 +77,18 @@ public:
   /// emitted; finish() adds the tokens that hand the region over (the
   /// receiver's FREE signals and READY wait before its first instruction,
   /// the sender's FREE wait before its first such store and READY signals
-  /// after its last instruction).
-  void boundaryStore(int64_t global, Address local, int64_t bytes, int64_t receiver);
+  /// after its last instruction). A region may have several readers
+  /// (handOver), each loading it from `sender`.
+  void boundaryStore(int64_t global, Address local, int64_t bytes);
   void boundaryLoad(Address local, int64_t global, int64_t bytes, int64_t sender);
   /// A relay of such a transfer across a skipped level: `bytes` from region
-  /// `from` (stored by `sender`) copied to region `to` (for `receiver`)
-  /// after the last instruction, in spatial::relayChunkBytes chunks.
-  void boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender, int64_t receiver);
+  /// `from` (stored by `sender`) copied to region `to` after the last
+  /// instruction, in spatial::relayChunkBytes chunks.
+  void boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender);
+  /// One more reader of the regions this core stores or relays: they are
+  /// handed over to `receiver` too, and overwritten once every reader has
+  /// freed them.
+  void handOver(int64_t receiver) { regionReceivers.insert(receiver); }
 
   /// Appends a group (its id is the next one) and returns the id.
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,

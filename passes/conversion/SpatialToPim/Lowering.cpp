@@ -207,16 +207,18 @@ int64_t Lowering::globalAlloc(int64_t bytes) {
 
 FailureOr<Piece> Lowering::packed(const Piece &p) {
   auto key = std::make_pair(p.offset, p.layout.str());
+  // One flat mode per dimension, in the view's storage order: any box of
+  // it is a view (compactLike would keep an upsampled row mode nested).
   Piece q = p;
   q.offset = 0;
-  q.layout = compactLike(p.layout);
+  q.layout = storageOrder(p, p.sizes);
   if (auto it = buffers[p.buffer].packs.find(key); it != buffers[p.buffer].packs.end()) {
     q.buffer = it->second; // another reader of the same view packed it already
     return q;
   }
   int64_t saved = core;
   core = std::max<int64_t>(buffers[p.buffer].core, 0);
-  FailureOr<Piece> out = fresh(p.sizes, compactLike(p.layout), typeOf(p));
+  FailureOr<Piece> out = fresh(p.sizes, q.layout, typeOf(p));
   if (failed(out) || failed(copy(operand(*out), operand(p)))) {
     core = saved;
     return failure();
@@ -304,17 +306,30 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     if (src.core < 0) {
       emitter(on).ld(Address::at(buffers[copyId].address), src.address + eb * lo, bytes);
     } else if (boundary) {
-      // A region per hop, relayed through a core of every skipped level.
-      int64_t region = globalAlloc(bytes), from = src.core;
-      std::vector<int64_t> chain = stages.route(src.core, on);
-      emitter(src.core).boundaryStore(region, Address::at(src.address + eb * lo), bytes, chain.front());
-      for (auto [hop, next] : llvm::zip(llvm::ArrayRef(chain).drop_back(), llvm::ArrayRef(chain).drop_front())) {
-        int64_t copy = globalAlloc(bytes);
-        emitter(hop).boundaryRelay(region, copy, bytes, from, next);
-        region = copy;
-        from = hop;
+      // A region per level, relayed through a core of every skipped one:
+      // the data's readers of all later levels share the chain (one store
+      // per level; global memory's one controller serves every byte).
+      std::vector<std::pair<int64_t, int64_t>> &chain = src.regions[{lo, hi}];
+      if (chain.empty()) {
+        chain.push_back({globalAlloc(bytes), src.core});
+        emitter(src.core).boundaryStore(chain.back().first, Address::at(src.address + eb * lo), bytes);
       }
-      emitter(on).boundaryLoad(Address::at(buffers[copyId].address), region, bytes, from);
+      size_t level = size_t(stages.levelOf(on) - stages.levelOf(src.core)); // >= 1: it crosses
+      std::vector<int64_t> hops = chain.size() < level ? stages.route(chain.back().second, on) : std::vector<int64_t>{};
+      if (!hops.empty())
+        for (int64_t hop : llvm::ArrayRef(hops).drop_back()) {
+          auto [region, writer] = chain.back();
+          int64_t copy = globalAlloc(bytes);
+          emitter(hop).boundaryRelay(region, copy, bytes, writer);
+          emitter(writer).handOver(hop);
+          chain.push_back({copy, hop});
+        }
+      if (chain.size() < level)
+        return taskError() << "found no relay of every pipeline level between cores " << src.core << " and "
+                           << on;
+      auto [region, writer] = chain[level - 1];
+      emitter(writer).handOver(on);
+      emitter(on).boundaryLoad(Address::at(buffers[copyId].address), region, bytes, writer);
     } else {
       // Within a stage only: a transfer back to an earlier stage would wait
       // for a receiver that waits at its boundary, a deadlock.

@@ -49,6 +49,11 @@ struct Buffer {
   /// Compact copies of views of it on its own core (Lowering::packed):
   /// (offset, layout) -> buffer, made once for all the readers of the view.
   std::map<std::pair<int64_t, std::string>, int> packs;
+  /// Crossing::Global: the regions elements [lo, hi) cross through, one
+  /// per pipeline level after the buffer's, each with the core storing it
+  /// (the buffer's, then a relay of every level): every reader of the
+  /// data at that level loads it from there.
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> regions;
 };
 
 class Lowering {
