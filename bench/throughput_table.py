@@ -8,11 +8,15 @@ pimsim-nn's rules (the timing simulator): one inference's latency and the
 steady-state interval of the programs run as loop bodies. Beside them: what
 the compiler predicted (the list schedule's makespan, the queue model's
 latency and interval, the periodic analysis's cycle ratio of the emitted
-programs) and two lower bounds from the compute graph without copies: all
-MVM work spread over every crossbar of the chip, and the longest operator
-with as many copies as it can take (one per output row, as many as the
-chip's crossbars hold). The machine-independent figures are the ratios:
-speed-up over `none`, simulated over predicted, simulated over the bounds.
+programs) and three lower bounds from the compute graph without copies: all
+MVM work spread over every crossbar of the chip (the issue's work bound),
+the longest operator with as many copies as it can take (one per output
+row, as many as the chip's crossbars hold), and all task work spread over
+the cores (the core bound: a core issues one instruction at a time, the
+target's reorder buffer holding one, so its crossbars work together only
+within one group's MVM; copies add work, never remove it). The
+machine-independent figures are the ratios: speed-up over `none`,
+simulated over predicted, simulated over the bounds.
 A configuration that fails to compile is a row with its error.
 
     python bench/throughput_table.py [--models shufflenet_v2,unet] [--pipeline 8] [--json docs/throughput.json]
@@ -50,7 +54,8 @@ def _module(name: str, work: Path):
 
 def lower_bounds(module: ir.Module, target: Path) -> dict[str, float]:
     """From the compute graph without copies: crossbar-time over the chip's
-    crossbars, and the slowest operator with its most copies."""
+    crossbars, the slowest operator with its most copies, and task time
+    over the cores."""
     clone = ir.Module.parse(str(module), context=module.context)
     with clone.context:
         _raptor.fold_batch_norm(clone)
@@ -58,12 +63,13 @@ def lower_bounds(module: ir.Module, target: Path) -> dict[str, float]:
     graph = next(op for op in clone.body.operations if op.name == "spatial.graph")
     cores = ir.IntegerAttr(graph.attributes["cores"]).value
     chip = cores * ir.IntegerAttr(graph.attributes["crossbars_per_core"]).value
-    crossbar_ns = 0.0
+    crossbar_ns = task_ns = 0.0
     ops: dict[int, dict] = {}
     for op in graph.regions[0].blocks[0].operations:
         a = op.attributes
         cost, tiles = ir.IntegerAttr(a["cost_ns"]).value, ir.IntegerAttr(a["tiles"]).value
         crossbar_ns += cost * tiles
+        task_ns += cost
         o = ops.setdefault(ir.IntegerAttr(a["source"]).value, {"ns": 0.0, "tiles": 0, "mvm": tiles > 0})
         o["ns"] = max(o["ns"], cost)
         o["tiles"] += tiles
@@ -72,7 +78,7 @@ def lower_bounds(module: ir.Module, target: Path) -> dict[str, float]:
     for source, o in ops.items():
         copies = min(rows.get(source, 1), chip // o["tiles"]) if o["mvm"] else 1
         longest = max(longest, o["ns"] / max(copies, 1))
-    return {"work_bound_ns": crossbar_ns / chip, "operator_bound_ns": longest}
+    return {"work_bound_ns": crossbar_ns / chip, "operator_bound_ns": longest, "core_bound_ns": task_ns / cores}
 
 
 def _rows_per_operator(module: ir.Module) -> dict[int, int]:
@@ -147,6 +153,7 @@ def measure(name: str, work: Path, depth: int, done: Callable[[dict], None]) -> 
             continue
         r["speedup"] = base / r["simulated_ns"]
         r["interval_over_work_bound"] = r["interval_ns"] / r["work_bound_ns"] if r["interval_ns"] else None
+        r["interval_over_core_bound"] = r["interval_ns"] / r["core_bound_ns"] if r["interval_ns"] else None
         r["latency_over_operator_bound"] = r["simulated_ns"] / r["operator_bound_ns"]
     return rows
 
@@ -166,19 +173,21 @@ def _mode(r: dict) -> str:
 def table(rows: list[dict]) -> str:
     lines = ["| model | mode | replication | cores | crossbars | simulated latency | predicted latency "
              "(makespan / queue) | simulated interval | predicted interval (queue / cycle ratio) | "
-             "latency speed-up | work bound | operator bound | interval / work bound |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "latency speed-up | work bound | operator bound | core bound | interval / work bound | "
+             "interval / core bound |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "error" in r:
             lines.append(f"| {r['model']} | {r['mode']} | {r['rule']} | fails: {r['error']} "
-                         + "| " * 9 + "|")
+                         + "| " * 11 + "|")
             continue
         lines.append(
             f"| {r['model']} | {_mode(r)} | {r['rule']} | {r['cores']} | {r['crossbars']:,} | "
             f"{_ms(r['simulated_ns'])} | {_ms(r['makespan_ns'])} / {_ms(r['predicted_latency_ns'])} | "
             f"{_ms(r['interval_ns'])} | {_ms(r['predicted_interval_ns'])} / {_ms(r['cycle_ratio_ns'])} | "
             f"{r.get('speedup', 0):.1f}x | {_ms(r['work_bound_ns'])} | {_ms(r['operator_bound_ns'])} | "
-            f"{_ratio(r['interval_ns'], r['work_bound_ns'])} |")
+            f"{_ms(r['core_bound_ns'])} | {_ratio(r['interval_ns'], r['work_bound_ns'])} | "
+            f"{_ratio(r['interval_ns'], r['core_bound_ns'])} |")
     return "\n".join(lines)
 
 
