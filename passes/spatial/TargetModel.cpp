@@ -122,7 +122,15 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
       t.pimsim = *o;
     }
   }
-  if (ok && t.meshRows * t.meshCols < t.cores) {
+  // The pimsim network file holds a latency per pair of cores: beyond this
+  // many cores deriving it takes minutes and gigabytes (the 100000 cores
+  // TimingConfig allows were never reached: 100001 ran out of memory).
+  constexpr unsigned kMaxCores = 1024;
+  if (ok && t.cores > kMaxCores) {
+    error(source + ": 'cores.count' " + Twine(t.cores) + " is more than the " + Twine(kMaxCores) + " supported");
+    ok = false;
+  }
+  if (ok && uint64_t(t.meshRows) * t.meshCols < t.cores) {
     error(source + ": a " + Twine(t.meshRows) + "x" + Twine(t.meshCols) + " mesh cannot hold " +
           Twine(t.cores) + " cores");
     ok = false;
