@@ -378,7 +378,9 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
   if (l.layout.size() != elements)
     return failure(where + ": layout " + io.layout + " does not have the shape's " +
                    llvm::Twine(elements) + " elements");
-  if (io.address < 0 || io.address + 4 * l.layout.cosize() > globalBytes)
+  // Compared without overflow: an address near 2^63 wrapped the sum negative
+  // (accepted, then the simulator read far outside memory.bin).
+  if (io.address < 0 || l.layout.cosize() > globalBytes / 4 || io.address > globalBytes - 4 * l.layout.cosize())
     return failure(where + ": the buffer leaves the " + llvm::Twine(globalBytes) + "-byte global memory");
   return io;
 }
@@ -918,8 +920,11 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
                        " has an impossible shape or id");
       if (auto name = go->getString("weight"))
         g.weight = name->str();
-      int64_t bytes = g.rows * g.cols * 4;
-      if (*offset < 0 || *offset + bytes > *weightBytes)
+      // Without overflow: an offset near 2^63 wrapped the sum negative and the
+      // copy below read outside the file (a crash).
+      int64_t bytes = 0;
+      if (*offset < 0 || __builtin_mul_overflow(g.rows, g.cols, &bytes) ||
+          __builtin_mul_overflow(bytes, int64_t(4), &bytes) || bytes > *weightBytes - *offset)
         return failure(where + ": core " + llvm::Twine(*id) + " group " + llvm::Twine(g.id) +
                        " leaves its weights file");
       const float *start = reinterpret_cast<const float *>((*data)->getBufferStart() + *offset);

@@ -68,11 +68,12 @@ CommutationTable::parse(StringRef text, StringRef source,
       error(source + ":" + Twine(line) + ":" + Twine(col) + ": " + msg);
       return failure();
     };
-    auto [keyword, rest] = body.split(' ');
-    rest = rest.trim();
+    // Words are separated by blanks: spaces or tabs.
+    size_t blank = body.find_first_of(" \t");
+    StringRef keyword = body.take_front(blank), rest = body.drop_front(keyword.size()).trim();
     if (keyword == "operator") {
       SmallVector<StringRef> words;
-      rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+      llvm::SplitString(rest, words, " \t");
       if (words.empty())
         return fail("'operator' needs an operator name");
       OperatorRule rule;
@@ -100,7 +101,7 @@ CommutationTable::parse(StringRef text, StringRef source,
     if (keyword == "type") {
       // type PORT iN: the port's type in the INT8 variant.
       SmallVector<StringRef> words;
-      rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+      llvm::SplitString(rest, words, " \t");
       unsigned width = 0;
       if (words.size() != 2 || !words[1].consume_front("i") ||
           words[1].getAsInteger(10, width) || width == 0 || width > 64)

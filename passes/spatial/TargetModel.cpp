@@ -1,6 +1,7 @@
 //===- TargetModel.cpp - A PIM target described in JSON ---------*- C++ -*-===//
 #include "passes/spatial/TargetModel.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -26,6 +27,28 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
   }
   TargetModel t;
   bool ok = true;
+  // A misspelt key would otherwise be ignored and its default used silently
+  // ("memroy", "pimsim": {"xbar_latecny": ...}).
+  auto known = [&](const llvm::json::Object &obj, StringRef where, ArrayRef<StringRef> keys) {
+    for (const auto &entry : obj)
+      if (ok && !llvm::is_contained(keys, StringRef(entry.first))) {
+        error(source + ": unknown key '" + where + StringRef(entry.first) + "' (expected " +
+              llvm::join(keys, ", ") + ")");
+        ok = false;
+      }
+  };
+  known(*root, "", {"name", "clock", "cores", "crossbar", "network", "memory", "pimsim", "timing_cycles"});
+  static const struct {
+    StringRef section;
+    std::vector<StringRef> keys;
+  } sections[] = {{"clock", {"period_ns"}},
+                  {"cores", {"count", "mesh_rows", "mesh_cols"}},
+                  {"crossbar", {"per_core", "rows", "cols", "cell_bits", "weight_bits"}},
+                  {"network", {"link_bytes_per_cycle", "hop_latency_cycles"}},
+                  {"memory", {"local_bytes"}}};
+  for (const auto &s : sections)
+    if (const llvm::json::Object *obj = root->getObject(s.section))
+      known(*obj, (s.section + ".").str(), s.keys);
   auto number = [&](StringRef section, StringRef key, double &out, bool positive = true) {
     const llvm::json::Object *obj = root->getObject(section);
     std::optional<double> v = obj ? obj->getNumber(key) : std::nullopt;
@@ -89,10 +112,25 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
       error(source + ": 'pimsim' must be an object of numbers");
       ok = false;
     }
-    if (o)
+    if (o) {
+      llvm::json::Object defaults = t.pimsimDefaults();
+      SmallVector<StringRef> keys;
+      for (const auto &entry : defaults)
+        keys.push_back(entry.first);
+      llvm::sort(keys);
+      known(*o, "pimsim.", keys);
       t.pimsim = *o;
+    }
   }
-  if (ok && t.meshRows * t.meshCols < t.cores) {
+  // The pimsim network file holds a latency per pair of cores: beyond this
+  // many cores deriving it takes minutes and gigabytes (the 100000 cores
+  // TimingConfig allows were never reached: 100001 ran out of memory).
+  constexpr unsigned kMaxCores = 1024;
+  if (ok && t.cores > kMaxCores) {
+    error(source + ": 'cores.count' " + Twine(t.cores) + " is more than the " + Twine(kMaxCores) + " supported");
+    ok = false;
+  }
+  if (ok && uint64_t(t.meshRows) * t.meshCols < t.cores) {
     error(source + ": a " + Twine(t.meshRows) + "x" + Twine(t.meshCols) + " mesh cannot hold " +
           Twine(t.cores) + " cores");
     ok = false;
@@ -172,9 +210,9 @@ double TargetModel::meanTransferNs(int64_t bytes) const {
                     c.localNs(bytes, true));
 }
 
-llvm::json::Value TargetModel::pimsimChipConfig() const {
-  // Defaults: the configuration of the measurements in pim-target.md.
-  llvm::json::Object p{{"rob_size", 1},
+llvm::json::Object TargetModel::pimsimDefaults() const {
+  // The configuration of the measurements in pim-target.md.
+  return llvm::json::Object{{"rob_size", 1},
                        {"vector_width", 16},
                        {"vector_latency_cycle", 4},
                        {"xbar_latency", 30},
@@ -198,6 +236,10 @@ llvm::json::Value TargetModel::pimsimChipConfig() const {
                        {"bus_width", int64_t(std::max(1.0, std::round(linkBytesPerCycle)))},
                        {"sim_mode", 1},
                        {"sim_time", 1000}};
+}
+
+llvm::json::Value TargetModel::pimsimChipConfig() const {
+  llvm::json::Object p = pimsimDefaults();
   for (const auto &[key, value] : pimsim)
     p[key] = value;
   auto get = [&](llvm::StringRef key) { return *p.get(key); };

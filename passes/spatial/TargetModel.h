@@ -63,6 +63,8 @@ struct TargetModel {
   /// pimsim-nn's chip configuration (chip.json) and network file
   /// (network.json: ns per flit between switches, global memory at -10).
   llvm::json::Value pimsimChipConfig() const;
+  /// The pimsim section's keys with their default values.
+  llvm::json::Object pimsimDefaults() const;
   llvm::json::Value pimsimNetworkConfig() const;
 
 private:

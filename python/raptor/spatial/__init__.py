@@ -103,9 +103,15 @@ def load_task_graph(path: str | Path) -> TaskGraph:
     if not isinstance(data, dict) or "cost" not in data:
         raise ValueError(f"'{path}': expected a JSON object with 'cost' "
                          "(one row per task), 'edges' and 'processors'")
+    def number(c: Any) -> bool:  # JSON numbers only: float("3") and float(True) would read "3" and true
+        return isinstance(c, (int, float)) and not isinstance(c, bool)
+
+    rows = data["cost"]
     try:
-        cost = [[float(c) for c in row] for row in data["cost"]]
-    except (TypeError, ValueError):
+        if not (isinstance(rows, list) and all(isinstance(row, list) and all(map(number, row)) for row in rows)):
+            raise TypeError
+        cost = [[float(c) for c in row] for row in rows]
+    except (TypeError, OverflowError):  # OverflowError: an integer beyond the floats
         raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers") from None
     edges = []
     if not isinstance(data.get("edges", []), list):
@@ -113,7 +119,8 @@ def load_task_graph(path: str | Path) -> TaskGraph:
     for e in data.get("edges", []):
         if (not isinstance(e, list) or len(e) != 3 or not all(isinstance(i, int) and not isinstance(i, bool)
                                                                for i in e[:2])
-                or not isinstance(e[2], (int, float)) or isinstance(e[2], bool)):
+                or not isinstance(e[2], (int, float)) or isinstance(e[2], bool)
+                or (isinstance(e[2], int) and abs(e[2]) > 2**1000)):  # float() would overflow
             raise ValueError(f"'{path}': every edge must be [from, to, communication cost] with integer "
                              f"task indices, not {json.dumps(e)}")
         edges.append((e[0], e[1], float(e[2])))
