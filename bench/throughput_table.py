@@ -12,9 +12,9 @@ programs) and three lower bounds from the compute graph without copies: all
 MVM work spread over every crossbar of the chip (the issue's work bound),
 the longest operator with as many copies as it can take (one per output
 row, as many as the chip's crossbars hold), and all task work spread over
-the cores (the core bound: a core issues one instruction at a time, the
-target's reorder buffer holding one, so its crossbars work together only
-within one group's MVM; copies add work, never remove it). The
+the cores (the core bound: a core keeps as many instructions in flight as
+its reorder buffer holds, one on the default target, so its crossbars work
+together only within one group's MVM; copies add work, never remove it). The
 machine-independent figures are the ratios: speed-up over `none`,
 simulated over predicted, simulated over the bounds.
 A configuration that fails to compile is a row with its error.
@@ -55,7 +55,8 @@ def _module(name: str, work: Path):
 def lower_bounds(module: ir.Module, target: Path) -> dict[str, float]:
     """From the compute graph without copies: crossbar-time over the chip's
     crossbars, the slowest operator with its most copies, and task time
-    over the cores."""
+    over the cores times the instructions each keeps in flight (its
+    reorder buffer, pimsim-nn's rob_size: 1 unless the target sets it)."""
     clone = ir.Module.parse(str(module), context=module.context)
     with clone.context:
         _raptor.fold_batch_norm(clone)
@@ -78,7 +79,10 @@ def lower_bounds(module: ir.Module, target: Path) -> dict[str, float]:
     for source, o in ops.items():
         copies = min(rows.get(source, 1), chip // o["tiles"]) if o["mvm"] else 1
         longest = max(longest, o["ns"] / max(copies, 1))
-    return {"work_bound_ns": crossbar_ns / chip, "operator_bound_ns": longest, "core_bound_ns": task_ns / cores}
+    in_flight = min(int(json.loads(target.read_text()).get("pimsim", {}).get("rob_size", 1)),
+                    ir.IntegerAttr(graph.attributes["crossbars_per_core"]).value)
+    return {"work_bound_ns": crossbar_ns / chip, "operator_bound_ns": longest,
+            "core_bound_ns": task_ns / (cores * max(in_flight, 1))}
 
 
 def _rows_per_operator(module: ir.Module) -> dict[int, int]:

@@ -26,19 +26,11 @@ from mlir import ir
 import raptor
 from raptor import pim, weights
 
+# The linear layer of the program tests, its weights and input.
+from test_pim_program import B, SOURCE, W, X
+
 RAPTOR = [sys.executable, "-m", "raptor"]
 TARGET = Path(__file__).parent.parent / "lit" / "passes" / "pim" / "Inputs" / "tiny.json"
-
-SOURCE = """func.func @main(%x: tensor<1x3x12xf32> {nn.input = "x"}, %w: tensor<10x12xf32> {nn.param = "fc.weight"},
-                %b: tensor<10xf32> {nn.param = "fc.bias"}) -> tensor<1x3x10xf32> {
-  %0 = nn.linear %x, %w, %b : (tensor<1x3x12xf32>, tensor<10x12xf32>, tensor<10xf32>) -> tensor<1x3x10xf32>
-  %1 = nn.relu %0 : tensor<1x3x10xf32>
-  return %1 : tensor<1x3x10xf32>
-}
-"""
-RNG = np.random.default_rng(0)
-W, B = RNG.standard_normal((10, 12)).astype(np.float32), RNG.standard_normal(10).astype(np.float32)
-X = RNG.standard_normal((1, 3, 12)).astype(np.float32)
 
 Manifest = dict[str, Any]
 
