@@ -52,9 +52,9 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::vector<std::set<int64_t>> senders(g.cores), receivers(g.cores);
   std::vector<int64_t> firstStore(g.cores, -1);
   std::vector<std::vector<QueueAction>> relays(g.cores);
-  auto memory = [&](int64_t bytes, bool write) {
-    return QueueAction{QueueAction::Memory, g.globalServiceNs(bytes, write), g.globalOverheadNs(bytes, write), -1,
-                       -1};
+  auto memory = [&](int64_t bytes, bool write, unsigned core) {
+    return QueueAction{QueueAction::Memory, g.globalServiceNs(bytes, write), g.globalOverheadNs(bytes, write, core),
+                       -1, -1};
   };
   // Crossing::Global: a region per level after the producer's, stored by
   // the producer, then by a relay of every level, each read by every
@@ -67,7 +67,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       if (chain.empty()) {
         if (firstStore[from] < 0)
           firstStore[from] = int64_t(p.cores[from].size());
-        p.cores[from].push_back(memory(bytes, true));
+        p.cores[from].push_back(memory(bytes, true, from));
         chain.push_back(from);
       }
       size_t level = size_t(stages.levelOf(to) - stages.levelOf(from));
@@ -79,15 +79,15 @@ QueueProgram programOf(const PlacedGraph &g) {
           senders[size_t(hop)].insert(chain.back());
           int64_t chunk = relayChunkBytes(bytes, g.localMemoryBytes);
           for (int64_t done = 0; done < bytes; done += chunk) {
-            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), false));
-            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), true));
+            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), false, unsigned(hop)));
+            relays[size_t(hop)].push_back(memory(std::min(chunk, bytes - done), true, unsigned(hop)));
           }
           chain.push_back(unsigned(hop));
         }
       unsigned writer = chain[std::min(level, chain.size()) - 1];
       receivers[writer].insert(to);
       senders[to].insert(writer);
-      p.cores[to].push_back(memory(bytes, false));
+      p.cores[to].push_back(memory(bytes, false, to));
       return;
     }
     if (!stages.empty() && stages.crosses(from, to)) {
@@ -121,8 +121,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       move(edge.bytes, there, here, own ? -1 : int64_t(edge.from));
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
-      p.cores[here].push_back({QueueAction::Memory, g.globalServiceNs(g.loadBytes[t], false),
-                               g.globalOverheadNs(g.loadBytes[t], false), -1, -1});
+      p.cores[here].push_back(memory(g.loadBytes[t], false, here));
     p.cores[here].push_back({QueueAction::Compute, g.work[t], 0, -1, int64_t(t)});
     if (t >= g.storeBytes.size() || g.storeBytes[t] == 0)
       continue;
@@ -139,8 +138,7 @@ QueueProgram programOf(const PlacedGraph &g) {
         continue;
       move(g.storeBytes[lane], there, here, -1);
     }
-    p.cores[here].push_back(
-        {QueueAction::Memory, g.globalServiceNs(bytes, true), g.globalOverheadNs(bytes, true), -1, -1});
+    p.cores[here].push_back(memory(bytes, true, here));
   }
   for (int64_t bytes : held)
     p.boundaryBytes = std::max(p.boundaryBytes, bytes);

@@ -129,8 +129,10 @@ struct PlacedGraph {
   Crossing crossing = Crossing::Interleaved;
   int64_t localMemoryBytes = 0; // per core (Crossing::Global's relay chunks)
   std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
-  /// Controller service and the core's own time of one request.
-  std::function<double(int64_t bytes, bool write)> globalServiceNs, globalOverheadNs;
+  /// Controller service, and the own time of one request of `core` (its
+  /// messages to global memory and back, over its distance to it).
+  std::function<double(int64_t bytes, bool write)> globalServiceNs;
+  std::function<double(int64_t bytes, bool write, unsigned core)> globalOverheadNs;
 };
 
 /// The action lists of a placed graph: for each task in `order`, the sends

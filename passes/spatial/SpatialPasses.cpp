@@ -519,9 +519,9 @@ struct GraphTasks {
                                double(timing.receiveCycles) * timing.periodNs + timing.localNs(bytes, true) + issue};
     };
     p.globalServiceNs = [&timing](int64_t bytes, bool write) { return timing.globalNs(bytes, write); };
-    p.globalOverheadNs = [&timing](int64_t bytes, bool write) {
-      int64_t global = timing.globalNode();
-      return timing.serialNs(timing.messageNs(write ? bytes : 1, 0, global) + timing.messageNs(0, global, 0) +
+    p.globalOverheadNs = [&timing](int64_t bytes, bool write, unsigned core) {
+      int64_t global = timing.globalNode(), c = int64_t(core);
+      return timing.serialNs(timing.messageNs(write ? bytes : 1, c, global) + timing.messageNs(0, global, c) +
                              timing.localNs(bytes, !write));
     };
     return p;
