@@ -230,7 +230,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                                           ("--calibration-samples", args.calibration_samples),
                                           ("--report", args.report)) if given]
     if args.precision == "fp32" and int8_only:
-        raise UserError(f"{', '.join(int8_only)} only apply with --precision int8")
+        verb = "applies" if len(int8_only) == 1 else "apply"
+        raise UserError(f"{', '.join(int8_only)} only {verb} with --precision int8")
     if args.calibrate and args.calibration_samples:
         raise UserError("give either --calibrate FILE or --calibration-samples N, not both")
     model = sources.load(args.model, args.weights, progress=say)

@@ -360,7 +360,10 @@ def test_compile_cli_int8_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert report["held_out"]["summary"]["samples"] == 8
     assert report["held_out"]["summary"]["min_cosine"] > 0.99
     assert cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "o2"), "--policy", "Y"]) == 1
-    assert "only apply with --precision int8" in capsys.readouterr().err
+    assert "--policy only applies with --precision int8" in capsys.readouterr().err
+    assert cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(tmp_path / "o2"), "--policy", "Y",
+                     "--report"]) == 1
+    assert "--policy, --report only apply with --precision int8" in capsys.readouterr().err
     assert cli.main(["simulate", str(tmp_path / "out"), "--check", "--json"]) == 0
     check = json.loads(capsys.readouterr().out)
     assert check["integer_reference_bit_exact"] and check["max_error_relative"] < 0.1
