@@ -66,6 +66,5 @@ def port_names(op: ir.Operation | ir.OpView) -> tuple[list[str], list[str]]:
     Input ports are aten argument names (``tensors[*]`` for a variadic
     list); output ports are ``out``, ``out[i]`` or ``out[*]``.
     """
-    operation = op.operation if isinstance(op, ir.OpView) else op
-    inputs, outputs = _raptor.port_names(operation)
+    inputs, outputs = _raptor.port_names(op.operation)  # an Operation's .operation is itself
     return list(inputs), list(outputs)

@@ -111,3 +111,73 @@ def test_an_mlir_source_finds_its_weights_beside_it_or_where_told(tmp_path: Path
     elsewhere = tmp_path / "other.safetensors"
     elsewhere.write_bytes(b"")
     assert sources.load(str(path), str(elsewhere)).weights == elsewhere
+
+
+def test_compile_names_int8_only_flags_with_the_verb_their_number_takes(linear_pt2: Path, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "out")
+    assert cli.main(["compile", str(linear_pt2), "-o", out, "--policy", "Y"]) == 1
+    assert "error: --policy only applies with --precision int8" in capsys.readouterr().err
+    assert cli.main(["compile", str(linear_pt2), "-o", out, "--policy", "Y", "--report"]) == 1
+    assert "error: --policy, --report only apply with --precision int8" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_feeds_inputs_not_given_seeded_random_ones(linear_pt2: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --input, each input is standard normal from default_rng(seed):
+    the same output as giving that array by hand."""
+    import json
+
+    import numpy as np
+
+    directory = tmp_path / "p"
+    assert cli.main(["compile", str(linear_pt2), "-o", str(directory), "--format", "none", "-q"]) == 0
+    capsys.readouterr()
+    seeded = tmp_path / "seeded.npy"
+    assert cli.main(["simulate", str(directory), "--seed", "3", "--output", str(seeded), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["random_inputs"] == ["input_1"]
+    x = np.random.default_rng(3).standard_normal((1, 3)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    given = tmp_path / "given.npy"
+    assert cli.main(["simulate", str(directory), "--input", f"input_1={tmp_path / 'x.npy'}",
+                     "--output", str(given), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["random_inputs"] == []
+    np.testing.assert_array_equal(np.load(seeded), np.load(given))
+
+
+def test_schedule_prints_the_periodic_interval_in_milliseconds(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import re
+
+    path = tmp_path / "mlp.pt2"
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 8)).eval()
+    torch.export.save(torch.export.export(model, (torch.randn(4, 16),), strict=False), path)
+    assert cli.main(["schedule", str(path), "--pipeline", "2", "--periodic", "--report-dir",
+                     str(tmp_path / "r")]) == 0
+    printed = re.search(r"periodic: interval (\S+) ms \((\w+); critical cycle over cores (\[[\d, ]*\]), "
+                        r"distance (\d+)\)", capsys.readouterr().out)
+    periodic = json.loads((tmp_path / "r" / "pipeline_periodic.json").read_text())
+    assert periodic["status"] == "ok" and printed, periodic
+    assert printed.group(1) == f"{periodic['interval_ns'] / 1e6:.3f}"
+    assert (printed.group(2), json.loads(printed.group(3)), int(printed.group(4))) == (
+        periodic["bound"], periodic["cycle_cores"], periodic["cycle_distance"])
+
+
+def test_a_failed_weights_write_is_one_line_naming_the_os_reason(linear_pt2: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from raptor import weights
+
+    def disk_full(path: object, tensors: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(weights, "save", disk_full)
+    out = tmp_path / "linear.mlir"
+    assert cli.main(["import", str(linear_pt2), "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"raptor: error: cannot write '{weights.beside(out)}': No space left on device"
+    assert not out.exists()

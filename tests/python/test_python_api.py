@@ -123,6 +123,7 @@ def test_port_names_follow_aten(ctx: ir.Context) -> None:
     assert raptor.port_names(split) == (["self"], ["out[*]", "out[*]"])
     assert raptor.port_names(cache) == (["key", "value"], ["out[0]", "out[1]"])
     assert raptor.port_names(generic) == (["self", "other"], ["out"])
+    assert raptor.port_names(cat.operation) == raptor.port_names(cat)  # an Operation as well as an OpView
 
 
 def test_unknown_pass_is_reported(ctx: ir.Context) -> None:
