@@ -298,3 +298,22 @@ def test_small_cnn_simulated_on_the_pim_back_end_equals_onnxruntime(tmp_path: Pa
     (reference,) = _runtime(data, x.numpy())
     assert output.shape == reference.shape
     assert np.abs(output - reference).max() <= 1e-4 * np.abs(reference).max()
+
+
+def test_pad_takes_befores_then_afters_of_its_axes_and_refuses_a_wrong_count() -> None:
+    """Pad's pads are all the befores, then all the afters, of the listed
+    axes (opset 18's axes input): (1, 2) on axis 3 and (0, 3) on axis 2
+    against onnxruntime; a pads list not twice the axes is one error."""
+    rng = np.random.default_rng(0)
+    init = [numpy_helper.from_array(np.array([1, 0, 2, 3], np.int64), "pads"),
+            numpy_helper.from_array(np.array([3, 2], np.int64), "axes")]
+    nodes = [helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"])]
+    model = _model(nodes, [_tensor("x", [1, 2, 3, 4])], [_tensor("y", [1, 2, 6, 7])], init, opset=18)
+    onnx.checker.check_model(model)
+    module = _check(model.SerializeToString(), rng.standard_normal((1, 2, 3, 4)).astype(np.float32),
+                    expect={"nn.constant_pad_nd"})
+    assert _result_shapes(module) == [[1, 2, 6, 7]]
+    init[0] = numpy_helper.from_array(np.array([1, 0, 2], np.int64), "pads")
+    bad = _model(nodes, [_tensor("x", [1, 2, 3, 4])], [_tensor("y", [1, 2, 6, 7])], init, opset=18)
+    with pytest.raises(OnnxImportError, match=r"Pad '.*' has 3 pads for 2 axes \(expected 4\)"):
+        import_model(bad)

@@ -1053,7 +1053,9 @@ def _pad(im: _Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Val
     value = im.optional_const(node, 2)
     axes = _axes(im, node, {}, 3) or list(range(rank))
     n = len(axes)
-    per = {ax % rank: (pads[i], pads[i + n]) for i, ax in enumerate(axes)}
+    if len(pads) != 2 * n:
+        raise OnnxImportError(f"Pad '{node.name}' has {len(pads)} pads for {n} axes (expected {2 * n})")
+    per = {ax % rank: (before, after) for ax, before, after in zip(axes, pads[:n], pads[n:])}
     pad: list[int] = []
     for d in reversed(range(rank)):
         pad += list(per.get(d, (0, 0)))
