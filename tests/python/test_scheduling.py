@@ -184,3 +184,20 @@ def test_evaluate_rejects_a_task_that_does_not_run_for_its_cost() -> None:
     broken.finish[2] += 1  # 2 on P0 runs 3 instead of 2
     with pytest.raises(AssertionError, match="task 2 does not run for its cost"):
         spatial.evaluate(_diamond(), broken)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e6])
+def test_evaluate_tolerates_rounding_relative_to_the_schedule_not_more(scale: float) -> None:
+    """Starts and finishes are rounded: a dependency met but for 0.8e-9 of
+    the schedule's length (or of 1 ns, for a schedule shorter than that) is
+    accepted, one missed by 1.5e-9 of it is not, whatever the time unit."""
+    graph = spatial.TaskGraph(cost=[[2 * scale], [scale]], edges=[(0, 1, 0)])
+    unit = max(1.0, 3 * scale)
+
+    def chain(gap: float) -> spatial.ScheduleResult:
+        start = 2 * scale - gap * unit
+        return spatial.ScheduleResult(start + scale, [0, 0], [0.0, start], [2 * scale, start + scale], [0, 1])
+
+    spatial.evaluate(graph, chain(0.8e-9))
+    with pytest.raises(AssertionError, match="task 1 starts before task 0's data arrives"):
+        spatial.evaluate(graph, chain(1.5e-9))

@@ -44,15 +44,16 @@ class CycleRatio:
     """The maximum cycle ratio (``ratio``, exact; None unless status is "ok")
     and its witness: ``cycle`` lists edge indices in cycle order, a critical
     cycle for "ok", a cycle of distance-0 edges for "deadlock"; ``weight`` and
-    ``distance`` are the witness's totals."""
+    ``distance`` are the witness's totals; ``howard_iterations`` and
+    ``certification_checks`` what the solver did to find and certify it."""
 
     status: Status
     ratio: Fraction | None
     cycle: list[int]
     weight: int
     distance: int
-    howard_iterations: int = 0
-    certification_checks: int = 0
+    howard_iterations: int
+    certification_checks: int
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``raptor cycle-ratio --json``: ratio_num and
