@@ -81,3 +81,38 @@ sure.system @function indices ["i"] parameters [] domain affine_set<(i) : (i >= 
     sure.yield %1
   }
 }
+
+// -----
+
+// A face's shape maps the parameters only: one with an index dimension is
+// refused even when its symbols are right (make mutate's survivor).
+sure.system @face_shape_dims indices ["i", "j"] parameters ["N"] domain affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j >= 0, N - j - 1 >= 0)> {
+  sure.equation "c" {
+    %0 = sure.tap "c" at affine_map<(i, j)[N] -> (i, j - 1)>
+    sure.yield %0
+  }
+  // expected-error @+1 {{shape must be a map of the 1 parameters only}}
+  sure.input "C0" shape affine_map<(d0)[N] -> (N)> on affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j + 1 == 0)> variable "c" at affine_map<(i, j)[N] -> (i)>
+}
+
+// -----
+
+sure.system @face_shape_symbols indices ["i", "j"] parameters ["N"] domain affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j >= 0, N - j - 1 >= 0)> {
+  sure.equation "c" {
+    %0 = sure.tap "c" at affine_map<(i, j)[N] -> (i, j - 1)>
+    sure.yield %0
+  }
+  // expected-error @+1 {{shape must be a map of the 1 parameters only}}
+  sure.input "C0" shape affine_map<()[N, M] -> (N)> on affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j + 1 == 0)> variable "c" at affine_map<(i, j)[N] -> (i)>
+}
+
+// -----
+
+// The neighbour both are derived from is accepted.
+sure.system @face_shape_ok indices ["i", "j"] parameters ["N"] domain affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j >= 0, N - j - 1 >= 0)> {
+  sure.equation "c" {
+    %0 = sure.tap "c" at affine_map<(i, j)[N] -> (i, j - 1)>
+    sure.yield %0
+  }
+  sure.input "C0" shape affine_map<()[N] -> (N)> on affine_set<(i, j)[N] : (i >= 0, N - i - 1 >= 0, j + 1 == 0)> variable "c" at affine_map<(i, j)[N] -> (i)>
+}
