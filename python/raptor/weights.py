@@ -12,6 +12,7 @@ back end reads (``raptor compile``, ``raptor-lower-to-pim{weights=...}``).
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -64,7 +65,7 @@ def _bfloat16_as_float32(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     import json
 
     data = Path(path).read_bytes()
-    size = int.from_bytes(data[:8], "little")
+    (size,) = struct.unpack_from("<Q", data)  # the header's length, u64 little-endian
     header = json.loads(data[8:8 + size])
     body = data[8 + size:]
     kinds = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32,
@@ -94,7 +95,7 @@ def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
             tensors = load_file(str(path))
         except TypeError:  # bfloat16, where numpy has no type for it
             tensors = _bfloat16_as_float32(path)
-    except (OSError, SafetensorError, ValueError, KeyError) as e:
+    except (OSError, SafetensorError, ValueError, KeyError, struct.error) as e:
         raise UserError(f"cannot read weights '{path}': {e}") from None
     return {name: t.astype(np.float32) if t.dtype.name == "bfloat16" else t for name, t in tensors.items()}
 
