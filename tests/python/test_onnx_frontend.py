@@ -317,3 +317,7 @@ def test_pad_takes_befores_then_afters_of_its_axes_and_refuses_a_wrong_count() -
     bad = _model(nodes, [_tensor("x", [1, 2, 3, 4])], [_tensor("y", [1, 2, 6, 7])], init, opset=18)
     with pytest.raises(OnnxImportError, match=r"Pad '.*' has 3 pads for 2 axes \(expected 4\)"):
         import_model(bad)
+    init[0] = numpy_helper.from_array(np.array([1, 0, 2, 3, 0], np.int64), "pads")
+    bad = _model(nodes, [_tensor("x", [1, 2, 3, 4])], [_tensor("y", [1, 2, 6, 7])], init, opset=18)
+    with pytest.raises(OnnxImportError, match=r"Pad '.*' has 5 pads for 2 axes \(expected 4\)"):
+        import_model(bad)

@@ -156,7 +156,7 @@ def evaluate(graph: TaskGraph, result: ScheduleResult) -> dict[str, float]:
     """Checks a schedule (dependencies with transfers, no overlap on a
     processor) and reports serial work, critical path and transfer work."""
     # Relative to the schedule's length: starts plus costs are rounded to it.
-    eps = 1e-9 * max(1.0, max(result.finish, default=0.0))
+    eps = 1e-9 * max([1.0, *result.finish])
     for a, b, c in graph.edges:
         transfer = 0.0 if result.processor[a] == result.processor[b] else c
         if result.start[b] + eps < result.finish[a] + transfer:
