@@ -315,8 +315,8 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
         emitter(src.core).boundaryStore(chain.back().first, Address::at(src.address + eb * lo), bytes);
       }
       size_t level = size_t(stages.levelOf(on) - stages.levelOf(src.core)); // >= 1: it crosses
-      std::vector<int64_t> hops = chain.size() < level ? stages.route(chain.back().second, on) : std::vector<int64_t>{};
-      if (!hops.empty())
+      if (chain.size() < level) {
+        std::vector<int64_t> hops = stages.route(chain.back().second, on); // a relay per level, then `on`
         for (int64_t hop : llvm::ArrayRef(hops).drop_back()) {
           auto [region, writer] = chain.back();
           int64_t copy = globalAlloc(bytes);
@@ -324,6 +324,7 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
           emitter(writer).handOver(hop);
           chain.push_back({copy, hop});
         }
+      }
       if (chain.size() < level)
         return taskError() << "found no relay of every pipeline level between cores " << src.core << " and "
                            << on;
