@@ -93,6 +93,17 @@ class ScheduleResult:
                 "order": self.order}
 
 
+def _json_float(c: Any) -> float | None:
+    """A JSON number as a float; None for anything else (float() would read
+    the string "3" and true as numbers) and for an integer no float holds."""
+    if not isinstance(c, (int, float)) or isinstance(c, bool):
+        return None
+    try:
+        return float(c)
+    except OverflowError:
+        return None
+
+
 def load_task_graph(path: str | Path) -> TaskGraph:
     """Reads the task-graph JSON of ../shared/data/sched (`processors`,
     `cost`, `edges`); raises ValueError with a one-line reason if malformed."""
@@ -103,24 +114,18 @@ def load_task_graph(path: str | Path) -> TaskGraph:
     if not isinstance(data, dict) or "cost" not in data:
         raise ValueError(f"'{path}': expected a JSON object with 'cost' "
                          "(one row per task), 'edges' and 'processors'")
-    def number(c: Any) -> bool:  # JSON numbers only: float("3") and float(True) would read "3" and true
-        return isinstance(c, (int, float)) and not isinstance(c, bool)
-
     rows = data["cost"]
-    try:
-        if not (isinstance(rows, list) and all(isinstance(row, list) and all(map(number, row)) for row in rows)):
-            raise TypeError
-        cost = [[float(c) for c in row] for row in rows]
-    except (TypeError, OverflowError):  # OverflowError: an integer beyond the floats
-        raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers") from None
+    tabular = isinstance(rows, list) and all(isinstance(row, list) for row in rows)
+    cost = [[_json_float(c) for c in row] for row in rows] if tabular else []
+    if not tabular or any(c is None for row in cost for c in row):
+        raise ValueError(f"'{path}': 'cost' must be a list of rows of numbers")
     edges = []
     if not isinstance(data.get("edges", []), list):
         raise ValueError(f"'{path}': 'edges' must be a list of [from, to, communication cost]")
     for e in data.get("edges", []):
         if (not isinstance(e, list) or len(e) != 3 or not all(isinstance(i, int) and not isinstance(i, bool)
                                                                for i in e[:2])
-                or not isinstance(e[2], (int, float)) or isinstance(e[2], bool)
-                or (isinstance(e[2], int) and abs(e[2]) > 2**1000)):  # float() would overflow
+                or _json_float(e[2]) is None):
             raise ValueError(f"'{path}': every edge must be [from, to, communication cost] with integer "
                              f"task indices, not {json.dumps(e)}")
         edges.append((e[0], e[1], float(e[2])))
