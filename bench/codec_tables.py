@@ -6,7 +6,7 @@ For each model: storage (Table 1), traffic (Table 2) and codec items
 traffic under local vs non-local placement without/with coalescing at
 policy W (Table 4), on the bundled graphs in the paper's graph conventions
 (`raptor.codec.apply_paper_conventions`: explicit padding, unfused KV-head
-fan-out, explicit fan-out nodes). Prints ours beside the paper's figures
+fan-out, rotations before the head split, explicit fan-out nodes). Prints ours beside the paper's figures
 with relative differences, and writes docs/codec-evaluation.md and a JSON
 file.
 

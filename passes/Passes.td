@@ -80,6 +80,26 @@ def UnfuseFanOut : Pass<"raptor-unfuse-fan-out", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def PackRotaryHeads : Pass<"raptor-pack-rotary-heads", "mlir::ModuleOp"> {
+  let summary = "Rotate a projection's output before its head split";
+  let description = [{
+    Llama rotates queries and keys after splitting them into heads (a
+    `view`, then a `permute` of the sequence and head axes). This pass
+    moves each such `nn.rotary_embedding` before the split, onto the
+    projection's output, with `head_dim` set and tables without their head
+    axis, as the codec-placement paper's SmolLM2 graph evidently has it (the
+    layout operators are INT8 at policy W, the rotation FP32 only, so a
+    rotation after them decodes and re-encodes each query and key). A split
+    read by anything else, or tables that differ between heads, stay as
+    they are. Same values.
+
+    ```
+    raptor-opt model.mlir --raptor-pack-rotary-heads
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def InsertFanOut : Pass<"raptor-insert-fan-out", "mlir::ModuleOp"> {
   let summary = "An explicit fan-out node after every feature with several readers";
   let description = [{

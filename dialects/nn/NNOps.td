@@ -181,9 +181,22 @@ def NN_RotaryEmbeddingOp : NN_InferOp<"rotary_embedding"> {
     Rotary positional embedding, `input * cos + rotate_half(input) * sin`,
     where `cos` and `sin` broadcast to `input` (half-split rotation over the
     last dimension, as in Llama).
+
+    With `head_dim`, the last dimension of `input` packs heads of
+    `head_dim` features each (a projection's output before the head split,
+    as fused rotary kernels take it): every head is rotated on its own, and
+    `cos` and `sin` broadcast to the input with its last dimension replaced
+    by `head_dim`.
+
+    ```mlir
+    %q = nn.rotary_embedding %x, %cos, %sin {head_dim = 64 : i64}
+           : (tensor<1x128x576xf32>, tensor<1x128x64xf32>, tensor<1x128x64xf32>)
+             -> tensor<1x128x576xf32>
+    ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$cos,
-                       NN_FloatTensor:$sin);
+                       NN_FloatTensor:$sin,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$head_dim);
   let results = (outs NN_FloatTensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
 }

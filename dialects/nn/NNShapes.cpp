@@ -457,17 +457,32 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &types) {
   RankedTensorType input = tensorType(adaptor.getInput());
+  if (input.getRank() == 0)
+    return emitOptionalError(loc, "rotary embedding needs an input of rank >= 1");
+  // The shape the tables broadcast to: the input's, or with packed heads
+  // one head's (the last dimension replaced by head_dim).
+  SmallVector<int64_t> rotated(input.getShape());
+  int64_t features = rotated.back();
+  if (std::optional<uint64_t> headDim = adaptor.getHeadDim()) {
+    int64_t hd = static_cast<int64_t>(*headDim);
+    if (!isDyn(features) && features % hd != 0)
+      return emitOptionalError(loc, "head_dim ", hd, " does not divide the last dimension ",
+                               features, " of the input");
+    rotated.back() = hd;
+  }
   for (Value table : {adaptor.getCos(), adaptor.getSin()}) {
-    auto shape = broadcast(loc, input.getShape(), tensorType(table).getShape());
+    auto shape = broadcast(loc, rotated, tensorType(table).getShape());
     if (failed(shape))
       return failure();
-    if (failed(verifyCompatibleShape(*shape, input.getShape())))
-      return emitOptionalError(loc, "cos/sin ", table.getType(),
-                               " must broadcast to the input ", input);
+    if (failed(verifyCompatibleShape(*shape, rotated)))
+      return emitOptionalError(loc, "cos/sin ", table.getType(), " must broadcast to ",
+                               adaptor.getHeadDim() ? "one head of the input " : "the input ",
+                               input);
   }
-  if (!isDyn(input.getShape().back()) && input.getShape().back() % 2 != 0)
-    return emitOptionalError(loc, "rotary embedding needs an even last dimension, got ",
-                             input.getShape().back());
+  if (!isDyn(rotated.back()) && rotated.back() % 2 != 0)
+    return emitOptionalError(loc, "rotary embedding needs an even ",
+                             adaptor.getHeadDim() ? "head_dim" : "last dimension", ", got ",
+                             rotated.back());
   types.push_back(input);
   return success();
 }

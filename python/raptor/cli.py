@@ -757,7 +757,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print a summary of the graph instead of the IR")
     p.add_argument("--paper-conventions", action="store_true",
                    help="write the graph in the codec-placement paper's conventions (explicit padding, "
-                        "unfused KV-head fan-out, explicit fan-out nodes; docs/codec.md)")
+                        "unfused KV-head fan-out, rotations before the head split, explicit fan-out "
+                        "nodes; docs/codec.md)")
     p.set_defaults(run=_cmd_import)
 
     p = sub.add_parser("codec-report", help="place codecs and report storage, traffic, codec items",
@@ -774,7 +775,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")
     p.add_argument("--paper-conventions", action=argparse.BooleanOptionalAction, default=None,
                    help="first give the graph the paper's conventions (explicit padding, unfused "
-                        "KV-head fan-out, explicit fan-out nodes; docs/codec.md); default: on for "
+                        "KV-head fan-out, rotations before the head split, explicit fan-out nodes; "
+                        "docs/codec.md); default: on for "
                         "zoo models (the paper's reproduction), off for files (the graph as compiled)")
     p.set_defaults(run=_cmd_codec_report)
 

@@ -1,7 +1,8 @@
 """The codec-placement paper's graph conventions (raptor-materialize-padding,
-raptor-unfuse-fan-out, raptor-insert-fan-out): the values stay those of
-eager torch, the unfused fan-out is the importer's own unfused graph, and
-the counted operators appear where the conventions say."""
+raptor-unfuse-fan-out, raptor-pack-rotary-heads, raptor-insert-fan-out):
+the values stay those of eager torch (a transformers Llama among them), the
+unfused fan-out is the importer's own unfused graph, and the counted
+operators appear where the conventions say."""
 
 from __future__ import annotations
 
@@ -56,6 +57,24 @@ class GroupedAttention(nn.Module):
         return y.transpose(1, 2).reshape(b, n, 16)
 
 
+class TinyLlama(nn.Module):
+    """transformers' Llama (2 layers, GQA 4/2, RoPE) with random weights, fed
+    with embeddings: the rotation reads split heads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import LlamaConfig, LlamaModel
+
+        config = LlamaConfig(vocab_size=16, hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                             max_position_embeddings=64, use_cache=False)
+        config._attn_implementation = "sdpa"
+        self.llama = LlamaModel(config)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.llama(inputs_embeds=x, use_cache=False).last_hidden_state
+
+
 def _imported(model: nn.Module, x: torch.Tensor, options: ImportOptions | None = None):
     ep = export(model, x)
     module, _ = import_program(ep, options, context=raptor.Context())
@@ -72,7 +91,8 @@ def _pads(module: ir.Module) -> list[float]:
             for op in _ops(module) if op.name == "nn.constant_pad_nd"]
 
 
-@pytest.mark.parametrize("model, shape", [(PaddedResidual, (1, 3, 16, 16)), (GroupedAttention, (1, 6, 16))])
+@pytest.mark.parametrize("model, shape", [(PaddedResidual, (1, 3, 16, 16)), (GroupedAttention, (1, 6, 16)),
+                                          (TinyLlama, (1, 5, 32))])
 def test_paper_conventions_keep_the_values_of_eager_torch(model: type, shape: tuple[int, ...]) -> None:
     torch.manual_seed(3)
     m = randomize(model()).eval()
@@ -118,6 +138,25 @@ def test_unfusing_gives_the_importers_own_unfused_graph() -> None:
             codec.place(placed, policy)
             costs.append(codec.costs(placed)[0])
         assert costs[0] == costs[1]
+
+
+def test_rotations_read_the_projections_before_their_head_split() -> None:
+    torch.manual_seed(2)
+    module, _ = _imported(TinyLlama().eval(), torch.randn(1, 5, 32))
+    codec.apply_paper_conventions(module)
+    ops = _ops(module)
+    defining = {r: op for op in ops for r in op.results}
+    ropes = [op for op in ops if op.name == "nn.rotary_embedding"]
+    assert len(ropes) == 4  # queries and keys of two layers
+    for rope in ropes:
+        # Each head of 8 features rotated on the projection's output, with
+        # tables of one head; the split (view, permute) reads the rotation.
+        assert ir.IntegerAttr(rope.attributes["head_dim"]).value == 8
+        assert defining[rope.operands[0]].name == "nn.linear"
+        assert [str(o.type) for o in rope.operands[1:]] == ["tensor<1x5x8xf32>"] * 2
+        (view,) = [u.owner for u in rope.results[0].uses]
+        assert view.name == "nn.view"
+        assert [u.owner.name for u in view.results[0].uses] == ["nn.permute"]
 
 
 def test_one_encoding_serves_both_branches_of_a_residual_block() -> None:

@@ -201,7 +201,7 @@ def entry_points(work: Path) -> dict[str, tuple[list[tuple[str, bytes]], Callabl
         "raptor-opt canonicalize": (mlir, text, [opt, "{}", "--canonicalize", "-o", "/dev/null"]),
         "raptor-opt place-codecs": (mlir, text, [opt, "{}", "--raptor-place-codecs=policy=W", "-o", "/dev/null"]),
         "raptor-opt paper-conventions": (mlir, text, [opt, "{}", "--raptor-materialize-padding", "--raptor-unfuse-fan-out",
-                                                      "--raptor-insert-fan-out",
+                                                      "--raptor-pack-rotary-heads", "--raptor-insert-fan-out",
                                                       "--raptor-place-codecs=policy=W placement=nonlocal",
                                                       "--raptor-expand-requantizers", "-o", "/dev/null"]),
         "raptor-opt schedule+lower": (mlir, text, [opt, "{}", f"--raptor-build-compute-graph=target={small}",

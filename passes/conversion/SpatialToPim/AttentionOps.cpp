@@ -294,6 +294,11 @@ LogicalResult Lowering::lowerMatmul(nn::MatmulOp op) {
 }
 
 LogicalResult Lowering::lowerRotary(nn::RotaryEmbeddingOp op) {
+  // Packed heads come only from the codec paper's graph conventions
+  // (raptor-pack-rotary-heads), which the compiler's input does not need.
+  if (op.getHeadDim())
+    return op.emitOpError("over packed heads (head_dim) is not lowered to PIM programs; "
+                          "compile the graph without the codec paper's conventions");
   SmallVector<int64_t, 4> shape = shapeOf(op.getOut());
   int64_t D = shape.back(), half = D / 2;
   std::deque<std::vector<float>> keep;

@@ -121,14 +121,16 @@ def materialize(module: ir.Module) -> None:
 #: The passes that give an imported graph the codec-placement paper's
 #: conventions (docs/codec.md, "Graph conventions").
 PAPER_CONVENTIONS: tuple[str, ...] = (
-    "raptor-materialize-padding", "raptor-unfuse-fan-out", "raptor-insert-fan-out")
+    "raptor-materialize-padding", "raptor-unfuse-fan-out", "raptor-pack-rotary-heads",
+    "raptor-insert-fan-out")
 
 
 def apply_paper_conventions(module: ir.Module) -> None:
     """Rewrites ``module`` (an ``nn`` graph, in place) into the paper's graph
     conventions: padding as ``nn.constant_pad_nd`` before padded convolutions
-    and max-pools, KV-head fan-outs unfused into view/expand/clone/view, and
-    an explicit ``nn.fan_out`` after every feature read by several operands.
+    and max-pools, KV-head fan-outs unfused into view/expand/clone/view,
+    rotary embeddings on the projections before their head split, and an
+    explicit ``nn.fan_out`` after every feature read by several operands.
     The values computed are unchanged; the paper's Tables 2-4 count these
     operators' reads and codecs."""
     _run(module, ",".join(PAPER_CONVENTIONS))

@@ -38,8 +38,13 @@ LAYOUT_TARGETS = frozenset({
 
 
 def rotary_positional_embeddings(input: torch.Tensor, cos: torch.Tensor,
-                                 sin: torch.Tensor) -> torch.Tensor:
-    """``xaten.rotary_positional_embeddings.default``: Llama's half rotation."""
+                                 sin: torch.Tensor, head_dim: int | None = None) -> torch.Tensor:
+    """``xaten.rotary_positional_embeddings.default``: Llama's half rotation;
+    with ``head_dim``, of each head packed in the last dimension."""
+    if head_dim is not None:
+        heads = input.reshape(*input.shape[:-1], -1, head_dim)
+        rotated = rotary_positional_embeddings(heads, cos.unsqueeze(-2), sin.unsqueeze(-2))
+        return rotated.reshape(input.shape)
     half = input.shape[-1] // 2
     rotated = torch.cat([-input[..., half:], input[..., :half]], dim=-1)
     return input * cos + rotated * sin

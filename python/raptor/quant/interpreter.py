@@ -321,7 +321,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "rotary_embedding":
         from ..frontend._fx_rewrites import rotary_positional_embeddings
 
-        return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"])]
+        return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"], a.get("head_dim"))]
     raise UserError(f"the reference interpreter has no rule for '{name}'")
 
 

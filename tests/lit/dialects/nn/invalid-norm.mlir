@@ -157,3 +157,48 @@ func.func @rotary_odd(%x: tensor<1x4x7x7xf32>, %c: tensor<7x7xf32>) {
   %0 = nn.rotary_embedding %x, %c, %c : (tensor<1x4x7x7xf32>, tensor<7x7xf32>, tensor<7x7xf32>) -> tensor<1x4x7x7xf32>
   return
 }
+
+// -----
+
+func.func @rotary_head_dim_divides(%x: tensor<1x7x100xf32>, %c: tensor<7x64xf32>) {
+  // expected-error @+2 {{head_dim 64 does not divide the last dimension 100 of the input}}
+  // expected-error @+1 {{'nn.rotary_embedding' op failed to infer returned types}}
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 64 : i64} : (tensor<1x7x100xf32>, tensor<7x64xf32>, tensor<7x64xf32>) -> tensor<1x7x100xf32>
+  return
+}
+
+// -----
+
+// A table of one head must not widen it (two batches against one).
+func.func @rotary_head_table(%x: tensor<1x7x128xf32>, %c: tensor<2x7x64xf32>) {
+  // expected-error @+2 {{cos/sin 'tensor<2x7x64xf32>' must broadcast to one head of the input 'tensor<1x7x128xf32>'}}
+  // expected-error @+1 {{'nn.rotary_embedding' op failed to infer returned types}}
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 64 : i64} : (tensor<1x7x128xf32>, tensor<2x7x64xf32>, tensor<2x7x64xf32>) -> tensor<1x7x128xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_odd_head(%x: tensor<1x7x14xf32>, %c: tensor<7x7xf32>) {
+  // expected-error @+2 {{rotary embedding needs an even head_dim, got 7}}
+  // expected-error @+1 {{'nn.rotary_embedding' op failed to infer returned types}}
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 7 : i64} : (tensor<1x7x14xf32>, tensor<7x7xf32>, tensor<7x7xf32>) -> tensor<1x7x14xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_head_dim_positive(%x: tensor<1x7x128xf32>, %c: tensor<7x64xf32>) {
+  // expected-error @+1 {{attribute 'head_dim' failed to satisfy constraint}}
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 0 : i64} : (tensor<1x7x128xf32>, tensor<7x64xf32>, tensor<7x64xf32>) -> tensor<1x7x128xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_scalar(%x: tensor<f32>, %c: tensor<f32>) {
+  // expected-error @+2 {{rotary embedding needs an input of rank >= 1}}
+  // expected-error @+1 {{'nn.rotary_embedding' op failed to infer returned types}}
+  %0 = nn.rotary_embedding %x, %c, %c : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+  return
+}

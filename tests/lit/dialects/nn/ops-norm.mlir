@@ -101,3 +101,16 @@ func.func @rotary_embedding(%x: tensor<1x32x7x128xf32>, %c: tensor<1x1x7x128xf32
       : (tensor<1x32x?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<1x32x?x128xf32>
   return %0, %1, %2 : tensor<1x32x7x128xf32>, tensor<1x32x7x128xf32>, tensor<1x32x?x128xf32>
 }
+
+// Packed heads: the tables broadcast to one head of head_dim features.
+// CHECK-LABEL: func.func @rotary_packed_heads
+// CHECK: nn.rotary_embedding %arg0, %arg1, %arg1 {head_dim = 64 : i64} : (tensor<1x7x576xf32>, tensor<1x7x64xf32>, tensor<1x7x64xf32>) -> tensor<1x7x576xf32>
+// CHECK: nn.rotary_embedding %arg2, %arg3, %arg3 {head_dim = 64 : i64} : (tensor<1x?x192xf32>, tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<1x?x192xf32>
+func.func @rotary_packed_heads(%x: tensor<1x7x576xf32>, %c: tensor<1x7x64xf32>, %d: tensor<1x?x192xf32>,
+                               %dc: tensor<?x64xf32>) -> (tensor<1x7x576xf32>, tensor<1x?x192xf32>) {
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 64 : i64}
+      : (tensor<1x7x576xf32>, tensor<1x7x64xf32>, tensor<1x7x64xf32>) -> tensor<1x7x576xf32>
+  %1 = nn.rotary_embedding %d, %dc, %dc {head_dim = 64 : i64}
+      : (tensor<1x?x192xf32>, tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<1x?x192xf32>
+  return %0, %1 : tensor<1x7x576xf32>, tensor<1x?x192xf32>
+}

@@ -42,3 +42,12 @@ func.func @main(%x: tensor<1x1x1x8xf32> {nn.input = "x"}) -> tensor<1x1x5x8xf32>
   %0 = nn.relu %k : tensor<1x1x5x8xf32>
   return %0 : tensor<1x1x5x8xf32>
 }
+
+// -----
+
+// Packed heads come from the codec paper's graph conventions only.
+func.func @main(%x: tensor<1x4x16xf32> {nn.input = "x"}, %c: tensor<1x4x8xf32> {nn.input = "c"}) -> tensor<1x4x16xf32> {
+  // expected-error @+1 {{over packed heads (head_dim) is not lowered to PIM programs; compile the graph without the codec paper's conventions}}
+  %0 = nn.rotary_embedding %x, %c, %c {head_dim = 8 : i64} : (tensor<1x4x16xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
+  return %0 : tensor<1x4x16xf32>
+}
