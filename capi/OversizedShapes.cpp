@@ -11,22 +11,35 @@ namespace {
 
 bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.'; }
 
+/// White space as MLIR's lexer skips it: a NUL byte inside the buffer too.
+bool isLexerSpace(char c) { return llvm::isSpace(c) || c == '\0'; }
+
+size_t skipSpaces(llvm::StringRef text, size_t pos) {
+  while (pos < text.size() && isLexerSpace(text[pos]))
+    ++pos;
+  return pos;
+}
+
+/// The position of the `<` after `keyword` at `pos` (white space between
+/// them is the lexer's), or npos when `keyword<` does not start there.
+size_t keywordBracket(llvm::StringRef text, size_t pos, llvm::StringRef keyword) {
+  if (!text.substr(pos).starts_with(keyword))
+    return llvm::StringRef::npos;
+  size_t bracket = skipSpaces(text, pos + keyword.size());
+  return bracket < text.size() && text[bracket] == '<' ? bracket : llvm::StringRef::npos;
+}
+
 /// Results of one op that a value use may name (`%v#N`): far beyond any
 /// real op, far below what the parser can allocate placeholders for.
 constexpr uint64_t kMaxResultNumber = uint64_t(1) << 24;
 
-/// Reads the dimension list after `keyword<` starting at `pos`. Returns the
+/// Reads the dimension list after `keyword <` starting at `pos`. Returns the
 /// dimensions' text and whether their product overflows int64; a malformed
 /// list is left to MLIR's parser (not overflowing).
 bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
   // MLIR's lexer lets white space separate a dimension list's tokens
   // (`4 x 5`, `4x\n  5xf32`).
-  auto skipSpace = [&](size_t at) {
-    while (at < text.size() && llvm::isSpace(text[at]))
-      ++at;
-    return at;
-  };
-  pos = skipSpace(pos);
+  pos = skipSpaces(text, pos);
   size_t start = pos;
   int64_t product = 1;
   bool overflow = false, empty = false;
@@ -56,10 +69,10 @@ bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
         return false;
       ++pos;
     }
-    pos = skipSpace(pos);
+    pos = skipSpaces(text, pos);
     if (pos >= text.size() || text[pos] != 'x')
       break;
-    pos = skipSpace(pos + 1);
+    pos = skipSpaces(text, pos + 1);
     // `4xf32`: the character after 'x' starts the element type.
     if (pos < text.size() && !llvm::isDigit(text[pos]) && text[pos] != '?' && text[pos] != '[')
       break;
@@ -88,20 +101,14 @@ size_t closingBracket(llvm::StringRef text, size_t pos) {
   return llvm::StringRef::npos;
 }
 
-size_t skipSpaces(llvm::StringRef text, size_t pos) {
-  while (pos < text.size() && llvm::isSpace(text[pos]))
-    ++pos;
-  return pos;
-}
-
 } // namespace
 
 std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
   // Only elements attributes build their type's element count while
   // parsing; a type elsewhere reaches Raptor's verifiers, which report it at
   // its value (dialects/nn/ElementCount.h).
-  static constexpr llvm::StringLiteral attributes[] = {"dense_resource<", "dense<", "sparse<"};
-  static constexpr llvm::StringLiteral types[] = {"tensor<", "memref<", "vector<"};
+  static constexpr llvm::StringLiteral attributes[] = {"dense_resource", "dense", "sparse"};
+  static constexpr llvm::StringLiteral types[] = {"tensor", "memref", "vector"};
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
@@ -137,9 +144,10 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
     if (i > 0 && isIdentifierChar(text[i - 1]))
       continue;
     for (llvm::StringRef attribute : attributes) {
-      if (!text.substr(i).starts_with(attribute))
+      size_t bracket = keywordBracket(text, i, attribute);
+      if (bracket == llvm::StringRef::npos)
         continue;
-      size_t end = closingBracket(text, i + attribute.size() - 1);
+      size_t end = closingBracket(text, bracket);
       if (end == llvm::StringRef::npos)
         return std::nullopt; // the parser's own error
       size_t colon = skipSpaces(text, end + 1);
@@ -148,8 +156,9 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
       size_t type = skipSpaces(text, colon + 1);
       for (llvm::StringRef keyword : types) {
         llvm::StringRef dims;
-        if (text.substr(type).starts_with(keyword) && overflows(text, type + keyword.size(), dims))
-          return OversizedShape{type, (keyword.drop_back() + " type with shape " + dims +
+        size_t open = keywordBracket(text, type, keyword);
+        if (open != llvm::StringRef::npos && overflows(text, open + 1, dims))
+          return OversizedShape{type, (keyword + " type with shape " + dims +
                                        " has more than 2^63 - 1 elements")
                                           .str()};
       }

@@ -82,3 +82,7 @@ def test_the_oversized_shape_screen_multiplies_only_static_dimensions_of_attribu
     assert _raptor.find_oversized_shape('"dense<1.0> : tensor<4x9223372036854775807xf32>" '
                                         "// dense<1.0> : tensor<4x9223372036854775807xf32>") is None
     assert _raptor.find_oversized_shape("mydense<1.0> : tensor<4x9223372036854775807xf32>") is None
+    # The lexer's white space, NUL bytes included, may sit between a keyword and its bracket.
+    assert flagged("tensor <4x9223372036854775807xf32>", "dense \0\n<1.0>")
+    assert flagged("tensor\0<4x\0 9223372036854775807xf32>")
+    assert not flagged("tensor <4x4xf32>", "dense\0<1.0>")
