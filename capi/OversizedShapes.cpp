@@ -2,6 +2,7 @@
 #include "capi/OversizedShapes.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cstdint>
@@ -14,10 +15,35 @@ bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_' || c == '$' 
 /// White space as MLIR's lexer skips it: a NUL byte inside the buffer too.
 bool isLexerSpace(char c) { return llvm::isSpace(c) || c == '\0'; }
 
+bool startsComment(llvm::StringRef text, size_t pos) {
+  return text[pos] == '/' && pos + 1 < text.size() && text[pos + 1] == '/';
+}
+
+/// Where the `//` comment at `pos` ends: the lexer stops at '\n' or '\r'.
+size_t commentEnd(llvm::StringRef text, size_t pos) {
+  size_t end = text.find_first_of("\n\r", pos);
+  return end == llvm::StringRef::npos ? text.size() : end;
+}
+
+/// Skips what the lexer skips between tokens: white space and comments.
 size_t skipSpaces(llvm::StringRef text, size_t pos) {
-  while (pos < text.size() && isLexerSpace(text[pos]))
-    ++pos;
+  while (pos < text.size()) {
+    if (isLexerSpace(text[pos]))
+      ++pos;
+    else if (startsComment(text, pos))
+      pos = commentEnd(text, pos);
+    else
+      break;
+  }
   return pos;
+}
+
+/// The bare identifier starting at `pos` (an alias's name after `!`).
+llvm::StringRef identifierAt(llvm::StringRef text, size_t pos) {
+  size_t end = pos;
+  while (end < text.size() && isIdentifierChar(text[end]))
+    ++end;
+  return text.slice(pos, end);
 }
 
 /// The position of the `<` after `keyword` at `pos` (white space between
@@ -34,20 +60,25 @@ size_t keywordBracket(llvm::StringRef text, size_t pos, llvm::StringRef keyword)
 constexpr uint64_t kMaxResultNumber = uint64_t(1) << 24;
 
 /// Reads the dimension list after `keyword <` starting at `pos`. Returns the
-/// dimensions' text and whether their product overflows int64; a malformed
-/// list is left to MLIR's parser (not overflowing).
-bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
+/// dimensions (`4x9223372036854775807`, without the white space and
+/// comments the lexer allows between them) and whether their product
+/// overflows int64; a malformed list is left to MLIR's parser (not
+/// overflowing).
+bool overflows(llvm::StringRef text, size_t pos, std::string &dims) {
   // MLIR's lexer lets white space separate a dimension list's tokens
   // (`4 x 5`, `4x\n  5xf32`).
   pos = skipSpaces(text, pos);
-  size_t start = pos;
+  dims.clear();
   int64_t product = 1;
   bool overflow = false, empty = false;
   while (pos < text.size()) {
     bool scalable = text[pos] == '[';
     size_t digits = pos + (scalable ? 1 : 0);
+    if (!dims.empty())
+      dims += 'x';
     if (digits < text.size() && text[digits] == '?') {
       pos = digits + 1;
+      dims += scalable ? "[?]" : "?";
     } else {
       size_t end = digits;
       while (end < text.size() && llvm::isDigit(text[end]))
@@ -59,6 +90,7 @@ bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
       if (text.slice(digits, end).getAsInteger(10, value) || value > INT64_MAX)
         return false;
       pos = end;
+      dims += scalable ? ("[" + text.slice(digits, end) + "]").str() : text.slice(digits, end).str();
       empty |= value == 0;
       // Once overflowed, the wrapped product is meaningless: stop multiplying.
       if (!overflow && __builtin_mul_overflow(product, static_cast<int64_t>(value), &product))
@@ -77,7 +109,6 @@ bool overflows(llvm::StringRef text, size_t pos, llvm::StringRef &dims) {
     if (pos < text.size() && !llvm::isDigit(text[pos]) && text[pos] != '?' && text[pos] != '[')
       break;
   }
-  dims = text.slice(start, pos).rtrim(" \t\r\nx");
   // A zero dimension makes the count zero however large the others are.
   return overflow && !empty;
 }
@@ -88,7 +119,9 @@ size_t closingBracket(llvm::StringRef text, size_t pos) {
   int depth = 0;
   for (; pos < text.size(); ++pos) {
     char c = text[pos];
-    if (c == '"') {
+    if (startsComment(text, pos)) {
+      pos = commentEnd(text, pos);
+    } else if (c == '"') {
       for (++pos; pos < text.size() && text[pos] != '"'; ++pos)
         if (text[pos] == '\\')
           ++pos;
@@ -109,12 +142,22 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
   // its value (dialects/nn/ElementCount.h).
   static constexpr llvm::StringLiteral attributes[] = {"dense_resource", "dense", "sparse"};
   static constexpr llvm::StringLiteral types[] = {"tensor", "memref", "vector"};
+  // The message for a shaped type at `pos` that overflows, if it does.
+  auto oversizedType = [&](size_t pos) -> std::optional<std::string> {
+    for (llvm::StringRef keyword : types) {
+      std::string dims;
+      size_t open = keywordBracket(text, pos, keyword);
+      if (open != llvm::StringRef::npos && overflows(text, open + 1, dims))
+        return (keyword + " type with shape " + dims + " has more than 2^63 - 1 elements").str();
+    }
+    return std::nullopt;
+  };
+  // Type aliases (`!big = tensor<...>`, defined before use) of such types.
+  llvm::StringMap<std::string> oversizedAliases;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = text.find('\n', i);
-      if (i == llvm::StringRef::npos)
-        break;
+    if (startsComment(text, i)) {
+      i = commentEnd(text, i);
       continue;
     }
     if (c == '"') {
@@ -143,6 +186,15 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
     }
     if (i > 0 && isIdentifierChar(text[i - 1]))
       continue;
+    if (c == '!') {
+      llvm::StringRef name = identifierAt(text, i + 1);
+      size_t equals = skipSpaces(text, i + 1 + name.size());
+      if (!name.empty() && equals < text.size() && text[equals] == '=')
+        if (std::optional<std::string> message = oversizedType(skipSpaces(text, equals + 1)))
+          oversizedAliases[name] = *message;
+      i += name.size();
+      continue;
+    }
     for (llvm::StringRef attribute : attributes) {
       size_t bracket = keywordBracket(text, i, attribute);
       if (bracket == llvm::StringRef::npos)
@@ -154,13 +206,13 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text) {
       if (colon >= text.size() || text[colon] != ':')
         break;
       size_t type = skipSpaces(text, colon + 1);
-      for (llvm::StringRef keyword : types) {
-        llvm::StringRef dims;
-        size_t open = keywordBracket(text, type, keyword);
-        if (open != llvm::StringRef::npos && overflows(text, open + 1, dims))
-          return OversizedShape{type, (keyword + " type with shape " + dims +
-                                       " has more than 2^63 - 1 elements")
-                                          .str()};
+      if (std::optional<std::string> message = oversizedType(type))
+        return OversizedShape{type, *message};
+      if (type < text.size() && text[type] == '!') {
+        llvm::StringRef alias = identifierAt(text, type + 1);
+        auto found = oversizedAliases.find(alias);
+        if (!alias.empty() && found != oversizedAliases.end())
+          return OversizedShape{type, ("type alias !" + alias + ": " + found->second).str()};
       }
       i = end;
       break;

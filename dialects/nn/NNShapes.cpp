@@ -465,6 +465,10 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *,
   int64_t features = rotated.back();
   if (std::optional<uint64_t> headDim = adaptor.getHeadDim()) {
     int64_t hd = static_cast<int64_t>(*headDim);
+    // The attribute's constraint is checked after inference (a builder's
+    // attribute has not been verified yet): no division by it before.
+    if (hd <= 0)
+      return emitOptionalError(loc, "head_dim must be positive, got ", hd);
     if (!isDyn(features) && features % hd != 0)
       return emitOptionalError(loc, "head_dim ", hd, " does not divide the last dimension ",
                                features, " of the input");

@@ -46,8 +46,9 @@ std::optional<HeadSplit> headSplitOf(nn::RotaryEmbeddingOp op) {
   if (!x.hasStaticShape() || !split.hasStaticShape() || rank < 3 || x.getRank() != rank - 1)
     return std::nullopt;
   ArrayRef<int64_t> xs = x.getShape(), ss = split.getShape();
-  // Only the last dimension is split, into heads of D features.
-  if (xs.drop_back() != ss.drop_back(2) || ss[rank - 2] * ss[rank - 1] != xs.back())
+  // Only the last dimension is split, into heads of D > 0 features.
+  if (xs.drop_back() != ss.drop_back(2) || ss[rank - 1] <= 0 ||
+      ss[rank - 2] * ss[rank - 1] != xs.back())
     return std::nullopt;
   ArrayRef<int64_t> dims = permute.getDims();
   for (int64_t i = 0; i < rank; ++i) {

@@ -86,3 +86,17 @@ def test_the_oversized_shape_screen_multiplies_only_static_dimensions_of_attribu
     assert flagged("tensor <4x9223372036854775807xf32>", "dense \0\n<1.0>")
     assert flagged("tensor\0<4x\0 9223372036854775807xf32>")
     assert not flagged("tensor <4x4xf32>", "dense\0<1.0>")
+    # So may comments (to '\n' or '\r'), anywhere between tokens; and a type
+    # alias defined before its use is screened at the use (found by review).
+    big = "tensor<4x9223372036854775807xf32>"
+    for text in (f"dense<1.0> : // c\n {big}", f"dense // c\n<1.0> : {big}", f"dense<1.0> // c\n : {big}",
+                 "dense<1.0> : tensor<4x // c\n 9223372036854775807xf32>", f"// c\r dense<1.0> : {big}",
+                 f"dense<1.0 // >\n> : {big}"):
+        found = _raptor.find_oversized_shape(text)
+        assert found is not None and found[1] == "tensor type with shape 4x9223372036854775807 has more than " \
+            "2^63 - 1 elements", text
+    aliased = f"!big = {big}\n!small = tensor<4x4xf32>\n%0 = arith.constant dense<1.0> : !big"
+    assert _raptor.find_oversized_shape(aliased)[1] == (
+        "type alias !big: tensor type with shape 4x9223372036854775807 has more than 2^63 - 1 elements")
+    assert _raptor.find_oversized_shape(aliased.replace(": !big", ": !small")) is None
+    assert _raptor.find_oversized_shape(f"// c {big} dense<1.0> : {big}") is None  # all one comment

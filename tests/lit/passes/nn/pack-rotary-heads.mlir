@@ -64,3 +64,15 @@ func.func @unchanged(%q: tensor<1x5x32xf32> {nn.input = "q"}, %t: tensor<1x4x5x8
   %r4 = nn.rotary_embedding %p4, %c, %c : (tensor<1x4x5x8xf32>, tensor<1x1x5x8xf32>, tensor<1x1x5x8xf32>) -> tensor<1x4x5x8xf32>
   return %per_head, %shared, %p2, %r3, %r4 : tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>, tensor<1x5x4x8xf32>, tensor<1x4x5x8xf32>
 }
+
+// Heads of no features are no split to pack (found by review: the packed
+// rotation's head_dim would be 0).
+// CHECK-LABEL: func.func @empty_heads
+// CHECK-NOT:  head_dim
+// CHECK:      return
+func.func @empty_heads(%q: tensor<1x5x0xf32> {nn.input = "q"}, %c: tensor<1x1x5x0xf32> {nn.input = "c"}) -> tensor<1x4x5x0xf32> {
+  %v = nn.view %q {size = array<i64: 1, 5, 4, 0>} : (tensor<1x5x0xf32>) -> tensor<1x5x4x0xf32>
+  %p = nn.permute %v {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x5x4x0xf32>) -> tensor<1x4x5x0xf32>
+  %r = nn.rotary_embedding %p, %c, %c : (tensor<1x4x5x0xf32>, tensor<1x1x5x0xf32>, tensor<1x1x5x0xf32>) -> tensor<1x4x5x0xf32>
+  return %r : tensor<1x4x5x0xf32>
+}
