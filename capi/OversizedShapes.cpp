@@ -72,13 +72,11 @@ bool overflows(llvm::StringRef text, size_t pos, std::string &dims) {
   int64_t product = 1;
   bool overflow = false, empty = false;
   while (pos < text.size()) {
+    size_t token = pos;
     bool scalable = text[pos] == '[';
     size_t digits = pos + (scalable ? 1 : 0);
-    if (!dims.empty())
-      dims += 'x';
     if (digits < text.size() && text[digits] == '?') {
       pos = digits + 1;
-      dims += scalable ? "[?]" : "?";
     } else {
       size_t end = digits;
       while (end < text.size() && llvm::isDigit(text[end]))
@@ -90,7 +88,6 @@ bool overflows(llvm::StringRef text, size_t pos, std::string &dims) {
       if (text.slice(digits, end).getAsInteger(10, value) || value > INT64_MAX)
         return false;
       pos = end;
-      dims += scalable ? ("[" + text.slice(digits, end) + "]").str() : text.slice(digits, end).str();
       empty |= value == 0;
       // Once overflowed, the wrapped product is meaningless: stop multiplying.
       if (!overflow && __builtin_mul_overflow(product, static_cast<int64_t>(value), &product))
@@ -101,6 +98,8 @@ bool overflows(llvm::StringRef text, size_t pos, std::string &dims) {
         return false;
       ++pos;
     }
+    // The dimension as written, without what the lexer skipped around it.
+    dims += (dims.empty() ? "" : "x") + text.slice(token, pos).str();
     pos = skipSpaces(text, pos);
     if (pos >= text.size() || text[pos] != 'x')
       break;
