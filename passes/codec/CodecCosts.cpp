@@ -82,27 +82,25 @@ CodecCosts computeCosts(CodecGraph &g, const std::vector<Subgraph> &subgraphs) {
       continue;
     Value value = g.op(m.marker)->getOperand(0);
     uint64_t items = numElements(value);
-    switch (m.kind) {
-    case CodecKind::Requantize: // codes to codes: reads the encoded input
+    if (m.kind == CodecKind::Requantize) { // codes to codes: reads the encoded input
       ++c.requantizers;
       c.codecItems += items;
       c.codecTrafficBytes += bytes(value, m.from.target);
-      break;
-    case CodecKind::Decode:
-    case CodecKind::DecodeEncode:
+      continue;
+    }
+    // A decode-encode whose decoder another marker has: only its encoder.
+    bool decodes = (m.kind == CodecKind::Decode || m.kind == CodecKind::DecodeEncode) &&
+                   !m.decoderSharedWith;
+    bool encodes = m.kind == CodecKind::Encode || m.kind == CodecKind::DecodeEncode;
+    if (decodes) {
       ++c.decoders;
       c.codecItems += items;
       c.codecTrafficBytes += bytes(value, m.from.target);
-      if (m.kind == CodecKind::Decode)
-        break;
-      [[fallthrough]];
-    case CodecKind::Encode:
+    }
+    if (encodes) {
       ++c.encoders;
       c.codecItems += items;
       c.codecTrafficBytes += bytes(value, m.from.source);
-      break;
-    case CodecKind::None:
-      break;
     }
   }
   return c;

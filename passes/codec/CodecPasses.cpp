@@ -181,8 +181,9 @@ void materializeCodecs(CodecGraph &graph, const std::vector<Subgraph> &subgraphs
     }
   }
   // Markers in block order: an identical codec reuses the value of the
-  // first one, which comes earlier and so dominates its readers.
-  llvm::DenseMap<unsigned, Value> materialized;
+  // first one, which comes earlier and so dominates its readers; so does a
+  // decoder, from the first marker that decodes the same value.
+  llvm::DenseMap<unsigned, Value> materialized, decoded;
   for (const MarkerCodec &c : codecs) {
     Operation *marker = graph.op(c.marker);
     Value value = marker->getOperand(0);
@@ -190,12 +191,16 @@ void materializeCodecs(CodecGraph &graph, const std::vector<Subgraph> &subgraphs
     Location loc = marker->getLoc();
     Type type = value.getType();
     if (c.sharedWith) {
-      value = materialized.lookup(*c.sharedWith);
+      value = (c.kind == CodecKind::Decode ? decoded : materialized).lookup(*c.sharedWith);
     } else if (c.kind == CodecKind::Requantize) {
       value = RequantizeOp::create(builder, loc, type, value, toAttr(context, c.from), toAttr(context, c.to));
     } else {
-      if (c.kind == CodecKind::Decode || c.kind == CodecKind::DecodeEncode)
+      if (c.decoderSharedWith)
+        value = decoded.lookup(*c.decoderSharedWith);
+      else if (c.kind == CodecKind::Decode || c.kind == CodecKind::DecodeEncode)
         value = DecodeOp::create(builder, loc, type, value, toAttr(context, c.from));
+      if (c.kind != CodecKind::Encode)
+        decoded[c.marker] = value;
       if (c.kind == CodecKind::Encode || c.kind == CodecKind::DecodeEncode)
         value = EncodeOp::create(builder, loc, type, value, toAttr(context, c.to));
     }

@@ -37,7 +37,8 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
       continue;
     if (g.inEdges(v).empty())
       continue;
-    MarkerCodec c{v, edges[g.inEdges(v).front()].sem, {}, CodecKind::None, false, std::nullopt};
+    MarkerCodec c{v, edges[g.inEdges(v).front()].sem, {}, CodecKind::None, false, std::nullopt,
+                  std::nullopt};
     c.to = g.outEdges(v).empty() ? c.from : edges[g.outEdges(v).front()].sem;
     c.kind = kindOf(c.from, c.to);
     if (c.kind != CodecKind::None) {
@@ -46,8 +47,15 @@ std::vector<MarkerCodec> markerCodecs(CodecGraph &g) {
       auto key = std::make_tuple(input.getAsOpaquePointer(), c.from.id,
                                  c.kind == CodecKind::Decode ? int64_t(-1) : c.to.id);
       auto [it, inserted] = first.try_emplace(key, v);
-      if (!inserted)
+      if (!inserted) {
         c.sharedWith = it->second;
+      } else if (c.kind == CodecKind::DecodeEncode) {
+        // Its decoder is the plain decoder of the value: shared both ways.
+        auto [dit, decoderInserted] =
+            first.try_emplace(std::make_tuple(input.getAsOpaquePointer(), c.from.id, int64_t(-1)), v);
+        if (!decoderInserted)
+          c.decoderSharedWith = dit->second;
+      }
     }
     codecs.push_back(c);
   }

@@ -5,7 +5,9 @@
 // subgraph), an encoder (entering one), both, or one requantizer (between
 // two compatible encoded subgraphs: one codec that maps codes to codes).
 // Identical codecs of one value (same input, same semantics on both sides:
-// `nn.mul %a, %a`, or the readers of a fan-out) are one codec. A weight or
+// `nn.mul %a, %a`, or the readers of a fan-out) are one codec, and so are
+// the decoders of one value, whether alone or before an encoder (a sum read
+// by a residual add and, re-encoded, by the next block is decoded once). A weight or
 // an `nn.constant` is encoded ahead of time: no codec at run time.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +31,9 @@ struct MarkerCodec {
   /// Another marker (earlier in block order) whose identical codec this
   /// one reuses; unset for the codec that is materialized.
   std::optional<unsigned> sharedWith;
+  /// For a decode-encode not shared whole: another marker (earlier) whose
+  /// decoder of the same value this one's encoder reads.
+  std::optional<unsigned> decoderSharedWith;
 };
 
 /// The markers of `graph` (block order) with their codecs.

@@ -50,6 +50,33 @@ func.func @read_twice(%x: tensor<2x8xf32> {nn.input = "x"}) -> tensor<16xf32> {
   return %m : tensor<16xf32>
 }
 
+// A sum read by an fp32 operator and, re-encoded, by an INT8 one is
+// decoded once (found on torchvision's MobileNetV3, a projection read by
+// its residual add and the next block): encoder of x (64 bytes), decoder
+// of the i32 sums (64), encoder of the decoded sums (64), decoder of the
+// returned view (16 codes); 16 items each. Operators: linear 16 + 64 codes,
+// view 16 codes, add 2 x 64 bytes.
+// NL:      "codec_items": 64,
+// NL:      "codec_traffic_bytes": 208,
+// NL:      "decoders": 2,
+// NL:      "encoders": 2,
+// NL:      "function": "decoded_once",
+// NL:      "operator_traffic_bytes": 224,
+// IR-LABEL: func.func @decoded_once
+// IR:       %[[D:.*]] = codec.decode %{{.*}} from <{{[0-9]+}} : f32 -> i32>
+// IR-NEXT:  %[[E:.*]] = codec.encode %[[D]] to <{{[0-9]+}} : f32 -> i8>
+// IR-NEXT:  nn.view %[[E]]
+// IR-NEXT:  nn.add %[[D]], %arg0
+// IR-NOT:   from <{{[0-9]+}} : f32 -> i32>
+// IR:       return
+func.func @decoded_once(%x: tensor<2x8xf32> {nn.input = "x"}, %w: tensor<8x8xf32> {nn.param = "w"})
+    -> (tensor<16xf32>, tensor<2x8xf32>) {
+  %a = nn.linear %x, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  %v = nn.view %a {size = array<i64: 16>} : (tensor<2x8xf32>) -> tensor<16xf32>
+  %r = nn.add %a, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %v, %r : tensor<16xf32>, tensor<2x8xf32>
+}
+
 // A constant (a RoPE table) and its view are known before run time, like
 // weights: their codecs run ahead of time and cost nothing at run time;
 // the operators' reads remain (view: 16 codes; mul: 2 x 64 bytes).
