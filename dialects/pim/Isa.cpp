@@ -127,8 +127,8 @@ llvm::SmallVector<LocalAccess, 3> localAccesses(const Instruction &in, const Acc
   using S = VectorShape;
   if (info && info->unit == Unit::Vector) {
     switch (info->shape) {
-    case S::Unary:
-      return {{in.rd, n, true}, {in.rs1, n, false}};
+    case S::Unary: // (a conversion reads rs1 at its own width)
+      return {{in.rd, n, true}, {in.rs1, in.len * bytesOf(in.from.value_or(in.type)), false}};
     case S::Binary:
       return {{in.rd, n, true}, {in.rs1, n, false}, {in.rs2, n, false}};
     case S::Reduce:

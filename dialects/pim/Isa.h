@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace raptor::pim {
 
@@ -63,6 +64,10 @@ struct Instruction {
   Opcode opcode = Opcode::Nop;
   uint8_t rd = 0, rs1 = 0, rs2 = 0;
   ElementType type = ElementType::F32;
+  /// rs1's element type when a `vmv` converts (widens with sign extension,
+  /// or narrows keeping the low bits); pimsim-nn's forms say it with the
+  /// setbw before it (ibiw: rs1's width, obiw: rd's).
+  std::optional<ElementType> from;
   bool relu = false;
   int32_t imm = 0;                  // sldi, saddi, smuli; the byte of lldi
   int32_t mbiw = 0, ibiw = 0, obiw = 0;

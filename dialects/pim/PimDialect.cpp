@@ -251,7 +251,11 @@ LogicalResult VavgOp::verify() { return verifyVector(*this); }
 LogicalResult VreluOp::verify() { return verifyVector(*this); }
 LogicalResult VtanhOp::verify() { return verifyVector(*this); }
 LogicalResult VsigmOp::verify() { return verifyVector(*this); }
-LogicalResult VmvOp::verify() { return verifyVector(*this); }
+LogicalResult VmvOp::verify() {
+  if (auto from = getFrom(); from && (from->isF32() || getType().isF32()))
+    return emitOpError("converts integers only (f32 has no conversion instruction)");
+  return verifyVector(*this);
+}
 LogicalResult ExtVexpOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVrsqrtOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVerfOp::verify() { return verifyVector(*this); }

@@ -114,7 +114,12 @@ std::optional<Instruction> raptor::pim::toInstruction(Operation *op) {
       .Case([](VreluOp o) { return unary(o, O::Vrelu); })
       .Case([](VtanhOp o) { return unary(o, O::Vtanh); })
       .Case([](VsigmOp o) { return unary(o, O::Vsigm); })
-      .Case([](VmvOp o) { return unary(o, O::Vmv); })
+      .Case([](VmvOp o) {
+        Instruction in = unary(o, O::Vmv);
+        if (std::optional<Type> from = o.getFrom())
+          in.from = elementTypeOf(*from);
+        return in;
+      })
       .Case([](ExtVexpOp o) { return unary(o, O::ExtVexp); })
       .Case([](ExtVrsqrtOp o) { return unary(o, O::ExtVrsqrt); })
       .Case([](ExtVerfOp o) { return unary(o, O::ExtVerf); })
@@ -260,7 +265,8 @@ Operation *raptor::pim::buildInstruction(OpBuilder &b, Location loc, const Instr
   case O::Vsigm:
     return unaryOp<VsigmOp>(b, loc, in);
   case O::Vmv:
-    return unaryOp<VmvOp>(b, loc, in);
+    return VmvOp::create(b, loc, in.rd, in.rs1, in.len,
+                         in.from ? TypeAttr::get(typeOf(b, *in.from)) : TypeAttr(), typeOf(b, in.type));
   case O::ExtVexp:
     return unaryOp<ExtVexpOp>(b, loc, in);
   case O::ExtVrsqrt:

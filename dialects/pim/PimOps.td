@@ -282,7 +282,26 @@ def Pim_VavgOp : Pim_VectorUnary<"vavg", "rd[0] <- the mean of rs1[0..len)">;
 def Pim_VreluOp : Pim_VectorUnary<"vrelu", "rd[i] <- max(rs1[i], 0)">;
 def Pim_VtanhOp : Pim_VectorUnary<"vtanh", "rd[i] <- tanh(rs1[i])">;
 def Pim_VsigmOp : Pim_VectorUnary<"vsigm", "rd[i] <- 1 / (1 + exp(-rs1[i]))">;
-def Pim_VmvOp : Pim_VectorUnary<"vmv", "rd[i] <- rs1[i]">;
+def Pim_VmvOp : Pim_Instr<"vmv", [Pim_VectorUnit]> {
+  let summary = "rd[i] <- rs1[i], converting integers of type `from` to `type`";
+  let description = [{
+    A move of `len` elements. With `from`, rs1 holds `from` integers that
+    are sign-extended (or narrowed to their low bits) to `type`: in
+    pimsim-nn's forms, the setbw before it gives rs1's width as ibiw and
+    rd's as obiw.
+
+    ```mlir
+    pim.vmv r2, r3 len 16 : i8
+    pim.vmv r2, r3 len 16 from i32 : i8
+    ```
+  }];
+  let arguments = (ins Pim_Reg:$rd, Pim_Reg:$rs1, Pim_I64:$len, OptionalAttr<Pim_ElementType>:$from,
+                       Pim_ElementType:$type);
+  let assemblyFormat = [{
+    custom<Reg>($rd) `,` custom<Reg>($rs1) `len` $len (`from` $from^)? `:` $type attr-dict
+  }];
+  let hasVerifier = 1;
+}
 
 // Extensions: not in pimsim-nn's set (softmax, exp, division, reciprocal
 // square root and reductions other than vavg do not exist there).

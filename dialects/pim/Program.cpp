@@ -92,8 +92,8 @@ Record encode(const Instruction &in, bool compact) {
     if (info && info->unit == Unit::Vector) {
       r.a = in.rs2;
       r.g3 = int32_t(in.len);
-      if (compact) {
-        r.flags = uint8_t(in.type);
+      if (compact) { // low nibble: the type; high: a conversion's source type + 1
+        r.flags = uint8_t(uint8_t(in.type) | (in.from ? uint8_t(uint8_t(*in.from) + 1) << 4 : 0));
         r.g1 = int32_t(in.rows);
       }
     }
@@ -184,7 +184,9 @@ Instruction decode(const Record &r, bool compact) {
       in.rs2 = uint8_t(r.a);
       in.len = r.g3;
       if (compact) {
-        in.type = ElementType(r.flags);
+        in.type = ElementType(r.flags & 0xF);
+        if (r.flags >> 4)
+          in.from = ElementType((r.flags >> 4) - 1);
         in.rows = r.g1;
       }
     }
@@ -335,11 +337,14 @@ std::string pathIn(StringRef dir, const llvm::Twine &name) {
 }
 
 llvm::json::Object ioJson(const IoBuffer &io) {
-  return llvm::json::Object{{"name", io.name},
-                            {"shape", llvm::json::Array(io.shape)},
-                            {"dtype", io.dtype},
-                            {"address", io.address},
-                            {"layout", io.layout}};
+  llvm::json::Object o{{"name", io.name},
+                       {"shape", llvm::json::Array(io.shape)},
+                       {"dtype", io.dtype},
+                       {"address", io.address},
+                       {"layout", io.layout}};
+  if (io.dtype == "int32")
+    o["fixed_point_bits"] = io.fixedPointBits;
+  return o;
 }
 
 Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t globalBytes) {
@@ -364,8 +369,16 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
   }
   if (auto dtype = o->getString("dtype"))
     io.dtype = dtype->str();
-  if (io.dtype != "float32")
-    return failure(where + ": dtype '" + io.dtype + "' is not supported (float32)");
+  if (io.dtype != "float32" && io.dtype != "int32")
+    return failure(where + ": dtype '" + io.dtype + "' is not supported (float32, int32)");
+  if (io.dtype == "int32") {
+    Expected<int64_t> bits = intField(*o, "fixed_point_bits", where, false);
+    if (!bits)
+      return bits.takeError();
+    if (*bits > 30)
+      return failure(where + ": fixed_point_bits " + llvm::Twine(*bits) + " is outside 0..30");
+    io.fixedPointBits = *bits;
+  }
   Expected<int64_t> address = intField(*o, "address", where);
   if (!address)
     return address.takeError();
@@ -544,9 +557,11 @@ Expected<CoreProgram> readBinary(StringRef bytes, StringRef source, bool compact
     if (r.rd >= 32 || r.rs1 >= 32)
       return failure("'" + source + "' record " + llvm::Twine(i) + " names a register outside 0..31");
     Instruction in = decode(r, compact);
-    if (in.type > ElementType::I32)
+    if (in.type > ElementType::I32 || (in.from && *in.from > ElementType::I32))
       return failure("'" + source + "' record " + llvm::Twine(i) + " has element type code " +
-                     llvm::Twine(unsigned(in.type)));
+                     llvm::Twine(unsigned(r.flags)));
+    if (in.from && in.opcode != Opcode::Vmv)
+      return failure("'" + source + "' record " + llvm::Twine(i) + ": only vmv converts element types");
     if (in.opcode == Opcode::RepeatBegin) {
       in.rows = int64_t(p.strides.size());
       for (int64_t s = 0; s < in.size; ++s) {
@@ -803,6 +818,7 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
                                      {"pimsim_compatible", compatible},
                                      {"pimsim_files", files[int(pimsim)]},
                                      {"pimsim_skipped", skipped},
+                                     {"arithmetic", program.integerOnly ? "integer" : "float"},
                                      {"extensions", std::move(ext)}}},
   };
   for (const auto &[key, value] : program.reports)
@@ -810,6 +826,28 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
   return writeFile(pathIn(dir, "manifest.json"), [&](llvm::raw_ostream &os) {
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   });
+}
+
+/// pimsim-nn's forms carry no element types: in an integer-only program a
+/// vector instruction's operands have the widths of the setbw before it
+/// (rs1 ibiw bits, rd obiw bits; a vmv between different widths converts).
+static void typeFromWidths(CoreProgram &core) {
+  auto integer = [](int32_t bits) {
+    return bits == 8 ? ElementType::I8 : bits == 16 ? ElementType::I16 : ElementType::I32;
+  };
+  int32_t ibiw = 32, obiw = 32;
+  for (Instruction &in : core.code) {
+    if (in.opcode == Opcode::Setbw) {
+      ibiw = in.ibiw, obiw = in.obiw;
+      continue;
+    }
+    const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
+    if (!info || info->unit != Unit::Vector)
+      continue;
+    in.type = integer(obiw);
+    if (in.opcode == Opcode::Vmv && ibiw != obiw)
+      in.from = integer(ibiw);
+  }
 }
 
 Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
@@ -961,6 +999,13 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       }
     }
   }
+  if (const llvm::json::Object *info = m->getObject("program")) {
+    std::optional<StringRef> arithmetic = info->getString("arithmetic");
+    if (arithmetic && *arithmetic != "integer" && *arithmetic != "float")
+      return failure("'" + manifestPath + "': program.arithmetic '" + *arithmetic +
+                     "' is neither 'integer' nor 'float'");
+    p.integerOnly = arithmetic == "integer";
+  }
   if (form == ProgramForm::Pimsim) {
     const llvm::json::Object *info = m->getObject("program");
     if (!info || info->getString("pimsim_files") == "none")
@@ -978,6 +1023,8 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       if (!code)
         return code.takeError();
       core.code = std::move(code->code);
+      if (p.integerOnly)
+        typeFromWidths(core);
     }
   }
   return p;

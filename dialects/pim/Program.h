@@ -52,7 +52,10 @@ struct CoreProgram {
 struct IoBuffer {
   std::string name;
   std::vector<int64_t> shape;
+  /// float32, or int32 holding fixed-point values x * 2^fixedPointBits
+  /// (integer-only programs: the host converts, rounding half to even).
   std::string dtype = "float32";
+  int64_t fixedPointBits = 0;
   int64_t address = 0;
   std::string layout;
 };
@@ -63,6 +66,9 @@ struct Program {
   std::vector<CoreProgram> programs; // one per core id, 0..cores-1
   std::vector<uint8_t> globalMemory;
   std::vector<IoBuffer> inputs, outputs;
+  /// Integer-only arithmetic: no f32 data anywhere, 32-bit vector
+  /// elements are int32 (pimsim-nn's forms give widths only).
+  bool integerOnly = false;
   /// The operators instructions come from ("<op> <task>"), for per-operator
   /// counts (Instruction::origin indexes it).
   std::vector<std::string> operators;

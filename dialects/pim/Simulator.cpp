@@ -504,9 +504,10 @@ private:
       }
       core.counters.localReadBytes += 2 * n * eb;
     } else if (info.shape == S::Unary) {
-      const uint8_t *a = bytes(in.rs1, n);
+      ElementType from = in.from.value_or(in.type); // a vmv may convert
+      const uint8_t *a = local(c, r[in.rs1], n * bytesOf(from));
       for (int64_t i = 0; i < n; ++i) {
-        int64_t x = loadInt(a, in.type, i);
+        int64_t x = loadInt(a, from, i);
         switch (in.opcode) {
         case Opcode::Vmv: out[size_t(i)] = x; break;
         case Opcode::Vrelu: out[size_t(i)] = std::max<int64_t>(x, 0); break;
@@ -515,7 +516,7 @@ private:
                                    nameOf(in.type)).str());
         }
       }
-      core.counters.localReadBytes += n * eb;
+      core.counters.localReadBytes += n * bytesOf(from);
     } else {
       throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated", where(c), info.name,
                                nameOf(in.type)).str());
@@ -710,6 +711,14 @@ int64_t elementsOf(const IoBuffer &io) {
   return n;
 }
 
+/// x * 2^bits rounded half to even, saturated to int32 (NaN: 0).
+int32_t toFixedPoint(float x, int64_t bits) {
+  double v = std::nearbyint(std::ldexp(double(x), int(bits)));
+  if (std::isnan(v))
+    return 0;
+  return int32_t(std::clamp(v, double(INT32_MIN), double(INT32_MAX)));
+}
+
 std::string shapeText(const IoBuffer &io) {
   std::string s = "(";
   for (size_t i = 0; i < io.shape.size(); ++i)
@@ -734,6 +743,12 @@ llvm::Error FunctionalSimulator::setInput(llvm::StringRef name, llvm::ArrayRef<f
     return failure("input '" + name + "' needs " + llvm::Twine(elementsOf(*io)) + " elements of shape " +
                    shapeText(*io) + ", got " + llvm::Twine(values.size()));
   layout::Layout l = layout::parseLayout(io->layout).layout;
+  if (io->dtype == "int32") { // the host's conversion to fixed point
+    int32_t *base = reinterpret_cast<int32_t *>(global.data() + io->address);
+    for (size_t i = 0; i < values.size(); ++i)
+      base[l(int64_t(i))] = toFixedPoint(values[i], io->fixedPointBits);
+    return llvm::Error::success();
+  }
   float *base = reinterpret_cast<float *>(global.data() + io->address);
   for (size_t i = 0; i < values.size(); ++i)
     base[l(int64_t(i))] = values[i];
@@ -747,8 +762,14 @@ llvm::Expected<std::vector<float>> FunctionalSimulator::output(llvm::StringRef n
   if (!io)
     return failure("the model has no output '" + name + "'");
   layout::Layout l = layout::parseLayout(io->layout).layout;
-  const float *base = reinterpret_cast<const float *>(global.data() + io->address);
   std::vector<float> values(size_t(elementsOf(*io)));
+  if (io->dtype == "int32") {
+    const int32_t *base = reinterpret_cast<const int32_t *>(global.data() + io->address);
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = float(std::ldexp(double(base[l(int64_t(i))]), -int(io->fixedPointBits)));
+    return values;
+  }
+  const float *base = reinterpret_cast<const float *>(global.data() + io->address);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = base[l(int64_t(i))];
   return values;

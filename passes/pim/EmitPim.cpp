@@ -106,6 +106,9 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
   program.cellBits = chip.getCellBits();
   program.weightBits = chip.getWeightBits();
   program.localMemory = chip.getMemory();
+  // An integer-only program (raptor-lower-to-pim under fixed point).
+  auto fixedPoint = chip->getAttrOfType<IntegerAttr>("fixed_point_bits");
+  program.integerOnly = bool(fixedPoint);
   program.programs.resize(size_t(program.cores));
   Origins origins{program.operators, {}};
   for (int64_t i = 0; i < program.cores; ++i)
@@ -125,6 +128,12 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
     b.name = io.getName().str();
     b.shape.assign(type.getShape().begin(), type.getShape().end());
     b.address = io.getAddress();
+    if (type.getElementType().isInteger(32)) {
+      if (!fixedPoint)
+        return io.emitOpError("holds int32 fixed point, but the chip has no 'fixed_point_bits'");
+      b.dtype = "int32";
+      b.fixedPointBits = fixedPoint.getInt();
+    }
     raptor::layout::Layout l = io.getLayout().getLayout();
     b.layout = l.str();
     globalBytes = std::max(globalBytes, io.getAddress() + 4 * l.cosize());

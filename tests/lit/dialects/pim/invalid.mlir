@@ -447,3 +447,12 @@ pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {
     pim.vrelu r2, r2 len 1000000000 : f32
   }
 }
+
+// -----
+
+pim.chip @m cores 1 crossbars 8 of [128, 128] memory 65536 {
+  pim.core 0 {
+    // expected-error @+1 {{converts integers only (f32 has no conversion instruction)}}
+    pim.vmv r2, r3 len 8 from i32 : f32
+  }
+}

@@ -73,6 +73,11 @@ pim.chip @m cores 4 crossbars 8 of [128, 128] memory 65536 {
     pim.vsigm r2, r2 len 8 : f32
     // CHECK-NEXT: pim.vmv r2, r2 len 8 : f32
     pim.vmv r2, r2 len 8 : f32
+    // Conversions: sign-extended i8 to i32, i32 narrowed to i8.
+    // CHECK-NEXT: pim.vmv r2, r3 len 8 from i8 : i32
+    pim.vmv r2, r3 len 8 from i8 : i32
+    // CHECK-NEXT: pim.vmv r2, r3 len 8 from i32 : i8
+    pim.vmv r2, r3 len 8 from i32 : i8
     // CHECK-NEXT: pim.ext.vexp r2, r2 len 8 : f32
     pim.ext.vexp r2, r2 len 8 : f32
     // CHECK-NEXT: pim.ext.vrsqrt r2, r2 len 8 : f32
