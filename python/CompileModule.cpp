@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -14,6 +15,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
@@ -120,6 +122,17 @@ void bindCompile(nb::module_ &m) {
       "raptor-schedule-spatial: latency mode (algorithm peft or heft) or pipeline mode of at most `depth` "
       "stages, its selection report written to `report` and the periodic diagnostic to `periodic` when "
       "given.");
+  m.def(
+      "integer_refusal",
+      [](nb::handle module) -> std::optional<std::string> {
+        for (auto f : moduleArgument(module).getOps<mlir::func::FuncOp>())
+          if (std::optional<mlir::Operation *> op = raptor::pim::withoutIntegerLowering(f))
+            return (*op)->getName().getStringRef().str();
+        return std::nullopt;
+      },
+      nb::arg("module"),
+      "The first operator an integer-only int8 program cannot compute (raptor-lower-to-pim refuses it "
+      "under raptor.fixed_point_bits), or None.");
   m.def(
       "lower_to_pim",
       [](nb::handle module, const std::string &weights) {

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CommutationTable.h"
+#include "passes/codec/FixedPoint.h"
 #include "passes/graph/GraphSummary.h"
 #include "passes/rdg/ReducedDependenceGraph.h"
 #include "passes/spatial/ListScheduler.h"
@@ -230,6 +231,34 @@ NB_MODULE(_raptor, m) {
   m.def("seed_commutation_table",
         []() { return raptor::codec::CommutationTable::seedText().str(); },
         "The seed's Table 5 in Raptor's commutation-table format.");
+
+  m.def(
+      "fixed_steps",
+      [](double m) {
+        std::optional<raptor::codec::FixedMultiplier> f = raptor::codec::fixedMultiplier(m);
+        if (!f)
+          throw nb::value_error("a fixed multiplier must be finite, non-negative and below 2^30");
+        raptor::codec::FixedSteps s = raptor::codec::fixedSteps(*f);
+        std::vector<int32_t> flat{s.high, s.low, s.highLeft};
+        for (const raptor::codec::TermShift &t : s.terms)
+          flat.insert(flat.end(), {t.left, t.pre, t.rounding, t.right, int32_t(t.used)});
+        flat.insert(flat.end(), {s.rounding, s.right});
+        return flat;
+      },
+      nb::arg("multiplier"),
+      "The constants with which integer-only programs multiply by a real `multiplier` "
+      "(passes/codec/FixedPoint.h): high, low, high's left shift, (left, pre, rounding, right, used) of the "
+      "three other terms, the final rounding and right shift.");
+  m.def(
+      "requantize",
+      [](int32_t x, double m, int32_t offset) {
+        std::optional<raptor::codec::FixedMultiplier> f = raptor::codec::fixedMultiplier(m);
+        if (!f)
+          throw nb::value_error("a fixed multiplier must be finite, non-negative and below 2^30");
+        return raptor::codec::requantize(x, *f, offset);
+      },
+      nb::arg("x"), nb::arg("multiplier"), nb::arg("offset") = 0,
+      "round(x * multiplier) + offset as an integer-only program computes it, for one int32 element.");
 
   m.def(
       "graph_summary_json",

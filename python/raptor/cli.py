@@ -228,6 +228,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     int8_only = [flag for flag, given in (("--policy", args.policy), ("--placement", args.placement),
                                           ("--calibrate", args.calibrate),
                                           ("--calibration-samples", args.calibration_samples),
+                                          ("--arithmetic", args.arithmetic),
                                           ("--report", args.report)) if given]
     if args.precision == "fp32" and int8_only:
         verb = "applies" if len(int8_only) == 1 else "apply"
@@ -247,7 +248,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                              follow_rows=args.follow_rows, precision=args.precision,
                              policy=args.policy or "Y", placement=args.placement or "nonlocal-coalesced",
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,
-                             pimsim=args.format,
+                             arithmetic=args.arithmetic or "auto", pimsim=args.format,
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)
         report = None
         if args.report:
@@ -862,6 +863,7 @@ def build_parser() -> argparse.ArgumentParser:
                "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
                "raptor compile unet -o out/unet --pipeline 8; "
                "raptor compile shufflenet_v2 -o out/q --precision int8 --policy W --report; "
+               "raptor compile resnet18.pt2 -o out/r8 --precision int8 --arithmetic integer; "
                "raptor compile model.onnx -o out/onnx; "
                "raptor compile model.mlir --weights model.safetensors -o out/model")
     p.add_argument("model", help="a zoo model name, a .pt2 file, an .onnx file (static shapes) or an .mlir file "
@@ -887,6 +889,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "inputs)")
     p.add_argument("--calibration-samples", type=_count(1), metavar="N",
                    help="int8: the number of seeded random calibration inputs (default: 4)")
+    p.add_argument("--arithmetic", choices=("auto", "integer", "float"),
+                   help="int8: numbers between the codecs: integer (int32 fixed point, pimsim-nn's instructions "
+                        "only; an operator without an integer lowering is an error), float (f32, with extension "
+                        "instructions for the conversions) or auto (integer when every operator has an integer "
+                        "lowering; default)")
     p.add_argument("--report", action="store_true",
                    help="int8: measure accuracy against float32 (calibration and 8 held-out inputs) and check "
                         "the simulated program against the integer reference (reports/quantization.json)")

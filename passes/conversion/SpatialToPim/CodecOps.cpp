@@ -2,15 +2,24 @@
 //
 // Under an int8 policy the codec placement decides where data changes
 // number format; each materialized codec becomes one conversion kernel at
-// exactly that position: codec.encode an ext.vquant (f32 to i8 with the
-// subgraph's calibrated scale), codec.decode an ext.vdequant (i8 or the
-// i32 sums of an int8 matrix operator back to f32). codec.observe, the
+// exactly that position. In an integer-only program (the function carries
+// `raptor.fixed_point_bits`) real values are int32 fixed point and a codec
+// is a requantization in pimsim-nn's own instructions (passes/codec/
+// FixedPoint.h): codec.encode multiplies fixed point by 2^-F / s, adds the
+// zero point, clamps and narrows to i8; codec.decode multiplies codes (or
+// an int8 matrix operator's i32 sums) by s 2^F (s_x s_w[n] 2^F). Otherwise
+// codec.encode is an ext.vquant (f32 to i8) and codec.decode an
+// ext.vdequant (back to f32), extension instructions. codec.observe, the
 // calibration point, is an identity once calibrated. The numbers follow
 // passes/codec/Quantization.h.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/codec/EncodedValues.h"
+#include "passes/codec/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
+
+#include <cmath>
+#include <deque>
 
 using namespace mlir;
 
@@ -28,9 +37,175 @@ Operation *matrixProducer(Value v) {
   return isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp>(d) ? d : nullptr;
 }
 
+/// The outermost dimension of `p` in storage (the largest stride: H of a
+/// channels-last map, so that blocks are contiguous) and how many of its
+/// indices a block of at most `budget` bytes of 4-byte elements holds.
+std::pair<size_t, int64_t> blocksOf(const Piece &p, int64_t budget) {
+  size_t outer = 0;
+  int64_t widest = -1;
+  for (size_t d = 0; d < p.sizes.size(); ++d) {
+    if (p.sizes[d] == 1)
+      continue;
+    std::vector<int64_t> strides = modeOf(p.layout, d, p.sizes.size()).stride.flatten();
+    int64_t stride = *std::max_element(strides.begin(), strides.end());
+    if (stride > widest)
+      widest = stride, outer = d;
+  }
+  int64_t perRow = elementCount(p.sizes) / std::max<int64_t>(p.sizes[outer], 1);
+  return {outer, std::clamp<int64_t>(budget / std::max<int64_t>(4 * perRow, 1), 1, p.sizes[outer])};
+}
+
+/// A codec's scratch space per block (a whole f32 or int32 copy of a large
+/// map would not fit local memory).
+constexpr int64_t kBlockBytes = 1 << 20;
+/// The int32 copies of a block a requantization works in.
+constexpr int64_t kRequantizeBuffers = 4;
+
+/// Values per channel `channelDim` of a box of `sizes` (stride 0 elsewhere),
+/// or one value everywhere.
+Layout scaleLayoutOf(ArrayRef<int64_t> sizes, std::optional<size_t> channelDim) {
+  if (!channelDim)
+    return broadcastLayout({}, sizes);
+  SmallVector<Layout> modes;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    modes.push_back(Layout(sizes[d], d == *channelDim ? 1 : 0));
+  return fromTorchModes(modes);
+}
+
 } // namespace
 
 bool Lowering::isEncoded(Value v) { return codec::isEncoded(v); }
+
+bool Lowering::holdsSums(Value v) {
+  Operation *producer = matrixProducer(v);
+  return producer && isEncoded(producer->getOperand(0));
+}
+
+float Lowering::fixedPoint(double x) const {
+  return integerOnly() ? float(std::nearbyint(std::ldexp(x, int(*fixedPointBits)))) : float(x);
+}
+
+bool hasIntegerLowering(Operation *op) {
+  if (isa<codec::EncodeOp, codec::DecodeOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
+          nn::MaxPool2dOp, nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp,
+          func::ReturnOp>(op))
+    return true;
+  if (isa<nn::ConvolutionOp, nn::LinearOp>(op)) // int8 matrix operators (a float one has no integer MVM)
+    return codec::isEncoded(op->getOperand(0));
+  if (auto add = dyn_cast<nn::AddOp>(op))
+    return add.getAlpha().convertToDouble() == 1.0;
+  if (auto sub = dyn_cast<nn::SubOp>(op))
+    return sub.getAlpha().convertToDouble() == 1.0;
+  return false;
+}
+
+LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand &src, ArrayRef<int64_t> sizes,
+                                   const std::vector<double> &multipliers, const Layout &multiplierLayout,
+                                   Address scratchBase, int32_t zeroIn, int32_t offset) {
+  // Each element's constants (FixedPoint.h), one vector per field.
+  std::vector<codec::FixedSteps> steps;
+  for (double m : multipliers) {
+    std::optional<codec::FixedMultiplier> f = codec::fixedMultiplier(m);
+    if (!f)
+      return taskError() << "a requantization multiplier " << m << " has no fixed-point form (2^30 or more)";
+    steps.push_back(codec::fixedSteps(*f));
+  }
+  Layout everywhere = broadcastLayout({}, sizes);
+  std::deque<std::vector<float>> keep; // constant data the operands point at
+  // A constant field: one value everywhere when every element agrees, else
+  // one per multiplier; nothing when it is 0 everywhere (an instruction
+  // skipped).
+  auto field = [&](auto get) -> std::optional<KernelOperand> {
+    std::vector<float> v;
+    for (const codec::FixedSteps &st : steps)
+      v.push_back(float(get(st)));
+    if (llvm::all_of(v, [](float x) { return x == 0; }))
+      return std::nullopt;
+    bool uniform = llvm::all_equal(v);
+    keep.push_back(uniform ? std::vector<float>{v[0]} : v);
+    return KernelOperand{Address(), uniform ? everywhere : multiplierLayout, &keep.back(), ElementType::I32};
+  };
+  auto scalar = [&](float x) {
+    keep.push_back({x});
+    return KernelOperand{Address(), everywhere, &keep.back(), ElementType::I32};
+  };
+  Layout compact = compactLike(dst.layout);
+  int64_t bytes = 4 * compact.cosize();
+  auto scratchOperand = [&](int i) {
+    return KernelOperand{scratchBase.plus(i * bytes), compact, nullptr, ElementType::I32};
+  };
+  KernelOperand hi = scratchOperand(0), lo = scratchOperand(1), b = scratchOperand(2), c = scratchOperand(3);
+  CoreEmitter &e = here();
+  using O = Opcode;
+  auto step = [&](O code, const KernelOperand &d, const KernelOperand &a, std::optional<KernelOperand> rhs) {
+    SmallVector<KernelOperand, 3> ops{d, a};
+    if (rhs)
+      ops.push_back(*rhs);
+    bool two = ops.size() == 3;
+    return kernel(ops, [&](ArrayRef<Address> addr, int64_t run) {
+      e.vector(code, addr[0], addr[1], two ? std::optional<Address>(addr[2]) : std::nullopt, run, d.type,
+               code == O::Vmv && a.type != d.type ? std::optional<ElementType>(a.type) : std::nullopt);
+    });
+  };
+  // An optional step (its constant is 0 everywhere: skipped).
+  auto maybe = [&](O code, const KernelOperand &d, const KernelOperand &a, std::optional<KernelOperand> k) {
+    return k ? step(code, d, a, k) : success();
+  };
+  // x: the int32 source, or the codes sign-extended minus their zero point.
+  KernelOperand x = src;
+  if (src.type != ElementType::I32) {
+    x = b;
+    if (failed(step(O::Vmv, b, src, std::nullopt)) ||
+        (zeroIn != 0 && failed(step(O::Vvadd, b, b, scalar(float(-zeroIn))))))
+      return failure();
+  }
+  std::optional<KernelOperand> high = field([](auto &s) { return s.high; });
+  std::optional<KernelOperand> low = field([](auto &s) { return s.low; });
+  if (!high) // every multiplier 0
+    high = scalar(0.0f);
+  // hi, lo; the four products (hi high in hi, hi low in b, lo high in c,
+  // lo low in lo).
+  if (failed(step(O::Vvsra, hi, x, scalar(16.0f))) || failed(step(O::Vvsll, lo, hi, scalar(16.0f))) ||
+      failed(step(O::Vvsub, lo, x, lo)) || failed(step(O::Vvmul, b, hi, low ? *low : scalar(0.0f))) ||
+      failed(step(O::Vvmul, hi, hi, *high)) || failed(step(O::Vvmul, c, lo, *high)) ||
+      (llvm::any_of(steps, [](const codec::FixedSteps &s) { return s.terms[2].used; }) &&
+       failed(step(O::Vvmul, lo, lo, low ? *low : scalar(0.0f)))) ||
+      failed(maybe(O::Vvsll, hi, hi, field([](auto &s) { return s.highLeft; }))))
+    return failure();
+  // Each other term to the unit, then added.
+  for (auto [t, term] : llvm::zip(std::array<size_t, 3>{0, 1, 2}, std::array<KernelOperand, 3>{b, c, lo})) {
+    size_t i = t;
+    auto used = [&](const codec::FixedSteps &s) { return s.terms[i].used; };
+    if (llvm::none_of(steps, used))
+      continue;
+    // Channels whose plans differ: the term masked where it is unused.
+    bool mixed = !llvm::all_of(steps, used);
+    if (failed(maybe(O::Vvsll, term, term, field([&](auto &s) { return s.terms[i].left; }))) ||
+        failed(maybe(O::Vvsra, term, term, field([&](auto &s) { return s.terms[i].pre; }))) ||
+        failed(maybe(O::Vvadd, term, term, field([&](auto &s) { return s.terms[i].rounding; }))) ||
+        failed(maybe(O::Vvsra, term, term, field([&](auto &s) { return s.terms[i].right; }))) ||
+        (mixed && failed(step(O::Vvmul, term, term, *field([&](auto &s) { return int32_t(s.terms[i].used); })))) ||
+        failed(step(O::Vvadd, hi, hi, term)))
+      return failure();
+  }
+  // The final rounding shift and offset: into dst, or clamped to
+  // [-127, 127] (min as -max(-x, -127): the unit has no min) and narrowed
+  // to codes.
+  bool toCode = dst.type == ElementType::I8;
+  KernelOperand out = toCode ? hi : dst;
+  std::optional<KernelOperand> right = field([](auto &s) { return s.right; });
+  if (failed(maybe(O::Vvadd, hi, hi, field([](auto &s) { return s.rounding; }))) ||
+      failed(step(O::Vvsra, out, hi, right ? *right : scalar(0.0f))) ||
+      (offset != 0 && failed(step(O::Vvadd, out, out, scalar(float(offset))))))
+    return failure();
+  if (!toCode)
+    return success();
+  KernelOperand floor = scalar(-codec::kInt8Max), minusOne = scalar(-1.0f);
+  if (failed(step(O::Vvmax, hi, hi, floor)) || failed(step(O::Vvmul, hi, hi, minusOne)) ||
+      failed(step(O::Vvmax, hi, hi, floor)) || failed(step(O::Vvmul, hi, hi, minusOne)))
+    return failure();
+  return step(O::Vmv, dst, hi, std::nullopt);
+}
 
 FailureOr<codec::Encoding> Lowering::encodingOf(Value v) {
   std::optional<codec::SemanticsAttr> s = codec::subgraphOf(v);
@@ -89,6 +264,14 @@ static LogicalResult quantizeInto(Lowering &l, const KernelOperand &to, const Ke
   });
 }
 
+LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand &src, ArrayRef<int64_t> sizes,
+                                   const std::vector<double> &multipliers, const Layout &multiplierLayout) {
+  FailureOr<int> buffer = scratch(kRequantizeBuffers * 4 * elementCount(sizes));
+  if (failed(buffer))
+    return failure();
+  return requantize(dst, src, sizes, multipliers, multiplierLayout, Address::at(addressOfBuffer(*buffer)));
+}
+
 FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
   FailureOr<Piece> wide = fresh(p.sizes, compactLike(p.layout));
   if (failed(wide))
@@ -97,6 +280,20 @@ FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
   std::vector<float> one{1.0f};
   CoreEmitter &e = here();
   ElementType type = typeOf(p);
+  if (integerOnly()) { // i8 codes sign-extended to int32, minus their zero point
+    KernelOperand w = operand(*wide);
+    std::vector<float> offset{float(-zero)};
+    if (failed(kernel({w, operand(p)}, [&](ArrayRef<Address> a, int64_t run) {
+          e.vector(Opcode::Vmv, a[0], a[1], std::nullopt, run, ElementType::I32, type);
+        })) ||
+        (zero != 0 && failed(kernel({w, w, KernelOperand{Address(), broadcastLayout({}, p.sizes), &offset}},
+                                    [&](ArrayRef<Address> a, int64_t run) {
+                                      e.vector(Opcode::Vvadd, a[0], a[1], a[2], run, ElementType::I32);
+                                    }))))
+      return failure();
+    wide->origin = p.origin;
+    return wide;
+  }
   if (failed(kernel({operand(*wide), operand(p), KernelOperand{Address(), broadcastLayout({}, p.sizes), &one}},
                     [&](ArrayRef<Address> a, int64_t run) {
                       e.vector(Opcode::ExtVdequant, a[0], a[1], a[2], run, type);
@@ -114,6 +311,8 @@ FailureOr<Piece> Lowering::widened(const Piece &p, int32_t zero) {
 }
 
 FailureOr<Piece> Lowering::narrowed(const Piece &p) {
+  if (integerOnly()) // the sums are int32 already
+    return p;
   FailureOr<Piece> sums = fresh(p.sizes, compactLike(p.layout), ElementType::I32);
   if (failed(sums) || failed(quantizeInto(*this, operand(*sums), operand(p), 1.0f, ElementType::I32)))
     return failure();
@@ -148,41 +347,28 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   FailureOr<TensorValue> x = codecInput(op.getInput());
   if (failed(encoding) || failed(x))
     return failure();
-  if (typeOf(*x) != ElementType::F32)
+  if (isEncoded(op.getInput()) || holdsSums(op.getInput()))
     return op.emitOpError("encodes data that is encoded already");
   // Piece by piece: the encoded value keeps the pieces (rows of copies,
   // columns of lanes) in place of one gathered copy.
   TensorValue out;
   out.shape = shapeOf(op.getOutput());
   CoreEmitter &e = here();
-  // An offset encoding computes x / s + zero in f32 first: in one scratch
-  // buffer of at most kBlockBytes, reused block after block of each piece's
-  // outermost dimension (a whole f32 copy of a large map would not fit).
-  constexpr int64_t kBlockBytes = 1 << 20;
+  // An offset encoding computes x / s + zero in f32 first, an integer-only
+  // one requantizes: in one scratch buffer of at most kBlockBytes (two in
+  // integer-only programs), reused block after block of each piece's
+  // outermost dimension.
   std::vector<float> scaled{1.0f / encoding->scale}, zero{float(encoding->zero)};
-  // Each piece's outermost dimension in storage (the largest stride: H of
-  // a channels-last map, so that blocks are contiguous) and rows per block.
   std::vector<std::pair<size_t, int64_t>> blocks;
   int64_t scratchBytes = 0;
   for (const Piece &p : x->pieces) {
-    size_t outer = 0;
-    int64_t widest = -1;
-    for (size_t d = 0; d < p.sizes.size(); ++d) {
-      if (p.sizes[d] == 1)
-        continue;
-      std::vector<int64_t> strides = modeOf(p.layout, d, p.sizes.size()).stride.flatten();
-      int64_t stride = *std::max_element(strides.begin(), strides.end());
-      if (stride > widest)
-        widest = stride, outer = d;
-    }
-    int64_t perRow = elementCount(p.sizes) / std::max<int64_t>(p.sizes[outer], 1);
-    int64_t rows = std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(4 * perRow, 1), 1, p.sizes[outer]);
+    auto [outer, rows] = blocksOf(p, kBlockBytes);
     blocks.push_back({outer, rows});
-    scratchBytes = std::max(scratchBytes, 4 * perRow * rows);
+    scratchBytes = std::max(scratchBytes, 4 * rows * elementCount(p.sizes) / std::max<int64_t>(p.sizes[outer], 1));
   }
   Address scratchBase;
-  if (encoding->zero != 0) {
-    FailureOr<int> buffer = scratch(scratchBytes);
+  if (encoding->zero != 0 || integerOnly()) {
+    FailureOr<int> buffer = scratch(integerOnly() ? kRequantizeBuffers * scratchBytes : scratchBytes);
     if (failed(buffer))
       return failure();
     scratchBase = Address::at(addressOfBuffer(*buffer));
@@ -193,12 +379,25 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
       return failure();
     result->origin = p.origin;
     out.pieces.push_back(*result);
+    auto [outer, rows] = block;
+    if (integerOnly()) { // fixed point times 2^-F / s, plus the zero point
+      std::vector<double> multiplier{std::ldexp(1.0, -int(*fixedPointBits)) / double(encoding->scale)};
+      for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
+        int64_t count = std::min(rows, p.sizes[outer] - r);
+        std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
+        if (!from || !to)
+          return taskError() << "cannot split an encoder's input of layout " << p.layout.str() << " into blocks";
+        if (failed(requantize(operand(*to), operand(*from), from->sizes, multiplier,
+                              broadcastLayout({}, from->sizes), scratchBase, 0, encoding->zero)))
+          return failure();
+      }
+      continue;
+    }
     if (encoding->zero == 0) {
       if (failed(quantizeInto(*this, operand(*result), operand(p), scaled[0], ElementType::I8)))
         return failure();
       continue;
     }
-    auto [outer, rows] = block;
     for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
       int64_t count = std::min(rows, p.sizes[outer] - r);
       std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
@@ -218,6 +417,53 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   return success();
 }
 
+LogicalResult Lowering::lowerFixedPointDecode(codec::DecodeOp op, const TensorValue &x, const std::vector<float> &scales,
+                                              std::optional<size_t> channelDim, int32_t codeZero) {
+  // Codes (sign-extended, minus their zero point) or sums times s 2^F,
+  // block after block of each piece's outermost dimension.
+  double one = std::ldexp(1.0, int(*fixedPointBits));
+  int64_t scratchBytes = 0;
+  for (const Piece &p : x.pieces) {
+    auto [outer, rows] = blocksOf(p, kBlockBytes);
+    scratchBytes = std::max(scratchBytes, kRequantizeBuffers * 4 * rows * elementCount(p.sizes) /
+                                              std::max<int64_t>(p.sizes[outer], 1));
+  }
+  FailureOr<int> buffer = scratch(scratchBytes);
+  if (failed(buffer))
+    return failure();
+  Address scratchBase = Address::at(addressOfBuffer(*buffer));
+  TensorValue out;
+  out.shape = shapeOf(op.getOutput());
+  for (const Piece &p : x.pieces) {
+    FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout));
+    if (failed(result))
+      return failure();
+    result->origin = p.origin;
+    auto [outer, rows] = blocksOf(p, kBlockBytes);
+    for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
+      int64_t count = std::min(rows, p.sizes[outer] - r);
+      std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
+      if (!from || !to)
+        return taskError() << "cannot split a decoder's input of layout " << p.layout.str() << " into blocks";
+      // The multipliers of the block's channels.
+      std::vector<double> multipliers;
+      if (channelDim) {
+        int64_t first = p.origin[*channelDim] + (outer == *channelDim ? r : 0);
+        for (int64_t c = 0; c < from->sizes[*channelDim]; ++c)
+          multipliers.push_back(double(scales[size_t(first + c)]) * one);
+      } else {
+        multipliers.push_back(double(scales[0]) * one);
+      }
+      if (failed(requantize(operand(*to), operand(*from), from->sizes, multipliers,
+                            scaleLayoutOf(from->sizes, channelDim), scratchBase, codeZero, 0)))
+        return failure();
+    }
+    out.pieces.push_back(*result);
+  }
+  define(op.getOutput(), out);
+  return success();
+}
+
 LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
   auto sem = op.getSemantics();
   if (!sem.getSource().isF32() || !isa<IntegerType>(sem.getTarget()))
@@ -229,6 +475,7 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
   // subgraph's one scale.
   std::vector<float> scales, offset;
   std::optional<size_t> channelDim;
+  int32_t codeZero = 0;
   Operation *producer = matrixProducer(op.getInput());
   if (auto sdpa = dyn_cast_or_null<nn::ScaledDotProductAttentionOp>(producer)) {
     // Sums of round(32767 p) times value codes.
@@ -247,6 +494,7 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     if (failed(in))
       return failure();
     scales = {in->scale};
+    codeZero = in->zero;
     if (in->zero != 0) // s q + (-zero s): the offset removed after scaling
       offset = {float(-in->zero) * in->scale};
   }
@@ -258,6 +506,8 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     return op.emitOpError() << "decodes " << nameOf(from) << " data as " << sem.getTarget();
   TensorValue out;
   out.shape = shape;
+  if (integerOnly())
+    return lowerFixedPointDecode(op, *x, scales, channelDim, codeZero);
   CoreEmitter &e = here();
   for (const Piece &p : x->pieces) {
     FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout));

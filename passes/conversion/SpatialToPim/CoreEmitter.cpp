@@ -190,7 +190,11 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
       outer = repeat;
   }
   invalidate();
+  std::pair<int32_t, int32_t> entry{ibiw, obiw};
   body(inner);
+  // Every iteration must start with the widths the body was emitted for.
+  if (integerOnly && entry.first != 0 && std::pair{ibiw, obiw} != entry)
+    setWidths(entry.first, entry.second);
   invalidate();
   builder.setInsertionPointAfter(outer);
   (void)outside;
@@ -199,11 +203,20 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
 }
 
 void CoreEmitter::vector(Opcode op, Address rd, Address rs1, std::optional<Address> rs2, int64_t len,
-                         ElementType type) {
+                         ElementType type, std::optional<ElementType> from) {
+  // An integer-only program holds no f32 data: its real values are int32
+  // fixed point, and the setbw before each instruction gives pimsim-nn its
+  // widths.
+  if (integerOnly) {
+    if (type == ElementType::F32)
+      type = ElementType::I32;
+    setWidths(int32_t(8 * bytesOf(from.value_or(type))), int32_t(8 * bytesOf(type)));
+  }
   SmallVector<unsigned> locked;
   Instruction in;
   in.opcode = op;
   in.type = type;
+  in.from = from;
   in.len = len;
   in.rd = uint8_t(resolve(rd, locked));
   in.rs1 = uint8_t(resolve(rs1, locked));
@@ -225,6 +238,8 @@ void CoreEmitter::matrixVector(Opcode op, Address rd, Address matrix, Address ve
 }
 
 void CoreEmitter::mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw) {
+  if (integerOnly) // (vector instructions in between set their own widths)
+    setWidths(matrixIbiw, matrixObiw);
   SmallVector<unsigned> locked;
   Instruction in;
   in.opcode = Opcode::Mvmul;
@@ -236,6 +251,11 @@ void CoreEmitter::mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw) {
 }
 
 void CoreEmitter::widths(int32_t input, int32_t output) {
+  matrixIbiw = input, matrixObiw = output;
+  setWidths(input, output);
+}
+
+void CoreEmitter::setWidths(int32_t input, int32_t output) {
   if (input == ibiw && output == obiw)
     return;
   Instruction in;

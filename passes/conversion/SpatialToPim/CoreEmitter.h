@@ -44,14 +44,19 @@ public:
   CoreOp core;
   LocalMemory memory;
   mlir::Location loc;
+  /// An integer-only program (docs/quantization.md): f32 instructions are
+  /// emitted as int32 ones and every vector instruction states its widths.
+  bool integerOnly = false;
 
   /// Loops of counts[i] iterations (outermost first, 1s skipped); inside the
   /// innermost, `body` gets each operand's address for the iteration.
   void nest(llvm::ArrayRef<int64_t> counts, llvm::ArrayRef<Walk> operands,
             llvm::function_ref<void(llvm::ArrayRef<Address>)> body);
 
+  /// One vector instruction of `len` elements of `type` (`from`: rs1's
+  /// type, for a vmv that converts).
   void vector(Opcode op, Address rd, Address rs1, std::optional<Address> rs2, int64_t len,
-              ElementType type = ElementType::F32);
+              ElementType type = ElementType::F32, std::optional<ElementType> from = std::nullopt);
   void matrixVector(Opcode op, Address rd, Address matrix, Address vector, int64_t rows, int64_t len);
   void mvmul(Address rd, Address rs1, int64_t group, int32_t mbiw);
   /// The element widths of the MVMs that follow (a setbw when they change):
@@ -136,7 +141,10 @@ private:
   uint64_t clock = 0;
   std::optional<int64_t> globalHi, globalLo; // r0, r1
   bool walkers[32] = {};
-  int32_t ibiw = 32, obiw = 32;
+  /// The widths of the last setbw (0: not known, inside a loop body) and
+  /// those the MVMs need.
+  int32_t ibiw = 32, obiw = 32, matrixIbiw = 32, matrixObiw = 32;
+  void setWidths(int32_t ibiw, int32_t obiw);
 
   unsigned resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked);
   void invalidate();

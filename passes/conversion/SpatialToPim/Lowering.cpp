@@ -77,6 +77,8 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::Tar
     stages = coreStages(func, graph);
     globalCrossing = crossing && crossing == "global";
   }
+  if (auto bits = func->getAttrOfType<IntegerAttr>("raptor.fixed_point_bits"))
+    fixedPointBits = bits.getInt();
   func.walk([&](codec::ObserveOp o) {
     if (auto scale = o->getAttrOfType<FloatAttr>("scale")) {
       codec::Encoding e{float(scale.getValueAsDouble()), 0};
@@ -95,6 +97,7 @@ CoreEmitter &Lowering::emitter(int64_t id) {
     auto op = CoreOp::create(b, chip.getLoc(), id);
     op.getBody().emplaceBlock();
     slot = std::make_unique<CoreEmitter>(op, target.localMemoryBytes);
+    slot->integerOnly = integerOnly();
   }
   // Instructions carry their task ("task <op> <name>"): per-operator counts.
   slot->loc = task ? Location(NameLoc::get(StringAttr::get(chip.getContext(), "task " + task.getOp().str() + " " +
@@ -369,7 +372,8 @@ FailureOr<TensorValue> Lowering::localValue(Value v) {
   return out;
 }
 
-FailureOr<Piece> Lowering::fresh(ArrayRef<int64_t> shape, const Layout &l, ElementType type) {
+FailureOr<Piece> Lowering::fresh(ArrayRef<int64_t> shape, const Layout &l, std::optional<ElementType> elements) {
+  ElementType type = elements.value_or(realType());
   FailureOr<int> b = allocate(core, int64_t(bytesOf(type)) * l.cosize());
   if (failed(b))
     return failure();
@@ -403,7 +407,7 @@ LogicalResult Lowering::kernel(ArrayRef<KernelOperand> operands,
   for (const KernelOperand &o : operands)
     layouts.push_back(layout::LayoutAttr::get(chip.getContext(), o.layout));
   for (Operation *op = before ? before->getNextNode() : &block->front(); op; op = op->getNextNode())
-    if (!op->hasTrait<ScalarUnit>()) {
+    if (!op->hasTrait<ScalarUnit>() && !isa<SetbwOp>(op)) { // (setbw, as scalars, runs at decode)
       op->setAttr("access", ArrayAttr::get(chip.getContext(), layouts));
       break;
     }
@@ -564,14 +568,23 @@ Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
     DataOp::create(b, chip.getLoc(), name, address, value);
     it = dataByContent.emplace(key, std::make_pair(address, name)).first;
   }
+  if (auto loaded = loadedByContent.find({core, key.first, key.second}); loaded != loadedByContent.end())
+    return Address::at(loaded->second);
   FailureOr<int> local = scratch(int64_t(bytes.size()));
   if (failed(local))
     llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a constant");
   here().ld(Address::at(buffers[*local].address), it->second.first, int64_t(bytes.size()));
+  loadedByContent[{core, key.first, key.second}] = buffers[*local].address;
   return Address::at(buffers[*local].address);
 }
 
 Address Lowering::placeConstant(std::vector<float> values) {
+  if (integerOnly()) {
+    std::vector<int32_t> integers;
+    for (float v : values)
+      integers.push_back(int32_t(std::clamp<double>(std::nearbyint(v), INT32_MIN, INT32_MAX)));
+    return placeIntegers(std::move(integers));
+  }
   auto type = RankedTensorType::get({int64_t(values.size())}, Float32Type::get(chip.getContext()));
   return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
                    DenseElementsAttr::get(type, llvm::ArrayRef(values)));
@@ -782,6 +795,16 @@ LogicalResult Lowering::lowerView(Operation *op) {
       .Default([](Operation *o) { return o->emitOpError("is not a view"); });
 }
 
+std::optional<Operation *> withoutIntegerLowering(func::FuncOp func) {
+  nn::CompileTimeValues known(func.front());
+  for (Operation &op : func.front()) {
+    bool compileTime = op.getNumResults() && llvm::all_of(op.getResults(), [&](Value v) { return known.contains(v); });
+    if (!isView(&op) && !compileTime && !hasIntegerLowering(&op))
+      return &op;
+  }
+  return std::nullopt;
+}
+
 LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
   using R = LogicalResult;
   if (isView(op))
@@ -791,7 +814,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
   if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp, nn::MaxPool2dOp, nn::ConstantPadNdOp,
            nn::CatOp, codec::DecodeOp>(op))
     for (Value operand : op->getOperands())
-      if (values.count(operand) && typeOfValue(operand) != ElementType::F32)
+      if (values.count(operand) && (isEncoded(operand) || holdsSums(operand)))
         return op->emitOpError() << "reads " << nameOf(typeOfValue(operand))
                                  << " (encoded) data, which its PIM lowering does not take: the codec placement "
                                     "must decode it first";
@@ -850,7 +873,7 @@ LogicalResult Lowering::storeOutputs(Operation *op) {
     // it through the layout the manifest records).
     out.layout = storageOrder(it->second.pieces.front(), it->second.shape);
     out.io.setLayoutAttr(layout::LayoutAttr::get(chip.getContext(), out.layout));
-    if (typeOf(it->second) != ElementType::F32)
+    if (isEncoded(out.value) || holdsSums(out.value))
       return op->emitError("raptor-lower-to-pim: a model output is ")
              << nameOf(typeOf(it->second)) << " data: decode it (codec.decode) before returning it";
     FailureOr<Piece> p = materialize(
@@ -872,6 +895,18 @@ LogicalResult Lowering::run() {
   b.setInsertionPointToStart(&chip.getBody().front());
   Block &body = func.front();
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+  // Integer-only programs exchange int32 fixed point with the host.
+  if (integerOnly()) {
+    if (*fixedPointBits < 0 || *fixedPointBits > 30)
+      return func.emitError() << "raptor.fixed_point_bits " << *fixedPointBits << " is outside 0..30";
+    chip->setAttr("fixed_point_bits", b.getI64IntegerAttr(*fixedPointBits));
+    if (Operation *op = withoutIntegerLowering(func).value_or(nullptr))
+      return op->emitOpError("has no integer-only lowering (an int8 program on pimsim-nn's instruction set "
+                             "needs one for every operator: allow extension instructions, or compile in float32)");
+  }
+  auto ioType = [&](RankedTensorType t) {
+    return integerOnly() ? RankedTensorType::get(t.getShape(), b.getI32Type()) : t;
+  };
   // Model inputs and outputs in global memory.
   for (BlockArgument arg : body.getArguments()) {
     auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), nn::NNDialect::kInputAttrName);
@@ -885,8 +920,10 @@ LogicalResult Lowering::run() {
     Layout l = inputLayout(arg, shape);
     int64_t address = globalAlloc(4 * l.cosize());
     IoOp::create(b, chip.getLoc(), b.getStringAttr("in_" + name.getValue()), b.getStringAttr("input"), name,
-                 b.getI64IntegerAttr(address), TypeAttr::get(type), layout::LayoutAttr::get(chip.getContext(), l));
+                 b.getI64IntegerAttr(address), TypeAttr::get(ioType(type)),
+                 layout::LayoutAttr::get(chip.getContext(), l));
     Buffer g;
+    g.type = realType();
     g.core = -1;
     g.address = address;
     g.bytes = 4 * l.cosize();
@@ -914,7 +951,7 @@ LogicalResult Lowering::run() {
     int64_t address = globalAlloc(4 * l.cosize());
     std::string name = "out" + std::to_string(i);
     auto io = IoOp::create(b, chip.getLoc(), b.getStringAttr(name), b.getStringAttr("output"),
-                           b.getStringAttr(name), b.getI64IntegerAttr(address), TypeAttr::get(type),
+                           b.getStringAttr(name), b.getI64IntegerAttr(address), TypeAttr::get(ioType(type)),
                            layout::LayoutAttr::get(chip.getContext(), l));
     outputs.push_back({result, address, l, false, io});
     usesLeft[result] += 1;
@@ -950,6 +987,7 @@ LogicalResult Lowering::run() {
     for (int buffer : taskBuffers)
       release(buffer);
     taskBuffers.clear();
+    loadedByContent.clear();
     for (Value operand : op->getOperands()) {
       if (known.contains(operand) || !usesLeft.count(operand))
         continue;
@@ -964,6 +1002,7 @@ LogicalResult Lowering::run() {
       for (int buffer : taskBuffers)
         release(buffer);
       taskBuffers.clear();
+      loadedByContent.clear();
     }
   }
   for (Output &out : outputs)

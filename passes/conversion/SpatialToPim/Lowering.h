@@ -108,7 +108,7 @@ public:
   mlir::FailureOr<Piece> materializeAny(mlir::Value v);
   /// A new whole value in a fresh buffer on the current core with `layout`.
   mlir::FailureOr<Piece> fresh(llvm::ArrayRef<int64_t> shape, const layout::Layout &layout,
-                               ElementType type = ElementType::F32);
+                               std::optional<ElementType> type = std::nullopt);
   /// Frees `buffer` when the current task ends.
   void temporary(int buffer);
   /// Records the result of the current op (buffers are retained).
@@ -124,7 +124,9 @@ public:
 
   /// Compile-time values of `v` (weights, folded expressions).
   mlir::FailureOr<const nn::HostTensor *> constantOf(mlir::Value v);
-  /// Places values in the current task's local memory (from global memory).
+  /// Places values in the current task's local memory (from global memory):
+  /// f32, or in an integer-only program int32 (the values are integers:
+  /// callers scale real constants with fixedPoint() first).
   Address placeConstant(std::vector<float> values);
   /// The same for integers (an int8 operator's bias in its accumulator's units).
   Address placeIntegers(std::vector<int32_t> values);
@@ -158,8 +160,30 @@ public:
   std::string taskName();
 
   // int8 codecs (CodecOps.cpp).
+  /// Integer-only programs (passes/codec/FixedPoint.h): real values are
+  /// int32 fixed point x * 2^bits, `bits` from the function's
+  /// `raptor.fixed_point_bits` (calibration chooses it); none: f32.
+  std::optional<int64_t> fixedPointBits;
+  bool integerOnly() const { return fixedPointBits.has_value(); }
+  /// The element type of real (decoded) values: f32, or int32 fixed point.
+  ElementType realType() const { return integerOnly() ? ElementType::I32 : ElementType::F32; }
+  /// A real constant as the program holds it (x 2^bits in integer-only programs).
+  float fixedPoint(double x) const;
   /// Whether `v` holds encoded data (an int8 subgraph of the placement).
   bool isEncoded(mlir::Value v);
+  /// Whether `v` holds the int32 sums of an int8 matrix operator.
+  bool holdsSums(mlir::Value v);
+  /// dst = round(src * multipliers) + offset, integer-only (FixedPoint.h),
+  /// over a box of `sizes`: `multipliers` laid out by `multiplierLayout`
+  /// over it, src int32 or int8 codes (sign-extended, their zero point
+  /// `zeroIn` subtracted first); an int8 dst is clamped to
+  /// [-127, 127]. `scratch` holds four int32 copies of the box.
+  mlir::LogicalResult requantize(const KernelOperand &dst, const KernelOperand &src, llvm::ArrayRef<int64_t> sizes,
+                                 const std::vector<double> &multipliers, const layout::Layout &multiplierLayout,
+                                 Address scratch, int32_t zeroIn = 0, int32_t offset = 0);
+  /// requantize() with a scratch space of its own (freed with the task).
+  mlir::LogicalResult requantize(const KernelOperand &dst, const KernelOperand &src, llvm::ArrayRef<int64_t> sizes,
+                                 const std::vector<double> &multipliers, const layout::Layout &multiplierLayout);
   /// The calibrated encoding of the subgraph `v` belongs to.
   mlir::FailureOr<codec::Encoding> encodingOf(mlir::Value v);
   /// An int8 matrix operator's weight codes per output channel, its
@@ -182,6 +206,10 @@ public:
   mlir::FailureOr<TensorValue> codecInput(mlir::Value v);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
   mlir::LogicalResult lowerDecode(codec::DecodeOp op);
+  /// An integer-only decoder: codes or sums to fixed point (per channel
+  /// `channelDim` when given, scales[0] otherwise).
+  mlir::LogicalResult lowerFixedPointDecode(codec::DecodeOp op, const TensorValue &x, const std::vector<float> &scales,
+                                            std::optional<size_t> channelDim, int32_t codeZero);
 
 private:
   mlir::func::FuncOp func;
@@ -198,6 +226,9 @@ private:
   spatial::PipelineStages stages;
   bool globalCrossing = false;
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
+  /// Data the current task has loaded already ((core, content) -> local
+  /// address): a kernel's constants are loaded once per task, not per use.
+  std::map<std::tuple<int64_t, uint64_t, size_t>, int64_t> loadedByContent;
   llvm::DenseMap<std::pair<mlir::Value, int>, std::string> weights;
   struct Output {
     mlir::Value value;
@@ -240,6 +271,14 @@ public:
   mlir::LogicalResult lowerMatmul(nn::MatmulOp op);
   mlir::LogicalResult lowerRotary(nn::RotaryEmbeddingOp op);
 };
+
+/// Whether an integer-only program can compute `op` (CodecOps.cpp): the
+/// int8 matrix operators, codecs, ReLU and clamps, sums and differences,
+/// pooling, means, concatenation and padding; views always.
+bool hasIntegerLowering(mlir::Operation *op);
+/// The first operator of `func` an integer-only program cannot compute
+/// (views and compile-time values excepted).
+std::optional<mlir::Operation *> withoutIntegerLowering(mlir::func::FuncOp func);
 
 /// A row-major tensor's layout broadcast to `shape` (stride 0 where it has
 /// size 1 or no dimension).

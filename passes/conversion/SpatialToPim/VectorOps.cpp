@@ -219,6 +219,14 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
           .Default([](Operation *o) { return o->emitOpError("is not element-wise"); });
   if (failed(built))
     return failure();
+  // Integer-only: real constants in fixed point (a product's -1 stays -1:
+  // only negation multiplies there).
+  if (integerOnly() && other && other->constant) {
+    keep.push_back(*other->constant);
+    for (float &x : keep.back())
+      x = fixedPoint(x);
+    other->constant = &keep.back();
+  }
   // The result takes the storage order of an operand of the result's shape.
   Layout like = rowMajor(shape);
   for (const std::optional<KernelOperand> &o : {input, other})
@@ -241,7 +249,7 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
     auto pick = [&](Src s) { return s == Src::Input ? *input : s == Src::Other ? *other : dst; };
     SmallVector<KernelOperand> ops{dst, pick(step.a)};
     if (step.constant)
-      ops.push_back(scalar(*step.constant));
+      ops.push_back(scalar(step.op == Opcode::Vvmul ? double(*step.constant) : fixedPoint(*step.constant)));
     else if (step.b)
       ops.push_back(pick(*step.b));
     bool two = ops.size() == 3;
@@ -413,9 +421,10 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))
     return failure();
-  // Padding reads 0xFEFEFEFE = -1.7e38, below any value; -128 below any
-  // code of a symmetric int8 encoding.
-  uint8_t fill = typeOfValue(op.getSelf()) == ElementType::I8 ? 0x80 : 0xFE;
+  // Padding reads 0xFEFEFEFE = -1.7e38, below any f32 value; -128 below
+  // any code of a symmetric int8 encoding, 0x80808080 below any fixed-point
+  // value an integer-only program's range allows.
+  uint8_t fill = typeOfValue(op.getSelf()) == ElementType::F32 ? 0xFE : 0x80;
   FailureOr<Piece> result =
       reduceWindows(*this, op.getSelf(), out,
                     PoolWindow(op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation()), fill,
@@ -436,7 +445,7 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))
     return failure();
-  if (typeOfValue(input) != ElementType::F32)
+  if (isEncoded(input) || holdsSums(input))
     return taskError() << "average pooling of encoded data (decode it first)";
   FailureOr<Piece> result = reduceWindows(*this, input, out, window, 0, Opcode::Vvadd, *rows);
   if (failed(result))
@@ -458,6 +467,15 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
     }
   KernelOperand dst = operand(*result);
   Layout perPosition = fromTorchModes({Layout(1, 0), Layout(C, 0), Layout(R, OW), Layout(OW, 1)});
+  if (integerOnly()) { // the fixed-point sums times 1 / count, rounded
+    std::vector<double> multipliers;
+    for (float s : scale)
+      multipliers.push_back(1.0 / double(std::lround(1.0 / double(s))));
+    if (failed(requantize(dst, dst, result->sizes, multipliers, perPosition)))
+      return failure();
+    definePooled(output, out, *result);
+    return success();
+  }
   if (failed(kernel({dst, dst, KernelOperand{Address(), perPosition, &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
@@ -513,6 +531,12 @@ LogicalResult Lowering::lowerMean(nn::MeanOp op) {
     return failure();
   std::vector<float> scale{float(1.0 / double(count))};
   KernelOperand dst = operand(*result);
+  if (integerOnly()) { // the fixed-point sum times 1 / count, rounded
+    if (failed(requantize(dst, dst, out, {1.0 / double(count)}, broadcastLayout({}, out))))
+      return failure();
+    define(op.getOut(), out, *result);
+    return success();
+  }
   if (failed(kernel({dst, dst, KernelOperand{Address(), broadcastLayout({}, out), &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
@@ -536,7 +560,10 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
       FailureOr<Piece> p = fresh(s, rowMajor(s));
       if (failed(c) || failed(p))
         return failure();
-      Address values = placeConstant((*c)->data);
+      std::vector<float> data = (*c)->data;
+      for (float &x : data) // (fixed point in integer-only programs)
+        x = fixedPoint(x);
+      Address values = placeConstant(std::move(data));
       here().lmv(addressOf(*p), values, int64_t((*c)->data.size()) * 4);
       part.shape = s;
       part.pieces.push_back(*p);
@@ -580,20 +607,26 @@ LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
   FailureOr<Piece> result = fresh(out, rank == 4 ? channelsLast(out) : rowMajor(out), type);
   if (failed(result))
     return failure();
-  float value = float(op.getValue().convertToDouble());
-  if (type != ElementType::F32 && value != 0)
+  bool encoded = isEncoded(op.getSelf());
+  float value = fixedPoint(op.getValue().convertToDouble());
+  if (encoded && value != 0)
     return op.emitOpError("pads encoded data with a value other than 0 (its code is not known)");
   uint32_t bits;
-  std::memcpy(&bits, &value, 4);
+  if (integerOnly()) { // int32 fixed point (saturated: -inf pads a max)
+    int32_t v = int32_t(std::clamp<double>(value, INT32_MIN, INT32_MAX));
+    std::memcpy(&bits, &v, 4);
+  } else {
+    std::memcpy(&bits, &value, 4);
+  }
   uint8_t byte = uint8_t(bits);
-  if (type != ElementType::F32) { // the code of 0
+  if (encoded) { // the code of 0
     FailureOr<codec::Encoding> encoding = encodingOf(op.getSelf());
     if (failed(encoding))
       return failure();
     bits = byte = uint8_t(int8_t(encoding->zero));
   }
   CoreEmitter &e = here();
-  if (type != ElementType::F32 || bits == byte * 0x01010101u) {
+  if (encoded || bits == byte * 0x01010101u) {
     e.lldi(addressOf(*result), byte, int64_t(bytesOf(type)) * result->layout.cosize());
   } else {
     std::vector<float> fill{value};

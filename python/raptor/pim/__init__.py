@@ -41,6 +41,8 @@ __all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "
 
 PIMSIM_FORMS = ("binary", "json", "both", "none")
 PRECISIONS = ("fp32", "int8")
+#: The number formats between an int8 program's codecs (docs/quantization.md).
+ARITHMETICS = ("auto", "integer", "float")
 
 
 class SimulationError(UserError):
@@ -70,7 +72,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
             precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
-            pimsim: str = "binary",
+            arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
             reports: Mapping[str, Any] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
@@ -88,7 +90,11 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
     random inputs) and emits int8 programs (docs/quantization.md; the
-    calibrated nn IR is kept as reports/quantized_model.mlir); ``pimsim``
+    calibrated nn IR is kept as reports/quantized_model.mlir) whose
+    ``arithmetic`` is 'integer' (pimsim-nn's instructions only, fixed point
+    between the codecs; an operator without an integer lowering is an
+    error), 'float' (f32 between the codecs, extension instructions for the
+    conversions) or 'auto' (integer when every operator allows it); ``pimsim``
     which pimsim-nn program files to write (binary, json, both, none),
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
@@ -117,6 +123,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(codec.PLACEMENTS)})")
         if calibration is None and calibration_samples < 1:
             raise ValueError("calibration needs at least one sample")
+        if arithmetic not in ARITHMETICS:
+            raise ValueError(f"unknown arithmetic '{arithmetic}' (expected one of {', '.join(ARITHMETICS)})")
     target = Path(target) if target else default_target()
     if not target.is_file():
         raise UserError(f"cannot read target '{target}'")
@@ -140,7 +148,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             stages += [
                 (f"placing codecs (policy {policy}, {placement})", lambda: _quantize_prepare(module, policy, placement)),
                 ("calibrating", lambda: quantization.update(
-                    _quantize_calibrate(module, weights, calibration, calibration_samples, staging))),
+                    _quantize_calibrate(module, weights, calibration, calibration_samples, arithmetic, staging))),
             ]
         stages += [
             ("building the compute graph",
@@ -191,18 +199,28 @@ def _quantize_prepare(module: ir.Module, policy: str, placement: str) -> None:
 
 
 def _quantize_calibrate(module: ir.Module, weights: str | os.PathLike[str] | None,
-                        samples: list[Mapping[str, np.ndarray]] | None, count: int, staging: Path) -> dict[str, Any]:
-    """Calibrates the placed module and keeps its nn IR (the integer
-    reference's input) in the program directory's reports."""
+                        samples: list[Mapping[str, np.ndarray]] | None, count: int, arithmetic: str,
+                        staging: Path) -> dict[str, Any]:
+    """Chooses integer or float arithmetic, calibrates the placed module and
+    keeps its nn IR (the integer reference's input) in the program
+    directory's reports. Asked for integer arithmetic, a module with an
+    operator that has no integer lowering goes on to the lowering, which
+    refuses it with its location."""
     from .. import quant
     from .. import weights as weight_files
 
+    refusal = quant.integer_refusal(module)
+    integer = arithmetic == "integer" or (arithmetic == "auto" and refusal is None)
     tensors = weight_files.load(weights) if weights else {}
     source = "given" if samples is not None else f"{count} seeded random inputs"
     cal = quant.calibrate(module, tensors, samples if samples is not None else quant.random_inputs(module, count),
-                          source)
+                          source, integer=integer)
     (_reports(staging) / "quantized_model.mlir").write_text(str(module))
-    return {"calibration": cal.as_dict(), "encoded_subgraphs": len(cal.scales)}
+    report = {"arithmetic": "integer" if integer else "float", "calibration": cal.as_dict(),
+              "encoded_subgraphs": len(cal.scales)}
+    if not integer and refusal:
+        report["integer_refusal"] = refusal
+    return report
 
 
 def _reports(directory: Path) -> Path:

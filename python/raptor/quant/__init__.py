@@ -28,7 +28,7 @@ from .. import codec as _codec
 from .._io import UserError
 from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "calibrate", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
+__all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
            "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
@@ -134,9 +134,14 @@ class Calibration:
     shared: list[list[int]] = field(default_factory=list)
     samples: int = 0
     source: str = "random"
+    #: Integer-only programs: real values are int32 y = x 2^F (None: float32).
+    fixed_point_bits: int | None = None
+    #: The largest absolute value of the model's inputs and float results.
+    value_amax: float = 0.0
 
     def as_dict(self) -> dict:
-        return {"source": self.source, "samples": self.samples,
+        return {"source": self.source, "samples": self.samples, "fixed_point_bits": self.fixed_point_bits,
+                "value_amax": self.value_amax,
                 "offset_subgraphs": sum(1 for z in self.zeros.values() if z), "shared": self.shared,
                 "subgraphs": {str(k): {"amax": self.amax[k], "min": self.minimum[k], "scale": self.scales[k],
                                        "zero_point": self.zeros[k]} for k in sorted(self.scales)}}
@@ -193,13 +198,30 @@ def shared_subgraphs(module: ir.Module) -> list[set[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
+#: Bits of headroom above the calibrated range in fixed point: sums of up
+#: to 256 values at the range (average pooling, means, residual additions)
+#: stay inside int32.
+FIXED_POINT_HEADROOM = 8
+
+
+def fixed_point_bits(amax: float) -> int:
+    """F for real values up to ``amax``: amax 2^F below 2^(30 - headroom),
+    within 0..30."""
+    if not (amax > 0 and np.isfinite(amax)):
+        return 30 - FIXED_POINT_HEADROOM
+    return int(np.clip(30 - FIXED_POINT_HEADROOM - int(np.ceil(np.log2(amax))), 0, 30))
+
+
 def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Iterable[Mapping[str, np.ndarray]],
-              source: str = "random") -> Calibration:
+              source: str = "random", integer: bool = False) -> Calibration:
     """Runs the float32 model on ``samples``, records each encoded
     subgraph's range at its observation point and writes its encoding
     (``scale``, and ``zero_point`` -127 for non-negative data, on every
     ``codec.observe`` of the subgraph). Subgraphs concatenated as codes
-    (:func:`shared_subgraphs`) get the union of their ranges."""
+    (:func:`shared_subgraphs`) get the union of their ranges. With
+    ``integer``, the program is integer-only: the range of every real value
+    gives its fixed point (``raptor.fixed_point_bits`` on the function,
+    :func:`fixed_point_bits`)."""
     cal = Calibration(source=source)
     wanted = set(encoded_subgraphs(module))
 
@@ -208,8 +230,12 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
             cal.amax[subgraph] = max(cal.amax.get(subgraph, 0.0), float(np.abs(data).max(initial=0.0)))
             cal.minimum[subgraph] = min(cal.minimum.get(subgraph, np.inf), float(data.min(initial=np.inf)))
 
+    def value(data: np.ndarray) -> None:
+        finite = data[np.isfinite(data)]
+        cal.value_amax = max(cal.value_amax, float(np.abs(finite).max(initial=0.0)))
+
     for sample in samples:
-        evaluate(module, sample, weights, mode="fp32", observe=seen)
+        evaluate(module, sample, weights, mode="fp32", observe=seen, observe_values=value if integer else None)
         cal.samples += 1
     if cal.samples == 0:
         raise UserError("calibration needs at least one input")
@@ -226,6 +252,13 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
             cal.amax[k], cal.minimum[k] = amax, low
         cal.shared.append(sorted(group))
     with module.context, ir.Location.unknown():
+        func = _block(module).owner
+        if integer:
+            cal.fixed_point_bits = fixed_point_bits(cal.value_amax)
+            func.attributes["raptor.fixed_point_bits"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                                            cal.fixed_point_bits)
+        elif "raptor.fixed_point_bits" in func.attributes:
+            del func.attributes["raptor.fixed_point_bits"]
         for subgraph, amax in cal.amax.items():
             scale, zero = encoding_of(amax, cal.minimum[subgraph])
             cal.scales[subgraph], cal.zeros[subgraph] = float(scale), zero
@@ -237,6 +270,12 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
             elif "zero_point" in op.attributes:
                 del op.attributes["zero_point"]
     return cal
+
+
+def integer_refusal(module: ir.Module) -> str | None:
+    """The first operator of a placed module that an integer-only program
+    cannot compute (the PIM lowering's own test), or None."""
+    return _raptor.integer_refusal(module)
 
 
 def reference(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray],

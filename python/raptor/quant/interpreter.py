@@ -9,6 +9,13 @@ their bias in accumulator units, decoders scale back to float32, and every
 other operator runs in float32 as torch does. Integer parts are then exact
 and float32 parts agree with the programs to float rounding (bit for bit
 where both do the same single IEEE operations).
+
+When the function carries ``raptor.fixed_point_bits`` F (an integer-only
+program, passes/codec/FixedPoint.h), every real value is an int32 y
+standing for y 2^-F instead: codecs requantize with the programs' fixed
+multipliers, and the operators that run between them (sums, ReLU, clamps,
+pooling, means, concatenation, padding, views) compute on those integers
+exactly as the vector unit does, wrapping at 32 bits.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
-from .. import port_names
+from .. import _raptor, port_names
 from .._io import UserError
 
 __all__ = ["Codes", "Sums", "encoding_of", "evaluate", "quantize_per_channel", "scale_of"]
@@ -105,15 +112,63 @@ def _semantics(op: ir.Operation) -> tuple[int, str, str]:
     return int(ident), source, target
 
 
+def _wrap(v: Any) -> Any:
+    """int64 tensors wrapped to int32, as the vector unit's arithmetic."""
+    return ((v + 2**31) % 2**32) - 2**31
+
+
+def requantize(x: Any, multipliers: np.ndarray, offset: int = 0) -> Any:
+    """round(x * m) + offset as integer-only programs compute it
+    (passes/codec/FixedPoint.h) on an int64 tensor of int32 values, with
+    ``multipliers`` broadcast against ``x``; the constants come from the
+    C++ that the lowering uses (``_raptor.fixed_steps``)."""
+    import torch
+
+    m = np.asarray(multipliers, dtype=np.float64)
+    values, where = np.unique(m, return_inverse=True)
+    table = np.array([_raptor.fixed_steps(float(v)) for v in values], dtype=np.int64)
+    steps = table[where.reshape(-1)].reshape(*m.shape, table.shape[1])
+    k = [torch.from_numpy(np.ascontiguousarray(steps[..., i])) for i in range(steps.shape[-1])]
+    high, low, high_left = k[0], k[1], k[2]
+    hi = x >> 16
+    lo = _wrap(x - _wrap(hi << 16))
+    total = _wrap(_wrap(hi * high) << high_left)
+    for i, product in enumerate((hi * low, lo * high, lo * low)):
+        left, pre, rounding, right, used = k[3 + 5 * i:8 + 5 * i]
+        term = _wrap(_wrap(product) << left) >> pre
+        total = _wrap(total + used * (_wrap(term + rounding) >> right))
+    return _wrap((_wrap(total + k[18]) >> k[19]) + offset)
+
+
+def fixed_constant(value: Any, bits: int) -> Any:
+    """A real constant as an integer-only program holds it: round half to
+    even of value 2^bits, as float32 (the lowering's constant vectors),
+    saturated to int32."""
+    import torch
+
+    v = np.float32(np.rint(np.asarray(value, dtype=np.float64) * 2.0**bits)).astype(np.float64)
+    return torch.from_numpy(np.asarray(np.clip(np.nan_to_num(v, nan=0.0), -2.0**31, 2.0**31 - 1), dtype=np.int64))
+
+
+def fixed_point_bits(module: ir.Module) -> int | None:
+    """The F of an integer-only program (``raptor.fixed_point_bits`` on the function), or None."""
+    func = next(op for op in module.body.operations if op.operation.name == "func.func")
+    attrs = func.operation.attributes
+    return ir.IntegerAttr(attrs["raptor.fixed_point_bits"]).value if "raptor.fixed_point_bits" in attrs else None
+
+
 def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mapping[str, np.ndarray], *,
              mode: str = "fp32", encodings: Mapping[int, tuple[float, int]] | None = None,
-             observe: Callable[[int, np.ndarray], None] | None = None) -> list[np.ndarray]:
+             observe: Callable[[int, np.ndarray], None] | None = None,
+             observe_values: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:
     """Runs the module's function on ``inputs`` (by ``nn.input`` name).
 
     ``mode`` 'fp32' or 'int8'; ``encodings`` the calibrated (scale, zero
     point) per subgraph id (int8; default: the ``scale`` and ``zero_point``
     attributes of the ``codec.observe`` ops); ``observe(subgraph, data)``
-    is called at every calibration point of activations (fp32)."""
+    is called at every calibration point of activations (fp32),
+    ``observe_values(data)`` with the model's inputs and every float
+    result computed from them (fp32)."""
     import torch
 
     if mode not in ("fp32", "int8"):
@@ -142,7 +197,14 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
             if name not in inputs:
                 raise UserError(f"missing input '{name}'")
             env[arg] = torch.from_numpy(np.ascontiguousarray(inputs[name], dtype=np.float32))
+            if observe_values is not None:
+                observe_values(env[arg].numpy())
     int8 = mode == "int8"
+    bits = fixed_point_bits(module) if int8 else None
+    if bits is not None:  # the host's conversion of the inputs to fixed point
+        for arg in block.arguments:
+            if arg in env and arg not in known:
+                env[arg] = fixed_constant(env[arg].numpy(), bits).double()
 
     def encoding(subgraph: int) -> tuple[np.float32, int]:
         if subgraph not in encodings:
@@ -161,7 +223,9 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
         name = op.name
         if name == "func.return":
             for v in op.operands:
-                outputs.append(f32(env[v]).numpy())
+                value = f32(env[v])
+                # The host reads an integer-only program's fixed point.
+                outputs.append((value.double() * 2.0**-bits).float().numpy() if bits is not None else value.numpy())
             break
         operands = [env[v] for v in op.operands]
         constant = bool(op.operands) and all(v in known for v in op.operands)
@@ -175,6 +239,8 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                 result = x
             elif not int8 or constant:
                 result = x  # fp32 view, or a weight (its matrix operator quantizes it per channel)
+            elif bits is not None:
+                result = _fixed_codec(name, ident, x, bits, encoding)
             elif name == "codec.encode":
                 s, z = encoding(ident)
                 t = f32(x) * torch.tensor(np.float32(1.0) / s)
@@ -196,9 +262,126 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                     raise UserError(f"codec.decode of subgraph {ident} reads f32 data")
             _bind(env, known, op, [result], constant)
             continue
-        results = _run(name, op, operands, a, int8, encoding, f32)
+        if bits is not None and not constant:
+            results = _run_fixed(name, op, operands, [v in known for v in op.operands], a, bits, encoding, f32)
+        else:
+            results = _run(name, op, operands, a, int8, encoding, f32)
+        if observe_values is not None and not constant:
+            for r in results:
+                if isinstance(r, torch.Tensor) and r.is_floating_point() and r.numel():
+                    observe_values(r.numpy())
         _bind(env, known, op, results, constant)
     return outputs
+
+
+def _fixed_codec(name: str, ident: int, x: Any, bits: int,
+                 encoding: Callable[[int], tuple[np.float32, int]]) -> Any:
+    """An integer-only program's encoder (fixed point times 2^-F / s plus
+    the zero point, clamped) or decoder (sums times s_x s_w[n] 2^F, codes
+    minus their zero point times s 2^F)."""
+    import torch
+
+    if name == "codec.encode":
+        if isinstance(x, (Codes, Sums)):
+            raise UserError(f"codec.encode of subgraph {ident} reads encoded data")
+        s, z = encoding(ident)
+        q = requantize(x.long(), np.array(2.0**-bits / float(s)), z)
+        return Codes(torch.clamp(q, -127, 127).double(), ident)
+    if isinstance(x, Sums):
+        shape = [1] * x.values.dim()
+        shape[x.channel_dim] = -1
+        m = (x.scales.astype(np.float64) * 2.0**bits).reshape(shape)
+        return requantize(_wrap(x.values.long()), m).double()  # (the crossbars' sums wrap at 32 bits)
+    if isinstance(x, Codes):
+        s, z = encoding(ident)
+        return requantize(x.values.long() - z, np.array(float(s) * 2.0**bits)).double()
+    raise UserError(f"codec.decode of subgraph {ident} reads f32 data")
+
+
+def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: dict[str, Any], bits: int,
+               encoding: Callable[[int], tuple[np.float32, int]], f32: Callable[[Any], Any]) -> list[Any]:
+    """An operator of an integer-only program on fixed-point values (float64
+    tensors of int32 values) as the lowering's vector instructions compute
+    it; int8 operators and views as in :func:`_run`."""
+    import torch
+    import torch.nn.functional as F
+
+    kind = name.removeprefix("nn.")
+    if any(isinstance(v, (Codes, Sums)) for v in x) or kind in _FIXED_VIEWS:
+        return _run(name, op, x, a, True, encoding, f32)
+    # Compile-time operands (biases, constants) as fixed point.
+    x = [fixed_constant(v.numpy(), bits) if k and isinstance(v, torch.Tensor) and v.is_floating_point()
+         else v.long() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v, k in zip(x, known)]
+    ports, _ = port_names(op)
+    arg = dict(zip(ports, x))
+    self = arg.get("self", x[0] if x else None)
+
+    def real(t: Any) -> Any:
+        return t.double()
+
+    def const(value: float) -> Any:
+        return fixed_constant(np.array(value), bits)
+
+    if kind in ("add", "sub"):
+        if a.get("alpha", 1.0) != 1.0:
+            raise UserError(f"'{name}' with alpha != 1 has no integer-only rule")
+        rhs = arg.get("other")
+        rhs = const(a.get("scalar", 0.0)) if rhs is None else rhs
+        return [real(_wrap(self + rhs if kind == "add" else self - rhs))]
+    if kind == "relu":
+        return [real(torch.clamp(self, min=0))]
+    if kind == "neg":
+        return [real(_wrap(-self))]
+    if kind in ("hardtanh", "clamp"):
+        lo = a.get("min_val", -1.0) if kind == "hardtanh" else a.get("min")
+        hi = a.get("max_val", 1.0) if kind == "hardtanh" else a.get("max")
+        y = self
+        if lo is not None:
+            y = torch.maximum(y, const(lo))
+        if hi is not None:  # -max(-y, -hi)
+            y = _wrap(-torch.maximum(_wrap(-y), _wrap(-const(hi))))
+        return [real(y)]
+    if kind == "max_pool2d":
+        out = F.max_pool2d(self.double(), a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
+                           a.get("dilation", 1), a.get("ceil_mode", False))
+        return [out, torch.empty(0, dtype=torch.int64)]
+    if kind in ("avg_pool2d", "adaptive_avg_pool2d"):
+        t = self.double()
+        if kind == "adaptive_avg_pool2d":
+            h, w = t.shape[-2:]
+            oh, ow = a["output_size"]
+            k = [h // oh, w // ow]
+            window = dict(kernel_size=k, stride=k, padding=0, ceil_mode=False, count_include_pad=True,
+                          divisor_override=None)
+        else:
+            window = dict(kernel_size=a["kernel_size"], stride=a.get("stride") or None, padding=a.get("padding", 0),
+                          ceil_mode=a.get("ceil_mode", False), count_include_pad=a.get("count_include_pad", True),
+                          divisor_override=a.get("divisor_override"))
+        sums = F.avg_pool2d(t, **{**window, "divisor_override": 1})
+        if window["divisor_override"]:
+            counts = torch.full_like(sums, float(window["divisor_override"]))
+        else:  # torch's divisor: the window's valid taps over its average of ones
+            ones = torch.ones_like(t)
+            counts = torch.round(F.avg_pool2d(ones, **{**window, "divisor_override": 1})
+                                 / F.avg_pool2d(ones, **window))
+        sums = _wrap(sums.round().long())
+        return [real(requantize(sums, (1.0 / counts).numpy()))]
+    if kind == "mean":
+        dims = a.get("dim")
+        total = self.sum(dim=dims, keepdim=a.get("keepdim", False)) if dims else self.sum()
+        count = self.numel() // max(total.numel(), 1)
+        return [real(requantize(_wrap(total), np.array(1.0 / count)))]
+    if kind == "constant_pad_nd":
+        value = fixed_constant(np.array(a.get("value", 0.0)), bits)
+        return [real(F.pad(self.double(), a["pad"], value=float(value)))]
+    if kind == "cat":
+        return [real(torch.cat([v.long() for v in x], a.get("dim", 0)))]
+    raise UserError(f"'{name}' has no integer-only rule (the PIM lowering refuses it too)")
+
+
+#: Operators that only move elements: the same on fixed point as on floats.
+_FIXED_VIEWS = ("view", "permute", "expand", "slice", "split_with_sizes", "clone", "fan_out", "upsample_nearest2d",
+                "constant")
 
 
 def _bind(env: dict[Any, Any], known: set[Any], op: ir.Operation, results: list[Any], constant: bool) -> None:

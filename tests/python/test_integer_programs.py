@@ -1,0 +1,231 @@
+"""Integer-only int8 programs (docs/quantization.md, passes/codec/FixedPoint.h):
+the fixed multipliers against exact rational arithmetic, the Python
+reference's vector form against the C++ one element at a time, and
+compiled models that use only pimsim-nn's instructions, read back from
+pimsim-nn's own files, equal to the integer reference bit for bit and as
+accurate as the float-scale programs."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mlir import ir
+from pim_helpers import export, randomize
+from torch import nn
+
+import raptor
+from raptor import _raptor, pim, quant, weights
+from raptor._io import UserError
+from raptor.frontend.torch import import_program
+from raptor.quant.interpreter import requantize
+
+INT32 = st.integers(-2**31, 2**31 - 1)
+
+
+def _exact(x: int, m: float) -> Fraction:
+    """x * m with the multiplier the program holds: (high 2^15 + low) 2^-shift."""
+    steps = _raptor.fixed_steps(m)
+    high, low = steps[0], steps[1]
+    # shift from the constants: the unit s' = 31 - high's left shift, plus the final right shift.
+    shift = (31 - steps[2]) + steps[19]
+    return Fraction(x * (high * 2**15 + low), 2**shift)
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=INT32, exponent=st.floats(-40, 29), mantissa=st.floats(1.0, 2.0, exclude_max=True),
+       offset=st.integers(-127, 127))
+def test_fixed_multipliers_round_to_within_two_units(x: int, exponent: float, mantissa: float, offset: int) -> None:
+    """round(x m): the 30-bit multiplier is m to 2^-30 relative (at most 1
+    unit below 2^30), and the partial products' roundings (and the lo low
+    term dropped at s' = 31) add at most 1.5 units, so the program is
+    within 2.5 units of the exact product (exact rational arithmetic; a
+    15-bit multiplier would miss by up to x m 2^-15) wherever it fits int32."""
+    m = mantissa * 2.0**exponent
+    exact = Fraction(x) * Fraction(m)
+    if abs(exact) >= 2**30:
+        return
+    got = _raptor.requantize(x, m, offset) - offset
+    assert abs(got - exact) <= Fraction(5, 2)
+    # Against the multiplier actually held: the partial products alone.
+    assert abs(got - _exact(x, m)) <= Fraction(5, 2)
+
+
+def test_fixed_multipliers_by_hand() -> None:
+    """Values derived by hand: 1.5 * 3 = 4.5 rounds half up to 5 (and -4.5
+    to -4, floor shifts), 1 / 3 of 3 is 1, 2^-15 of 2^20 is 32, the offset
+    is added after rounding, and m = 0 gives the offset alone."""
+    assert _raptor.requantize(3, 1.5) == 5
+    assert _raptor.requantize(-3, 1.5) == -4
+    assert _raptor.requantize(3, 1.0 / 3.0) == 1
+    assert _raptor.requantize(2**20, 2.0**-15) == 32
+    assert _raptor.requantize(2**20, 2.0**-15, -127) == 32 - 127
+    assert _raptor.requantize(123456, 0.0, 7) == 7
+    # 2^-15 = 2^29 2^-44: high 2^14, low 0; at s' = 31 the lo low term is skipped.
+    steps = _raptor.fixed_steps(2.0**-15)
+    assert steps[:3] == [16384, 0, 0] and steps[17] == 0 and steps[19] == 13
+
+
+@pytest.mark.parametrize("m", [-1.0, float("nan"), float("inf"), 2.0**30])
+def test_multipliers_without_a_fixed_form_are_refused(m: float) -> None:
+    with pytest.raises(ValueError, match="fixed multiplier"):
+        _raptor.fixed_steps(m)
+
+
+@settings(max_examples=60, deadline=None)
+@given(xs=st.lists(INT32, min_size=1, max_size=24), ms=st.lists(st.floats(1e-9, 1e6), min_size=1, max_size=24),
+       offset=st.integers(-127, 127))
+def test_the_reference_vector_form_equals_the_cpp_one_element_at_a_time(xs: list[int], ms: list[float],
+                                                                        offset: int) -> None:
+    """The Python reference requantizes whole tensors with per-element
+    multipliers; each element equals the C++ arithmetic that the lowering's
+    constants come from."""
+    n = min(len(xs), len(ms))
+    x, m = np.array(xs[:n], np.int64), np.array(ms[:n])
+    got = requantize(torch.from_numpy(x), m, offset).numpy()
+    want = [_raptor.requantize(int(a), float(b), offset) for a, b in zip(x, m)]
+    assert got.tolist() == want
+
+
+class IntegerCnn(nn.Module):
+    """Every operator an integer-only program computes: convolutions with
+    batch norm, ReLU and ReLU6, a depthwise convolution, a residual sum, max
+    and average pooling, a concatenation, padding, a global mean and a
+    classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.dw, self.b2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 1)
+        self.c3 = nn.Conv2d(16, 8, 3)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.b1(self.c1(x)))
+        z = nn.functional.relu6(self.b2(self.dw(y)))
+        r = self.c2(z) + y
+        pooled = torch.cat([nn.functional.max_pool2d(r, 2), nn.functional.avg_pool2d(y, 2)], 1)
+        u = torch.relu(self.c3(nn.functional.pad(pooled, (1, 1, 1, 1))))
+        return self.fc(u.mean((2, 3)))
+
+
+def _compiled(tmp_path: Path, model: nn.Module, x: torch.Tensor, arithmetic: str, name: str,
+              pimsim: str = "both") -> tuple[pim.CompileResult, dict]:
+    ep = export(model, x)
+    module, _ = import_program(ep)
+    path = tmp_path / "m.safetensors"
+    weights.save(path, weights.from_exported_program(ep, module))
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    result = pim.compile(module, tmp_path / name, weights=path, precision="int8", calibration=samples,
+                         arithmetic=arithmetic, pimsim=pimsim)
+    return result, weights.load(path)
+
+
+def _reference(directory: Path, x: np.ndarray, tensors: dict) -> np.ndarray:
+    saved = ir.Module.parse((directory / "reports" / "quantized_model.mlir").read_text(), context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x}, tensors)
+    return want
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) -> None:
+    """The CNN compiles to an integer-only program: no extension
+    instruction, pimsim-nn's files written (binary and JSON), int32
+    fixed-point inputs and outputs in the manifest. Run from pimsim-nn's
+    own files (whose instructions carry widths, not types) and from the
+    compact form, it equals the integer reference bit for bit; it is as
+    close to float32 torch as the float-scale int8 program, and within a
+    cosine of 0.999 of it."""
+    torch.manual_seed(0)
+    model = randomize(IntegerCnn())
+    x = torch.randn(1, 3, 12, 12)
+    result, tensors = _compiled(tmp_path, model, x, "integer", "int")
+    manifest = result.manifest
+    assert manifest["program"]["arithmetic"] == "integer"
+    assert manifest["program"]["extensions"] == {} and manifest["program"]["pimsim_compatible"]
+    assert manifest["quantization"]["arithmetic"] == "integer"
+    bits = manifest["quantization"]["calibration"]["fixed_point_bits"]
+    assert manifest["inputs"][0]["dtype"] == "int32" and manifest["inputs"][0]["fixed_point_bits"] == bits
+    assert (tmp_path / "int" / "core_0.json").is_file() and (tmp_path / "int" / "core_0.pim").is_file()
+    want = _reference(tmp_path / "int", x.numpy(), tensors)
+    for form in ("compact", "pimsim"):
+        got = pim.Program.load(tmp_path / "int", form).simulate({"x": x.numpy()}).outputs["out0"]
+        np.testing.assert_array_equal(got, want)
+    float_scale, _ = _compiled(tmp_path, model, x, "float", "float", pimsim="none")
+    assert float_scale.manifest["program"]["extensions"]  # ext.vquant / ext.vdequant
+    other = pim.simulate(tmp_path / "float", x.numpy()).outputs["out0"]
+    with torch.no_grad():
+        exact = model(x).numpy()
+    assert _cosine(want, other) >= 0.999
+    assert _cosine(want, exact) >= _cosine(other, exact) - 0.001
+
+
+def test_pimsim_forms_give_vector_instructions_their_widths(tmp_path: Path) -> None:
+    """In pimsim-nn's JSON files of an integer program every vector
+    instruction follows a setbw naming its widths: equal ones, except a vmv
+    that narrows (32/8: fixed point to codes) or widens (8/32: codes to
+    int32); never an extension."""
+    torch.manual_seed(1)
+    model = randomize(IntegerCnn())
+    x = torch.randn(1, 3, 12, 12)
+    _compiled(tmp_path, model, x, "integer", "int", pimsim="json")
+    conversions = {(32, 8): 0, (8, 32): 0}
+    for f in (tmp_path / "int").glob("core_*.json"):
+        widths = (32, 32)
+        for i in json.loads(f.read_text()):
+            assert not i["op"].startswith("ext.")
+            if i["op"] == "setbw":
+                widths = (i["ibiw"], i["obiw"])
+            elif i["op"] == "vmv" and widths in conversions:
+                conversions[widths] += 1
+            elif i["op"].startswith("v"):
+                assert widths[0] == widths[1], (f.name, i)
+    assert conversions[(32, 8)] > 0 and conversions[(8, 32)] > 0
+
+
+def test_auto_arithmetic_falls_back_to_float_and_integer_refuses_with_the_location(tmp_path: Path) -> None:
+    """A sigmoid has no integer lowering: 'auto' compiles in float
+    arithmetic with extension instructions and says which operator kept it
+    there; 'integer' refuses it in one located line and writes nothing."""
+
+    class Gated(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c = nn.Conv2d(3, 4, 3, padding=1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.sigmoid(self.c(x))
+
+    torch.manual_seed(2)
+    x = torch.randn(1, 3, 6, 6)
+    result, _ = _compiled(tmp_path, Gated().eval(), x, "auto", "auto", pimsim="none")
+    assert result.manifest["quantization"]["arithmetic"] == "float"
+    assert result.manifest["quantization"]["integer_refusal"] == "nn.sigmoid"
+    assert result.manifest["program"]["arithmetic"] == "float"
+    with pytest.raises(UserError, match=r"'nn\.sigmoid' op has no integer-only lowering") as e:
+        _compiled(tmp_path, Gated().eval(), x, "integer", "refused", pimsim="none")
+    assert "\n" not in str(e.value).strip() and "sigmoid" in str(e.value)
+    assert not (tmp_path / "refused").exists()
+    assert not list(tmp_path.glob(".refused.*"))
+
+
+def test_fixed_point_bits_follow_the_calibrated_range() -> None:
+    """F leaves 8 bits of headroom above the largest calibrated value:
+    amax 10 -> 2^4 -> F = 30 - 8 - 4 = 18; amax 0.3 -> 2^-1 -> F = 23; nothing
+    seen -> 22; clamped to 0..30."""
+    assert quant.fixed_point_bits(10.0) == 18
+    assert quant.fixed_point_bits(0.3) == 23
+    assert quant.fixed_point_bits(0.0) == 22
+    assert quant.fixed_point_bits(1e-12) == 30
+    assert quant.fixed_point_bits(1e12) == 0
