@@ -207,7 +207,7 @@ double TargetModel::meanTransferNs(int64_t bytes) const {
   double flits = std::ceil(double(bytes) / double(c.busWidth)) + 1; // the payload and the permission
   double messages = 2 * double(c.messageCycles) * c.periodNs;
   return c.serialNs(flits * meanFlitNs + messages + c.localNs(bytes, false) + double(c.receiveCycles) * c.periodNs +
-                    c.localNs(bytes, true));
+                    c.deliveredWriteNs(bytes));
 }
 
 llvm::json::Object TargetModel::pimsimDefaults() const {
