@@ -295,7 +295,9 @@ llvm::json::Value TargetModel::pimsimNetworkConfig() const {
   latency["-10"] = entry(-10);
   for (unsigned c = 0; c < cores; ++c)
     latency[std::to_string(c)] = entry(c);
-  return llvm::json::Object{{"latency", std::move(latency)}};
+  // pimsim-nn reads an "energy" object whether or not it models energy;
+  // without one it reads undefined memory and fails intermittently.
+  return llvm::json::Object{{"latency", std::move(latency)}, {"energy", llvm::json::Object{}}};
 }
 
 } // namespace raptor::spatial
