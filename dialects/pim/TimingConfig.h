@@ -110,10 +110,11 @@ struct TimingConfig {
   // idle port): the cost model of the scheduler, which the timing
   // simulator reproduces on single instructions (tested).
 
+  /// Dispatch and retirement around an instruction's execution.
+  double pipelineNs() const { return double(dispatchCycles + retireCycles) * periodNs; }
   /// From leaving issue to retirement, around `execNs` of execution.
   double serialNs(double execNs) const {
-    return std::max(execNs, double(minimumExecuteCycles) * periodNs) +
-           double(dispatchCycles + retireCycles) * periodNs;
+    return std::max(execNs, double(minimumExecuteCycles) * periodNs) + pipelineNs();
   }
   /// An mvmul on a group of `crossbars` crossbars.
   double mvmulInstructionNs(int64_t crossbars, int64_t inputBits, int64_t outputBits, int64_t mbiw) const;

@@ -512,8 +512,9 @@ struct GraphTasks {
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
       // TimingConfig::transferPairNs's phases; each instruction's issue
-      // and retirement on its side.
-      double issue = timing.serialNs(0);
+      // and retirement on its side (each side executes for longer than
+      // the minimum cycle: it reads or writes).
+      double issue = timing.pipelineNs();
       return sp::TransferParts{timing.messageNs(1, to, from), timing.localNs(bytes, false) + issue,
                                timing.messageNs(bytes, from, to),
                                double(timing.receiveCycles) * timing.periodNs + timing.deliveredWriteNs(bytes) + issue};
