@@ -149,13 +149,20 @@ llvm::Expected<TimingConfig> TimingConfig::load(llvm::StringRef directory) {
 }
 
 double TimingConfig::mvmulNs(int64_t inputBits) const {
-  int64_t inputTimes = ceilDiv(std::max<int64_t>(inputBits, 1), dacResolution);
-  int64_t dacTimes = ceilDiv(xbarRows, dacCount), adcTimes = ceilDiv(xbarCols, adcCount);
+  // pim-target.md's stages: `passes` input passes (bit slices of the input
+  // times row blocks), each through the front stages (input buffer, DAC,
+  // crossbar, sample-hold) and the back stage (the conversions of
+  // `adcTimes` column blocks, pipelined with shift-add and output buffer).
+  // pimsim-nn's measured sweep of every one of these parameters says the
+  // front stages add once, not per pass, and the back stage takes
+  // mvmulBackScale of its cycles per pass (docs/timing.md, Fidelity).
+  int64_t passes = ceilDiv(std::max<int64_t>(inputBits, 1), dacResolution) * ceilDiv(xbarRows, dacCount);
+  int64_t adcTimes = ceilDiv(xbarCols, adcCount);
   double front = double(inputBufferLatency + dacLatency + sampleHoldLatency) +
                  std::ceil(xbarLatencyNs / periodNs);
   double back = double(adcLatency + shiftAdderLatency + outputBufferLatency) +
                 double(adcTimes - 1) * double(std::max(adcLatency, shiftAdderLatency + outputBufferLatency));
-  double cycles = front + back + double(inputTimes * dacTimes - 1) * std::max(front, back);
+  double cycles = front + mvmulOverheadCycles + mvmulBackScale * double(passes) * back;
   return cycles * periodNs;
 }
 
@@ -192,7 +199,7 @@ double TimingConfig::copyInstructionNs(int64_t bytes) const {
 double TimingConfig::instructionNs(const Instruction &in, const AccessContext &context, int64_t core) const {
   const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
   if (!info || info->unit == Unit::Scalar || in.opcode == Opcode::Setbw)
-    return periodNs;
+    return decodeNs(in.opcode);
   if (in.opcode == Opcode::Mvmul)
     return mvmulInstructionNs(context.groupCrossbars, context.ibiw, context.obiw, in.mbiw);
   if (info->unit == Unit::Vector) {
@@ -206,10 +213,10 @@ double TimingConfig::instructionNs(const Instruction &in, const AccessContext &c
   switch (in.opcode) {
   case Opcode::Ld: // a one-byte request, the service, an answer without payload, the write
     return serialNs(messageNs(1, core, global) + globalNs(in.size, false) + messageNs(0, global, core) +
-                    localNs(in.size, true));
+                    deliveredWriteNs(in.size));
   case Opcode::St:
     return serialNs(localNs(in.size, false) + messageNs(in.size, core, global) + globalNs(in.size, true) +
-                    messageNs(0, global, core));
+                    double(storeAckCycles) * periodNs + messageNs(0, global, core));
   case Opcode::Lmv:
     return copyInstructionNs(in.len);
   case Opcode::Lldi:
@@ -223,7 +230,7 @@ double TimingConfig::transferPairNs(int64_t bytes, int64_t from, int64_t to) con
   // The receiver's permission reaches the sender, which reads and sends;
   // the receiver handles the payload and writes it.
   double written = messageNs(1, to, from) + localNs(bytes, false) + messageNs(bytes, from, to) +
-                   double(receiveCycles) * periodNs + localNs(bytes, true);
+                   double(receiveCycles) * periodNs + deliveredWriteNs(bytes);
   return serialNs(written);
 }
 

@@ -256,6 +256,12 @@ private:
     return start + length;
   }
 
+  /// The write of a payload the network delivered, from `at`: at least
+  /// TimingConfig::deliveredWriteCycles however short its port access.
+  double deliveredWrite(Core &core, double at, int64_t bytes) {
+    return std::max(port(core, at, bytes, true), at + double(t.deliveredWriteCycles) * period());
+  }
+
   /// Retires the current instruction (executed from `start` to `end`) and
   /// moves the core past it.
   void finish(size_t c, double start, double end, Unit unit) {
@@ -263,6 +269,8 @@ private:
     const Instruction &in = core.cursor.current();
     double issue = issueOf(core);
     Slot &slot = core.rob[core.robHead];
+    // Nothing executes in no time (pimsim-nn's lmv of length 0 takes a cycle).
+    end = std::max(end, start + double(t.minimumExecuteCycles) * period());
     slot.reads.clear();
     slot.writes.clear();
     if (core.rob.size() > 1)
@@ -305,7 +313,7 @@ private:
       }
       // The unrolled form's stride updates decode like any scalar.
       if (int64_t implicit = core.cursor.takeImplicitScalars()) {
-        core.decodeNs += double(implicit) * period();
+        core.decodeNs += double(implicit) * t.decodeNs(Opcode::Saddi);
         core.stats.instructions += implicit;
         executed += implicit;
       }
@@ -314,12 +322,13 @@ private:
       if (!info)
         throw where(c) + ": unknown opcode";
       if (info->unit == Unit::Scalar || in.opcode == Opcode::Setbw) {
-        // Executes at decode, one per cycle, without a reorder-buffer slot.
+        // Executes at decode without a reorder-buffer slot (setbw holds
+        // decode a cycle, the scalar unit's instructions do not).
         if (in.opcode == Opcode::Setbw)
           core.ibiw = in.ibiw, core.obiw = in.obiw;
         else if (!executeScalar(in, core.cursor.regs) && in.opcode == Opcode::Sld)
           core.cursor.regs[in.rd] = 0; // a loaded address: unknown to a timing model
-        core.decodeNs += period();
+        core.decodeNs += t.decodeNs(in.opcode);
         count(core);
         core.cursor.advance();
         continue;
@@ -492,8 +501,9 @@ private:
     globalFree = begin + service;
     globalBusy += service;
     ++globalRequests;
-    double answered = message(globalFifoFree, globalFree, 0, t.globalNode(), int64_t(c));
-    double end = write ? answered : port(core, answered, in.size, true);
+    double acknowledged = globalFree + (write ? double(t.storeAckCycles) * period() : 0);
+    double answered = message(globalFifoFree, acknowledged, 0, t.globalNode(), int64_t(c));
+    double end = write ? answered : deliveredWrite(core, answered, in.size);
     core.block = Block::None;
     finish(c, core.blockedAt, end, Unit::Transfer);
     advanceCore(c, now);
@@ -513,7 +523,7 @@ private:
     double readStart = std::max(sendStart, permission);
     double read = port(s, readStart, out.size, false);
     double delivered = message(s.fifoFree, read, out.size, int64_t(sender), int64_t(receiver));
-    double written = port(r, delivered + double(t.receiveCycles) * period(), in.size, true);
+    double written = deliveredWrite(r, delivered + double(t.receiveCycles) * period(), in.size);
     s.stats.blockedNs += readStart - sendStart;
     r.stats.blockedNs += delivered - r.blockedAt;
     double recvStart = r.blockedAt;

@@ -27,7 +27,7 @@ PeriodicReport analyzePeriodic(const Program &program, const TimingConfig &t) {
     int32_t ibiw = 32, obiw = 32;
     for (ProgramCursor cursor(p); !cursor.done(); cursor.advance()) {
       const Instruction &in = cursor.current();
-      graph.work(double(cursor.takeImplicitScalars()) * t.periodNs, 0);
+      graph.work(double(cursor.takeImplicitScalars()) * t.decodeNs(Opcode::Saddi), 0);
       if (in.opcode == Opcode::Setbw)
         ibiw = in.ibiw, obiw = in.obiw;
       // A token is a one-byte message through the core's queue.

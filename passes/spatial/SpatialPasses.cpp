@@ -512,17 +512,20 @@ struct GraphTasks {
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
       // TimingConfig::transferPairNs's phases; each instruction's issue
-      // and retirement on its side.
-      double issue = timing.serialNs(0);
+      // and retirement on its side (each side executes for longer than
+      // the minimum cycle: it reads or writes).
+      double issue = timing.pipelineNs();
       return sp::TransferParts{timing.messageNs(1, to, from), timing.localNs(bytes, false) + issue,
                                timing.messageNs(bytes, from, to),
-                               double(timing.receiveCycles) * timing.periodNs + timing.localNs(bytes, true) + issue};
+                               double(timing.receiveCycles) * timing.periodNs + timing.deliveredWriteNs(bytes) + issue};
     };
     p.globalServiceNs = [&timing](int64_t bytes, bool write) { return timing.globalNs(bytes, write); };
     p.globalOverheadNs = [&timing](int64_t bytes, bool write, unsigned core) {
       int64_t global = timing.globalNode(), c = int64_t(core);
+      // TimingConfig::instructionNs's ld and st, without the service.
       return timing.serialNs(timing.messageNs(write ? bytes : 1, c, global) + timing.messageNs(0, global, c) +
-                             timing.localNs(bytes, !write));
+                             (write ? timing.localNs(bytes, false) + double(timing.storeAckCycles) * timing.periodNs
+                                    : timing.deliveredWriteNs(bytes)));
     };
     return p;
   }

@@ -207,7 +207,7 @@ double TargetModel::meanTransferNs(int64_t bytes) const {
   double flits = std::ceil(double(bytes) / double(c.busWidth)) + 1; // the payload and the permission
   double messages = 2 * double(c.messageCycles) * c.periodNs;
   return c.serialNs(flits * meanFlitNs + messages + c.localNs(bytes, false) + double(c.receiveCycles) * c.periodNs +
-                    c.localNs(bytes, true));
+                    c.deliveredWriteNs(bytes));
 }
 
 llvm::json::Object TargetModel::pimsimDefaults() const {
@@ -295,7 +295,9 @@ llvm::json::Value TargetModel::pimsimNetworkConfig() const {
   latency["-10"] = entry(-10);
   for (unsigned c = 0; c < cores; ++c)
     latency[std::to_string(c)] = entry(c);
-  return llvm::json::Object{{"latency", std::move(latency)}};
+  // pimsim-nn reads an "energy" object whether or not it models energy;
+  // without one it reads undefined memory and fails intermittently.
+  return llvm::json::Object{{"latency", std::move(latency)}, {"energy", llvm::json::Object{}}};
 }
 
 } // namespace raptor::spatial

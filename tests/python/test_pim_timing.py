@@ -41,102 +41,162 @@ def measured_chip(rob: int = 1) -> dict:
         "network_config": {"bus_width": 32}}}
 
 
-# 10 ns per flit between the cores, 15 to and from global memory (-10).
+# 10 ns per flit between the cores, 15 to and from global memory (-10); no
+# "energy" key, which Raptor writes for pimsim-nn: its reader accepts files
+# from before the key.
 NETWORK = {"latency": {"-10": {"0": 15, "1": 15}, "0": {"1": 10, "-10": 15}, "1": {"0": 10, "-10": 15}}}
 
-HEAD = """pim.chip @m cores 2 crossbars 4 of [128, 128] memory 65536 {
-  pim.weight @w dense<1.0> : tensor<128x128xf32>
+HEAD = """pim.chip @m cores 2 crossbars 4 of [{n}, {n}] memory 65536{attributes} {{
+  pim.weight @w dense<1.0> : tensor<{n}x{n}xf32>
 """
-GROUP = "    pim.group {} crossbars 1 weight @w matrix #layout.layout<(128,128):(1,128)> rows [0, 128] cols [0, 128]\n"
+# {n}: the crossbar size, filled in by program().
+GROUP = ("    pim.group GROUP crossbars CROSSBARS weight @w matrix #layout.layout<({n},{n}):(1,{n})> "
+         "rows [0, {n}] cols [0, {n}]\n")
 
 
 def program(tmp_path: Path, cores: str, rob: int = 1, chip: dict | None = None) -> pim.Program:
-    """Emits the chip text and gives it the measured configuration."""
+    """Emits the chip text and gives it the measured configuration (the
+    chip text follows the crossbar size and cell precision of `chip`)."""
+    chip = measured_chip(rob) if chip is None else chip
+    matrix = chip.get("chip_config", {}).get("core_config", {}).get("matrix_config", {})
+    n, cells = matrix.get("xbar_size", [128])[0], matrix.get("cell_precision", 8)
+    attributes = "" if cells == 8 else f" attributes {{cell_bits = {cells} : i64}}"
     directory = tmp_path / "p"
     with raptor.Context():
-        _raptor.emit_pim(ir.Module.parse(HEAD + cores + "}\n"), str(directory), "none")
-    (directory / "chip.json").write_text(json.dumps(measured_chip(rob) if chip is None else chip))
+        _raptor.emit_pim(ir.Module.parse(HEAD.format(n=n, attributes=attributes) + cores.replace("{n}", str(n)) +
+                                         "}\n"), str(directory), "none")
+    (directory / "chip.json").write_text(json.dumps(chip))
     (directory / "network.json").write_text(json.dumps(NETWORK))
     return pim.Program.load(directory)
 
 
-def core(body: str, index: int = 0, groups: int = 0) -> str:
-    return f"  pim.core {index} {{\n" + "".join(GROUP.format(g) for g in range(groups)) + body + "  }\n"
+def core(body: str, index: int = 0, groups: int = 0, crossbars: int = 1) -> str:
+    group = GROUP.replace("CROSSBARS", str(crossbars))
+    return f"  pim.core {index} {{\n" + "".join(group.replace("GROUP", str(g)) for g in range(groups)) + body + "  }\n"
 
 
-MVMUL = "    pim.setbw 8, 32\n    pim.sldi r2, 0\n    pim.sldi r3, 1024\n    pim.mvmul r3, r2, group 0 mbiw 8\n"
-VECTOR = "    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.sldi r3, 2048\n"
+# pim-target.md's measured programs: `setbw 8, 8` and three sldi, two more
+# for a global address (the pair r0:r1), then the instructions named.
+HEAD_8 = "    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.sldi r3, 1024\n    pim.sldi r4, 2048\n"
+GLOBAL = HEAD_8 + "    pim.sldi r0, 0\n    pim.sldi r1, 0\n"
+MVMUL = HEAD_8 + "    pim.mvmul r3, r2, group 0 mbiw 8\n"
+VECTOR = HEAD_8  # kept for the tests below that build their own vector programs
 
-# pim-target.md's table: each program after setbw and two sldi, as the
-# measurement describes them.
-MEASURED = {
-    "one mvmul, one-crossbar group": (core(MVMUL, groups=1), 1, 5194),
-    "two mvmul on the same group, rob 1": (core(MVMUL + "    pim.mvmul r3, r2, group 0 mbiw 8\n", groups=1), 1,
-                                           10385),
-    "two mvmul on two groups, rob 4": (core(MVMUL + "    pim.sldi r4, 4096\n    pim.mvmul r4, r2, group 1 mbiw 8\n",
-                                            groups=2), 4, 5210),
-    "vrelu 128": (core(VECTOR + "    pim.vrelu r3, r2 len 128 : i8\n"), 1, 44),
-    "vvadd 128": (core(VECTOR + "    pim.vvadd r3, r3, r2 len 128 : i8\n"), 1, 46),
-    "vvadd 1024": (core(VECTOR + "    pim.vvadd r3, r3, r2 len 1024 : i8\n"), 1, 312),
-    "lmv 256 bytes": (core(VECTOR + "    pim.lmv r3, r2 len 256\n"), 1, 16),
-    "ld 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r1, 0\n    pim.sldi r2, 0\n    pim.ld r2, r0 size 256\n"),
-                     1, 45),
-    "st 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r1, 0\n    pim.sldi r2, 0\n    pim.st r0, r2 size 256\n"),
-                     1, 151),
-    "send -> recv 256 bytes": (core("    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.send r2 to 1 size 256 tag 1\n") +
-                               core("    pim.setbw 8, 8\n    pim.sldi r2, 0\n    pim.recv r2 from 0 size 256 tag 1\n",
-                                    index=1), 1, 113),
+
+def with_matrix(**fields) -> dict:
+    chip = measured_chip()
+    chip["chip_config"]["core_config"]["matrix_config"].update(fields)
+    return chip
+
+
+def mvmul(head: str = HEAD_8, tail: str = "", mbiw: int = 8, relu: bool = False, crossbars: int = 1) -> str:
+    flag = " {relu = true}" if relu else ""
+    return core(head + f"    pim.mvmul r3, r2, group 0 mbiw {mbiw}{flag}\n" + tail, groups=1, crossbars=crossbars)
+
+
+def vector(op: str, length: int, head: str = HEAD_8, element: str = "i8") -> str:
+    unary = op in ("vrelu", "vmv")
+    operands = "r4, r2" if unary else "r4, r2, r3"
+    return core(head + f"    pim.{op} {operands} len {length} : {element}\n")
+
+
+def transfer(size: int) -> str:
+    return (core(HEAD_8 + f"    pim.send r2 to 1 size {size} tag 1\n") +
+            core(HEAD_8 + f"    pim.recv r2 from 0 size {size} tag 1\n", index=1))
+
+
+# Every row of pim-target.md's table "Measured on a local build (one pass),
+# 2026-12-02": name -> (cores, chip.json or None for the base, ns).
+MEASURED: dict[str, tuple[str, dict | None, float]] = {
+    "lmv of length 0 alone": (core(HEAD_8 + "    pim.lmv r3, r2 len 0\n"), None, 9),
+    "one mvmul, one-crossbar group": (mvmul(), None, 4074),
+    "one mvmul, obiw 16": (mvmul(head=HEAD_8.replace("setbw 8, 8", "setbw 8, 16")), None, 4074),
+    "one mvmul, obiw 32": (mvmul(head=HEAD_8.replace("setbw 8, 8", "setbw 8, 32")), None, 4074),
+    "one mvmul, mbiw 16": (mvmul(mbiw=16), None, 4074),
+    "one mvmul, relu 1": (mvmul(relu=True), None, 4074),
+    "one mvmul, a four-crossbar group": (mvmul(crossbars=4), None, 4074),
+    "one mvmul, cell_precision 4": (mvmul(), with_matrix(cell_precision=4), 4074),
+    "two mvmul on the same group": (mvmul(tail="    pim.mvmul r3, r2, group 0 mbiw 8\n"), None, 8138),
+    "mvmul then vvadd 128": (mvmul(tail="    pim.vvadd r4, r3, r2 len 128 : i8\n"), None, 4112),
+    "one mvmul, adc_count 1": (mvmul(), with_matrix(adc_count=1), 8074),
+    "one mvmul, adc_count 4": (mvmul(), with_matrix(adc_count=4), 2074),
+    "one mvmul, adc_count 8": (mvmul(), with_matrix(adc_count=8), 1074),
+    "one mvmul, adc_latency_cycle 20": (mvmul(), with_matrix(adc_latency_cycle=20), 8074),
+    "one mvmul, ibiw 16": (mvmul(head=HEAD_8.replace("setbw 8, 8", "setbw 16, 8")), None, 8103),
+    "one mvmul, ibiw 32": (mvmul(head=HEAD_8.replace("setbw 8, 8", "setbw 32, 8")), None, 16160),
+    "one mvmul, dac_resolution 2": (mvmul(), with_matrix(dac_resolution=2), 2068),
+    "one mvmul, dac_count 64": (mvmul(), with_matrix(dac_count=64), 8087),
+    "one mvmul, crossbar 256 x 256": (mvmul(), with_matrix(xbar_size=[256, 256]), 16105),
+    "one mvmul, xbar_latency 60": (mvmul(), with_matrix(xbar_latency=60), 4104),
+    "one mvmul, sample-hold 5 cycles": (mvmul(), with_matrix(sample_hold_latency_cycle=5), 4077),
+    "one mvmul, DAC latency 5 cycles": (mvmul(), with_matrix(dac_latency_cycle=5), 4077),
+    "one mvmul, shift-add 5 cycles": (mvmul(), with_matrix(shift_adder_latency_cycle=5), 4099),
+    "one mvmul, output buffer 5 cycles": (mvmul(), with_matrix(output_buffer_latency_cycle=5), 4099),
+    "one mvmul, input buffer 5 cycles": (mvmul(), with_matrix(input_buffer_latency_cycle=5), 4074),
+    **{f"{op} {n}": (vector(op, n), None, ns) for op in ("vvadd", "vvmul", "vvmax", "vvsra", "vvsll")
+       for n, ns in ((16, 15), (128, 46), (1024, 312))},
+    **{f"{op} {n}": (vector(op, n), None, ns) for op in ("vrelu", "vmv") for n, ns in ((16, 14), (128, 44), (1024, 296))},
+    **{f"{op} 128 after setbw 32, 32": (vector(op, 128, head=HEAD_8 + "    pim.setbw 32, 32\n", element="i32"), None, 65)
+       for op in ("vvadd", "vvmul")},
+    **{f"lmv {n} bytes": (core(HEAD_8 + f"    pim.lmv r3, r2 len {n}\n"), None, ns)
+       for n, ns in ((64, 10), (256, 16), (4096, 136))},
+    **{f"ld {n} bytes": (core(GLOBAL + f"    pim.ld r2, r0 size {n}\n"), None, ns)
+       for n, ns in ((64, 31), (256, 45), (4096, 345))},
+    **{f"st {n} bytes": (core(GLOBAL + f"    pim.st r0, r2 size {n}\n"), None, ns)
+       for n, ns in ((64, 46), (256, 151), (4096, 2251))},
+    **{f"send -> recv {n} bytes": (transfer(n), None, ns) for n, ns in ((64, 51), (256, 116), (4096, 1436))},
 }
 
 
 @pytest.mark.parametrize("name", MEASURED)
 def test_pimsims_measured_times_are_reproduced_within_one_percent(name: str, tmp_path: Path) -> None:
-    cores, rob, measured = MEASURED[name]
-    latency = program(tmp_path, cores, rob).time().latency_ns
+    cores, chip, measured = MEASURED[name]
+    latency = program(tmp_path, cores, chip=chip).time().latency_ns
     assert abs(latency - measured) <= 0.01 * measured, f"{name}: {latency} ns, pimsim-nn measured {measured} ns"
 
 
-PIPELINE = (core(MVMUL + "    pim.send r3 to 1 size 512 tag 1\n", groups=1) +
-            core("    pim.setbw 8, 32\n    pim.sldi r2, 0\n    pim.recv r2 from 0 size 512 tag 1\n"
-                 "    pim.vrelu r2, r2 len 128 : i32\n", index=1))
+PIPELINE = (core(MVMUL + "    pim.send r3 to 1 size 256 tag 1\n", groups=1) +
+            core(HEAD_8 + "    pim.recv r2 from 0 size 256 tag 1\n    pim.vrelu r2, r2 len 256 : i8\n", index=1))
+# pim-target.md measured no pipeline on this configuration. Its rows bound
+# the interval: core 1 (a 256-byte relu) waits for core 0 every pass, whose
+# loop is one mvmul (the measured 4074 ns) and its side of a 256-byte
+# transfer (less than the measured send -> recv, 116 ns).
+PIPELINE_BOUNDS = (4074, 4074 + 116)
 
 
-def test_the_measured_two_core_pipeline_interval_is_reproduced(tmp_path: Path) -> None:
-    """mvmul + send on core 0, recv + vrelu on core 1, looping: pimsim-nn's
-    throughput mode measured an initiation interval of 5208.3 ns."""
+def test_the_two_core_pipeline_interval_is_core_0s_loop(tmp_path: Path) -> None:
+    """mvmul + send on core 0, recv + relu on core 1, looping."""
     t = program(tmp_path, PIPELINE).time(throughput=True)
     assert t.converged and len(t.generation_end_ns) >= 6
-    assert abs(t.interval_ns - 5208.3) <= 0.01 * 5208.3, t.interval_ns
+    assert PIPELINE_BOUNDS[0] < t.interval_ns < PIPELINE_BOUNDS[1], t.interval_ns
     # The first pass also pays the transfer and core 1's relu: latency > interval.
     assert t.latency_ns > t.interval_ns
     gaps = [b - a for a, b in zip(t.generation_end_ns[1:], t.generation_end_ns[2:])]
     assert max(gaps) - min(gaps) <= 1e-6 * max(gaps)  # a steady state
 
 
-def mvmul_ns(chip: dict, input_bits: int) -> float:
-    """pim-target.md's matrix formula, written again from the document."""
-    m, period = chip["chip_config"]["core_config"]["matrix_config"], chip["chip_config"]["core_config"]["period"]
-    input_times = math.ceil(input_bits / m["dac_resolution"])
-    dac_times = math.ceil(m["xbar_size"][0] / m["dac_count"])
-    adc_times = math.ceil(m["xbar_size"][1] / m["adc_count"])
-    front = (m["input_buffer_latency_cycle"] + m["dac_latency_cycle"] + math.ceil(m["xbar_latency"] / period) +
-             m["sample_hold_latency_cycle"])
-    back = (m["adc_latency_cycle"] + m["shift_adder_latency_cycle"] + m["output_buffer_latency_cycle"] +
-            (adc_times - 1) * max(m["adc_latency_cycle"], m["shift_adder_latency_cycle"] +
-                                  m["output_buffer_latency_cycle"]))
-    return (front + back + (input_times * dac_times - 1) * max(front, back)) * period
+def documented_mvmul_ns(chip: dict, input_bits: int) -> float:
+    """pim-target.md's summary of the measured sweep: one mvmul instruction
+    alone takes about 74 ns + 4000 ns x (2 / adc_count) x (adc_latency_cycle
+    / 10) x (ibiw / 8 / dac_resolution) x (rows / dac_count) x (cols / 128)
+    (within 0.8% of every measured row)."""
+    m = chip["chip_config"]["core_config"]["matrix_config"]
+    rows, cols = m["xbar_size"]
+    return 74 + 4000 * (2 / m["adc_count"]) * (m["adc_latency_cycle"] / 10) * (
+        input_bits / 8 / m["dac_resolution"]) * (rows / m["dac_count"]) * (cols / 128)
 
 
-@pytest.mark.parametrize("bits, dac", [(8, 1), (32, 1), (8, 2), (16, 4)])
-def test_the_matrix_unit_follows_the_documented_formula(bits: int, dac: int, tmp_path: Path) -> None:
-    """The group is occupied for its input read, the formula and its
-    output write (local memory 64 bytes per cycle)."""
-    chip = measured_chip()
-    chip["chip_config"]["core_config"]["matrix_config"]["dac_resolution"] = dac
-    body = f"    pim.setbw {bits}, 32\n    pim.sldi r2, 0\n    pim.sldi r3, 4096\n    pim.mvmul r3, r2, group 0 mbiw 8\n"
-    t = program(tmp_path, core(body, groups=1), chip=chip).time()
-    read, write = math.ceil(128 * bits / 8 / 64), math.ceil(128 * 4 / 64)
-    assert t.cores[0].matrix_ns == read + mvmul_ns(chip, bits) + write
+@pytest.mark.parametrize("bits, dac, adcs", [(8, 1, 2), (32, 1, 2), (8, 2, 2), (16, 4, 2), (32, 1, 8), (16, 2, 1)])
+def test_the_matrix_unit_follows_the_documented_sweep(bits: int, dac: int, adcs: int, tmp_path: Path) -> None:
+    """Combinations the table does not hold follow the document's summary
+    within 2% (the summary is within 0.8% of pimsim-nn on the rows, the
+    model within 1%); the group is busy for all of it but the pipeline's
+    8 ns (the length-0 lmv's 9 ns less its one cycle of execution)."""
+    chip = with_matrix(dac_resolution=dac, adc_count=adcs)
+    t = program(tmp_path, mvmul(head=HEAD_8.replace("setbw 8, 8", f"setbw {bits}, 8")), chip=chip).time()
+    expected = documented_mvmul_ns(chip, bits)
+    assert abs(t.latency_ns - expected) <= 0.02 * expected, (t.latency_ns, expected)
+    assert t.cores[0].matrix_ns == t.latency_ns - 8
 
 
 def test_a_reorder_buffer_overlaps_independent_work_but_not_dependent_work(tmp_path: Path) -> None:
@@ -259,11 +319,12 @@ def test_a_compiled_models_matrix_time_is_its_mvms(compiled: Path) -> None:
         if not counters["mvmuls"]:
             assert core_timing.matrix_ns == 0
             continue
-        # Each group's read (rows fp32) and write (cols fp32 per crossbar)
-        # at 64 bytes per cycle bound the formula.
-        lo = counters["mvmuls"] * mvmul_ns(chip, 32)
-        assert lo < core_timing.matrix_ns <= lo + counters["mvmuls"] * (math.ceil(rows * 4 / 64) +
-                                                                         math.ceil(4 * cols * 4 / 64))
+        # One mvmul alone is the documented sweep formula within 2% less the
+        # pipeline's 8 ns; a group of up to four crossbars writes up to
+        # three more crossbars' fp32 outputs at 64 bytes per cycle.
+        one = documented_mvmul_ns(chip, 32) - 8
+        n = counters["mvmuls"]
+        assert 0.98 * n * one <= core_timing.matrix_ns <= n * (1.02 * one + math.ceil(3 * cols * 4 / 64))
     assert timing.latency_ns >= max(c.finish_ns for c in timing.cores)
 
 
@@ -292,13 +353,13 @@ def test_the_schedules_estimate_predicts_the_simulated_latency(compiled: Path) -
 
 def test_the_periodic_recurrence_predicts_the_pipeline_interval(tmp_path: Path) -> None:
     """The event graph of the two-core pipeline: its maximum cycle ratio is
-    core 0's loop (mvmul, then the send), pimsim-nn's measured 5208.3 ns
-    within 1%, and the timing simulator's interval within 1%."""
+    core 0's loop (mvmul, then the send), within the bounds of pim-target.md's
+    rows, and the timing simulator's interval within 1%."""
     p = program(tmp_path, PIPELINE)
     periodic = p.periodic()
     simulated = p.time(throughput=True).interval_ns
     assert periodic.status == "ok" and periodic.bound == "recurrence"
-    assert abs(periodic.interval_ns - 5208.3) <= 0.01 * 5208.3
+    assert PIPELINE_BOUNDS[0] < periodic.interval_ns < PIPELINE_BOUNDS[1]
     assert abs(periodic.interval_ns - simulated) <= 0.01 * simulated
     assert periodic.cycle_distance == 1 and periodic.cycle_cores == [0]
     assert periodic.recurrence_ns == periodic.cycle_weight_ns  # one iteration: weight / 1
@@ -332,7 +393,7 @@ def test_event_tokens_join_the_periodic_recurrence(tmp_path: Path) -> None:
     simulated = p.time(throughput=True)
     assert periodic.status == "ok" and simulated.converged
     assert abs(periodic.interval_ns - simulated.interval_ns) <= 0.02 * simulated.interval_ns
-    assert periodic.cycle_cores == [0] and periodic.interval_ns > 5194
+    assert periodic.cycle_cores == [0] and periodic.interval_ns > 4074  # the measured mvmul
     # Two chains, a node per token action, the two token edges.
     assert periodic.nodes == 8 and periodic.edges == 10
 
