@@ -6,11 +6,17 @@ setup:
 
 # The main job on the bundled default: compile ShuffleNetV2 for the 168-core
 # chip (per-core programs in pimsim-nn's format and Raptor's), run them in
-# the functional simulator and compare with eager torch.
+# the functional simulator and compare with eager torch; then the int8
+# program PIM users deploy: integer-only (pimsim-nn's instructions alone),
+# its accuracy against float32, run from pimsim-nn's own files and checked
+# bit for bit against the integer reference, and its latency.
 demo: setup
 	mkdir -p build
 	.venv/bin/raptor compile shufflenet_v2 -o build/shufflenet_v2
 	.venv/bin/raptor simulate build/shufflenet_v2 --check
+	.venv/bin/raptor compile shufflenet_v2 -o build/shufflenet_v2_int8 --precision int8 --arithmetic integer --report
+	.venv/bin/raptor simulate build/shufflenet_v2_int8 --form pimsim --check
+	.venv/bin/raptor simulate build/shufflenet_v2_int8 --timing
 
 test: setup
 	bash scripts/test.sh

@@ -155,6 +155,7 @@ def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) 
     assert manifest["program"]["arithmetic"] == "integer"
     assert manifest["program"]["extensions"] == {} and manifest["program"]["pimsim_compatible"]
     assert manifest["quantization"]["arithmetic"] == "integer"
+    assert "integer-only arithmetic" in pim.format_summary(pim.summary(manifest), "int")
     bits = manifest["quantization"]["calibration"]["fixed_point_bits"]
     assert manifest["inputs"][0]["dtype"] == "int32" and manifest["inputs"][0]["fixed_point_bits"] == bits
     assert (tmp_path / "int" / "core_0.json").is_file() and (tmp_path / "int" / "core_0.pim").is_file()
@@ -213,6 +214,8 @@ def test_auto_arithmetic_falls_back_to_float_and_integer_refuses_with_the_locati
     assert result.manifest["quantization"]["arithmetic"] == "float"
     assert result.manifest["quantization"]["integer_refusal"] == "nn.sigmoid"
     assert result.manifest["program"]["arithmetic"] == "float"
+    assert "float32 between the codecs: nn.sigmoid has no integer lowering" in pim.format_summary(
+        pim.summary(result.manifest), "auto")
     with pytest.raises(UserError, match=r"'nn\.sigmoid' op has no integer-only lowering") as e:
         _compiled(tmp_path, Gated().eval(), x, "integer", "refused", pimsim="none")
     assert "\n" not in str(e.value).strip() and "sigmoid" in str(e.value)

@@ -26,6 +26,9 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
         "pimsim_files": program["pimsim_files"],
         "pimsim_skipped": program.get("pimsim_skipped", ""),
         "extensions": program["extensions"],
+        # Between an int8 program's codecs: int32 fixed point, or float32.
+        "arithmetic": program.get("arithmetic", "float"),
+        "integer_refusal": manifest.get("quantization", {}).get("integer_refusal"),
         "crossbars": sum(g["crossbars"] for c in cores for g in c["groups"]),
         "weights_bytes": sum(c["weights_bytes"] for c in cores),
         # What the crossbars hold: f32 values, or int8 programs' cells.
@@ -42,6 +45,17 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _weights_text(s: dict[str, Any]) -> str:
+    """What the crossbars hold, and for int8 what the vector unit computes in."""
+    if s["precision"] != "int8":
+        return "f32"
+    text = f"int8 codes in {s['cell_bits']}-bit cells, "
+    if s["arithmetic"] == "integer":
+        return text + "integer-only arithmetic"
+    refusal = f": {s['integer_refusal']} has no integer lowering" if s.get("integer_refusal") else ""
+    return text + f"float32 between the codecs{refusal}"
+
+
 def format_summary(s: dict[str, Any], directory: str) -> str:
     """A few lines for the terminal."""
     if not s["pimsim_compatible"]:
@@ -55,7 +69,7 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
         f"{s['source']} -> {directory}: {s['cores_used']} cores, {s['instructions']:,} instructions "
         f"({s['unrolled_instructions']:,} unrolled for pimsim-nn), {compatible}",
         f"  crossbars {s['crossbars']:,}, weights {s['weight_storage_bytes'] / 2**20:.2f} MiB "
-        f"({'int8 codes in ' + str(s['cell_bits']) + '-bit cells' if s['precision'] == 'int8' else 'f32'}), "
+        f"({_weights_text(s)}), "
         f"local memory peak {s['local_bytes_peak'] / 2**20:.2f} MiB (core {s['local_bytes_peak_core']}), "
         f"{s['transfers']:,} transfers ({s['transfer_bytes'] / 2**20:.2f} MiB)",
     ]
