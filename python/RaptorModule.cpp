@@ -12,7 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CommutationTable.h"
-#include "passes/codec/FixedPoint.h"
+#include "dialects/pim/FixedPoint.h"
 #include "passes/graph/GraphSummary.h"
 #include "passes/rdg/ReducedDependenceGraph.h"
 #include "passes/spatial/ListScheduler.h"
@@ -235,30 +235,45 @@ NB_MODULE(_raptor, m) {
   m.def(
       "fixed_steps",
       [](double m) {
-        std::optional<raptor::codec::FixedMultiplier> f = raptor::codec::fixedMultiplier(m);
+        std::optional<raptor::pim::FixedMultiplier> f = raptor::pim::fixedMultiplier(m);
         if (!f)
           throw nb::value_error("a fixed multiplier must be finite, non-negative and below 2^30");
-        raptor::codec::FixedSteps s = raptor::codec::fixedSteps(*f);
+        raptor::pim::FixedSteps s = raptor::pim::fixedSteps(*f);
         std::vector<int32_t> flat{s.high, s.low, s.highLeft};
-        for (const raptor::codec::TermShift &t : s.terms)
+        for (const raptor::pim::TermShift &t : s.terms)
           flat.insert(flat.end(), {t.left, t.pre, t.rounding, t.right, int32_t(t.used)});
         flat.insert(flat.end(), {s.rounding, s.right});
         return flat;
       },
       nb::arg("multiplier"),
       "The constants with which integer-only programs multiply by a real `multiplier` "
-      "(passes/codec/FixedPoint.h): high, low, high's left shift, (left, pre, rounding, right, used) of the "
+      "(dialects/pim/FixedPoint.h): high, low, high's left shift, (left, pre, rounding, right, used) of the "
       "three other terms, the final rounding and right shift.");
   m.def(
       "requantize",
       [](int32_t x, double m, int32_t offset) {
-        std::optional<raptor::codec::FixedMultiplier> f = raptor::codec::fixedMultiplier(m);
+        std::optional<raptor::pim::FixedMultiplier> f = raptor::pim::fixedMultiplier(m);
         if (!f)
           throw nb::value_error("a fixed multiplier must be finite, non-negative and below 2^30");
-        return raptor::codec::requantize(x, *f, offset);
+        return raptor::pim::requantize(x, *f, offset);
       },
       nb::arg("x"), nb::arg("multiplier"), nb::arg("offset") = 0,
       "round(x * multiplier) + offset as an integer-only program computes it, for one int32 element.");
+
+  m.def(
+      "term_shift",
+      [](int32_t e) {
+        raptor::pim::TermShift t = raptor::pim::termShift(e);
+        return std::make_tuple(t.left, t.pre, t.rounding, t.right);
+      },
+      nb::arg("exponent"),
+      "(left, pre, rounding, right): how integer programs bring a product term of exponent `exponent` to "
+      "the result's unit (dialects/pim/FixedPoint.h).");
+  m.def("fixed_product", &raptor::pim::fixedProduct, nb::arg("x"), nb::arg("y"), nb::arg("bits"),
+        "The product of two int32 fixed-point values of unit 2^-bits as integer programs compute it.");
+  m.def("fixed_activation", &raptor::pim::fixedActivation, nb::arg("x"), nb::arg("bits"), nb::arg("tanh") = false,
+        "sigmoid (or tanh) of an int32 fixed-point value of unit 2^-bits as integer programs compute it "
+        "(through vsigm / vtanh on Q15).");
 
   m.def(
       "graph_summary_json",

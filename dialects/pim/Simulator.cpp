@@ -4,6 +4,7 @@
 #include "dialects/layout/LayoutAlgebra.h"
 #include "dialects/pim/DeadlockReport.h"
 #include "dialects/pim/ProgramCursor.h"
+#include "dialects/pim/FixedPoint.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -511,6 +512,14 @@ private:
         switch (in.opcode) {
         case Opcode::Vmv: out[size_t(i)] = x; break;
         case Opcode::Vrelu: out[size_t(i)] = std::max<int64_t>(x, 0); break;
+        // Integer programs' activations: Q15 in and out (dialects/pim/FixedPoint.h).
+        case Opcode::Vsigm:
+        case Opcode::Vtanh:
+          if (in.type != ElementType::I32)
+            throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated (int32 Q15 only)", where(c),
+                                     info.name, nameOf(in.type)).str());
+          out[size_t(i)] = in.opcode == Opcode::Vsigm ? fixedSigmoid(int32_t(x)) : fixedTanh(int32_t(x));
+          break;
         default:
           throwFault(llvm::formatv("{0}: {1} on {2} elements is not simulated", where(c), info.name,
                                    nameOf(in.type)).str());

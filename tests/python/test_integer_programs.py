@@ -1,4 +1,4 @@
-"""Integer-only int8 programs (docs/quantization.md, passes/codec/FixedPoint.h):
+"""Integer-only int8 programs (docs/quantization.md, dialects/pim/FixedPoint.h):
 the fixed multipliers against exact rational arithmetic, the Python
 reference's vector form against the C++ one element at a time, and
 compiled models that use only pimsim-nn's instructions, read back from
@@ -24,7 +24,7 @@ import raptor
 from raptor import _raptor, pim, quant, weights
 from raptor._io import UserError
 from raptor.frontend.torch import import_program
-from raptor.quant.interpreter import requantize
+from raptor.quant.interpreter import fixed_activation, fixed_product, requantize
 
 INT32 = st.integers(-2**31, 2**31 - 1)
 
@@ -93,16 +93,51 @@ def test_the_reference_vector_form_equals_the_cpp_one_element_at_a_time(xs: list
     assert got.tolist() == want
 
 
+@settings(max_examples=60, deadline=None)
+@given(xs=st.lists(st.integers(-2**26, 2**26), min_size=1, max_size=16),
+       ys=st.lists(st.integers(-2**26, 2**26), min_size=1, max_size=16), bits=st.integers(8, 24))
+def test_fixed_products_match_the_cpp_and_exact_arithmetic(xs: list[int], ys: list[int], bits: int) -> None:
+    """x y 2^-bits from four partial products: the reference's tensors
+    equal the C++ element by element, and both are within 2 units of the
+    exact product wherever it fits int32."""
+    n = min(len(xs), len(ys))
+    x, y = torch.tensor(xs[:n], dtype=torch.int64), torch.tensor(ys[:n], dtype=torch.int64)
+    got = fixed_product(x, y, bits).tolist()
+    assert got == [_raptor.fixed_product(a, b, bits) for a, b in zip(xs[:n], ys[:n])]
+    for a, b, g in zip(xs[:n], ys[:n], got):
+        exact = Fraction(a * b, 2**bits)
+        if abs(exact) < 2**30:
+            assert abs(g - exact) <= 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(xs=st.lists(st.integers(-2**28, 2**28), min_size=1, max_size=16), bits=st.integers(8, 24),
+       tanh=st.booleans())
+def test_fixed_activations_match_the_cpp_and_the_function(xs: list[int], bits: int, tanh: bool) -> None:
+    """sigmoid / tanh through Q15: the reference equals the C++, and the
+    result is within 2^-15 (plus the Q15 rounding of the input, at most
+    2^-16 times the slope 1) of the function of the real value."""
+    x = torch.tensor(xs, dtype=torch.int64)
+    got = fixed_activation(x, bits, tanh).tolist()
+    assert got == [_raptor.fixed_activation(v, bits, tanh) for v in xs]
+    for v, g in zip(xs, got):
+        real = v / 2.0**bits
+        want = np.tanh(real) if tanh else 0.5 * (1 + np.tanh(real / 2))  # (sigmoid, without overflow)
+        assert abs(g / 2.0**bits - want) <= 2.0**-15 + 2.0**-16 + 2.0**-bits
+
+
 class IntegerCnn(nn.Module):
     """Every operator an integer-only program computes: convolutions with
-    batch norm, ReLU and ReLU6, a depthwise convolution, a residual sum, max
-    and average pooling, a concatenation, padding, a global mean and a
-    classifier."""
+    batch norm, ReLU, ReLU6 and SiLU, a depthwise convolution, a
+    squeeze-excitation gate (mean, sigmoid, product), a residual sum, max
+    and average pooling, a concatenation, padding, tanh, a global mean and
+    a classifier."""
 
     def __init__(self) -> None:
         super().__init__()
         self.c1, self.b1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
         self.dw, self.b2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8)
+        self.se1, self.se2 = nn.Conv2d(8, 4, 1), nn.Conv2d(4, 8, 1)
         self.c2 = nn.Conv2d(8, 8, 1)
         self.c3 = nn.Conv2d(16, 8, 3)
         self.fc = nn.Linear(8, 10)
@@ -110,9 +145,10 @@ class IntegerCnn(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = torch.relu(self.b1(self.c1(x)))
         z = nn.functional.relu6(self.b2(self.dw(y)))
-        r = self.c2(z) + y
+        gate = torch.sigmoid(self.se2(nn.functional.silu(self.se1(z.mean((2, 3), keepdim=True)))))
+        r = self.c2(z * gate) + y
         pooled = torch.cat([nn.functional.max_pool2d(r, 2), nn.functional.avg_pool2d(y, 2)], 1)
-        u = torch.relu(self.c3(nn.functional.pad(pooled, (1, 1, 1, 1))))
+        u = torch.tanh(self.c3(nn.functional.pad(pooled, (1, 1, 1, 1))))
         return self.fc(u.mean((2, 3)))
 
 
@@ -196,7 +232,7 @@ def test_pimsim_forms_give_vector_instructions_their_widths(tmp_path: Path) -> N
 
 
 def test_auto_arithmetic_falls_back_to_float_and_integer_refuses_with_the_location(tmp_path: Path) -> None:
-    """A sigmoid has no integer lowering: 'auto' compiles in float
+    """GELU (erf) has no integer lowering: 'auto' compiles in float
     arithmetic with extension instructions and says which operator kept it
     there; 'integer' refuses it in one located line and writes nothing."""
 
@@ -206,19 +242,19 @@ def test_auto_arithmetic_falls_back_to_float_and_integer_refuses_with_the_locati
             self.c = nn.Conv2d(3, 4, 3, padding=1)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.sigmoid(self.c(x))
+            return nn.functional.gelu(self.c(x))
 
     torch.manual_seed(2)
     x = torch.randn(1, 3, 6, 6)
     result, _ = _compiled(tmp_path, Gated().eval(), x, "auto", "auto", pimsim="none")
     assert result.manifest["quantization"]["arithmetic"] == "float"
-    assert result.manifest["quantization"]["integer_refusal"] == "nn.sigmoid"
+    assert result.manifest["quantization"]["integer_refusal"] == "nn.gelu"
     assert result.manifest["program"]["arithmetic"] == "float"
-    assert "float32 between the codecs: nn.sigmoid has no integer lowering" in pim.format_summary(
+    assert "float32 between the codecs: nn.gelu has no integer lowering" in pim.format_summary(
         pim.summary(result.manifest), "auto")
-    with pytest.raises(UserError, match=r"'nn\.sigmoid' op has no integer-only lowering") as e:
+    with pytest.raises(UserError, match=r"'nn\.gelu' op has no integer-only lowering") as e:
         _compiled(tmp_path, Gated().eval(), x, "integer", "refused", pimsim="none")
-    assert "\n" not in str(e.value).strip() and "sigmoid" in str(e.value)
+    assert "\n" not in str(e.value).strip() and "gelu" in str(e.value)
     assert not (tmp_path / "refused").exists()
     assert not list(tmp_path.glob(".refused.*"))
 

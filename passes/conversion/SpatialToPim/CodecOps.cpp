@@ -4,7 +4,7 @@
 // number format; each materialized codec becomes one conversion kernel at
 // exactly that position. In an integer-only program (the function carries
 // `raptor.fixed_point_bits`) real values are int32 fixed point and a codec
-// is a requantization in pimsim-nn's own instructions (passes/codec/
+// is a requantization in pimsim-nn's own instructions (dialects/pim/
 // FixedPoint.h): codec.encode multiplies fixed point by 2^-F / s, adds the
 // zero point, clamps and narrows to i8; codec.decode multiplies codes (or
 // an int8 matrix operator's i32 sums) by s 2^F (s_x s_w[n] 2^F). Otherwise
@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/codec/EncodedValues.h"
-#include "passes/codec/FixedPoint.h"
+#include "dialects/pim/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include <cmath>
@@ -87,6 +87,7 @@ float Lowering::fixedPoint(double x) const {
 
 bool hasIntegerLowering(Operation *op) {
   if (isa<codec::EncodeOp, codec::DecodeOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
+          nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::MulOp,
           nn::MaxPool2dOp, nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp,
           func::ReturnOp>(op))
     return true;
@@ -103,12 +104,12 @@ LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand
                                    const std::vector<double> &multipliers, const Layout &multiplierLayout,
                                    Address scratchBase, int32_t zeroIn, int32_t offset) {
   // Each element's constants (FixedPoint.h), one vector per field.
-  std::vector<codec::FixedSteps> steps;
+  std::vector<pim::FixedSteps> steps;
   for (double m : multipliers) {
-    std::optional<codec::FixedMultiplier> f = codec::fixedMultiplier(m);
+    std::optional<pim::FixedMultiplier> f = pim::fixedMultiplier(m);
     if (!f)
       return taskError() << "a requantization multiplier " << m << " has no fixed-point form (2^30 or more)";
-    steps.push_back(codec::fixedSteps(*f));
+    steps.push_back(pim::fixedSteps(*f));
   }
   Layout everywhere = broadcastLayout({}, sizes);
   std::deque<std::vector<float>> keep; // constant data the operands point at
@@ -117,7 +118,7 @@ LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand
   // skipped).
   auto field = [&](auto get) -> std::optional<KernelOperand> {
     std::vector<float> v;
-    for (const codec::FixedSteps &st : steps)
+    for (const pim::FixedSteps &st : steps)
       v.push_back(float(get(st)));
     if (llvm::all_of(v, [](float x) { return x == 0; }))
       return std::nullopt;
@@ -168,14 +169,14 @@ LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand
   if (failed(step(O::Vvsra, hi, x, scalar(16.0f))) || failed(step(O::Vvsll, lo, hi, scalar(16.0f))) ||
       failed(step(O::Vvsub, lo, x, lo)) || failed(step(O::Vvmul, b, hi, low ? *low : scalar(0.0f))) ||
       failed(step(O::Vvmul, hi, hi, *high)) || failed(step(O::Vvmul, c, lo, *high)) ||
-      (llvm::any_of(steps, [](const codec::FixedSteps &s) { return s.terms[2].used; }) &&
+      (llvm::any_of(steps, [](const pim::FixedSteps &s) { return s.terms[2].used; }) &&
        failed(step(O::Vvmul, lo, lo, low ? *low : scalar(0.0f)))) ||
       failed(maybe(O::Vvsll, hi, hi, field([](auto &s) { return s.highLeft; }))))
     return failure();
   // Each other term to the unit, then added.
   for (auto [t, term] : llvm::zip(std::array<size_t, 3>{0, 1, 2}, std::array<KernelOperand, 3>{b, c, lo})) {
     size_t i = t;
-    auto used = [&](const codec::FixedSteps &s) { return s.terms[i].used; };
+    auto used = [&](const pim::FixedSteps &s) { return s.terms[i].used; };
     if (llvm::none_of(steps, used))
       continue;
     // Channels whose plans differ: the term masked where it is unused.

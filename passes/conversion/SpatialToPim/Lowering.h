@@ -160,7 +160,7 @@ public:
   std::string taskName();
 
   // int8 codecs (CodecOps.cpp).
-  /// Integer-only programs (passes/codec/FixedPoint.h): real values are
+  /// Integer-only programs (dialects/pim/FixedPoint.h): real values are
   /// int32 fixed point x * 2^bits, `bits` from the function's
   /// `raptor.fixed_point_bits` (calibration chooses it); none: f32.
   std::optional<int64_t> fixedPointBits;
@@ -181,6 +181,13 @@ public:
   mlir::LogicalResult requantize(const KernelOperand &dst, const KernelOperand &src, llvm::ArrayRef<int64_t> sizes,
                                  const std::vector<double> &multipliers, const layout::Layout &multiplierLayout,
                                  Address scratch, int32_t zeroIn = 0, int32_t offset = 0);
+  /// dst = sigmoid or tanh (`function`: Vsigm or Vtanh) of src, both int32
+  /// fixed point over a box of `sizes` (FixedPointOps.cpp).
+  mlir::LogicalResult fixedActivation(const KernelOperand &dst, const KernelOperand &src,
+                                      llvm::ArrayRef<int64_t> sizes, Opcode function);
+  /// dst = a b, all int32 fixed point over a box of `sizes`.
+  mlir::LogicalResult fixedProduct(const KernelOperand &dst, const KernelOperand &a, const KernelOperand &b,
+                                   llvm::ArrayRef<int64_t> sizes);
   /// requantize() with a scratch space of its own (freed with the task).
   mlir::LogicalResult requantize(const KernelOperand &dst, const KernelOperand &src, llvm::ArrayRef<int64_t> sizes,
                                  const std::vector<double> &multipliers, const layout::Layout &multiplierLayout);
@@ -273,8 +280,9 @@ public:
 };
 
 /// Whether an integer-only program can compute `op` (CodecOps.cpp): the
-/// int8 matrix operators, codecs, ReLU and clamps, sums and differences,
-/// pooling, means, concatenation and padding; views always.
+/// int8 matrix operators, codecs, ReLU, clamps, sigmoid, tanh and SiLU,
+/// sums, differences and products, pooling, means, concatenation and
+/// padding; views always.
 bool hasIntegerLowering(mlir::Operation *op);
 /// The first operator of `func` an integer-only program cannot compute
 /// (views and compile-time values excepted).

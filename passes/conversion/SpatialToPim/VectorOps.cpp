@@ -168,8 +168,31 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
     return success();
   };
   using O = Opcode;
+  // Integer-only programs: these are instruction sequences of their own
+  // (FixedPointOps.cpp), emitted once the result exists.
+  std::optional<Opcode> activation;
+  bool product = false, silu = false;
+  if (integerOnly()) {
+    LogicalResult fixed = llvm::TypeSwitch<Operation *, LogicalResult>(op)
+                              .Case([&](nn::SigmoidOp o) { activation = O::Vsigm; return unary(o.getSelf(), {}); })
+                              .Case([&](nn::TanhOp o) { activation = O::Vtanh; return unary(o.getSelf(), {}); })
+                              .Case([&](nn::SiluOp o) {
+                                activation = O::Vsigm, silu = true;
+                                return unary(o.getSelf(), {});
+                              })
+                              .Case([&](nn::MulOp o) {
+                                product = true;
+                                LogicalResult r = binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, O::Vvmul);
+                                program.clear();
+                                return r;
+                              })
+                              .Default([](Operation *) { return success(); });
+    if (failed(fixed))
+      return failure();
+  }
   const float sqrt2OverPi = float(std::sqrt(2.0 / M_PI)), rsqrt2 = float(1.0 / std::sqrt(2.0));
   LogicalResult built =
+      activation || product ? success() :
       llvm::TypeSwitch<Operation *, LogicalResult>(op)
           .Case([&](nn::AddOp o) {
             return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), o.getAlpha().convertToDouble(), O::Vvadd);
@@ -245,6 +268,11 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
     return failure();
   KernelOperand dst = operand(*result);
   CoreEmitter &e = here();
+  if (activation && (failed(fixedActivation(dst, *input, result->sizes, *activation)) ||
+                     (silu && failed(fixedProduct(dst, *input, dst, result->sizes)))))
+    return failure();
+  if (product && failed(fixedProduct(dst, *input, *other, result->sizes)))
+    return failure();
   for (const Step &step : program) {
     auto pick = [&](Src s) { return s == Src::Input ? *input : s == Src::Other ? *other : dst; };
     SmallVector<KernelOperand> ops{dst, pick(step.a)};

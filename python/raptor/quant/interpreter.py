@@ -11,7 +11,7 @@ and float32 parts agree with the programs to float rounding (bit for bit
 where both do the same single IEEE operations).
 
 When the function carries ``raptor.fixed_point_bits`` F (an integer-only
-program, passes/codec/FixedPoint.h), every real value is an int32 y
+program, dialects/pim/FixedPoint.h), every real value is an int32 y
 standing for y 2^-F instead: codecs requantize with the programs' fixed
 multipliers, and the operators that run between them (sums, ReLU, clamps,
 pooling, means, concatenation, padding, views) compute on those integers
@@ -119,7 +119,7 @@ def _wrap(v: Any) -> Any:
 
 def requantize(x: Any, multipliers: np.ndarray, offset: int = 0) -> Any:
     """round(x * m) + offset as integer-only programs compute it
-    (passes/codec/FixedPoint.h) on an int64 tensor of int32 values, with
+    (dialects/pim/FixedPoint.h) on an int64 tensor of int32 values, with
     ``multipliers`` broadcast against ``x``; the constants come from the
     C++ that the lowering uses (``_raptor.fixed_steps``)."""
     import torch
@@ -138,6 +138,41 @@ def requantize(x: Any, multipliers: np.ndarray, offset: int = 0) -> Any:
         term = _wrap(_wrap(product) << left) >> pre
         total = _wrap(total + used * (_wrap(term + rounding) >> right))
     return _wrap((_wrap(total + k[18]) >> k[19]) + offset)
+
+
+def _shift_term(p: Any, exponent: int) -> Any:
+    """A product term brought to the result's unit as the instructions do
+    (``_raptor.term_shift``: a left shift, or a rounded right one)."""
+    left, pre, rounding, right = _raptor.term_shift(exponent)
+    return _wrap((_wrap(p << left) >> pre) + rounding) >> right
+
+
+def fixed_product(x: Any, y: Any, bits: int) -> Any:
+    """x y of two int32 fixed-point tensors (unit 2^-bits) as integer
+    programs compute it (dialects/pim/FixedPoint.h: four 31-bit partial
+    products, each brought to the unit, then added)."""
+    xh, yh = x >> 15, y >> 15
+    xl, yl = _wrap(x - _wrap(xh << 15)), _wrap(y - _wrap(yh << 15))
+    total = _shift_term(_wrap(xh * yh), 30 - bits)
+    total = _wrap(total + _shift_term(_wrap(xh * yl), 15 - bits))
+    total = _wrap(total + _shift_term(_wrap(xl * yh), 15 - bits))
+    return _wrap(total + _shift_term(_wrap(xl * yl), -bits))
+
+
+#: The fraction bits of vsigm / vtanh in integer programs (Q15).
+ACTIVATION_BITS = 15
+
+
+def fixed_activation(x: Any, bits: int, tanh: bool = False) -> Any:
+    """sigmoid (or tanh) of int32 fixed point (unit 2^-bits): clamped to
+    +-32, to Q15, the function rounded half to even (as the simulator's
+    vsigm / vtanh), back."""
+    import torch
+
+    bound = 2**31 - 1 if bits >= 26 else 32 << bits  # (dialects/pim/FixedPoint.h: activationBound)
+    q = _shift_term(torch.clamp(x, -bound, bound), ACTIVATION_BITS - bits).double() / 2.0**ACTIVATION_BITS
+    f = torch.tanh(q) if tanh else 1.0 / (1.0 + torch.exp(-q))
+    return _shift_term(torch.round(f * 2.0**ACTIVATION_BITS).long(), bits - ACTIVATION_BITS)
 
 
 def fixed_constant(value: Any, bits: int) -> Any:
@@ -330,6 +365,14 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
         return [real(_wrap(self + rhs if kind == "add" else self - rhs))]
     if kind == "relu":
         return [real(torch.clamp(self, min=0))]
+    if kind in ("sigmoid", "tanh"):
+        return [real(fixed_activation(self, bits, kind == "tanh"))]
+    if kind == "silu":
+        return [real(fixed_product(self, fixed_activation(self, bits), bits))]
+    if kind == "mul":
+        rhs = arg.get("other")
+        rhs = const(a.get("scalar", 0.0)) if rhs is None else rhs
+        return [real(fixed_product(self, rhs, bits))]
     if kind == "neg":
         return [real(_wrap(-self))]
     if kind in ("hardtanh", "clamp"):

@@ -1,12 +1,12 @@
 // Integer-only programs (`raptor.fixed_point_bits`) refuse, at the model's
 // location, every operator they cannot compute on pimsim-nn's instructions:
-// a sigmoid, a float32 matrix operator, a product of two tensors; and a
+// a GELU (erf), a float32 matrix operator, a quotient of two tensors; and a
 // fixed point outside 0..30.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim -o /dev/null
 
 func.func @main(%x: tensor<1x8xf32> {nn.input = "x"}) -> tensor<1x8xf32> attributes {raptor.fixed_point_bits = 16 : i64} {
-  // expected-error @+1 {{'nn.sigmoid' op has no integer-only lowering}}
-  %0 = nn.sigmoid %x : tensor<1x8xf32>
+  // expected-error @+1 {{'nn.gelu' op has no integer-only lowering}}
+  %0 = nn.gelu %x : tensor<1x8xf32>
   return %0 : tensor<1x8xf32>
 }
 
@@ -22,8 +22,8 @@ func.func @main(%x: tensor<1x8xf32> {nn.input = "x"}) -> tensor<1x4xf32> attribu
 // -----
 
 func.func @main(%x: tensor<1x8xf32> {nn.input = "x"}) -> tensor<1x8xf32> attributes {raptor.fixed_point_bits = 16 : i64} {
-  // expected-error @+1 {{'nn.mul' op has no integer-only lowering}}
-  %0 = nn.mul %x, %x : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+  // expected-error @+1 {{'nn.div' op has no integer-only lowering}}
+  %0 = nn.div %x, %x : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
   return %0 : tensor<1x8xf32>
 }
 

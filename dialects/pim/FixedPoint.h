@@ -25,14 +25,14 @@
 // arithmetic on one element (the oracle of the Python reference).
 //
 //===----------------------------------------------------------------------===//
-#ifndef RAPTOR_PASSES_CODEC_FIXEDPOINT_H
-#define RAPTOR_PASSES_CODEC_FIXEDPOINT_H
+#ifndef RAPTOR_DIALECTS_PIM_FIXEDPOINT_H
+#define RAPTOR_DIALECTS_PIM_FIXEDPOINT_H
 
 #include <array>
 #include <cstdint>
 #include <optional>
 
-namespace raptor::codec {
+namespace raptor::pim {
 
 /// m ~ (high 2^15 + low) 2^-shift with high in [2^14, 2^15), low in
 /// [0, 2^15), shift in [0, kMaxFixedShift]; all zero for m = 0 or a
@@ -70,6 +70,35 @@ FixedSteps fixedSteps(FixedMultiplier f);
 /// round(x m) + offset as the vector program computes it.
 int32_t requantize(int32_t x, FixedMultiplier f, int32_t offset = 0);
 
-} // namespace raptor::codec
+/// How a product term of exponent `e` (relative to the result's unit)
+/// reaches it: a left shift for e >= 0, else a rounded right shift.
+TermShift termShift(int32_t e);
 
-#endif // RAPTOR_PASSES_CODEC_FIXEDPOINT_H
+/// The product of two fixed-point values of unit 2^-bits, in that unit:
+/// with x = xh 2^15 + xl and y = yh 2^15 + yl (xl, yl in [0, 2^15)), the
+/// four products xh yh, xh yl, xl yh, xl yl fit 31 bits wherever the
+/// result fits 32; each is shifted to the unit by its exponent (30, 15,
+/// 15 and 0 less `bits`) and the four are added. `bits` in 0..29.
+int32_t fixedProduct(int32_t x, int32_t y, int32_t bits);
+
+/// The fraction bits of the values pimsim-nn's vsigm and vtanh take and
+/// give in integer programs (Q15: 1.0 is 32768), and the functions
+/// themselves: round half to even of f(x / 2^15) 2^15.
+constexpr int32_t kActivationBits = 15;
+int32_t fixedSigmoid(int32_t x);
+int32_t fixedTanh(int32_t x);
+
+/// sigmoid (or tanh) of a fixed-point value of unit 2^-bits, in that unit,
+/// as integer programs compute it: clamped to +-activationBound(bits)
+/// (+-32, where both functions are flat to below 2^-15, so that Q15 holds
+/// it), shifted to Q15 (rounded), vsigm (vtanh), shifted back.
+int32_t fixedActivation(int32_t x, int32_t bits, bool tanh);
+int32_t activationBound(int32_t bits);
+
+/// The shift of a term (a left shift, or a rounded right one) applied to
+/// one element, as the instructions do.
+int32_t applyTerm(int32_t p, const TermShift &t);
+
+} // namespace raptor::pim
+
+#endif // RAPTOR_DIALECTS_PIM_FIXEDPOINT_H

@@ -1,16 +1,18 @@
 //===- FixedPoint.cpp - Integer-only requantization -------------*- C++ -*-===//
-#include "passes/codec/FixedPoint.h"
+#include "dialects/pim/FixedPoint.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace raptor::codec {
+namespace raptor::pim {
 
 namespace {
 
 /// 32-bit two's complement arithmetic, as the vector unit wraps.
 int32_t wrap(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
 int32_t shiftLeft(int32_t v, int32_t n) { return wrap(int64_t(uint64_t(int64_t(v)) << n)); }
+
+} // namespace
 
 /// A term of exponent `e` relative to the unit: a left shift, or a
 /// rounded right shift whose rounding constant stays below 2^16.
@@ -31,8 +33,6 @@ int32_t applyTerm(int32_t p, const TermShift &t) {
   p >>= t.pre;
   return wrap(int64_t(p) + t.rounding) >> t.right;
 }
-
-} // namespace
 
 std::optional<FixedMultiplier> fixedMultiplier(double m) {
   if (!(m >= 0) || !std::isfinite(m))
@@ -77,4 +77,33 @@ int32_t requantize(int32_t x, FixedMultiplier f, int32_t offset) {
   return wrap(int64_t(wrap(int64_t(sum) + s.rounding) >> s.right) + offset);
 }
 
-} // namespace raptor::codec
+int32_t fixedProduct(int32_t x, int32_t y, int32_t bits) {
+  int32_t xh = x >> 15, yh = y >> 15;
+  int32_t xl = wrap(int64_t(x) - shiftLeft(xh, 15)), yl = wrap(int64_t(y) - shiftLeft(yh, 15));
+  int32_t sum = applyTerm(wrap(int64_t(xh) * yh), termShift(30 - bits));
+  sum = wrap(int64_t(sum) + applyTerm(wrap(int64_t(xh) * yl), termShift(15 - bits)));
+  sum = wrap(int64_t(sum) + applyTerm(wrap(int64_t(xl) * yh), termShift(15 - bits)));
+  return wrap(int64_t(sum) + applyTerm(wrap(int64_t(xl) * yl), termShift(-bits)));
+}
+
+namespace {
+int32_t activation(int32_t x, double (*f)(double)) {
+  double one = double(int32_t(1) << kActivationBits);
+  return int32_t(std::nearbyint(f(double(x) / one) * one)); // |f| <= 1: no overflow
+}
+double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+double hyperbolicTangent(double v) { return std::tanh(v); }
+} // namespace
+
+int32_t fixedSigmoid(int32_t x) { return activation(x, sigmoid); }
+int32_t fixedTanh(int32_t x) { return activation(x, hyperbolicTangent); }
+
+int32_t activationBound(int32_t bits) { return bits >= 26 ? INT32_MAX : int32_t(32) << bits; }
+
+int32_t fixedActivation(int32_t x, int32_t bits, bool tanh) {
+  int32_t bound = activationBound(bits);
+  int32_t q = applyTerm(std::clamp(x, -bound, bound), termShift(kActivationBits - bits));
+  return applyTerm(tanh ? fixedTanh(q) : fixedSigmoid(q), termShift(bits - kActivationBits));
+}
+
+} // namespace raptor::pim
