@@ -198,6 +198,27 @@ def MaterializeCodecs : CodecPass<"raptor-materialize-codecs",
   }];
 }
 
+def FuseRescales : CodecPass<"raptor-fuse-rescales",
+    "Requantize an int8 matrix operator's sums once in integer-only programs"> {
+  let description = [{
+    In a function that is an integer-only program (it carries
+    `raptor.fixed_point_bits`, which calibration writes), each decoder of an
+    int8 matrix operator's sums whose value reaches encoders alone, possibly
+    through one ReLU and then one max pooling, becomes one `codec.rescale`
+    per encoder: the sums requantized once, by s_x s_w[n] / s_out per
+    channel, the ReLU the clamp at the code of 0, the pooling moved behind
+    it onto the codes (encoding is monotone: the maximum commutes with it),
+    where decoding to fixed point and encoding again would requantize twice
+    (twice the vector work, two roundings). A decoder with other readers
+    (a residual sum) stays. `raptor compile --precision int8` runs it after
+    calibration.
+
+    ```
+    raptor-opt calibrated.mlir --raptor-fuse-rescales
+    ```
+  }];
+}
+
 def ExpandRequantizers : CodecPass<"raptor-expand-requantizers",
     "Apply each requantizer as a decode and an encode"> {
   let description = [{

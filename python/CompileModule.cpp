@@ -88,6 +88,9 @@ void bindCompile(nb::module_ &m) {
       PyExc_RuntimeError, nullptr));
   m.attr("PassError") = passError;
   m.def(
+      "fuse_rescales", [](nb::handle module) { runPass(module, raptor::createFuseRescales()); },
+      nb::arg("module"), "raptor-fuse-rescales: one requantization per int8 layer in integer-only programs.");
+  m.def(
       "fold_batch_norm", [](nb::handle module) { runPass(module, raptor::createFoldBatchNorm()); },
       nb::arg("module"), "raptor-fold-batch-norm.");
   m.def(

@@ -79,6 +79,20 @@ static LogicalResult verifyMarker(Marker op, bool input) {
 LogicalResult MarkInputOp::verify() { return verifyMarker(*this, /*input=*/true); }
 LogicalResult MarkOutputOp::verify() { return verifyMarker(*this, /*input=*/false); }
 
+LogicalResult RescaleOp::verify() {
+  SemanticsAttr from = getFrom(), to = getTo();
+  if (!from.getTarget().isInteger(32) || !from.getSource().isF32())
+    return emitOpError() << "reads the int32 sums of an int8 matrix operator (f32 -> i32), not " << from;
+  if (!to.getTarget().isInteger(8) || !to.getSource().isF32())
+    return emitOpError() << "writes int8 codes (f32 -> i8), not " << to;
+  if (from.getId() == to.getId())
+    return emitOpError() << "maps a subgraph onto itself (semantics " << from.getId() << " on both sides)";
+  if (getMin() && getMax() && !(getMin()->convertToDouble() <= getMax()->convertToDouble()))
+    return emitOpError() << "clamps to an empty range [" << getMin()->convertToDouble() << ", "
+                         << getMax()->convertToDouble() << "]";
+  return success();
+}
+
 LogicalResult RequantizeOp::verify() {
   SemanticsAttr from = getFrom(), to = getTo();
   if (!from.isEncoded() || !to.isEncoded())

@@ -75,6 +75,28 @@ def Codec_RequantizeOp : Codec_Op<"requantize"> {
   let hasVerifier = 1;
 }
 
+def Codec_RescaleOp : Codec_Op<"rescale"> {
+  let summary = "Maps an int8 matrix operator's sums to the codes of a subgraph";
+  let description = [{
+    The value of decoding the int32 sums of an int8 matrix operator
+    (`from`), clamping it to [`min`, `max`] (a ReLU, a ReLU6, a hardtanh;
+    either bound optional) and encoding the result to `to`, in one step: an
+    integer-only program requantizes the sums once, by one multiplier per
+    channel (the clamp is one of codes: encoding is monotone), where the
+    decoder, the clamp and the encoder would requantize twice through fixed
+    point. `raptor-fuse-rescales` makes them in integer-only programs.
+
+    ```mlir
+    %1 = codec.rescale %0 from <3 : f32 -> i32> to <7 : f32 -> i8> min 0.0 max 6.0 : tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Codec_SemanticsAttr:$from, Codec_SemanticsAttr:$to,
+                       OptionalAttr<F64Attr>:$min, OptionalAttr<F64Attr>:$max);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `from` $from `to` $to (`min` $min^)? (`max` $max^)? attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Codec_ObserveOp : Codec_Op<"observe"> {
   let summary = "Observation point where a subgraph's codec is calibrated";
   let description = [{

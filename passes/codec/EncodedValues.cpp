@@ -16,6 +16,8 @@ std::optional<SemanticsAttr> subgraphOf(Value v) {
       return e.getSemantics();
     if (auto o = dyn_cast<ObserveOp>(d))
       return o.getSemantics();
+    if (auto r = dyn_cast<RescaleOp>(d))
+      return r.getTo();
     if (isa<DecodeOp, nn::ConvolutionOp, nn::LinearOp, nn::MatmulOp, nn::ScaledDotProductAttentionOp>(d) ||
         !isa<nn::NNDialect>(d->getDialect()) || d->getNumOperands() == 0)
       return std::nullopt;

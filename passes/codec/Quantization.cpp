@@ -64,4 +64,11 @@ std::vector<std::vector<float>> sliceCodes(const std::vector<float> &codes, unsi
   return digits;
 }
 
+std::pair<int32_t, int32_t> codeBounds(std::optional<double> min, std::optional<double> max, Encoding e) {
+  auto code = [&](double x) {
+    return int32_t(std::clamp<double>(std::nearbyint(x / double(e.scale)) + e.zero, -kInt8Max, kInt8Max));
+  };
+  return {min ? code(*min) : -int32_t(kInt8Max), max ? code(*max) : int32_t(kInt8Max)};
+}
+
 } // namespace raptor::codec

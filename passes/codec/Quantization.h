@@ -16,6 +16,8 @@
 #define RAPTOR_PASSES_CODEC_QUANTIZATION_H
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace raptor::codec {
@@ -57,6 +59,11 @@ ChannelQuantized quantizePerChannel(const std::vector<float> &values, int64_t pe
 /// removes an offset input's zero point; empty: none).
 std::vector<int32_t> quantizeBias(const std::vector<float> &bias, const std::vector<float> &scales,
                                   const std::vector<int64_t> &corrections = {});
+
+/// The codes a value clamped to [min, max] (either bound optional) encodes
+/// to: round_half_even(bound / s) + zero, within [-127, 127] (encoding is
+/// monotone, so the clamp of values is this clamp of codes).
+std::pair<int32_t, int32_t> codeBounds(std::optional<double> min, std::optional<double> max, Encoding e);
 
 /// The crossbar cells of int8 codes: `slices` digits of `cellBits` bits,
 /// code = sum of digit[s] * 2^(s * cellBits); every digit but the last is

@@ -29,7 +29,7 @@ bool CompileTimeValues::contains(Value value) {
   } else if (Operation *op = value.getDefiningOp()) {
     if (isa<ConstantOp>(op)) {
       result = true;
-    } else if ((isa<NNDialect>(op->getDialect()) || isa<codec::EncodeOp, codec::DecodeOp, codec::RequantizeOp, codec::ObserveOp,
+    } else if ((isa<NNDialect>(op->getDialect()) || isa<codec::EncodeOp, codec::DecodeOp, codec::RequantizeOp, codec::RescaleOp, codec::ObserveOp,
                                                            codec::MarkInputOp, codec::MarkOutputOp>(op)) &&
                !isa<AtenOp>(op) && op->getNumRegions() == 0 && op->getNumOperands() > 0) {
       result = true;

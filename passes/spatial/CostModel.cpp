@@ -98,7 +98,34 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const TargetModel &t, int64_t k, i
 
 /// Vector instructions of an element-wise operator's program in the
 /// lowering (VectorOps.cpp), over the whole tensor.
+/// Whether `op` belongs to an integer-only program (its function carries
+/// the fixed point calibration chose: passes/conversion/SpatialToPim).
+bool integerProgram(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  return func && func->hasAttr("raptor.fixed_point_bits");
+}
+
+/// Vector instructions per element of the operators whose integer-only
+/// programs are sequences (dialects/pim/FixedPoint.h): a requantization is
+/// about 22 (four partial products brought to one unit), an encoder adds
+/// its clamp and narrowing, an activation is a clamp, two shifts and
+/// vsigm, a product 20.
+constexpr double kRequantizeSteps = 22, kEncodeSteps = 27, kActivationSteps = 11, kProductSteps = 20;
+
 double elementwiseSteps(Operation *op) {
+  if (integerProgram(op)) {
+    std::optional<double> steps = llvm::TypeSwitch<Operation *, std::optional<double>>(op)
+                                      .Case<raptor::codec::EncodeOp, raptor::codec::RescaleOp>(
+                                          [](Operation *) { return kEncodeSteps; })
+                                      .Case([](raptor::codec::DecodeOp) { return kRequantizeSteps; })
+                                      .Case<raptor::nn::SigmoidOp, raptor::nn::TanhOp>(
+                                          [](Operation *) { return kActivationSteps; })
+                                      .Case([](raptor::nn::SiluOp) { return kActivationSteps + kProductSteps; })
+                                      .Case([](raptor::nn::MulOp) { return kProductSteps; })
+                                      .Default([](Operation *) { return std::nullopt; });
+    if (steps)
+      return *steps;
+  }
   return llvm::TypeSwitch<Operation *, double>(op)
       .Case([](raptor::nn::GeluOp o) { return o.getApproximate() == "tanh" ? 9.0 : 5.0; })
       .Case([](raptor::nn::HardtanhOp) { return 4.0; })
@@ -233,11 +260,12 @@ FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
     auto shape = cast<RankedTensorType>(pool.getOut().getType()).getShape();
     int64_t taps = windowTaps(pool.getKernelSize());
     one.ns = {vectorWork(t, double(taps * numElements(pool.getOut()) / shape[1]), shape[1]) +
-              vectorWork(t, 1, numElements(pool.getOut()))};
+              vectorWork(t, integerProgram(op) ? kRequantizeSteps : 1, numElements(pool.getOut()))};
   } else if (auto mean = dyn_cast<raptor::nn::MeanOp>(op)) {
     // One accumulation per reduced element's row, then a scaling.
     int64_t kept = std::max<int64_t>(numElements(mean.getOut()), 1);
-    one.ns = {vectorWork(t, double(numElements(mean.getSelf()) / kept), kept) + vectorWork(t, 1, kept)};
+    one.ns = {vectorWork(t, double(numElements(mean.getSelf()) / kept), kept) +
+              vectorWork(t, integerProgram(op) ? kRequantizeSteps : 1, kept)};
   } else if (isa<raptor::nn::SoftmaxOp, raptor::nn::LayerNormOp, raptor::nn::RMSNormOp>(op)) {
     // Row programs: a handful of instructions per row of the last dimension.
     auto shape = cast<RankedTensorType>(out.getType()).getShape();

@@ -182,9 +182,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
           continue;
         if (!isa<raptor::nn::NNDialect>(op.getDialect()) &&
-            !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::ObserveOp>(op)) {
-          op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, observe) only; "
-                       "this op is neither");
+            !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(
+                &op)) {
+          op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, rescale, observe) "
+                       "only; this op is neither");
           return signalPassFailure();
         }
         FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);

@@ -130,8 +130,9 @@ class IntegerCnn(nn.Module):
     """Every operator an integer-only program computes: convolutions with
     batch norm, ReLU, ReLU6 and SiLU, a depthwise convolution, a
     squeeze-excitation gate (mean, sigmoid, product), a residual sum, max
-    and average pooling, a concatenation, padding, tanh, a global mean and
-    a classifier."""
+    and average pooling, a concatenation, padding, a convolution's sums
+    rescaled straight to the next one's codes, a global mean, tanh and a
+    classifier."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -139,7 +140,7 @@ class IntegerCnn(nn.Module):
         self.dw, self.b2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.BatchNorm2d(8)
         self.se1, self.se2 = nn.Conv2d(8, 4, 1), nn.Conv2d(4, 8, 1)
         self.c2 = nn.Conv2d(8, 8, 1)
-        self.c3 = nn.Conv2d(16, 8, 3)
+        self.c3, self.c4 = nn.Conv2d(16, 8, 3), nn.Conv2d(8, 8, 1)
         self.fc = nn.Linear(8, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -148,8 +149,8 @@ class IntegerCnn(nn.Module):
         gate = torch.sigmoid(self.se2(nn.functional.silu(self.se1(z.mean((2, 3), keepdim=True)))))
         r = self.c2(z * gate) + y
         pooled = torch.cat([nn.functional.max_pool2d(r, 2), nn.functional.avg_pool2d(y, 2)], 1)
-        u = torch.tanh(self.c3(nn.functional.pad(pooled, (1, 1, 1, 1))))
-        return self.fc(u.mean((2, 3)))
+        u = torch.relu(self.c3(nn.functional.pad(pooled, (1, 1, 1, 1))))  # (one rescale: c3 -> c4)
+        return self.fc(torch.tanh(torch.relu(self.c4(u)).mean((2, 3))))
 
 
 def _compiled(tmp_path: Path, model: nn.Module, x: torch.Tensor, arithmetic: str, name: str,
@@ -195,6 +196,7 @@ def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) 
     bits = manifest["quantization"]["calibration"]["fixed_point_bits"]
     assert manifest["inputs"][0]["dtype"] == "int32" and manifest["inputs"][0]["fixed_point_bits"] == bits
     assert (tmp_path / "int" / "core_0.json").is_file() and (tmp_path / "int" / "core_0.pim").is_file()
+    assert "codec.rescale" in (tmp_path / "int" / "reports" / "quantized_model.mlir").read_text()
     want = _reference(tmp_path / "int", x.numpy(), tensors)
     for form in ("compact", "pimsim"):
         got = pim.Program.load(tmp_path / "int", form).simulate({"x": x.numpy()}).outputs["out0"]

@@ -86,7 +86,7 @@ float Lowering::fixedPoint(double x) const {
 }
 
 bool hasIntegerLowering(Operation *op) {
-  if (isa<codec::EncodeOp, codec::DecodeOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
+  if (isa<codec::EncodeOp, codec::DecodeOp, codec::RescaleOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
           nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::MulOp,
           nn::MaxPool2dOp, nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp,
           func::ReturnOp>(op))
@@ -102,7 +102,8 @@ bool hasIntegerLowering(Operation *op) {
 
 LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand &src, ArrayRef<int64_t> sizes,
                                    const std::vector<double> &multipliers, const Layout &multiplierLayout,
-                                   Address scratchBase, int32_t zeroIn, int32_t offset) {
+                                   Address scratchBase, int32_t zeroIn, int32_t offset, int32_t floor,
+                                   int32_t ceiling) {
   // Each element's constants (FixedPoint.h), one vector per field.
   std::vector<pim::FixedSteps> steps;
   for (double m : multipliers) {
@@ -201,9 +202,9 @@ LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand
     return failure();
   if (!toCode)
     return success();
-  KernelOperand floor = scalar(-codec::kInt8Max), minusOne = scalar(-1.0f);
-  if (failed(step(O::Vvmax, hi, hi, floor)) || failed(step(O::Vvmul, hi, hi, minusOne)) ||
-      failed(step(O::Vvmax, hi, hi, floor)) || failed(step(O::Vvmul, hi, hi, minusOne)))
+  KernelOperand lowest = scalar(float(floor)), highest = scalar(float(-ceiling)), minusOne = scalar(-1.0f);
+  if (failed(step(O::Vvmax, hi, hi, lowest)) || failed(step(O::Vvmul, hi, hi, minusOne)) ||
+      failed(step(O::Vvmax, hi, hi, highest)) || failed(step(O::Vvmul, hi, hi, minusOne)))
     return failure();
   return step(O::Vmv, dst, hi, std::nullopt);
 }
@@ -418,11 +419,11 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   return success();
 }
 
-LogicalResult Lowering::lowerFixedPointDecode(codec::DecodeOp op, const TensorValue &x, const std::vector<float> &scales,
-                                              std::optional<size_t> channelDim, int32_t codeZero) {
-  // Codes (sign-extended, minus their zero point) or sums times s 2^F,
-  // block after block of each piece's outermost dimension.
-  double one = std::ldexp(1.0, int(*fixedPointBits));
+LogicalResult Lowering::requantizeValue(Value result, const TensorValue &x, const std::vector<double> &multipliers,
+                                        std::optional<size_t> channelDim, ElementType type, int32_t zeroIn,
+                                        int32_t offset, int32_t floor, int32_t ceiling) {
+  // Block after block of each piece's outermost dimension, in one scratch
+  // space for all of them.
   int64_t scratchBytes = 0;
   for (const Piece &p : x.pieces) {
     auto [outer, rows] = blocksOf(p, kBlockBytes);
@@ -434,35 +435,58 @@ LogicalResult Lowering::lowerFixedPointDecode(codec::DecodeOp op, const TensorVa
     return failure();
   Address scratchBase = Address::at(addressOfBuffer(*buffer));
   TensorValue out;
-  out.shape = shapeOf(op.getOutput());
+  out.shape = shapeOf(result);
   for (const Piece &p : x.pieces) {
-    FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout));
-    if (failed(result))
+    FailureOr<Piece> piece = fresh(p.sizes, compactLike(p.layout), type);
+    if (failed(piece))
       return failure();
-    result->origin = p.origin;
+    piece->origin = p.origin;
     auto [outer, rows] = blocksOf(p, kBlockBytes);
     for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
       int64_t count = std::min(rows, p.sizes[outer] - r);
-      std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
+      std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*piece, outer, r, count, 1);
       if (!from || !to)
-        return taskError() << "cannot split a decoder's input of layout " << p.layout.str() << " into blocks";
+        return taskError() << "cannot split a codec's input of layout " << p.layout.str() << " into blocks";
       // The multipliers of the block's channels.
-      std::vector<double> multipliers;
+      std::vector<double> own = multipliers;
       if (channelDim) {
         int64_t first = p.origin[*channelDim] + (outer == *channelDim ? r : 0);
-        for (int64_t c = 0; c < from->sizes[*channelDim]; ++c)
-          multipliers.push_back(double(scales[size_t(first + c)]) * one);
-      } else {
-        multipliers.push_back(double(scales[0]) * one);
+        own.assign(multipliers.begin() + first, multipliers.begin() + first + from->sizes[*channelDim]);
       }
-      if (failed(requantize(operand(*to), operand(*from), from->sizes, multipliers,
-                            scaleLayoutOf(from->sizes, channelDim), scratchBase, codeZero, 0)))
+      if (failed(requantize(operand(*to), operand(*from), from->sizes, own, scaleLayoutOf(from->sizes, channelDim),
+                            scratchBase, zeroIn, offset, floor, ceiling)))
         return failure();
     }
-    out.pieces.push_back(*result);
+    out.pieces.push_back(*piece);
   }
-  define(op.getOutput(), out);
+  define(result, out);
   return success();
+}
+
+LogicalResult Lowering::lowerRescale(codec::RescaleOp op) {
+  if (!integerOnly())
+    return op.emitOpError("rescales sums in integer-only programs only (the function needs raptor.fixed_point_bits)");
+  Operation *producer = matrixProducer(op.getInput());
+  if (!isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp>(producer))
+    return op.emitOpError("rescales the sums of an int8 convolution or linear layer only");
+  FailureOr<const QuantizedMatrix *> m = quantizedMatrix(producer);
+  FailureOr<codec::Encoding> to = encodingOf(op.getOutput());
+  FailureOr<TensorValue> x = codecInput(op.getInput());
+  if (failed(m) || failed(to) || failed(x))
+    return failure();
+  // Sums times s_x s_w[n] / s_out, plus the zero point; the real clamp is
+  // one of codes (encoding is monotone).
+  std::vector<double> multipliers;
+  for (float s : (*m)->scales)
+    multipliers.push_back(double(s) / double(to->scale));
+  size_t channelDim = isa<nn::ConvolutionOp>(producer) ? 1 : shapeOf(op.getOutput()).size() - 1;
+  std::optional<double> min, max;
+  if (op.getMin())
+    min = op.getMin()->convertToDouble();
+  if (op.getMax())
+    max = op.getMax()->convertToDouble();
+  auto [low, high] = codec::codeBounds(min, max, *to);
+  return requantizeValue(op.getOutput(), *x, multipliers, channelDim, ElementType::I8, 0, to->zero, low, high);
 }
 
 LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
@@ -507,8 +531,13 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     return op.emitOpError() << "decodes " << nameOf(from) << " data as " << sem.getTarget();
   TensorValue out;
   out.shape = shape;
-  if (integerOnly())
-    return lowerFixedPointDecode(op, *x, scales, channelDim, codeZero);
+  if (integerOnly()) { // codes (minus their zero point) or sums, times s 2^F
+    double one = std::ldexp(1.0, int(*fixedPointBits));
+    std::vector<double> multipliers;
+    for (float s : scales)
+      multipliers.push_back(double(s) * one);
+    return requantizeValue(op.getOutput(), *x, multipliers, channelDim, ElementType::I32, codeZero, 0);
+  }
   CoreEmitter &e = here();
   for (const Piece &p : x->pieces) {
     FailureOr<Piece> result = fresh(p.sizes, compactLike(p.layout));

@@ -812,7 +812,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
   // Encoded data reaches only the operators with int8 lowerings (the
   // placement decodes it before every other one).
   if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp, nn::MaxPool2dOp, nn::ConstantPadNdOp,
-           nn::CatOp, codec::DecodeOp>(op))
+           nn::CatOp, codec::DecodeOp, codec::RescaleOp>(op))
     for (Value operand : op->getOperands())
       if (values.count(operand) && (isEncoded(operand) || holdsSums(operand)))
         return op->emitOpError() << "reads " << nameOf(typeOfValue(operand))
@@ -853,6 +853,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
       .Case([&](codec::EncodeOp o) { return lowerEncode(o); })
       .Case([&](codec::DecodeOp o) { return lowerDecode(o); })
+      .Case([&](codec::RescaleOp o) { return lowerRescale(o); })
       .Case([&](nn::BatchNormOp o) {
         return o.emitOpError("reaches the PIM lowering: run raptor-fold-batch-norm first");
       })

@@ -177,10 +177,11 @@ public:
   /// over a box of `sizes`: `multipliers` laid out by `multiplierLayout`
   /// over it, src int32 or int8 codes (sign-extended, their zero point
   /// `zeroIn` subtracted first); an int8 dst is clamped to
-  /// [-127, 127]. `scratch` holds four int32 copies of the box.
+  /// [floor, ceiling]. `scratch` holds four int32 copies of the box.
   mlir::LogicalResult requantize(const KernelOperand &dst, const KernelOperand &src, llvm::ArrayRef<int64_t> sizes,
                                  const std::vector<double> &multipliers, const layout::Layout &multiplierLayout,
-                                 Address scratch, int32_t zeroIn = 0, int32_t offset = 0);
+                                 Address scratch, int32_t zeroIn = 0, int32_t offset = 0, int32_t floor = -127,
+                                 int32_t ceiling = 127);
   /// dst = sigmoid or tanh (`function`: Vsigm or Vtanh) of src, both int32
   /// fixed point over a box of `sizes` (FixedPointOps.cpp).
   mlir::LogicalResult fixedActivation(const KernelOperand &dst, const KernelOperand &src,
@@ -213,10 +214,14 @@ public:
   mlir::FailureOr<TensorValue> codecInput(mlir::Value v);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);
   mlir::LogicalResult lowerDecode(codec::DecodeOp op);
-  /// An integer-only decoder: codes or sums to fixed point (per channel
-  /// `channelDim` when given, scales[0] otherwise).
-  mlir::LogicalResult lowerFixedPointDecode(codec::DecodeOp op, const TensorValue &x, const std::vector<float> &scales,
-                                            std::optional<size_t> channelDim, int32_t codeZero);
+  mlir::LogicalResult lowerRescale(codec::RescaleOp op);
+  /// Defines `result` as `x` requantized into elements of `type`, piece by
+  /// piece and block by block: by multipliers[c] along `channelDim` (by
+  /// multipliers[0] without), codes minus `zeroIn`, plus `offset`, codes
+  /// clamped to [floor, ceiling].
+  mlir::LogicalResult requantizeValue(mlir::Value result, const TensorValue &x, const std::vector<double> &multipliers,
+                                      std::optional<size_t> channelDim, ElementType type, int32_t zeroIn,
+                                      int32_t offset, int32_t floor = -127, int32_t ceiling = 127);
 
 private:
   mlir::func::FuncOp func;

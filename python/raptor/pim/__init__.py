@@ -215,6 +215,9 @@ def _quantize_calibrate(module: ir.Module, weights: str | os.PathLike[str] | Non
     source = "given" if samples is not None else f"{count} seeded random inputs"
     cal = quant.calibrate(module, tensors, samples if samples is not None else quant.random_inputs(module, count),
                           source, integer=integer)
+    if integer:  # one requantization per int8 layer (the reference reads the fused IR too)
+        with module.context:
+            _raptor.fuse_rescales(module)
     (_reports(staging) / "quantized_model.mlir").write_text(str(module))
     report = {"arithmetic": "integer" if integer else "float", "calibration": cal.as_dict(),
               "encoded_subgraphs": len(cal.scales)}

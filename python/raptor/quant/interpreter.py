@@ -265,6 +265,9 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
         operands = [env[v] for v in op.operands]
         constant = bool(op.operands) and all(v in known for v in op.operands)
         a = _attrs(op)
+        if name == "codec.rescale":
+            _bind(env, known, op, [_rescale(op, operands[0], int8, bits, encoding)], constant)
+            continue
         if name.startswith("codec."):
             ident, _, target = _semantics(op)
             x = operands[0]
@@ -307,6 +310,42 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                     observe_values(r.numpy())
         _bind(env, known, op, results, constant)
     return outputs
+
+
+def _rescale(op: ir.Operation, x: Any, int8: bool, bits: int | None,
+             encoding: Callable[[int], tuple[np.float32, int]]) -> Any:
+    """codec.rescale: decode the sums, clamp to [min, max], encode; in an
+    integer-only program one requantization by s_x s_w[n] / s_out, the
+    clamp one of codes."""
+    import torch
+
+    low = ir.FloatAttr(op.attributes["min"]).value if "min" in op.attributes else None
+    high = ir.FloatAttr(op.attributes["max"]).value if "max" in op.attributes else None
+    ident = int(str(op.attributes["to"]).split("<", 1)[1].split(":", 1)[0])
+
+    def clamped(value: Any) -> Any:
+        return torch.clamp(value, low, high) if low is not None or high is not None else value
+
+    if not int8:  # fp32: the source view
+        return clamped(x)
+    if not isinstance(x, Sums):
+        raise UserError("codec.rescale reads the sums of an int8 matrix operator")
+    s, z = encoding(ident)
+    shape = [1] * x.values.dim()
+    shape[x.channel_dim] = -1
+    if bits is None:  # float arithmetic: decode, ReLU, encode in float32
+        value = x.values.float() * torch.from_numpy(x.scales).reshape(shape)
+        t = clamped(value) * torch.tensor(np.float32(1.0) / s)
+        if z:
+            t = t + torch.tensor(np.float32(z))
+        return Codes(torch.clamp(torch.round(t), -127, 127).double(), ident)
+    m = (x.scales.astype(np.float64) / float(s)).reshape(shape)
+    q = requantize(_wrap(x.values.long()), m, z)
+
+    def code(bound: float | None, default: int) -> int:  # (passes/codec/Quantization.h: codeBounds)
+        return default if bound is None else int(np.clip(np.rint(bound / float(s)) + z, -127, 127))
+
+    return Codes(torch.clamp(q, code(low, -127), code(high, 127)).double(), ident)
 
 
 def _fixed_codec(name: str, ident: int, x: Any, bits: int,

@@ -83,3 +83,27 @@ func.func @requantize_itself(%x: tensor<4xf32>) {
   %0 = codec.requantize %x from <3 : f32 -> i8> to <3 : f32 -> i8> : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @rescale_codes(%x: tensor<4xf32>) {
+  // expected-error @+1 {{reads the int32 sums of an int8 matrix operator (f32 -> i32), not #codec.sem<1 : f32 -> i8>}}
+  %0 = codec.rescale %x from <1 : f32 -> i8> to <2 : f32 -> i8> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rescale_to_sums(%x: tensor<4xf32>) {
+  // expected-error @+1 {{writes int8 codes (f32 -> i8), not #codec.sem<2 : f32 -> i32>}}
+  %0 = codec.rescale %x from <1 : f32 -> i32> to <2 : f32 -> i32> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rescale_empty(%x: tensor<4xf32>) {
+  // expected-error @+1 {{clamps to an empty range [6.000000e+00, 0.000000e+00]}}
+  %0 = codec.rescale %x from <1 : f32 -> i32> to <2 : f32 -> i8> min 6.0 max 0.0 : tensor<4xf32>
+  return
+}

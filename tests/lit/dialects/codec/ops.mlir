@@ -18,3 +18,13 @@ func.func @ops(%x: tensor<4xf32> {codec.dominator_of = array<i64: 1>}) -> tensor
   %5 = codec.decode %4 from <5 : f32 -> i8> : tensor<4xf32>
   return %5 : tensor<4xf32>
 }
+
+// The rescale of an int8 matrix operator's sums, with a clamp or without.
+// CHECK-LABEL: func.func @rescale
+// CHECK:       codec.rescale %arg0 from <6 : f32 -> i32> to <7 : f32 -> i8> min 0.000000e+00 max 6.000000e+00 : tensor<4xf32>
+// CHECK:       codec.rescale %arg0 from <6 : f32 -> i32> to <8 : f32 -> i8> : tensor<4xf32>
+func.func @rescale(%s: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = codec.rescale %s from <6 : f32 -> i32> to <7 : f32 -> i8> min 0.0 max 6.0 : tensor<4xf32>
+  %1 = codec.rescale %s from <6 : f32 -> i32> to <8 : f32 -> i8> : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

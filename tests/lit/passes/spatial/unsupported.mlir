@@ -2,7 +2,7 @@
 
 // Only nn ops become tasks: anything else is named, not skipped.
 func.func @not_nn(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{compute graphs take nn ops and materialized codecs (codec.encode, decode, observe) only; this op is neither}}
+  // expected-error @+1 {{compute graphs take nn ops and materialized codecs (codec.encode, decode, rescale, observe) only; this op is neither}}
   %y = arith.addf %x, %x : tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
