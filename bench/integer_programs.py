@@ -11,8 +11,12 @@ same 4 seeded inputs. Reported: whether the integer program uses only
 pimsim-nn's instructions, whether its simulation equals the integer
 reference bit for bit (from the compact form and from pimsim-nn's own
 files), the cosine between the two programs' outputs and of each against
-float32 torch on 8 held-out seeded inputs, and both programs' latency in
-the timing simulator (the ratio is the machine-independent figure).
+float32 torch on 8 held-out seeded inputs, the cosine between the
+float-scale program's outputs on those inputs and on the inputs moved by
+1e-5 of themselves (how much the network amplifies any change of
+rounding: the floor below which no other int8 realization can agree with
+it), and both programs' latency in the timing simulator (the ratio is the
+machine-independent figure).
 
     python bench/integer_programs.py [--models resnet18,squeezenet1_1] [--json docs/integer-evaluation.json]
 """
@@ -36,6 +40,10 @@ from raptor._io import UserError
 MODELS = ("resnet18", "squeezenet1_1", "mobilenet_v2", "shufflenet_v2_x1_0", "efficientnet_b0")
 SIZE = 96
 HELD_OUT = 8
+#: The relative perturbation of the inputs that measures how much a network
+#: amplifies a change of its int8 program's rounding (about a thousandth
+#: of a code step of the input's encoding).
+NUDGE = 1e-5
 
 
 def _export(name: str, work: Path) -> tuple[Path, torch.nn.Module]:
@@ -91,6 +99,11 @@ def run_model(name: str, work: Path) -> dict:
             if manifest["program"]["pimsim_files"] != "none":
                 pimsim = pim.Program.load(out, "pimsim").simulate({"x": xs[0]}).outputs["out0"]
                 entry["bit_exact_pimsim_files"] = bool(np.array_equal(pimsim, want))
+            if arithmetic == "float":  # the network's own sensitivity: the same program, inputs moved by 1e-5
+                nudged = [program.simulate({"x": (x * (1 + NUDGE * rng.standard_normal(x.shape))).astype(np.float32)})
+                          .outputs["out0"] for x in xs]
+                cos = [_cosine(a, b) for a, b in zip(outputs[arithmetic], nudged)]
+                row["cosine_float_vs_nudged_input"] = {"min": min(cos), "mean": float(np.mean(cos))}
             with torch.no_grad():
                 exact = [model(torch.from_numpy(x)).numpy() for x in xs]
             cos = [_cosine(y, e) for y, e in zip(outputs[arithmetic], exact)]
@@ -107,17 +120,19 @@ def run_model(name: str, work: Path) -> dict:
 
 def table(rows: list[dict]) -> str:
     lines = ["| model | pimsim-only | bit-exact (compact / pimsim files) | cosine integer vs float-scale (min / mean) "
+             "| float-scale vs itself, inputs moved by 1e-5 (min / mean) "
              "| cosine vs fp32: integer / float-scale (mean) | latency integer / float-scale (ms) | ratio |",
-             "|---|---|---|---:|---:|---:|---:|"]
+             "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         i, f = r.get("integer", {}), r.get("float", {})
         if "error" in i:
-            lines.append(f"| {r['model']} | refused: {i['error']} | | | | | |")
+            lines.append(f"| {r['model']} | refused: {i['error']} | | | | | | |")
             continue
         lines.append(
             f"| {r['model']} | {'yes' if i['pimsim_compatible'] and not i['extensions'] else 'no'} "
             f"| {'yes' if i['bit_exact'] else 'NO'} / {'yes' if i.get('bit_exact_pimsim_files') else 'NO'} "
             f"| {r['cosine_integer_vs_float']['min']:.5f} / {r['cosine_integer_vs_float']['mean']:.5f} "
+            f"| {r['cosine_float_vs_nudged_input']['min']:.5f} / {r['cosine_float_vs_nudged_input']['mean']:.5f} "
             f"| {i['cosine_vs_fp32']['mean']:.5f} / {f['cosine_vs_fp32']['mean']:.5f} "
             f"| {i['latency_ms']:.2f} / {f['latency_ms']:.2f} | {r['latency_ratio']:.2f} |")
     return "\n".join(lines)
