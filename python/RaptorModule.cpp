@@ -269,6 +269,7 @@ NB_MODULE(_raptor, m) {
       nb::arg("exponent"),
       "(left, pre, rounding, right): how integer programs bring a product term of exponent `exponent` to "
       "the result's unit (dialects/pim/FixedPoint.h).");
+  m.attr("FIXED_POINT_HEADROOM") = raptor::pim::kFixedPointHeadroom;
   m.def("fixed_product", &raptor::pim::fixedProduct, nb::arg("x"), nb::arg("y"), nb::arg("bits"),
         "The product of two int32 fixed-point values of unit 2^-bits as integer programs compute it.");
   m.def("fixed_activation", &raptor::pim::fixedActivation, nb::arg("x"), nb::arg("bits"), nb::arg("tanh") = false,

@@ -106,4 +106,11 @@ int32_t fixedActivation(int32_t x, int32_t bits, bool tanh) {
   return applyTerm(tanh ? fixedTanh(q) : fixedSigmoid(q), termShift(bits - kActivationBits));
 }
 
+int32_t sumShift(int64_t count) {
+  int32_t bits = 0;
+  while ((int64_t(1) << bits) < count)
+    ++bits;
+  return std::max(bits - kFixedPointHeadroom, 0);
+}
+
 } // namespace raptor::pim

@@ -81,6 +81,13 @@ TermShift termShift(int32_t e);
 /// 15 and 0 less `bits`) and the four are added. `bits` in 0..29.
 int32_t fixedProduct(int32_t x, int32_t y, int32_t bits);
 
+/// Bits of headroom an integer program's fixed point leaves above the
+/// calibrated range (calibration chooses F so): sums of up to 2^8 values
+/// at the range stay inside int32. A mean over more values shifts each
+/// right by sumShift(count) first (rounding half up).
+constexpr int32_t kFixedPointHeadroom = 8;
+int32_t sumShift(int64_t count);
+
 /// The fraction bits of the values pimsim-nn's vsigm and vtanh take and
 /// give in integer programs (Q15: 1.0 is 32768), and the functions
 /// themselves: round half to even of f(x / 2^15) 2^15.

@@ -372,10 +372,10 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
   if (io.dtype != "float32" && io.dtype != "int32")
     return failure(where + ": dtype '" + io.dtype + "' is not supported (float32, int32)");
   if (io.dtype == "int32") {
-    Expected<int64_t> bits = intField(*o, "fixed_point_bits", where, false);
+    Expected<int64_t> bits = intField(*o, "fixed_point_bits", where);
     if (!bits)
       return bits.takeError();
-    if (*bits > 30)
+    if (*bits < 0 || *bits > 30)
       return failure(where + ": fixed_point_bits " + llvm::Twine(*bits) + " is outside 0..30");
     io.fixedPointBits = *bits;
   }

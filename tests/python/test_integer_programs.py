@@ -210,6 +210,39 @@ def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) 
     assert _cosine(want, exact) >= _cosine(other, exact) - 0.001
 
 
+class Constants(nn.Module):
+    """Compile-time operands on either side, scalars that float32 does not
+    hold exactly, and a mean over more values (576) than the fixed point's
+    headroom sums (256)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3, padding=1)
+        self.p = nn.Parameter(torch.tensor([0.75, -0.5, 0.25, 1.5]).reshape(1, 4, 1, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.p + self.c(x)
+        z = torch.clamp(y, -1.06, 1.06) + 1.06
+        return (z * self.p - 0.3).mean((2, 3))
+
+
+def test_constants_and_long_means_compute_what_torch_does(tmp_path: Path) -> None:
+    """Constants first or second, 1.06 (not a float32), a mean over 576
+    values: the program equals the integer reference bit for bit, and both
+    are within int8's error of float32 torch (a constant left unscaled, or a
+    wrapped sum, is off by the order of the values themselves)."""
+    torch.manual_seed(3)
+    model = Constants().eval()
+    x = torch.randn(1, 3, 24, 24)
+    result, tensors = _compiled(tmp_path, model, x, "integer", "int", pimsim="none")
+    assert result.manifest["program"]["arithmetic"] == "integer"
+    got = pim.simulate(tmp_path / "int", x.numpy()).outputs["out0"]
+    np.testing.assert_array_equal(got, _reference(tmp_path / "int", x.numpy(), tensors))
+    with torch.no_grad():
+        exact = model(x).numpy()
+    assert np.abs(got - exact).max() < 0.02 * np.abs(exact).max()
+
+
 def test_pimsim_forms_give_vector_instructions_their_widths(tmp_path: Path) -> None:
     """In pimsim-nn's JSON files of an integer program every vector
     instruction follows a setbw naming its widths: equal ones, except a vmv

@@ -77,8 +77,18 @@ Layout scaleLayoutOf(ArrayRef<int64_t> sizes, std::optional<size_t> channelDim) 
 bool Lowering::isEncoded(Value v) { return codec::isEncoded(v); }
 
 bool Lowering::holdsSums(Value v) {
-  Operation *producer = matrixProducer(v);
-  return producer && isEncoded(producer->getOperand(0));
+  // (through views too: in an integer-only program sums and fixed point
+  // are both int32, so the type cannot tell them apart)
+  for (int depth = 0; depth < 100000; ++depth) {
+    Operation *d = v.getDefiningOp();
+    if (isa_and_nonnull<nn::ConvolutionOp, nn::LinearOp, nn::ScaledDotProductAttentionOp>(d))
+      return isEncoded(d->getOperand(0));
+    if (!isa_and_nonnull<codec::ObserveOp, nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp,
+                         nn::SplitWithSizesOp, nn::CloneOp, nn::FanOutOp, nn::UpsampleNearest2dOp>(d))
+      return false;
+    v = d->getOperand(0);
+  }
+  return false;
 }
 
 float Lowering::fixedPoint(double x) const {

@@ -193,7 +193,7 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
   std::pair<int32_t, int32_t> entry{ibiw, obiw};
   body(inner);
   // Every iteration must start with the widths the body was emitted for.
-  if (integerOnly && entry.first != 0 && std::pair{ibiw, obiw} != entry)
+  if (integerOnly && std::pair{ibiw, obiw} != entry)
     setWidths(entry.first, entry.second);
   invalidate();
   builder.setInsertionPointAfter(outer);

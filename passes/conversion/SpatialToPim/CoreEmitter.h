@@ -141,7 +141,7 @@ private:
   uint64_t clock = 0;
   std::optional<int64_t> globalHi, globalLo; // r0, r1
   bool walkers[32] = {};
-  /// The widths of the last setbw (0: not known, inside a loop body) and
+  /// The widths of the last setbw and
   /// those the MVMs need.
   int32_t ibiw = 32, obiw = 32, matrixIbiw = 32, matrixObiw = 32;
   void setWidths(int32_t ibiw, int32_t obiw);

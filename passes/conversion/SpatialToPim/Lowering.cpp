@@ -581,8 +581,8 @@ Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
 Address Lowering::placeConstant(std::vector<float> values) {
   if (integerOnly()) {
     std::vector<int32_t> integers;
-    for (float v : values)
-      integers.push_back(int32_t(std::clamp<double>(std::nearbyint(v), INT32_MIN, INT32_MAX)));
+    for (float v : values) // (NaN: 0, as the host's conversion)
+      integers.push_back(std::isnan(v) ? 0 : int32_t(std::clamp<double>(std::nearbyint(v), INT32_MIN, INT32_MAX)));
     return placeIntegers(std::move(integers));
   }
   auto type = RankedTensorType::get({int64_t(values.size())}, Float32Type::get(chip.getContext()));

@@ -7,6 +7,7 @@
 // latter only gathers pieces: no data moves until a consumer needs it).
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/pim/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -242,14 +243,16 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
           .Default([](Operation *o) { return o->emitOpError("is not element-wise"); });
   if (failed(built))
     return failure();
-  // Integer-only: real constants in fixed point (a product's -1 stays -1:
-  // only negation multiplies there).
-  if (integerOnly() && other && other->constant) {
-    keep.push_back(*other->constant);
-    for (float &x : keep.back())
-      x = fixedPoint(x);
-    other->constant = &keep.back();
-  }
+  // Integer-only: real constants in fixed point, either operand (a
+  // negation's -1, a step constant, stays -1).
+  if (integerOnly())
+    for (std::optional<KernelOperand> *o : {&input, &other})
+      if (*o && (*o)->constant) {
+        keep.push_back(*(*o)->constant);
+        for (float &x : keep.back())
+          x = fixedPoint(x);
+        (*o)->constant = &keep.back();
+      }
   // The result takes the storage order of an operand of the result's shape.
   Layout like = rowMajor(shape);
   for (const std::optional<KernelOperand> &o : {input, other})
@@ -496,6 +499,9 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
   KernelOperand dst = operand(*result);
   Layout perPosition = fromTorchModes({Layout(1, 0), Layout(C, 0), Layout(R, OW), Layout(OW, 1)});
   if (integerOnly()) { // the fixed-point sums times 1 / count, rounded
+    if (KH * KW > (int64_t(1) << kFixedPointHeadroom))
+      return taskError() << "average pooling over " << KH * KW << " positions: an integer-only program sums at most "
+                         << (int64_t(1) << kFixedPointHeadroom) << " (its fixed point's headroom)";
     std::vector<double> multipliers;
     for (float s : scale)
       multipliers.push_back(1.0 / double(std::lround(1.0 / double(s))));
@@ -552,15 +558,36 @@ LogicalResult Lowering::lowerMean(nn::MeanOp op) {
   }
   KernelOperand acc{addressOf(*result), fromTorchModes(resultModes), nullptr};
   CoreEmitter &e = here();
+  // Integer-only: more values than the fixed point's headroom sums are
+  // shifted right (rounded) first, so that the int32 sum cannot wrap.
+  int32_t shift = integerOnly() ? sumShift(count) : 0;
+  KernelOperand addend = operand(*x);
+  if (shift > 0) {
+    FailureOr<Piece> shifted = fresh(x->sizes, compactLike(x->layout));
+    if (failed(shifted))
+      return failure();
+    temporary(shifted->buffer);
+    std::vector<float> half{float(int64_t(1) << (shift - 1))}, bits{float(shift)};
+    Layout everywhere = broadcastLayout({}, x->sizes);
+    KernelOperand s = operand(*shifted);
+    if (failed(kernel({s, addend, KernelOperand{Address(), everywhere, &half}}, [&](ArrayRef<Address> a, int64_t run) {
+          e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
+        })) ||
+        failed(kernel({s, s, KernelOperand{Address(), everywhere, &bits}}, [&](ArrayRef<Address> a, int64_t run) {
+          e.vector(Opcode::Vvsra, a[0], a[1], a[2], run);
+        })))
+      return failure();
+    addend = s;
+  }
   here().lldi(addressOf(*result), 0, 4 * result->layout.cosize());
-  if (failed(kernel({acc, acc, operand(*x)}, [&](ArrayRef<Address> a, int64_t run) {
+  if (failed(kernel({acc, acc, addend}, [&](ArrayRef<Address> a, int64_t run) {
         e.vector(Opcode::Vvadd, a[0], a[1], a[2], run);
       })))
     return failure();
   std::vector<float> scale{float(1.0 / double(count))};
   KernelOperand dst = operand(*result);
-  if (integerOnly()) { // the fixed-point sum times 1 / count, rounded
-    if (failed(requantize(dst, dst, out, {1.0 / double(count)}, broadcastLayout({}, out))))
+  if (integerOnly()) { // the fixed-point sum times 2^shift / count, rounded
+    if (failed(requantize(dst, dst, out, {std::ldexp(1.0, shift) / double(count)}, broadcastLayout({}, out))))
       return failure();
     define(op.getOut(), out, *result);
     return success();
@@ -641,7 +668,7 @@ LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
     return op.emitOpError("pads encoded data with a value other than 0 (its code is not known)");
   uint32_t bits;
   if (integerOnly()) { // int32 fixed point (saturated: -inf pads a max)
-    int32_t v = int32_t(std::clamp<double>(value, INT32_MIN, INT32_MAX));
+    int32_t v = std::isnan(value) ? 0 : int32_t(std::clamp<double>(value, INT32_MIN, INT32_MAX));
     std::memcpy(&bits, &v, 4);
   } else {
     std::memcpy(&bits, &value, 4);

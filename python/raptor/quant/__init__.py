@@ -200,8 +200,8 @@ def shared_subgraphs(module: ir.Module) -> list[set[int]]:
 
 #: Bits of headroom above the calibrated range in fixed point: sums of up
 #: to 256 values at the range (average pooling, means, residual additions)
-#: stay inside int32.
-FIXED_POINT_HEADROOM = 8
+#: stay inside int32 (dialects/pim/FixedPoint.h).
+FIXED_POINT_HEADROOM: int = _raptor.FIXED_POINT_HEADROOM
 
 
 def fixed_point_bits(amax: float) -> int:

@@ -126,7 +126,10 @@ def requantize(x: Any, multipliers: np.ndarray, offset: int = 0) -> Any:
 
     m = np.asarray(multipliers, dtype=np.float64)
     values, where = np.unique(m, return_inverse=True)
-    table = np.array([_raptor.fixed_steps(float(v)) for v in values], dtype=np.int64)
+    try:
+        table = np.array([_raptor.fixed_steps(float(v)) for v in values], dtype=np.int64)
+    except ValueError as e:  # (the lowering refuses the same multiplier with a diagnostic)
+        raise UserError(f"a requantization multiplier has no fixed-point form: {e}") from None
     steps = table[where.reshape(-1)].reshape(*m.shape, table.shape[1])
     k = [torch.from_numpy(np.ascontiguousarray(steps[..., i])) for i in range(steps.shape[-1])]
     high, low, high_left = k[0], k[1], k[2]
@@ -393,8 +396,8 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
     def real(t: Any) -> Any:
         return t.double()
 
-    def const(value: float) -> Any:
-        return fixed_constant(np.array(value), bits)
+    def const(value: float) -> Any:  # (scalars and bounds pass through float32 in the lowering)
+        return fixed_constant(np.array(np.float32(value)), bits)
 
     if kind in ("add", "sub"):
         if a.get("alpha", 1.0) != 1.0:
@@ -450,9 +453,12 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
         return [real(requantize(sums, (1.0 / counts).numpy()))]
     if kind == "mean":
         dims = a.get("dim")
-        total = self.sum(dim=dims, keepdim=a.get("keepdim", False)) if dims else self.sum()
-        count = self.numel() // max(total.numel(), 1)
-        return [real(requantize(_wrap(total), np.array(1.0 / count)))]
+        count = self.numel() // max((self.sum(dim=dims) if dims else self.sum()).numel(), 1)
+        # More values than the headroom sums are shifted right (rounded) first.
+        shift = max((count - 1).bit_length() - _raptor.FIXED_POINT_HEADROOM, 0)
+        addend = _wrap(self + (1 << (shift - 1))) >> shift if shift else self
+        total = addend.sum(dim=dims, keepdim=a.get("keepdim", False)) if dims else addend.sum()
+        return [real(requantize(_wrap(total), np.array(2.0**shift / count)))]
     if kind == "constant_pad_nd":
         value = fixed_constant(np.array(a.get("value", 0.0)), bits)
         return [real(F.pad(self.double(), a["pad"], value=float(value)))]

@@ -27,6 +27,7 @@ func.func @relu_pool_two_encoders(%s: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf3
 
 // A ReLU6 is a clamp to [0, 6].
 // CHECK-LABEL: func.func @relu6
+// CHECK-NOT:     nn.hardtanh
 // CHECK:         codec.rescale %{{.*}} from <3 : f32 -> i32> to <4 : f32 -> i8> min 0.000000e+00 max 6.000000e+00
 // CHECK-NOT:     nn.hardtanh
 func.func @relu6(%s: tensor<1x8xf32>) -> tensor<1x8xf32> attributes {raptor.fixed_point_bits = 18 : i64} {
