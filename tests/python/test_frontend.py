@@ -148,6 +148,20 @@ def test_unknown_operator_is_generic_or_strict_error() -> None:
         import_program(ep, ImportOptions(strict=True))
 
 
+class ScalarFirst(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return 0.3 - x
+
+
+def test_a_scalar_first_difference_imports_as_a_generic_call() -> None:
+    """rsub decomposes to aten.sub.Tensor(0.3, x): nn.sub takes a scalar
+    only second, so the call stays generic with the scalar kept (it was an
+    exception from the op builder: 'Operand 0 ... must be a Value')."""
+    module, report = import_program(_export(ScalarFirst(), torch.randn(1, 4)))
+    assert report.generic == {"aten.sub.Tensor": 1}
+    assert 'nn.aten "aten.sub.Tensor"(%arg0) {input_ports = ["other"], params = {alpha = 1 : i64, self = 3.000000e-01 : f64}}' in str(module)
+
+
 def test_marker_functions_compute_their_operators() -> None:
     x = torch.randn(1, 2, 3, 8)
     cos, sin = torch.randn(1, 1, 3, 8), torch.randn(1, 1, 3, 8)

@@ -40,7 +40,11 @@ class Rule:
 
 
 def _binary(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
-    """A Python-scalar ``other`` becomes the ``scalar`` attribute."""
+    """A Python-scalar ``other`` becomes the ``scalar`` attribute; a scalar
+    ``self`` (``0.3 - x``, as rsub decomposes) has no typed form: the call
+    stays generic."""
+    if not isinstance(kw.get("self_"), ir.Value):
+        return None
     other = kw.get("other")
     if isinstance(other, ir.Value):
         return kw
