@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -954,9 +956,16 @@ def _specs_are_positional(argv: list[str]) -> list[str]:
     return out
 
 
+def _terminated(signum: int, _frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C (writers remove their staging copies)."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = _specs_are_positional(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         return args.run(args)
     except (UserError, ValueError) as e:

@@ -33,6 +33,7 @@ from .. import _raptor
 from .._io import UserError, current_umask
 from ..spatial import default_target
 from ..spatial.report import REPLICATION_RULES
+from . import _outputs
 from .report import format_summary, summary
 from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
 
@@ -131,8 +132,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     if weights is not None and not Path(weights).is_file():
         raise UserError(f"cannot read weights '{weights}'")
     out = Path(output)
-    if out.exists() and not (out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))):
-        raise UserError(f"'{out}' exists and is not a program directory: choose another output")
+    _outputs.check_replaceable(out)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise UserError(f"cannot write '{out}': directory '{parent}' does not exist")
@@ -183,9 +183,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
             manifest[key] = value
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
         os.chmod(staging, 0o777 & ~current_umask())
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(staging, out)
+        _outputs.install(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
