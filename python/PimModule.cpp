@@ -146,6 +146,12 @@ void bindPim(nb::module_ &m) {
             llvm::Expected<TimingConfig> config = TimingConfig::load(p.directory);
             if (!config)
               throw nb::value_error(llvm::toString(config.takeError()).c_str());
+            // (as the timing simulator: every core of the program must exist on the chip)
+            if (p.program.cores > config->cores)
+              throw nb::value_error(llvm::formatv("the program has {0} cores but chip.json describes {1}",
+                                                  p.program.cores, config->cores)
+                                        .str()
+                                        .c_str());
             return periodicText(analyzePeriodic(p.program, *config));
           },
           "The periodic dependency diagnostic of the programs run as loop bodies (maximum cycle ratio).")

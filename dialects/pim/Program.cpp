@@ -308,7 +308,25 @@ Expected<uint8_t> regField(const llvm::json::Object &o, StringRef key, StringRef
   return uint8_t(*r);
 }
 
+/// A program directory is untrusted input: a file is read only when it is
+/// a regular file (a FIFO would block, a device like /dev/zero would be read
+/// without end) and, when the manifest gives its size, only once the size
+/// on disk matches.
+Error checkRegularFile(StringRef path, int64_t expectedSize) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return failure("cannot read '" + path + "': " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return failure("'" + path + "' is not a regular file");
+  if (expectedSize >= 0 && int64_t(status.getSize()) != expectedSize)
+    return failure("'" + path + "' has " + llvm::Twine(status.getSize()) + " bytes but the manifest says " +
+                   llvm::Twine(expectedSize) + " (truncated?)");
+  return Error::success();
+}
+
 Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(StringRef path, int64_t expectedSize = -1) {
+  if (Error e = checkRegularFile(path, expectedSize))
+    return std::move(e);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
     return failure("cannot read '" + path + "': " + buffer.getError().message());
@@ -334,6 +352,25 @@ std::string pathIn(StringRef dir, const llvm::Twine &name) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
   return std::string(path);
+}
+
+/// A file the manifest names, which must stay inside the directory: a
+/// relative path without `..`, not leaving it through a symbolic link.
+Expected<std::string> memberPath(StringRef dir, StringRef name, StringRef where) {
+  auto refused = [&] {
+    return failure(where + ": '" + name + "' is not a file inside the program directory");
+  };
+  if (name.empty() || llvm::sys::path::is_absolute(name))
+    return refused();
+  for (auto it = llvm::sys::path::begin(name), end = llvm::sys::path::end(name); it != end; ++it)
+    if (*it == "..")
+      return refused();
+  std::string path = pathIn(dir, name);
+  llvm::SmallString<256> realDir, realPath;
+  if (!llvm::sys::fs::real_path(dir, realDir) && !llvm::sys::fs::real_path(path, realPath) &&
+      !llvm::StringRef(realPath).starts_with((realDir + llvm::sys::path::get_separator()).str()))
+    return refused();
+  return path;
 }
 
 llvm::json::Object ioJson(const IoBuffer &io) {
@@ -400,6 +437,8 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
 } // namespace
 
 Expected<llvm::json::Value> readJsonFile(StringRef path) {
+  if (Error e = checkRegularFile(path, -1))
+    return std::move(e);
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return failure("cannot read '" + path + "': " + buffer.getError().message());
@@ -934,7 +973,10 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
     if (!weights || !weightBytes || !groups)
       return weightBytes ? failure(where + ": core " + llvm::Twine(*id) + " lacks 'weights' or 'groups'")
                          : weightBytes.takeError();
-    Expected<std::unique_ptr<llvm::MemoryBuffer>> data = readFile(pathIn(dir, *weights), *weightBytes);
+    Expected<std::string> weightsPath = memberPath(dir, *weights, where);
+    if (!weightsPath)
+      return weightsPath.takeError();
+    Expected<std::unique_ptr<llvm::MemoryBuffer>> data = readFile(*weightsPath, *weightBytes);
     if (!data)
       return data.takeError();
     for (const llvm::json::Value &gv : *groups) {
@@ -974,18 +1016,23 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       Expected<int64_t> records = intField(*c, "records", where);
       if (!file || !records)
         return records ? failure(where + ": core " + llvm::Twine(*id) + " lacks 'program'") : records.takeError();
+      Expected<std::string> programPath = memberPath(dir, *file, where);
+      if (!programPath)
+        return programPath.takeError();
       Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes =
-          readFile(pathIn(dir, *file), kHeaderBytes + *records * kRecordBytes);
+          readFile(*programPath, kHeaderBytes + *records * kRecordBytes);
       if (!bytes)
         return bytes.takeError();
-      Expected<CoreProgram> code = readBinary((*bytes)->getBuffer(), pathIn(dir, *file), /*compact=*/true);
+      Expected<CoreProgram> code = readBinary((*bytes)->getBuffer(), *programPath, /*compact=*/true);
       if (!code)
         return code.takeError();
       core.code = std::move(code->code);
       core.strides = std::move(code->strides);
       if (std::optional<StringRef> origins = c->getString("origins")) {
-        Expected<std::unique_ptr<llvm::MemoryBuffer>> table =
-            readFile(pathIn(dir, *origins), int64_t(core.code.size()) * 4);
+        Expected<std::string> originsPath = memberPath(dir, *origins, where);
+        if (!originsPath)
+          return originsPath.takeError();
+        Expected<std::unique_ptr<llvm::MemoryBuffer>> table = readFile(*originsPath, int64_t(core.code.size()) * 4);
         if (!table)
           return table.takeError();
         const char *at = (*table)->getBufferStart();

@@ -5,6 +5,7 @@ error (exit 1 from the command line) and leave no partial output."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 import subprocess
@@ -155,6 +156,61 @@ def test_malformed_directories_are_one_clear_error(program: Path, tmp_path: Path
     damage(directory)
     with pytest.raises(pim.UserError, match=message):
         pim.Program.load(directory, form)
+
+
+def _rename_member(directory: Path, key: str, name: str) -> None:
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["cores"][0][key] = name
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("key", ["weights", "program", "origins"])
+def test_manifest_paths_stay_inside_the_program_directory(program: Path, tmp_path: Path, key: str) -> None:
+    """A manifest is untrusted: a path with '..', an absolute one, or a
+    symbolic link leaving the directory is refused, although the file it
+    names is the right one byte for byte (issue 27: it was read)."""
+    directory = broken(program, tmp_path)
+    name = json.loads((directory / "manifest.json").read_text())["cores"][0][key]
+    outside = tmp_path / "outside.bin"
+    shutil.copy(directory / name, outside)
+    for path in ("../outside.bin", str(outside)):
+        _rename_member(directory, key, path)
+        with pytest.raises(pim.UserError, match=r"is not a file inside the program directory"):
+            pim.Program.load(directory)
+    (directory / "link.bin").symlink_to(outside)
+    _rename_member(directory, key, "link.bin")
+    with pytest.raises(pim.UserError, match=r"'link.bin' is not a file inside the program directory"):
+        pim.Program.load(directory)
+    # The same file inside (a link that stays) is fine.
+    (directory / "inside.bin").write_bytes(outside.read_bytes())
+    _rename_member(directory, key, "inside.bin")
+    assert pim.Program.load(directory).sizes()
+
+
+def test_device_files_and_fifos_are_refused_before_reading(program: Path, tmp_path: Path) -> None:
+    """memory.bin as /dev/zero (read to the end before: out of memory) or
+    as a FIFO (the reader hung): one line, nothing read."""
+    directory = broken(program, tmp_path)
+    (directory / "memory.bin").unlink()
+    (directory / "memory.bin").symlink_to("/dev/zero")
+    with pytest.raises(pim.UserError, match=r"memory.bin' is not a regular file"):
+        pim.Program.load(directory)
+    (directory / "memory.bin").unlink()
+    os.mkfifo(directory / "memory.bin")
+    with pytest.raises(pim.UserError, match=r"memory.bin' is not a regular file"):
+        pim.Program.load(directory)
+
+
+def test_a_chip_with_fewer_cores_than_the_program_is_refused_by_periodic(program: Path, tmp_path: Path) -> None:
+    """raptor periodic aborted (a bounds assertion) where the timing
+    simulator gave a clean error: both give it now."""
+    directory = broken(program, tmp_path)
+    chip = json.loads((directory / "chip.json").read_text())
+    chip["chip_config"]["core_cnt"] = 1
+    (directory / "chip.json").write_text(json.dumps(chip))
+    result = run(["periodic", str(directory)])
+    assert result.returncode == 1 and "cores but chip.json describes 1" in result.stderr
+    assert result.stderr.count("\n") == 1
 
 
 def test_a_manifest_naming_an_input_outside_global_memory_is_refused(program: Path, tmp_path: Path) -> None:
