@@ -321,3 +321,17 @@ def test_pad_takes_befores_then_afters_of_its_axes_and_refuses_a_wrong_count() -
     bad = _model(nodes, [_tensor("x", [1, 2, 3, 4])], [_tensor("y", [1, 2, 6, 7])], init, opset=18)
     with pytest.raises(OnnxImportError, match=r"Pad '.*' has 5 pads for 2 axes \(expected 4\)"):
         import_model(bad)
+
+
+@pytest.mark.parametrize("node, message", [
+    (helper.make_node("Gemm", ["x"], ["y"], name="g"), r"node 'g' \(Gemm\) has 1 input; the operator takes 2 to 3"),
+    (helper.make_node("Relu", ["x", "x"], ["y"], name="r"), r"node 'r' \(Relu\) has 2 inputs; the operator takes 1$"),
+    (helper.make_node("Concat", [], ["y"], axis=0, name="c"), r"node 'c' \(Concat\) has 0 inputs; the operator takes at least 1"),
+])
+def test_nodes_with_the_wrong_number_of_inputs_are_refused(node, message: str) -> None:
+    """An ONNX file is untrusted input: arities are checked against the
+    operator's schema before a rule indexes them (a one-input Gemm was an
+    IndexError traceback)."""
+    model = _model([node], [_tensor("x", [2, 4])], [_tensor("y", [2, 4])])
+    with raptor.Context(), pytest.raises(OnnxImportError, match=message):
+        import_model(model)
