@@ -277,6 +277,20 @@ NB_MODULE(_raptor, m) {
         "(through vsigm / vtanh on Q15).");
 
   m.def(
+      "oversized_tensor",
+      [](nb::handle module) -> std::optional<std::tuple<std::string, int, int, std::string>> {
+        std::optional<std::pair<mlir::Operation *, std::string>> found =
+            raptor::nn::oversizedTensor(moduleOf(module));
+        if (!found)
+          return std::nullopt;
+        auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(found->first->getLoc());
+        return std::make_tuple(loc ? loc.getFilename().str() : std::string(), loc ? int(loc.getLine()) : 0,
+                               loc ? int(loc.getColumn()) : 0, found->second);
+      },
+      nb::arg("module"),
+      "The first tensor type of the module whose element count overflows int64, as (file, line, column, "
+      "message), or None (MLIR asserts when a pass counts such a type).");
+  m.def(
       "graph_summary_json",
       [](nb::handle module) {
         mlir::ModuleOp op = moduleOf(module);

@@ -71,9 +71,17 @@ def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:
         raise UserError(f"{source}:{line}:{column}: {message}")
     try:
         with context:
-            return ir.Module.parse(text)
+            module = ir.Module.parse(text)
     except ir.MLIRError as e:
         raise diagnostics_error(e, source) from None
+    # Types the text screen does not see (signatures, results) whose element
+    # count overflows: MLIR asserts when a pass counts them.
+    found = _raptor.oversized_tensor(module)
+    if found is not None:
+        filename, line, column, message = found
+        name = source if filename in ("-", "") else filename
+        raise UserError(f"{name}:{line}:{column}: {message}" if line else f"{source}: {message}")
+    return module
 
 
 def diagnostics_error(error: ir.MLIRError, source: str) -> UserError:

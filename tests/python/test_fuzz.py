@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 RAPTOR = Path(sys.executable).parent / "raptor"
 
@@ -62,6 +64,21 @@ def test_a_type_with_more_than_2_63_elements_is_one_located_error(tmp_path: Path
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert p.stderr.strip().endswith(
         f"{graph}:3:36: tensor type with shape 4x9223372036854775807 has more than 2^63 - 1 elements")
+
+
+@pytest.mark.parametrize("command", ["codec-report", "summary"])
+def test_a_signature_with_more_than_2_63_elements_is_one_located_error(tmp_path: Path, command: str) -> None:
+    """No dense literal for the text screen to see: the type is in the
+    signature and results (issue 27's repro o01: codec-report aborted on
+    MLIR's element-count assertion). The parsed module is screened too."""
+    graph = tmp_path / "huge.mlir"
+    graph.write_text('func.func @huge(%x: tensor<4x9223372036854775807xf32> {nn.input = "x"}) -> '
+                     'tensor<4x9223372036854775807xf32> {\n'
+                     '  %0 = nn.relu %x : tensor<4x9223372036854775807xf32>\n'
+                     '  return %0 : tensor<4x9223372036854775807xf32>\n}\n')
+    p = subprocess.run([str(RAPTOR), command, str(graph)], capture_output=True, text=True)
+    assert p.returncode == 1 and "Traceback" not in p.stderr and p.stderr.count("\n") == 1
+    assert f"{graph}:" in p.stderr and "has more elements than int64 counts" in p.stderr
 
 
 def test_the_oversized_shape_screen_multiplies_only_static_dimensions_of_attributes() -> None:
