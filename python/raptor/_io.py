@@ -57,6 +57,21 @@ def current_umask() -> int:
     return mask
 
 
+def load_npy(path: str | os.PathLike[str], what: str) -> "np.ndarray":
+    """A .npy file as untrusted input: memory-mapped, so that nothing is
+    allocated before its header has been checked against the file's size
+    (a header claiming terabytes is one line, not an allocation); a
+    one-line UserError naming ``what`` otherwise."""
+    import numpy as np
+
+    if not Path(path).is_file():
+        raise UserError(f"cannot read {what} '{path}': not a regular file")
+    try:
+        return np.load(path, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError, EOFError) as e:
+        raise UserError(f"cannot read {what} '{path}': {e}") from None
+
+
 def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:
     """Parses ``text``; a syntax or verifier error becomes a UserError whose
     message carries MLIR's located diagnostics. Text with a shaped type whose

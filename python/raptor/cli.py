@@ -30,7 +30,7 @@ from mlir import ir
 import raptor
 from raptor import zoo
 from raptor.rdg.analysis import DEFAULT_MAX_POINTS
-from raptor._io import (UserError, diagnostics_error, parse_module, read_text,
+from raptor._io import (UserError, diagnostics_error, load_npy, parse_module, read_text,
                         write_atomically)
 
 
@@ -288,10 +288,7 @@ def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[i
             if len(inputs) != 1:
                 raise UserError(f"the model has {len(inputs)} inputs: give NAME=FILE.npy")
             name, path = inputs[0][0], item
-        try:
-            arrays[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise UserError(f"cannot read input '{path}': {e}") from None
+        arrays[name] = load_npy(path, "input")
     return arrays
 
 

@@ -8,6 +8,8 @@ the array written here, not with anything the reader computes)."""
 
 from __future__ import annotations
 
+import os
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +92,21 @@ def test_a_truncated_calibration_file_is_a_one_line_error(module: ir.Module, tmp
         with pytest.raises(UserError, match=r"cannot read calibration data") as info:
             quant.load_samples(module, str(path))
         assert "\n" not in str(info.value)
+
+
+def test_a_header_claiming_terabytes_allocates_nothing(module: ir.Module, tmp_path: Path) -> None:
+    """The valid file's header rewritten to claim 2^40 elements (16 bytes
+    follow): one line, from the header against the file's size, before any
+    allocation (it was a 4 TiB MemoryError traceback); a FIFO is refused
+    without opening it (it would block)."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    path = tmp_path / "huge.npy"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + b"\0" * 16)
+    with pytest.raises(UserError, match=r"cannot read calibration data '.*huge.npy'") as info:
+        quant.load_samples(module, str(path))
+    assert "\n" not in str(info.value)
+    fifo = tmp_path / "fifo.npy"
+    os.mkfifo(fifo)
+    with pytest.raises(UserError, match=r"not a regular file"):
+        quant.load_samples(module, str(fifo))

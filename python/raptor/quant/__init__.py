@@ -25,7 +25,7 @@ from mlir import ir
 
 from .. import _raptor
 from .. import codec as _codec
-from .._io import UserError
+from .._io import UserError, load_npy
 from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
 __all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
@@ -106,10 +106,7 @@ def load_samples(module: ir.Module, path: str) -> list[dict[str, np.ndarray]]:
     if len(shapes) != 1:
         raise UserError(f"a calibration file serves one input; the model has {len(shapes)}")
     (name, shape), = shapes.items()
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise UserError(f"cannot read calibration data '{path}': {e}") from None
+    data = load_npy(path, "calibration data")
     if not np.issubdtype(data.dtype, np.floating):
         raise UserError(f"calibration data '{path}' has dtype {data.dtype}, not a floating-point type")
     if tuple(data.shape) == shape:
