@@ -288,7 +288,7 @@ def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[i
             if len(inputs) != 1:
                 raise UserError(f"the model has {len(inputs)} inputs: give NAME=FILE.npy")
             name, path = inputs[0][0], item
-        arrays[name] = load_npy(path, "input")
+        arrays[name] = np.array(load_npy(path, "input"))  # (a copy, once the header is checked)
     return arrays
 
 

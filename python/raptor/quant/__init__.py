@@ -116,7 +116,7 @@ def load_samples(module: ir.Module, path: str) -> list[dict[str, np.ndarray]]:
                         f"needs {shape} or (N, {', '.join(map(str, shape))})")
     if not np.isfinite(data).all():
         raise UserError(f"calibration data '{path}' holds NaN or infinite values")
-    return [{name: np.ascontiguousarray(d, dtype=np.float32)} for d in data]
+    return [{name: np.array(d, dtype=np.float32)} for d in data]  # (copies: the file is only mapped)
 
 
 @dataclass
