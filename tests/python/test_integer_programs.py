@@ -212,8 +212,9 @@ def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) 
 
 class Constants(nn.Module):
     """Compile-time operands on either side, scalars that float32 does not
-    hold exactly, and a mean over more values (576) than the fixed point's
-    headroom sums (256)."""
+    hold exactly, a quotient by a scalar (a product by its reciprocal), and
+    a mean over more values (576) than the fixed point's headroom sums
+    (256)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -223,7 +224,7 @@ class Constants(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.p + self.c(x)
         z = torch.clamp(y, -1.06, 1.06) + 1.06
-        return (z * self.p - 0.3).mean((2, 3))
+        return ((z * self.p - 0.3) / 6.0).mean((2, 3))
 
 
 def test_constants_and_long_means_compute_what_torch_does(tmp_path: Path) -> None:

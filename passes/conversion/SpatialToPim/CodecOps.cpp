@@ -95,16 +95,36 @@ float Lowering::fixedPoint(double x) const {
   return integerOnly() ? float(std::nearbyint(std::ldexp(x, int(*fixedPointBits)))) : float(x);
 }
 
+/// The positions an average pooling sums for one output.
+static int64_t poolWindow(Operation *op) {
+  if (auto pool = dyn_cast<nn::AvgPool2dOp>(op)) {
+    ArrayRef<int64_t> k = pool.getKernelSize();
+    return k.size() == 1 ? k[0] * k[0] : k[0] * k[1];
+  }
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  auto out = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  int64_t n = 1;
+  for (size_t d = in.size() - 2; d < in.size(); ++d)
+    n *= out[d] > 0 ? in[d] / out[d] : 1;
+  return n;
+}
+
 bool hasIntegerLowering(Operation *op) {
+  // An average pooling's int32 sum holds 2^headroom values of the range
+  // (a mean shifts larger counts first; a pooling window cannot).
+  if (isa<nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp>(op))
+    return poolWindow(op) <= (int64_t(1) << kFixedPointHeadroom);
   if (isa<codec::EncodeOp, codec::DecodeOp, codec::RescaleOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
           nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::MulOp,
-          nn::MaxPool2dOp, nn::AvgPool2dOp, nn::AdaptiveAvgPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp,
+          nn::MaxPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp,
           func::ReturnOp>(op))
     return true;
   if (isa<nn::ConvolutionOp, nn::LinearOp>(op)) // int8 matrix operators (a float one has no integer MVM)
     return codec::isEncoded(op->getOperand(0));
   if (auto add = dyn_cast<nn::AddOp>(op))
     return add.getAlpha().convertToDouble() == 1.0;
+  if (auto div = dyn_cast<nn::DivOp>(op)) // by a scalar: a product by its reciprocal
+    return !div.getOther();
   if (auto sub = dyn_cast<nn::SubOp>(op))
     return sub.getAlpha().convertToDouble() == 1.0;
   return false;

@@ -286,8 +286,8 @@ public:
 
 /// Whether an integer-only program can compute `op` (CodecOps.cpp): the
 /// int8 matrix operators, codecs, ReLU, clamps, sigmoid, tanh and SiLU,
-/// sums, differences and products, pooling, means, concatenation and
-/// padding; views always.
+/// sums, differences, products and quotients by a scalar, pooling, means,
+/// concatenation and padding; views always.
 bool hasIntegerLowering(mlir::Operation *op);
 /// The first operator of `func` an integer-only program cannot compute
 /// (views and compile-time values excepted).

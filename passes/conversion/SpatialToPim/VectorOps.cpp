@@ -187,6 +187,13 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
                                 program.clear();
                                 return r;
                               })
+                              .Case([&](nn::DivOp o) { // (by a scalar: binary() takes its reciprocal)
+                                product = true;
+                                LogicalResult r =
+                                    binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, O::ExtVvdiv);
+                                program.clear();
+                                return r;
+                              })
                               .Default([](Operation *) { return success(); });
     if (failed(fixed))
       return failure();

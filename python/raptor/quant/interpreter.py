@@ -415,6 +415,9 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
         rhs = arg.get("other")
         rhs = const(a.get("scalar", 0.0)) if rhs is None else rhs
         return [real(fixed_product(self, rhs, bits))]
+    if kind == "div" and arg.get("other") is None:  # a product by the float32 reciprocal, as the lowering
+        reciprocal = np.float32(1.0 / np.float64(np.float32(a.get("scalar", 1.0))))
+        return [real(fixed_product(self, const(float(reciprocal)), bits))]
     if kind == "neg":
         return [real(_wrap(-self))]
     if kind in ("hardtanh", "clamp"):
