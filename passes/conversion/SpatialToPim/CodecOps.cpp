@@ -385,10 +385,12 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
   // columns of lanes) in place of one gathered copy.
   TensorValue out;
   out.shape = shapeOf(op.getOutput());
+  if (integerOnly()) // fixed point times 2^-F / s, plus the zero point
+    return requantizeValue(op.getOutput(), *x, {std::ldexp(1.0, -int(*fixedPointBits)) / double(encoding->scale)},
+                           std::nullopt, ElementType::I8, 0, encoding->zero);
   CoreEmitter &e = here();
-  // An offset encoding computes x / s + zero in f32 first, an integer-only
-  // one requantizes: in one scratch buffer of at most kBlockBytes (two in
-  // integer-only programs), reused block after block of each piece's
+  // An offset encoding computes x / s + zero in f32 first: in one scratch
+  // buffer of at most kBlockBytes, reused block after block of each piece's
   // outermost dimension.
   std::vector<float> scaled{1.0f / encoding->scale}, zero{float(encoding->zero)};
   std::vector<std::pair<size_t, int64_t>> blocks;
@@ -399,8 +401,8 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
     scratchBytes = std::max(scratchBytes, 4 * rows * elementCount(p.sizes) / std::max<int64_t>(p.sizes[outer], 1));
   }
   Address scratchBase;
-  if (encoding->zero != 0 || integerOnly()) {
-    FailureOr<int> buffer = scratch(integerOnly() ? kRequantizeBuffers * scratchBytes : scratchBytes);
+  if (encoding->zero != 0) {
+    FailureOr<int> buffer = scratch(scratchBytes);
     if (failed(buffer))
       return failure();
     scratchBase = Address::at(addressOfBuffer(*buffer));
@@ -412,19 +414,6 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
     result->origin = p.origin;
     out.pieces.push_back(*result);
     auto [outer, rows] = block;
-    if (integerOnly()) { // fixed point times 2^-F / s, plus the zero point
-      std::vector<double> multiplier{std::ldexp(1.0, -int(*fixedPointBits)) / double(encoding->scale)};
-      for (int64_t r = 0; r < p.sizes[outer]; r += rows) {
-        int64_t count = std::min(rows, p.sizes[outer] - r);
-        std::optional<Piece> from = sliced(p, outer, r, count, 1), to = sliced(*result, outer, r, count, 1);
-        if (!from || !to)
-          return taskError() << "cannot split an encoder's input of layout " << p.layout.str() << " into blocks";
-        if (failed(requantize(operand(*to), operand(*from), from->sizes, multiplier,
-                              broadcastLayout({}, from->sizes), scratchBase, 0, encoding->zero)))
-          return failure();
-      }
-      continue;
-    }
     if (encoding->zero == 0) {
       if (failed(quantizeInto(*this, operand(*result), operand(p), scaled[0], ElementType::I8)))
         return failure();
