@@ -17,7 +17,7 @@ void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void raptor::registerAllPasses() {
   static bool registered = [] {
-    raptor::registerRaptorPasses();
+    raptor::registerAllRaptorPasses();
     return true;
   }();
   (void)registered;

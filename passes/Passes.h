@@ -1,24 +1,31 @@
-//===- Passes.h - Raptor passes ---------------------------------*- C++ -*-===//
+//===- Passes.h - Every Raptor pass -----------------------------*- C++ -*-===//
+//
+// One include for the registration and the bindings: the declarations of
+// every stage's passes (each stage declares its own in passes/<stage>/).
+//
+//===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_PASSES_H
 #define RAPTOR_PASSES_PASSES_H
 
-#include "dialects/codec/CodecDialect.h"
-#include "dialects/layout/LayoutDialect.h"
-#include "dialects/nn/NNDialect.h"
-#include "dialects/pim/PimDialect.h"
-#include "dialects/spatial/SpatialDialect.h"
-#include "dialects/sure/SureDialect.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/Pass.h"
-
-#include <memory>
+#include "passes/codec/Passes.h"
+#include "passes/conversion/Passes.h"
+#include "passes/emission/Passes.h"
+#include "passes/graph/Passes.h"
+#include "passes/nn/Passes.h"
+#include "passes/rdg/Passes.h"
+#include "passes/spatial/Passes.h"
 
 namespace raptor {
-#define GEN_PASS_DECL
-#include "passes/Passes.h.inc"
-
-#define GEN_PASS_REGISTRATION
-#include "passes/Passes.h.inc"
+/// Registers the passes of every stage.
+inline void registerAllRaptorPasses() {
+  registerRaptorCodecPasses();
+  registerRaptorConversionPasses();
+  registerRaptorEmissionPasses();
+  registerRaptorGraphPasses();
+  registerRaptorNNPasses();
+  registerRaptorRdgPasses();
+  registerRaptorSpatialPasses();
+}
 } // namespace raptor
 
 #endif // RAPTOR_PASSES_PASSES_H

@@ -1,6 +1,6 @@
 //===- LayoutModule.cpp - The layout algebra for Python ----------*- C++ -*-===//
 //
-// raptor._raptor.layout: CuTe layouts (dialects/layout/LayoutAlgebra.h) and
+// raptor._raptor.layout: CuTe layouts (algebra/LayoutAlgebra.h) and
 // nested tuple morphisms (Morphism.h) held as C++ objects. A Layout or
 // Morphism is validated once when built from Python tuples; every operation
 // takes and returns C++ objects, and tuples are built only when `shape`,
@@ -12,8 +12,8 @@
 // beyond kMaxDepth (so that no recursion can exhaust the stack).
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/layout/LayoutAlgebra.h"
-#include "dialects/layout/Morphism.h"
+#include "algebra/LayoutAlgebra.h"
+#include "algebra/Morphism.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>

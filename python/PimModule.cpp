@@ -1,13 +1,13 @@
 //===- PimModule.cpp - Compiled PIM programs for Python ---------*- C++ -*-===//
 //
 // raptor._raptor.PimProgram: a compiled program directory held in C++
-// (dialects/pim/Program.h), its functional simulation and its timing
+// (simulator/Program.h), its functional simulation and its timing
 // simulation; raptor.pim wraps it.
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/pim/Program.h"
-#include "dialects/pim/Simulator.h"
-#include "dialects/pim/TimingSimulator.h"
+#include "simulator/Program.h"
+#include "simulator/Simulator.h"
+#include "simulator/TimingSimulator.h"
 #include "passes/pim/PeriodicAnalysis.h"
 
 #include "llvm/Support/FormatVariadic.h"

@@ -12,7 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CommutationTable.h"
-#include "dialects/pim/FixedPoint.h"
+#include "simulator/FixedPoint.h"
 #include "passes/graph/GraphSummary.h"
 #include "passes/rdg/ReducedDependenceGraph.h"
 #include "passes/spatial/ListScheduler.h"
@@ -247,7 +247,7 @@ NB_MODULE(_raptor, m) {
       },
       nb::arg("multiplier"),
       "The constants with which integer-only programs multiply by a real `multiplier` "
-      "(dialects/pim/FixedPoint.h): high, low, high's left shift, (left, pre, rounding, right, used) of the "
+      "(simulator/FixedPoint.h): high, low, high's left shift, (left, pre, rounding, right, used) of the "
       "three other terms, the final rounding and right shift.");
   m.def(
       "requantize",
@@ -268,7 +268,7 @@ NB_MODULE(_raptor, m) {
       },
       nb::arg("exponent"),
       "(left, pre, rounding, right): how integer programs bring a product term of exponent `exponent` to "
-      "the result's unit (dialects/pim/FixedPoint.h).");
+      "the result's unit (simulator/FixedPoint.h).");
   m.attr("FIXED_POINT_HEADROOM") = raptor::pim::kFixedPointHeadroom;
   m.def("fixed_product", &raptor::pim::fixedProduct, nb::arg("x"), nb::arg("y"), nb::arg("bits"),
         "The product of two int32 fixed-point values of unit 2^-bits as integer programs compute it.");

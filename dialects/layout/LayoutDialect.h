@@ -2,8 +2,8 @@
 #ifndef RAPTOR_DIALECTS_LAYOUT_LAYOUTDIALECT_H
 #define RAPTOR_DIALECTS_LAYOUT_LAYOUTDIALECT_H
 
-#include "dialects/layout/LayoutAlgebra.h"
-#include "dialects/layout/Morphism.h"
+#include "algebra/LayoutAlgebra.h"
+#include "algebra/Morphism.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"

@@ -3,7 +3,7 @@
 #define RAPTOR_DIALECTS_PIM_PIMDIALECT_H
 
 #include "dialects/layout/LayoutDialect.h"
-#include "dialects/pim/Isa.h"
+#include "simulator/Isa.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"

@@ -4,7 +4,7 @@
 // rewrite IR: marker insertion (Algorithms 2-6) and materialization.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
+#include "passes/codec/Passes.h"
 #include "passes/codec/CodecCosts.h"
 #include "passes/codec/CodecGraph.h"
 #include "passes/codec/MarkerCodecs.h"
@@ -23,7 +23,7 @@ namespace raptor {
 #define GEN_PASS_DEF_EXPANDREQUANTIZERS
 #define GEN_PASS_DEF_PLACECODECS
 #define GEN_PASS_DEF_REPORTCODECCOSTS
-#include "passes/Passes.h.inc"
+#include "passes/codec/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

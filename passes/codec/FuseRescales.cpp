@@ -9,14 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/codec/CodecDialect.h"
 #include "dialects/nn/NNOps.h"
-#include "passes/Passes.h"
+#include "passes/codec/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_FUSERESCALES
-#include "passes/Passes.h.inc"
+#include "passes/codec/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- SummarizeGraph.cpp - The raptor-summarize-graph pass -----*- C++ -*-===//
-#include "passes/Passes.h"
+#include "passes/graph/Passes.h"
 #include "passes/graph/GraphSummary.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -8,7 +8,7 @@
 
 namespace raptor {
 #define GEN_PASS_DEF_SUMMARIZEGRAPH
-#include "passes/Passes.h.inc"
+#include "passes/graph/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

@@ -9,14 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
-#include "passes/Passes.h"
+#include "passes/nn/Passes.h"
 #include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_FOLDBATCHNORM
-#include "passes/Passes.h.inc"
+#include "passes/nn/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

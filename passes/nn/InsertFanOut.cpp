@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
-#include "passes/Passes.h"
+#include "passes/nn/Passes.h"
 #include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,7 +17,7 @@
 
 namespace raptor {
 #define GEN_PASS_DEF_INSERTFANOUT
-#include "passes/Passes.h.inc"
+#include "passes/nn/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
-#include "passes/Passes.h"
+#include "passes/nn/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -16,7 +16,7 @@
 
 namespace raptor {
 #define GEN_PASS_DEF_MATERIALIZEPADDING
-#include "passes/Passes.h.inc"
+#include "passes/nn/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
-#include "passes/Passes.h"
+#include "passes/nn/Passes.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_UNFUSEFANOUT
-#include "passes/Passes.h.inc"
+#include "passes/nn/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

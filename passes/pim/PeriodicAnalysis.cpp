@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/pim/PeriodicAnalysis.h"
 
-#include "dialects/pim/ProgramCursor.h"
+#include "simulator/ProgramCursor.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -14,8 +14,8 @@
 #ifndef RAPTOR_PASSES_PIM_PERIODICANALYSIS_H
 #define RAPTOR_PASSES_PIM_PERIODICANALYSIS_H
 
-#include "dialects/pim/Program.h"
-#include "dialects/pim/TimingConfig.h"
+#include "simulator/Program.h"
+#include "simulator/TimingConfig.h"
 #include "passes/spatial/EventGraph.h"
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
 #include "dialects/sure/SureDialect.h"
-#include "passes/Passes.h"
+#include "passes/rdg/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
@@ -17,7 +17,7 @@
 
 namespace raptor {
 #define GEN_PASS_DEF_DERIVERECURRENCES
-#include "passes/Passes.h.inc"
+#include "passes/rdg/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

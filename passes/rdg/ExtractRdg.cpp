@@ -1,5 +1,5 @@
 //===- ExtractRdg.cpp - The raptor-extract-rdg pass -------------*- C++ -*-===//
-#include "passes/Passes.h"
+#include "passes/rdg/Passes.h"
 #include "passes/rdg/ReducedDependenceGraph.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -7,7 +7,7 @@
 
 namespace raptor {
 #define GEN_PASS_DEF_EXTRACTRDG
-#include "passes/Passes.h.inc"
+#include "passes/rdg/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;

@@ -48,7 +48,7 @@ std::string weightName(Value v) {
 constexpr int64_t kElementBytes = kProgramBits / 8;
 
 /// Vector instructions of `elements` each, reading `operands` vectors.
-double vectorWork(const TargetModel &t, double instructions, int64_t elements, int64_t operands = 2) {
+double vectorWork(const pim::TargetModel &t, double instructions, int64_t elements, int64_t operands = 2) {
   return instructions * t.timing.vectorInstructionNs(elements, operands, kElementBytes);
 }
 
@@ -56,7 +56,7 @@ double vectorWork(const TargetModel &t, double instructions, int64_t elements, i
 /// the lowering gathers the im2col window (`gathers` copies of
 /// `gatherBytes`), runs one MVM per array group of the lane, adds the
 /// groups that continue a column range and the bias once.
-FailureOr<Lanes> crossbarLanes(Operation *op, const TargetModel &t, int64_t k, int64_t n, int64_t taps,
+FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t k, int64_t n, int64_t taps,
                                int64_t groups, int64_t positions, std::string weight, int64_t gathers,
                                int64_t gatherBytes, bool bias, bool integer) {
   MatrixTiling tiling;
@@ -106,7 +106,7 @@ bool integerProgram(Operation *op) {
 }
 
 /// Vector instructions per element of the operators whose integer-only
-/// programs are sequences (dialects/pim/FixedPoint.h): a requantization is
+/// programs are sequences (simulator/FixedPoint.h): a requantization is
 /// about 22 (four partial products brought to one unit), an encoder adds
 /// its clamp and narrowing, an activation is a clamp, two shifts and
 /// vsigm, a product 20.
@@ -158,7 +158,7 @@ bool isDepthwise(raptor::nn::ConvolutionOp conv) {
   return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
 }
 
-FailureOr<Lanes> lanesOf(Operation *op, const TargetModel &t) {
+FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
   Lanes one;
   one.tiles = {0};
   if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {

@@ -3,7 +3,7 @@
 // How raptor-build-compute-graph turns one nn operator into lanes (tasks)
 // and what each lane costs in nanoseconds. The costs follow the
 // instructions raptor-lower-to-pim emits for the operator, each priced by
-// the timing rules the timing simulator applies (dialects/pim/TimingConfig:
+// the timing rules the timing simulator applies (simulator/TimingConfig:
 // one source of the rules), so that a schedule's estimate can be checked
 // against the timing simulation of its programs (docs/scheduling.md).
 //
@@ -11,7 +11,7 @@
 #ifndef RAPTOR_PASSES_SPATIAL_COSTMODEL_H
 #define RAPTOR_PASSES_SPATIAL_COSTMODEL_H
 
-#include "passes/spatial/TargetModel.h"
+#include "simulator/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 
 #include "mlir/IR/Operation.h"
@@ -49,7 +49,7 @@ int64_t tensorBytes(mlir::Value v);
 
 /// The lanes of `op` on target `t`; emits an error on `op` when the
 /// operator cannot be tiled (or has no static shape).
-mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const TargetModel &t);
+mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const pim::TargetModel &t);
 
 } // namespace raptor::spatial
 

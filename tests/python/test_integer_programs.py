@@ -1,4 +1,4 @@
-"""Integer-only int8 programs (docs/quantization.md, dialects/pim/FixedPoint.h):
+"""Integer-only int8 programs (docs/quantization.md, simulator/FixedPoint.h):
 the fixed multipliers against exact rational arithmetic, the Python
 reference's vector form against the C++ one element at a time, and
 compiled models that use only pimsim-nn's instructions, read back from

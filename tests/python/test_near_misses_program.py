@@ -1,5 +1,5 @@
 """Near-miss program directories: the reader of `raptor simulate` and
-pim.Program.load (dialects/pim/Program.cpp readDirectory: manifest.json,
+pim.Program.load (simulator/Program.cpp readDirectory: manifest.json,
 memory.bin, weights/*.bin, raptor/*.rpim, the origins tables) on directories
 one edit away from a freshly compiled one.
 

@@ -1,4 +1,4 @@
-"""Near-miss targets: the target JSON reader (passes/spatial/TargetModel,
+"""Near-miss targets: the target JSON reader (simulator/TargetModel,
 `--target` of raptor compile and schedule, `target=` of
 raptor-build-compute-graph) on inputs one edit away from the bundled
 small.json.

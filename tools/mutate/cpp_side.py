@@ -155,7 +155,7 @@ def sample(count: int, seed: int, modules: list[str] | None = None) -> list[tupl
     """`count` mutants, dealt round-robin over the modules (in a seeded order) so
     that every module is sampled; within a module, sites uniformly at random."""
     by_module: dict[str, list[Site]] = defaultdict(list)
-    for path in sorted([*(ROOT / "dialects").rglob("*.cpp"), *(ROOT / "passes").rglob("*.cpp")]):
+    for path in sorted(p for top in ("algebra", "simulator", "dialects", "passes") for p in (ROOT / top).rglob("*.cpp")):
         rel = path.relative_to(ROOT).as_posix()
         module = cpp_module_of(rel)
         if module and (not modules or module in modules):

@@ -36,6 +36,10 @@ PYTHON_MODULES: dict[str, list[str]] = {
 # C++ module (a directory of .cpp files) -> (lit directories, test-file patterns).
 # Every C++ mutant rebuilds raptor-opt and the Python extension, then runs these.
 CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
+    "algebra": (["dialects/layout"], ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py"]),
+    "simulator": (["dialects/pim", "passes/pim", "passes/spatial/mutants-target.mlir"],
+                  ["test_pim_simulator.py", "test_pim_timing.py", "test_pim_program.py",
+                   "test_near_misses_program.py", "test_near_misses_target.py", "test_mutants_pim*.py"]),
     "dialects/codec": (["dialects/codec", "passes/codec"], ["test_codec_api.py"]),
     "dialects/layout": (["dialects/layout"], ["test_layout.py", "test_layout_categories.py",
                                               "test_mutants_layout*.py"]),
@@ -48,6 +52,9 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
     "dialects/sure": (["dialects/sure", "rdg"], ["test_rdg.py", "test_rdg_analysis.py"]),
     "passes/codec": (["passes/codec"], ["test_near_misses_table.py", "test_codec_api.py",
                                         "test_codec_properties.py"]),
+    "passes/conversion/NNToSpatial": (["passes/spatial"], ["test_scheduling.py", "test_near_misses_graphs.py",
+                                                           "test_mutants_spatial*.py"]),
+    "passes/emission": (["passes/pim"], ["test_pim_program.py", "test_near_misses_program.py", "test_mutants_pim*.py"]),
     "passes/conversion/SpatialToPim": (["passes/pim"], ["test_pim_program.py", "test_pim_simulator.py",
                                                         "test_mutants_pim*.py"]),
     "passes/graph": (["passes/summarize-graph.mlir", "passes/mutants-summary.mlir"],

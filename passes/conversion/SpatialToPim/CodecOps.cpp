@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/codec/EncodedValues.h"
-#include "dialects/pim/FixedPoint.h"
+#include "simulator/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include <cmath>

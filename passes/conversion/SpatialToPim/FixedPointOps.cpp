@@ -1,14 +1,14 @@
 //===- FixedPointOps.cpp - Activations and products in fixed point -*- C++ -*-===//
 //
 // The element-wise operators of integer-only programs that are more than
-// one instruction on int32 (dialects/pim/FixedPoint.h has the arithmetic,
+// one instruction on int32 (simulator/FixedPoint.h has the arithmetic,
 // element by element, that these instruction sequences compute):
 // sigmoid and tanh through pimsim-nn's vsigm / vtanh, which take and give
 // Q15 in integer programs, and the product of two fixed-point values in
 // four 31-bit partial products.
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/pim/FixedPoint.h"
+#include "simulator/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include <deque>

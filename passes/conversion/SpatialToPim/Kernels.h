@@ -13,7 +13,7 @@
 #ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_KERNELS_H
 #define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_KERNELS_H
 
-#include "dialects/layout/LayoutAlgebra.h"
+#include "algebra/LayoutAlgebra.h"
 #include "passes/conversion/SpatialToPim/CoreEmitter.h"
 
 #include <optional>

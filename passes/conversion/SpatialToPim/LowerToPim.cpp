@@ -1,12 +1,12 @@
 //===- LowerToPim.cpp - The raptor-lower-to-pim pass ------------*- C++ -*-===//
-#include "passes/Passes.h"
+#include "passes/conversion/Passes.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include "mlir/IR/SymbolTable.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_LOWERTOPIM
-#include "passes/Passes.h.inc"
+#include "passes/conversion/Passes.h.inc"
 } // namespace raptor
 
 using namespace mlir;
@@ -31,8 +31,8 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
       return signalPassFailure();
     }
     std::string message;
-    FailureOr<raptor::spatial::TargetModel> target =
-        raptor::spatial::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
+    FailureOr<raptor::pim::TargetModel> target =
+        raptor::pim::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
     if (failed(target)) {
       graph.emitError() << message;
       return signalPassFailure();

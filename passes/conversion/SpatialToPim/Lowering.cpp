@@ -65,7 +65,7 @@ bool isView(Operation *op) {
 }
 } // namespace
 
-Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const spatial::TargetModel &target,
+Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,
                    nn::ConstantEvaluator &constants, ChipOp chip)
     : target(target), constants(constants), known(func.front()), chip(chip), func(func), graph(graph) {
   // Calibration wrote each encoded subgraph's scale on its observation point.

@@ -22,7 +22,7 @@
 #include "passes/nn/CompileTime.h"
 #include "passes/nn/ConstantEvaluator.h"
 #include "passes/spatial/PipelineStages.h"
-#include "passes/spatial/TargetModel.h"
+#include "simulator/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -58,12 +58,12 @@ struct Buffer {
 
 class Lowering {
 public:
-  Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const spatial::TargetModel &target,
+  Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,
            nn::ConstantEvaluator &constants, ChipOp chip);
   mlir::LogicalResult run();
 
   // Used by the op lowerings.
-  const spatial::TargetModel &target;
+  const TargetModel &target;
   nn::ConstantEvaluator &constants;
   nn::CompileTimeValues known;
   ChipOp chip;
@@ -160,7 +160,7 @@ public:
   std::string taskName();
 
   // int8 codecs (CodecOps.cpp).
-  /// Integer-only programs (dialects/pim/FixedPoint.h): real values are
+  /// Integer-only programs (simulator/FixedPoint.h): real values are
   /// int32 fixed point x * 2^bits, `bits` from the function's
   /// `raptor.fixed_point_bits` (calibration chooses it); none: f32.
   std::optional<int64_t> fixedPointBits;

@@ -57,7 +57,7 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
 /// ranges the compute graph recorded.
 FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, int64_t K, int64_t N, int64_t taps, int64_t groups,
                                               bool integer, spatial::MatrixTiling &tiling) {
-  const spatial::TargetModel &target = l.target;
+  const TargetModel &target = l.target;
   std::string error;
   if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
                            target.crossbarsPerCore, tiling, error))

@@ -13,7 +13,7 @@
 #ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_TENSORS_H
 #define RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_TENSORS_H
 
-#include "dialects/layout/LayoutAlgebra.h"
+#include "algebra/LayoutAlgebra.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"

@@ -7,7 +7,7 @@
 // latter only gathers pieces: no data moves until a consumer needs it).
 //
 //===----------------------------------------------------------------------===//
-#include "dialects/pim/FixedPoint.h"
+#include "simulator/FixedPoint.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
 
 #include "llvm/ADT/TypeSwitch.h"

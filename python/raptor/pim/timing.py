@@ -7,7 +7,7 @@
     steady.interval_ns, steady.converged
     pim.Program.load("out").periodic()                      # the recurrence bound, exact, with its cycle
 
-The event-driven simulator is C++ (dialects/pim/TimingSimulator); its
+The event-driven simulator is C++ (simulator/TimingSimulator); its
 parameters are the directory's chip.json and network.json (docs/timing.md).
 """
 

@@ -197,7 +197,7 @@ def shared_subgraphs(module: ir.Module) -> list[set[int]]:
 
 #: Bits of headroom above the calibrated range in fixed point: sums of up
 #: to 256 values at the range (average pooling, means, residual additions)
-#: stay inside int32 (dialects/pim/FixedPoint.h).
+#: stay inside int32 (simulator/FixedPoint.h).
 FIXED_POINT_HEADROOM: int = _raptor.FIXED_POINT_HEADROOM
 
 

@@ -11,7 +11,7 @@ and float32 parts agree with the programs to float rounding (bit for bit
 where both do the same single IEEE operations).
 
 When the function carries ``raptor.fixed_point_bits`` F (an integer-only
-program, dialects/pim/FixedPoint.h), every real value is an int32 y
+program, simulator/FixedPoint.h), every real value is an int32 y
 standing for y 2^-F instead: codecs requantize with the programs' fixed
 multipliers, and the operators that run between them (sums, ReLU, clamps,
 pooling, means, concatenation, padding, views) compute on those integers
@@ -119,7 +119,7 @@ def _wrap(v: Any) -> Any:
 
 def requantize(x: Any, multipliers: np.ndarray, offset: int = 0) -> Any:
     """round(x * m) + offset as integer-only programs compute it
-    (dialects/pim/FixedPoint.h) on an int64 tensor of int32 values, with
+    (simulator/FixedPoint.h) on an int64 tensor of int32 values, with
     ``multipliers`` broadcast against ``x``; the constants come from the
     C++ that the lowering uses (``_raptor.fixed_steps``)."""
     import torch
@@ -152,7 +152,7 @@ def _shift_term(p: Any, exponent: int) -> Any:
 
 def fixed_product(x: Any, y: Any, bits: int) -> Any:
     """x y of two int32 fixed-point tensors (unit 2^-bits) as integer
-    programs compute it (dialects/pim/FixedPoint.h: four 31-bit partial
+    programs compute it (simulator/FixedPoint.h: four 31-bit partial
     products, each brought to the unit, then added)."""
     xh, yh = x >> 15, y >> 15
     xl, yl = _wrap(x - _wrap(xh << 15)), _wrap(y - _wrap(yh << 15))
@@ -172,7 +172,7 @@ def fixed_activation(x: Any, bits: int, tanh: bool = False) -> Any:
     vsigm / vtanh), back."""
     import torch
 
-    bound = 2**31 - 1 if bits >= 26 else 32 << bits  # (dialects/pim/FixedPoint.h: activationBound)
+    bound = 2**31 - 1 if bits >= 26 else 32 << bits  # (simulator/FixedPoint.h: activationBound)
     q = _shift_term(torch.clamp(x, -bound, bound), ACTIVATION_BITS - bits).double() / 2.0**ACTIVATION_BITS
     f = torch.tanh(q) if tanh else 1.0 / (1.0 + torch.exp(-q))
     return _shift_term(torch.round(f * 2.0**ACTIVATION_BITS).long(), bits - ACTIVATION_BITS)

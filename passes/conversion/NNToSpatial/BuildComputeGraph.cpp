@@ -1,0 +1,328 @@
+//===- BuildComputeGraph.cpp - nn ops to spatial compute instances -*- C++ -*-===//
+//
+// raptor-build-compute-graph, the conversion from the nn dialect to the
+// spatial one: each operator of a function becomes lanes (weight tiles that
+// fit one core's crossbars, costs under the target's timing rules), copied
+// onto spare crossbars by the replication rule, with dependencies that
+// carry the bytes each copy reads.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/codec/CodecDialect.h"
+#include "dialects/nn/ElementCount.h"
+#include "dialects/nn/NNOps.h"
+#include "dialects/spatial/SpatialDialect.h"
+#include "passes/conversion/Passes.h"
+#include "passes/spatial/CostModel.h"
+#include "passes/spatial/ListScheduler.h"
+#include "passes/spatial/PipelineScheduler.h"
+#include "passes/spatial/QueueModel.h"
+#include "passes/spatial/Replication.h"
+#include "simulator/TargetModel.h"
+#include "passes/spatial/WeightTiling.h"
+#include "passes/nn/CompileTime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace raptor {
+#define GEN_PASS_DEF_BUILDCOMPUTEGRAPH
+#include "passes/conversion/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace sp = raptor::spatial;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// An operator of the function as lanes, before its tasks exist.
+struct PlannedOp {
+  Operation *op;
+  int64_t position;
+  sp::Lanes lanes;
+};
+
+/// Copies of each operator: MVM operators whose output rows can be split
+/// are candidates, priced by their slowest lane and by moving the input
+/// rows a copy reads to its core.
+std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::TargetModel &t, int64_t spare,
+                                sp::ReplicationRule rule) {
+  std::vector<sp::ReplicationCandidate> candidates;
+  for (const PlannedOp &p : ops) {
+    sp::ReplicationCandidate c;
+    c.laneTiles = p.lanes.tiles;
+    if (!p.lanes.matrix.empty() && p.lanes.rows > 1) {
+      c.windows = p.lanes.windows;
+      c.rows = p.lanes.rows;
+      c.ns = *std::max_element(p.lanes.ns.begin(), p.lanes.ns.end());
+      c.inputRows = p.lanes.inputRows;
+      c.inputRowBytes = p.lanes.inputRowBytes;
+      c.stride = p.lanes.stride;
+      c.halo = p.lanes.halo;
+    }
+    candidates.push_back(c);
+  }
+  sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare,
+                              [&](int64_t bytes) { return t.meanTransferNs(bytes); }};
+  return sp::planReplication(candidates, where, rule);
+}
+
+/// The input rows output rows [begin, end) of `op` read along its row
+/// dimension (H of an (N, C, H, W) map): an element-wise operator the same
+/// rows, a pooling operator or a convolution its windows' rows. None for
+/// other operators, or when an operand spans the rows but is a constant or
+/// not a map (the lowering takes rows of maps only).
+std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::CompileTimeValues &known,
+                                                    int64_t begin, int64_t end) {
+  namespace nn = raptor::nn;
+  if (op->getNumResults() < 1)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || type.getRank() != 4 || type.getShape()[0] != 1)
+    return std::nullopt;
+  int64_t H = type.getShape()[2];
+  auto window = [&](ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                    ArrayRef<int64_t> dilation) -> std::optional<std::pair<int64_t, int64_t>> {
+    int64_t kh = kernel.empty() ? 1 : kernel[0], sh = stride.empty() ? kh : stride[0];
+    int64_t ph = padding.empty() ? 0 : padding[0], dh = dilation.empty() ? 1 : dilation[0];
+    return std::pair<int64_t, int64_t>{begin * sh - ph, (end - 1) * sh - ph + (kh - 1) * dh + 1};
+  };
+  if (auto pool = dyn_cast<nn::MaxPool2dOp>(op)) {
+    if (!pool.getIndices().use_empty())
+      return std::nullopt;
+    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), pool.getDilation());
+  }
+  if (auto pool = dyn_cast<nn::AvgPool2dOp>(op))
+    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), {});
+  if (auto conv = dyn_cast<nn::ConvolutionOp>(op)) { // its copies' windows (it follows no copies)
+    auto weight = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+    if (!weight || weight.getRank() != 4)
+      return std::nullopt;
+    int64_t kh = weight.getShape()[2];
+    return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
+  }
+  if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
+           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp>(op))
+    return std::nullopt;
+  for (Value operand : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    if (!t || t.getRank() < 2 || t.getShape()[t.getRank() - 2] != H || H == 1)
+      continue; // broadcast along the rows
+    if (t.getRank() != 4 || known.contains(operand))
+      return std::nullopt;
+  }
+  return std::pair<int64_t, int64_t>{begin, end};
+}
+
+struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string message;
+    FailureOr<raptor::pim::TargetModel> target =
+        raptor::pim::TargetModel::load(targetPath, [&](const Twine &m) { message = m.str(); });
+    if (targetPath.empty() || failed(target)) {
+      module.emitError() << (targetPath.empty() ? "raptor-build-compute-graph needs target=FILE.json"
+                                                : message);
+      return signalPassFailure();
+    }
+    const raptor::pim::TargetModel &t = *target;
+    if (failed(raptor::nn::verifyTensorSizes(module)))
+      return signalPassFailure();
+    std::optional<sp::ReplicationRule> rule = sp::parseReplicationRule(replicate);
+    if (!rule) {
+      module.emitError() << "unknown replication rule '" << replicate << "' (expected none, time or windows)";
+      return signalPassFailure();
+    }
+    if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
+      module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal())
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("compute graphs need a single-block function");
+        return signalPassFailure();
+      }
+      OpBuilder builder(module.getBodyRegion());
+      builder.setInsertionPointToEnd(module.getBody());
+      auto graph = sp::GraphOp::create(builder, func.getLoc(),
+                                       builder.getStringAttr(func.getSymName().str() + "_tasks"),
+                                       builder.getStringAttr(targetPath),
+                                       builder.getI64IntegerAttr(t.cores),
+                                       builder.getI64IntegerAttr(t.crossbarsPerCore),
+                                       FlatSymbolRefAttr::get(func.getSymNameAttr()));
+      graph.getBody().emplaceBlock();
+      builder.setInsertionPointToStart(&graph.getBody().front());
+      // Operators as lanes first: replication is planned over all of them.
+      std::vector<PlannedOp> planned;
+      raptor::nn::CompileTimeValues known(func.front());
+      int64_t position = -1, totalTiles = 0;
+      for (Operation &op : func.front()) {
+        ++position;
+        if (op.hasTrait<OpTrait::IsTerminator>())
+          continue;
+        // Weights, constants and what the compiler computes from them alone
+        // (folded batch norms, constant embeddings) are data, not work.
+        if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
+          continue;
+        if (!isa<raptor::nn::NNDialect>(op.getDialect()) &&
+            !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(
+                &op)) {
+          op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, rescale, observe) "
+                       "only; this op is neither");
+          return signalPassFailure();
+        }
+        FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
+        if (failed(lanes))
+          return signalPassFailure();
+        for (int64_t tiles : lanes->tiles)
+          totalTiles += tiles;
+        planned.push_back({&op, position, std::move(*lanes)});
+      }
+      int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
+      if (totalTiles > chip) {
+        func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
+                         << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
+        return signalPassFailure();
+      }
+      int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
+      std::vector<int64_t> copies = planCopies(planned, t, spare, *rule);
+
+      // Element-wise and pooling operators on maps that arrive in row
+      // copies follow them with as many copies (at most their rows), so
+      // that no single lane gathers the whole map.
+      llvm::DenseMap<Operation *, int64_t> copiesOf;
+      for (auto [index, p] : llvm::enumerate(planned)) {
+        if (followRows && copies[index] == 1 && p.lanes.count == 1 && p.lanes.tiles[0] == 0 &&
+            !isa<raptor::nn::ConvolutionOp>(p.op) && rowsRead(p.op, known, 0, 1)) {
+          int64_t rows = cast<RankedTensorType>(p.op->getResult(0).getType()).getShape()[2];
+          int64_t n = 1;
+          for (Value operand : p.op->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              n = std::max(n, copiesOf.lookup(def));
+          copies[index] = std::min(n, rows);
+        }
+        copiesOf[p.op] = copies[index];
+      }
+
+      struct Produced {
+        SmallVector<Value> tasks;
+        SmallVector<std::pair<int64_t, int64_t>> rows; // per task (all rows when it is no copy)
+        int64_t bytes = 0;                             // per task
+      };
+      llvm::DenseMap<Value, Produced> producers;
+      for (auto [index, p] : llvm::enumerate(planned)) {
+        Operation &op = *p.op;
+        const sp::Lanes &lanes = p.lanes;
+        int64_t n = copies[index];
+        bool followsRows = n > 1 && lanes.matrix.empty();
+        // The dependencies of copy k and what it receives from each: the
+        // producer tasks holding rows it reads, the rows they share (every
+        // producer task for an operator that is no copy). Without a row
+        // view of the producers, a copy of a lane still receives only the
+        // input rows its windows read.
+        auto depsOf = [&](int64_t k, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
+          std::optional<std::pair<int64_t, int64_t>> need;
+          int64_t neededRows = lanes.inputRows;
+          if (n > 1) {
+            int64_t rows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
+            auto [begin, end] = sp::rowsOfCopy(rows, n, k);
+            need = rowsRead(&op, known, begin, end);
+            neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
+          }
+          for (Value operand : op.getOperands()) {
+            auto it = producers.find(operand);
+            if (it == producers.end())
+              continue; // a graph input or weight, resident before the run
+            auto type = dyn_cast<RankedTensorType>(operand.getType());
+            bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
+            for (auto [lane, rows] : llvm::zip(it->second.tasks, it->second.rows)) {
+              int64_t b = it->second.bytes;
+              bool held = rows.second != std::numeric_limits<int64_t>::max();
+              if (aligned && held) {
+                int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
+                if (lo >= hi)
+                  continue;
+                b = ceilDiv(b * (hi - lo), rows.second - rows.first);
+              } else if (n > 1 && !followsRows) {
+                b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
+              }
+              deps.push_back(lane);
+              bytes.push_back(std::max<int64_t>(1, b));
+            }
+          }
+        };
+        std::string base = op.getName().stripDialect().str();
+        if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+          base = name.getName().str();
+        SmallVector<Value> results;
+        SmallVector<std::pair<int64_t, int64_t>> resultRows;
+        for (unsigned l = 0; l < lanes.count; ++l)
+          for (int64_t k = 0; k < n; ++k) {
+            SmallVector<Value> deps;
+            SmallVector<int64_t> bytes;
+            depsOf(k, deps, bytes);
+            int64_t tiles = lanes.tiles[l];
+            std::string suffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
+            std::string weight = tiles ? (lanes.weight.empty() ? base : lanes.weight) + suffix : "";
+            DenseI64ArrayAttr rowTiles, colTiles, rows;
+            if (!lanes.matrix.empty()) {
+              const sp::MatrixTiling::Lane &m = lanes.matrix[l];
+              rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
+              colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+            }
+            double ns = lanes.ns[l];
+            int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2]
+                                          : lanes.rows;
+            std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
+            if (n > 1) {
+              auto [begin, end] = sp::rowsOfCopy(outRows, n, k);
+              span = {begin, end};
+              rows = builder.getDenseI64ArrayAttr({begin, end});
+              ns *= double(end - begin) / double(outRows);
+            }
+            auto task = sp::TaskOp::create(
+                builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
+                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
+                builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
+                builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
+                IntegerAttr(), IntegerAttr(), BoolAttr());
+            results.push_back(task.getDone());
+            resultRows.push_back(span);
+          }
+        int64_t tasks = int64_t(results.size());
+        for (Value r : op.getResults())
+          if (isa<RankedTensorType>(r.getType())) {
+            // Rows of maps are in the result's own coordinates only for a
+            // 4-d result; otherwise every task holds "all rows".
+            SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
+            auto type = cast<RankedTensorType>(r.getType());
+            if (type.getRank() != 4 || (n > 1 && !followsRows && lanes.rows != type.getShape()[2]))
+              for (auto &span : rowsHeld)
+                span = {0, std::numeric_limits<int64_t>::max()};
+            producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
+          }
+      }
+    }
+  }
+};
+
+} // namespace

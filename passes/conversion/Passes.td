@@ -1,0 +1,72 @@
+//===- Passes.td - Conversions between dialects ------------*- tablegen -*-===//
+//
+// nn to spatial (compute graphs for a target) and spatial to pim (per-core
+// programs).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_CONVERSION_PASSES
+#define RAPTOR_PASSES_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
+  let summary = "Turn nn graphs into spatial compute instances for a PIM target";
+  let description = [{
+    Each function becomes a `spatial.graph @<name>_tasks`: convolutions and
+    linear layers are split into lanes whose weight tiles fit one core's
+    crossbars (column groups of weight tiles, bit slices counted), other
+    operators are one lane; each task costs the time of the instructions the
+    PIM lowering emits for it under the target's timing rules
+    (passes/spatial/CostModel); dependencies carry transfer sizes.
+
+    `replicate` copies the lanes of convolutions and linear layers onto
+    spare crossbars, each copy computing a range of output rows: `time`
+    adds the copy that saves the most time per crossbar (net of bringing
+    the input to it) while it saves any; `windows` is PIMCOMP's rule, the
+    operator with the most output windows per copy; `none` keeps one copy.
+    Copies use at most `replication-budget` of the chip's crossbars in all.
+
+    A tile column taller than a core, or a model larger than the chip, is
+    an error naming the op or function.
+
+    Example: `raptor-opt m.mlir --raptor-build-compute-graph="target=chip.json replicate=time"`.
+  }];
+  let dependentDialects = ["::raptor::spatial::SpatialDialect"];
+  let options = [Option<"targetPath", "target", "std::string", /*default=*/"\"\"",
+                        "Target description (JSON, docs/scheduling.md)">,
+                 Option<"replicate", "replicate", "std::string", /*default=*/"\"none\"",
+                        "Replication of weight lanes: none, time or windows">,
+                 Option<"replicationBudget", "replication-budget", "double", /*default=*/"0.5",
+                        "Fraction of the chip's crossbars the lanes and their copies may use">,
+                 Option<"followRows", "follow-rows", "bool", /*default=*/"true",
+                        "Element-wise and pooling operators follow their input's row copies with copies "
+                        "of their own (docs/scheduling.md)">];
+}
+
+def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
+  let summary = "Lower a scheduled compute graph and its nn ops to per-core pim programs";
+  let description = [{
+    Follows the schedule of the module's `spatial.graph`: each task becomes
+    code on its core, in one global order of start times, so that sends and
+    receives cannot deadlock. Convolutions and linear layers become array
+    groups bound to tiles of their (compile-time computed) weights and one
+    MVM per output position and row tile over im2col windows, with partial
+    sums added; depthwise convolutions, pooling, activations and
+    element-wise arithmetic run as vector instructions over whole rows;
+    views are layout algebra on the values' buffers. Data movement is
+    planned from `#layout.layout`s; local memory is allocated per core with
+    reuse (a task that does not fit is an error naming it). Model inputs and
+    outputs live in global memory (`pim.io`), constants in `pim.data`.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-batch-norm \
+      --raptor-build-compute-graph=target=isaac168.json --raptor-schedule-spatial \
+      --raptor-lower-to-pim=weights=model.safetensors
+    ```
+  }];
+  let dependentDialects = ["::raptor::pim::PimDialect", "::raptor::layout::LayoutDialect"];
+  let options = [Option<"weightsPath", "weights", "std::string", /*default=*/"\"\"",
+                        "The model's weights (.safetensors, keyed by nn.param names)">];
+}
+
+#endif // RAPTOR_PASSES_CONVERSION_PASSES

@@ -1,0 +1,102 @@
+//===- Passes.td - nn-to-nn transforms ---------------------*- tablegen -*-===//
+//
+// Rewrites of nn model graphs: batch-norm folding and the codec-placement
+// paper's graph conventions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_NN_PASSES
+#define RAPTOR_PASSES_NN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Fold inference batch norms into the preceding convolution's weights";
+  let description = [{
+    An `nn.batch_norm` with weight statistics is the per-channel affine map
+    `x * s + t`, `s = weight * rsqrt(running_var + eps)`,
+    `t = bias - running_mean * s`. After an `nn.convolution` it is its only
+    user of, it folds into that convolution (weights scaled per output
+    channel, bias `b * s + t`); elsewhere it becomes an `nn.mul` and an
+    `nn.add`. The weight expressions are nn ops on weights, which later
+    stages compute at compile time.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-batch-norm
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def MaterializePadding : Pass<"raptor-materialize-padding", "mlir::ModuleOp"> {
+  let summary = "Pad explicitly before padded convolutions and max-pools";
+  let description = [{
+    The paper's graphs read padding as an operator of its own
+    (`aten.constant_pad_nd`, a W-policy INT8 operator in Table 5) while
+    torch.export folds it into convolutions and pools. This pass gives every
+    padded (non-transposed) `nn.convolution` an `nn.constant_pad_nd` of
+    zeros in front and every padded `nn.max_pool2d` one of -inf, and clears
+    their `padding`. A pool whose output shape would change (ceil mode with
+    windows that start in the padding) keeps its padding. Same values.
+
+    ```
+    raptor-opt model.mlir --raptor-materialize-padding
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def UnfuseFanOut : Pass<"raptor-unfuse-fan-out", "mlir::ModuleOp"> {
+  let summary = "Expand KV-head fan-outs into view, expand, clone and view";
+  let description = [{
+    Undoes the importer's `repeat_kv` fusion: an `nn.fan_out` with
+    `repeats` > 1 becomes Llama's own form, `view` (a unit dimension after
+    `dim`), `expand`, `clone`, `view`, whose reads the paper's SmolLM2 graph
+    counts. Fan-outs with `repeats` = 1 (explicit fan-out nodes) stay.
+
+    ```
+    raptor-opt model.mlir --raptor-unfuse-fan-out
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def PackRotaryHeads : Pass<"raptor-pack-rotary-heads", "mlir::ModuleOp"> {
+  let summary = "Rotate a projection's output before its head split";
+  let description = [{
+    Llama rotates queries and keys after splitting them into heads (a
+    `view`, then a `permute` of the sequence and head axes). This pass
+    moves each such `nn.rotary_embedding` before the split, onto the
+    projection's output, with `head_dim` set and tables without their head
+    axis, as the codec-placement paper's SmolLM2 graph evidently has it (the
+    layout operators are INT8 at policy W, the rotation FP32 only, so a
+    rotation after them decodes and re-encodes each query and key). A split
+    read by anything else, or tables that differ between heads, stay as
+    they are. Same values.
+
+    ```
+    raptor-opt model.mlir --raptor-pack-rotary-heads
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+def InsertFanOut : Pass<"raptor-insert-fan-out", "mlir::ModuleOp"> {
+  let summary = "An explicit fan-out node after every feature with several readers";
+  let description = [{
+    The paper's graphs distribute a value read by more than one operand
+    through `xaten.fan_out` (Table 5: its input and output share one
+    semantics, INT8 from policy X), so that one encoding can serve every
+    reader, as in the paper's introduction. This pass puts an
+    `nn.fan_out {repeats = 1}` (an identity) after every operator result
+    and user input read by more than one operand and lets all of them read
+    it. Weights (`nn.param`) and `nn.constant` data are left alone: they are
+    encoded ahead of time.
+
+    ```
+    raptor-opt model.mlir --raptor-insert-fan-out
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
+#endif // RAPTOR_PASSES_NN_PASSES

@@ -1,0 +1,47 @@
+//===- Passes.td - Spatial scheduling (shared seed 002) ----*- tablegen -*-===//
+//
+// Schedules of spatial compute graphs: latency (PEFT, HEFT) and pipeline
+// mode.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RAPTOR_PASSES_SPATIAL_PASSES
+#define RAPTOR_PASSES_SPATIAL_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
+  let summary = "Schedule spatial compute graphs for latency (PEFT or HEFT) or throughput (pipeline)";
+  let description = [{
+    Latency mode: list scheduling on the target's cores with link costs by
+    mesh distance, crossbar capacity per core, and a largest-weight-first
+    best-fit retry. Pipeline mode (`mode=pipeline depth=N`): the operators
+    cut into at most N contiguous stages on contiguous core ranges by a
+    prefix DP, packed, and refined by a bounded beam search over boundary
+    and core moves whose cost is the queue model (at most 32 evaluations,
+    128 packings; the 2.1% rule keeps the initial schedule unless a
+    candidate is clearly better); `report=FILE` writes the selection.
+    Writes `core`, `start_ns`, `slot` (per-core order) and `last` on tasks,
+    and `makespan_ns`, `algorithm`, `strategy`, `mode` and the queue
+    model's `predicted_latency_ns`, `predicted_interval_ns` and
+    `alternative_tie_interval_ns` on the graph (pipeline mode also
+    `stages`, the cores of each stage, and `stage_starts`).
+
+    Example: `raptor-opt m.mlir --raptor-build-compute-graph=target=t.json
+    '--raptor-schedule-spatial=mode=pipeline depth=8'`
+  }];
+  let dependentDialects = ["::raptor::spatial::SpatialDialect"];
+  let options = [Option<"algorithm", "algorithm", "std::string", /*default=*/"\"peft\"",
+                        "latency mode's list scheduler: peft or heft">,
+                 Option<"mode", "mode", "std::string", /*default=*/"\"latency\"",
+                        "latency (one inference as fast as possible) or pipeline (inferences streamed "
+                        "through at most `depth` stages)">,
+                 Option<"depth", "depth", "int64_t", /*default=*/"4",
+                        "pipeline mode: the most stages">,
+                 Option<"report", "report", "std::string", /*default=*/"\"\"",
+                        "pipeline mode: where to write the selection report (JSON; empty: nowhere)">,
+                 Option<"periodic", "periodic", "std::string", /*default=*/"\"\"",
+                        "where to write the periodic diagnostic of the schedule (the event graph of its "
+                        "cores run as loop bodies, its maximum cycle ratio and critical cycle; JSON)">];
+}
+
+#endif // RAPTOR_PASSES_SPATIAL_PASSES

@@ -1,0 +1,632 @@
+//===- ScheduleSpatial.cpp - Schedules of spatial compute graphs -*- C++ -*-===//
+//
+// raptor-schedule-spatial: latency mode (PEFT or HEFT under crossbar
+// capacity) or pipeline mode (stages searched with the queue model); writes
+// core, start_ns, slot and last on every task and the evaluation on the
+// graph.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/codec/CodecDialect.h"
+#include "dialects/nn/ElementCount.h"
+#include "dialects/nn/NNOps.h"
+#include "dialects/spatial/SpatialDialect.h"
+#include "passes/spatial/Passes.h"
+#include "passes/spatial/CostModel.h"
+#include "passes/spatial/ListScheduler.h"
+#include "passes/spatial/PipelineScheduler.h"
+#include "passes/spatial/QueueModel.h"
+#include "passes/spatial/Replication.h"
+#include "simulator/TargetModel.h"
+#include "passes/spatial/WeightTiling.h"
+#include "passes/nn/CompileTime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace raptor {
+#define GEN_PASS_DEF_SCHEDULESPATIAL
+#include "passes/spatial/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace sp = raptor::spatial;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
+
+/// What scheduling needs of a compute graph's tasks: their costs, crossbars,
+/// dependencies with bytes, and the global-memory traffic of the model's
+/// inputs and outputs they carry.
+struct GraphTasks {
+  SmallVector<sp::TaskOp> tasks;
+  sp::TaskGraph graph;
+  std::vector<int64_t> edgeBytes;
+  std::vector<unsigned> group; // dense operator index per task, in order
+  std::vector<int64_t> loadBytes, storeBytes;
+  std::vector<bool> readsRows; // copies of replicated operators
+
+  GraphTasks() = default;
+  GraphTasks(sp::GraphOp g, const raptor::pim::TargetModel &t) {
+    tasks.assign(g.getBody().getOps<sp::TaskOp>().begin(), g.getBody().getOps<sp::TaskOp>().end());
+    llvm::DenseMap<Value, unsigned> index;
+    graph.numTasks = tasks.size();
+    graph.numProcessors = t.cores;
+    graph.capacity = t.crossbarsPerCore;
+    graph.serialReceives = true; // one transfer unit per core
+    func::FuncOp func;
+    if (g.getFunctionAttr())
+      func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(g, g.getFunctionAttr());
+    SmallVector<Operation *> ops;
+    if (func && !func.isExternal())
+      for (Operation &op : func.front())
+        ops.push_back(&op);
+    llvm::DenseMap<int64_t, unsigned> lanesOfSource, dense;
+    for (sp::TaskOp task : tasks)
+      if (task.getSource())
+        ++lanesOfSource[int64_t(*task.getSource())];
+    for (auto [i, task] : llvm::enumerate(tasks)) {
+      index[task.getDone()] = i;
+      graph.tiles.push_back(int64_t(task.getTiles()));
+      for (unsigned p = 0; p < graph.numProcessors; ++p)
+        graph.cost.push_back(double(task.getCostNs()));
+      for (auto [dep, b] : llvm::zip(task.getDeps(), task.getBytes())) {
+        graph.edges.push_back({index[dep], unsigned(i), t.meanTransferNs(b)});
+        edgeBytes.push_back(b);
+      }
+      int64_t source = task.getSource() ? int64_t(*task.getSource()) : -1;
+      group.push_back(dense.try_emplace(source, dense.size()).first->second);
+      int64_t load = 0, store = 0;
+      if (source >= 0 && source < int64_t(ops.size())) {
+        Operation *op = ops[size_t(source)];
+        int64_t lanes = std::max<unsigned>(1, lanesOfSource[source]);
+        for (Value operand : op->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand); arg && arg.getOwner() == &func.front())
+            load += ceilDiv(sp::tensorBytes(arg), lanes);
+        for (Value r : op->getResults())
+          if (llvm::any_of(r.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+            store += ceilDiv(sp::tensorBytes(r), lanes);
+      }
+      loadBytes.push_back(load);
+      storeBytes.push_back(store);
+      readsRows.push_back(bool(task.getRows()));
+    }
+  }
+
+  /// Copies of one lane placed on one core run one after the other: as one
+  /// task over the union of their contiguous rows they need one copy of
+  /// the weights and receive their inputs once. rep[t] is the task that
+  /// stands for t (t itself unless merged into an earlier-rows copy).
+  std::vector<unsigned> coLocatedCopies(const std::vector<unsigned> &core) const {
+    std::vector<unsigned> rep(tasks.size());
+    std::iota(rep.begin(), rep.end(), 0u);
+    std::map<std::tuple<int64_t, int64_t, unsigned>, std::vector<unsigned>> runs; // (source, lane, core)
+    for (unsigned i = 0; i < tasks.size(); ++i) {
+      sp::TaskOp task = tasks[i];
+      if (task.getRows() && task.getSource())
+        runs[{int64_t(*task.getSource()), int64_t(task.getLane()), core[i]}].push_back(i);
+    }
+    for (auto &[key, members] : runs) {
+      auto rowsOf = [&](unsigned i) { return *sp::TaskOp(tasks[i]).getRows(); };
+      std::stable_sort(members.begin(), members.end(),
+                       [&](unsigned x, unsigned y) { return rowsOf(x)[0] < rowsOf(y)[0]; });
+      unsigned head = members.front();
+      int64_t end = rowsOf(head)[1];
+      for (unsigned i : llvm::drop_begin(members)) {
+        if (rowsOf(i)[0] == end) {
+          rep[i] = head;
+        } else {
+          head = i;
+        }
+        end = rowsOf(i)[1];
+      }
+    }
+    return rep;
+  }
+
+  /// The graph with each task merged into rep[task] (costs, traffic and
+  /// dependencies combined; a representative keeps its own crossbars).
+  /// `kept` lists the representatives, in order: the compact graph's tasks.
+  GraphTasks merged(const std::vector<unsigned> &rep, std::vector<unsigned> &kept) const {
+    GraphTasks m;
+    std::vector<unsigned> index(tasks.size(), ~0u);
+    kept.clear();
+    for (unsigned i = 0; i < tasks.size(); ++i)
+      if (rep[i] == i) {
+        index[i] = kept.size();
+        kept.push_back(i);
+      }
+    m.graph.numTasks = kept.size();
+    m.graph.numProcessors = graph.numProcessors;
+    m.graph.capacity = graph.capacity;
+    m.graph.serialReceives = graph.serialReceives;
+    m.graph.cost.assign(size_t(kept.size()) * graph.numProcessors, 0);
+    m.loadBytes.assign(kept.size(), 0);
+    m.storeBytes.assign(kept.size(), 0);
+    for (unsigned k : kept) {
+      m.tasks.push_back(tasks[k]);
+      m.graph.tiles.push_back(graph.tiles[k]);
+      m.group.push_back(group[k]);
+      m.readsRows.push_back(readsRows[k]);
+    }
+    for (unsigned i = 0; i < tasks.size(); ++i) {
+      unsigned r = index[rep[i]];
+      for (unsigned p = 0; p < graph.numProcessors; ++p)
+        m.graph.cost[size_t(r) * graph.numProcessors + p] += graph.execution(i, p);
+      m.loadBytes[r] += loadBytes[i];
+      m.storeBytes[r] += storeBytes[i];
+    }
+    std::map<std::pair<unsigned, unsigned>, size_t> seen;
+    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes)) {
+      unsigned from = index[rep[e.from]], to = index[rep[e.to]];
+      if (from == to)
+        continue;
+      auto [it, fresh] = seen.try_emplace({from, to}, m.graph.edges.size());
+      if (fresh) {
+        m.graph.edges.push_back({from, to, e.communication});
+        m.edgeBytes.push_back(bytes);
+      } else {
+        m.edgeBytes[it->second] += bytes;
+      }
+    }
+    return m;
+  }
+
+  /// A lowering order for a placement: each task as early as its core
+  /// (running its tasks in graph order) and its inputs allow, then all
+  /// tasks by that start. Interleaving the cores this way lets a producer
+  /// feed every consumer core before any of them computes (in graph order
+  /// a core holding two copies would make the producer wait for the
+  /// first copy's work before sending the second's rows). Returns the
+  /// order and the starts.
+  std::pair<std::vector<unsigned>, std::vector<double>> loweringOrder(const raptor::pim::TargetModel &t,
+                                                                      const std::vector<unsigned> &core) const {
+    std::vector<double> start(graph.numTasks, 0), finish(graph.numTasks, 0);
+    std::map<unsigned, double> free;
+    std::vector<std::vector<unsigned>> inputs(graph.numTasks);
+    for (unsigned e = 0; e < graph.edges.size(); ++e)
+      inputs[graph.edges[e].to].push_back(e);
+    for (unsigned i = 0; i < graph.numTasks; ++i) { // graph order is topological
+      double ready = free[core[i]];
+      for (unsigned e : inputs[i]) {
+        unsigned from = graph.edges[e].from;
+        ready = std::max(ready, finish[from] + double(t.transferNs(edgeBytes[e], core[from], core[i])));
+      }
+      start[i] = ready;
+      finish[i] = free[core[i]] = ready + graph.execution(i, 0);
+    }
+    std::vector<unsigned> order(graph.numTasks);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+    return {order, start};
+  }
+
+  /// The queue model's view of a placement in a lowering order.
+  sp::PlacedGraph placed(const raptor::pim::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order,
+                         sp::Crossing crossing = sp::Crossing::Interleaved) const {
+    sp::PlacedGraph p;
+    p.crossing = crossing;
+    p.localMemoryBytes = t.localMemoryBytes;
+    p.cores = t.cores;
+    p.core = std::move(core);
+    p.order = std::move(order);
+    for (unsigned i = 0; i < graph.numTasks; ++i)
+      p.work.push_back(graph.execution(i, 0));
+    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes))
+      p.edges.push_back({e.from, e.to, bytes});
+    p.loadBytes = loadBytes;
+    p.storeBytes = storeBytes;
+    p.group = group;
+    p.readsRows = readsRows;
+    const raptor::pim::TimingConfig &timing = t.timing;
+    p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
+      // TimingConfig::transferPairNs's phases; each instruction's issue
+      // and retirement on its side (each side executes for longer than
+      // the minimum cycle: it reads or writes).
+      double issue = timing.pipelineNs();
+      return sp::TransferParts{timing.messageNs(1, to, from), timing.localNs(bytes, false) + issue,
+                               timing.messageNs(bytes, from, to),
+                               double(timing.receiveCycles) * timing.periodNs + timing.deliveredWriteNs(bytes) + issue};
+    };
+    p.globalServiceNs = [&timing](int64_t bytes, bool write) { return timing.globalNs(bytes, write); };
+    p.globalOverheadNs = [&timing](int64_t bytes, bool write, unsigned core) {
+      int64_t global = timing.globalNode(), c = int64_t(core);
+      // TimingConfig::instructionNs's ld and st, without the service.
+      return timing.serialNs(timing.messageNs(write ? bytes : 1, c, global) + timing.messageNs(0, global, c) +
+                             (write ? timing.localNs(bytes, false) + double(timing.storeAckCycles) * timing.periodNs
+                                    : timing.deliveredWriteNs(bytes)));
+    };
+    return p;
+  }
+};
+
+llvm::StringRef crossingName(sp::Crossing c) {
+  switch (c) {
+  case sp::Crossing::Local:
+    return "local";
+  case sp::Crossing::Global:
+    return "global";
+  case sp::Crossing::Interleaved:
+    break;
+  }
+  return "interleaved";
+}
+
+/// Both tie orders' intervals and the first inference's latency.
+sp::QueueCost queueCost(const sp::QueueProgram &program) {
+  sp::QueueCost c;
+  sp::QueueRun latency = sp::runQueueModel(program, {false, false, 64});
+  sp::QueueRun first = sp::runQueueModel(program, {true, false, 64});
+  sp::QueueRun second = sp::runQueueModel(program, {true, true, 64});
+  for (const sp::QueueRun *r : {&latency, &first, &second})
+    if (r->status != "ok") {
+      c.reason = r->status + ": " + r->reason;
+      return c;
+    }
+  c.available = true;
+  c.latencyNs = latency.latencyNs;
+  c.intervalNs = first.intervalNs;
+  c.alternativeTieIntervalNs = second.intervalNs;
+  for (unsigned core = 0; core < first.coreBusyNs.size(); ++core)
+    if (first.coreBusyNs[core] > c.busiestNs) {
+      c.busiestNs = first.coreBusyNs[core];
+      c.busiestCore = core;
+    }
+  return c;
+}
+
+llvm::json::Array vectorJson(const std::vector<unsigned> &v) {
+  llvm::json::Array a;
+  for (unsigned x : v)
+    a.push_back(int64_t(x));
+  return a;
+}
+
+/// reports/pipeline_selection.json: every evaluated candidate with its
+/// stage vectors, costs and search parent, the selection and the budgets.
+llvm::json::Object selectionReport(const sp::PipelineProblem &problem, const sp::PipelineResult &r) {
+  llvm::json::Array candidates;
+  for (auto [i, c] : llvm::enumerate(r.candidates)) {
+    llvm::json::Object o{{"index", int64_t(i)},
+                         {"parent", c.parent},
+                         {"move", c.move},
+                         {"stage_starts", vectorJson(c.starts)},
+                         {"stage_cores", vectorJson(c.budgets)},
+                         {"bound_ns", c.bound},
+                         {"available", c.cost.available}};
+    if (c.cost.available) {
+      o["interval_ns"] = c.cost.intervalNs;
+      o["alternative_tie_interval_ns"] = c.cost.alternativeTieIntervalNs;
+      o["latency_ns"] = c.cost.latencyNs;
+      o["busiest_core"] = int64_t(c.cost.busiestCore);
+      o["busiest_core_work_ns"] = c.cost.busiestNs;
+    } else {
+      o["reason"] = c.cost.reason;
+    }
+    candidates.push_back(std::move(o));
+  }
+  return llvm::json::Object{
+      {"depth", int64_t(problem.depth)},
+      {"cores", int64_t(problem.cores)},
+      {"groups", int64_t(problem.group.empty() ? 0 : problem.group.back() + 1)},
+      {"tasks", int64_t(problem.group.size())},
+      {"selected", int64_t(r.selected)},
+      {"selection_rule", "the best candidate replaces the initial one only if max(ties)/0.979 < "
+                         "min(initial ties)/1.021"},
+      {"initial_fallback", r.fallback},
+      {"termination", r.termination},
+      {"queue_evaluations", int64_t(r.evaluations)},
+      {"queue_budget", int64_t(problem.maxEvaluations)},
+      {"packings", int64_t(r.packings)},
+      {"packing_budget", int64_t(problem.maxPackings)},
+      {"phase_seconds", llvm::json::Object{{"initial_dp", r.dpSeconds},
+                                           {"neighbourhood_ranking", r.rankingSeconds},
+                                           {"packing", r.packingSeconds},
+                                           {"queue", r.queueSeconds}}},
+      {"candidates", std::move(candidates)}};
+}
+
+/// Rewrites the graph's tasks as GraphTasks::merged does: a representative
+/// takes its members' rows, cost and dependencies (bytes added), their
+/// users depend on it instead, and the members are erased.
+void mergeTaskOps(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned> &rep) {
+  if (tasks.empty())
+    return;
+  Builder b(tasks.front().getContext());
+  std::map<unsigned, std::vector<unsigned>> members;
+  for (unsigned i = 0; i < tasks.size(); ++i)
+    if (rep[i] != i)
+      members[rep[i]].push_back(i);
+  auto combineDeps = [&](sp::TaskOp task, ArrayRef<sp::TaskOp> from) {
+    llvm::MapVector<Value, int64_t> deps;
+    for (sp::TaskOp f : from)
+      for (auto [d, bytes] : llvm::zip(f.getDeps(), f.getBytes()))
+        deps[d] += bytes;
+    SmallVector<Value> values;
+    SmallVector<int64_t> bytes;
+    for (auto &[d, n] : deps) {
+      values.push_back(d);
+      bytes.push_back(n);
+    }
+    task->setOperands(values);
+    task.setBytesAttr(b.getDenseI64ArrayAttr(bytes));
+  };
+  for (auto &[r, list] : members) {
+    sp::TaskOp head = tasks[r];
+    SmallVector<sp::TaskOp> all{head};
+    int64_t cost = int64_t(head.getCostNs()), begin = (*head.getRows())[0], end = (*head.getRows())[1];
+    for (unsigned i : list) {
+      all.push_back(tasks[i]);
+      cost += int64_t(tasks[i].getCostNs());
+      end = std::max(end, (*tasks[i].getRows())[1]);
+    }
+    combineDeps(head, all);
+    head.setCostNsAttr(b.getI64IntegerAttr(cost));
+    head.setRowsAttr(b.getDenseI64ArrayAttr({begin, end}));
+    for (unsigned i : list)
+      tasks[i].getDone().replaceAllUsesWith(head.getDone());
+  }
+  for (auto &[r, list] : members)
+    for (unsigned i : list)
+      tasks[i].erase();
+  // Users of several merged copies now name the representative more than once.
+  for (sp::TaskOp task : tasks.front()->getBlock()->getOps<sp::TaskOp>()) {
+    llvm::SmallPtrSet<Value, 8> distinct(task.getDeps().begin(), task.getDeps().end());
+    if (distinct.size() != task.getDeps().size())
+      combineDeps(task, {task});
+  }
+}
+
+/// Writes `value` to `path` (removed again if the pass fails later: the
+/// caller keeps it); an error on `anchor` when it cannot.
+LogicalResult writeJson(Operation *anchor, StringRef path, llvm::json::Value value, StringRef what) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = mlir::openOutputFile(path, &error);
+  if (!file)
+    return anchor->emitError() << "cannot write the " << what << ": " << error;
+  file->os() << llvm::formatv("{0:2}", value) << "\n";
+  file->keep();
+  return success();
+}
+
+struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPass> {
+  using Base::Base;
+
+  /// Merges co-located copies of `g` under placement `core` in the IR and
+  /// returns the graph read back with its cores.
+  GraphTasks mergeCopies(sp::GraphOp graph, const raptor::pim::TargetModel &t, GraphTasks &g, const std::vector<unsigned> &core,
+                         std::vector<unsigned> &cores) {
+    std::vector<unsigned> rep = g.coLocatedCopies(core);
+    llvm::DenseMap<Operation *, unsigned> placed;
+    for (unsigned i = 0; i < g.tasks.size(); ++i)
+      placed[g.tasks[i]] = core[i];
+    mergeTaskOps(g.tasks, rep);
+    GraphTasks merged(graph, t);
+    cores.clear();
+    for (sp::TaskOp task : merged.tasks)
+      cores.push_back(placed.lookup(task));
+    return merged;
+  }
+
+  /// Writes core, slot, last and start_ns; `order` is the lowering order,
+  /// `start` the first inference's start of each task.
+  void place(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned> &core, const std::vector<double> &start) {
+    std::map<unsigned, std::vector<unsigned>> perCore;
+    for (unsigned i = 0; i < tasks.size(); ++i)
+      perCore[core[i]].push_back(i);
+    Builder b(&getContext());
+    for (auto &[c, list] : perCore) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+      for (auto [slot, i] : llvm::enumerate(list)) {
+        tasks[i].setCoreAttr(b.getI64IntegerAttr(c));
+        tasks[i].setStartNsAttr(b.getI64IntegerAttr(rounded(start[i])));
+        tasks[i].setSlotAttr(b.getI64IntegerAttr(slot));
+        tasks[i].setLastAttr(b.getBoolAttr(slot + 1 == list.size()));
+      }
+    }
+  }
+
+  /// The seed's evaluation figures (serial work, dependency critical path,
+  /// summed transfer work) and the queue model's predictions.
+  void summarize(sp::GraphOp graph, const GraphTasks &g, const std::vector<unsigned> &core,
+                 const sp::QueueCost &cost) {
+    Builder b(&getContext());
+    double serial = 0, transfers = 0;
+    std::vector<double> longest(g.tasks.size(), 0);
+    for (unsigned i = 0; i < g.tasks.size(); ++i) {
+      serial += g.graph.execution(i, 0);
+      longest[i] += g.graph.execution(i, 0);
+    }
+    for (const sp::TaskGraph::Edge &e : g.graph.edges) {
+      transfers += g.graph.transfer(e, core[e.from], core[e.to]);
+      longest[e.to] = std::max(longest[e.to], longest[e.from] + g.graph.execution(e.to, 0));
+    }
+    double critical = g.tasks.empty() ? 0 : *std::max_element(longest.begin(), longest.end());
+    std::set<unsigned> used(core.begin(), core.end());
+    graph->setAttr("serial_work_ns", b.getI64IntegerAttr(rounded(serial)));
+    graph->setAttr("critical_path_ns", b.getI64IntegerAttr(rounded(critical)));
+    graph->setAttr("transfer_work_ns", b.getI64IntegerAttr(rounded(transfers)));
+    graph->setAttr("cores_used", b.getI64IntegerAttr(int64_t(used.size())));
+    if (cost.available) {
+      graph->setAttr("predicted_latency_ns", b.getI64IntegerAttr(rounded(cost.latencyNs)));
+      graph->setAttr("predicted_interval_ns", b.getI64IntegerAttr(rounded(cost.intervalNs)));
+      graph->setAttr("alternative_tie_interval_ns", b.getI64IntegerAttr(rounded(cost.alternativeTieIntervalNs)));
+    } else {
+      graph->setAttr("prediction", b.getStringAttr("unavailable: " + cost.reason));
+    }
+  }
+
+  /// periodic=FILE: the schedule's event graph, as its programs would loop.
+  LogicalResult writePeriodic(sp::GraphOp graph, const sp::PlacedGraph &placed) {
+    if (periodic.empty())
+      return success();
+    sp::PeriodicReport r = sp::periodicOf(sp::programOf(placed));
+    llvm::json::Object json = sp::periodicJson(r);
+    json["mode"] = std::string(mode);
+    return writeJson(graph, periodic, std::move(json), "periodic diagnostic");
+  }
+
+  LogicalResult latency(sp::GraphOp graph, const raptor::pim::TargetModel &t, GraphTasks &g) {
+    g.graph.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
+      size_t i = &e - g.graph.edges.data();
+      return double(t.transferNs(g.edgeBytes[i], from, to));
+    };
+    sp::Schedule s = sp::scheduleWithCapacity(g.graph, algorithm == "peft");
+    if (!s.feasible)
+      return g.tasks[s.failedTask].emitError()
+             << "no core can hold this task's " << g.graph.tiles[s.failedTask] << " crossbars next to the others (tried "
+             << s.strategy << ")";
+    place(g.tasks, s.processor, s.start);
+    // The lowering's order: start times, then the graph's order. (Copies
+    // the list scheduler put on one core stay separate tasks: merging
+    // them would need new start times consistent with its order.)
+    std::vector<unsigned> order(g.tasks.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
+    summarize(graph, g, s.processor, queueCost(sp::programOf(g.placed(t, s.processor, order))));
+    if (failed(writePeriodic(graph, g.placed(t, s.processor, order))))
+      return failure();
+    Builder b(&getContext());
+    graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(s.makespan)));
+    graph->setAttr("strategy", b.getStringAttr(s.strategy));
+    graph->setAttr("algorithm", b.getStringAttr(algorithm));
+    graph->setAttr("mode", b.getStringAttr("latency"));
+    return success();
+  }
+
+  LogicalResult pipeline(sp::GraphOp graph, const raptor::pim::TargetModel &t, GraphTasks &g) {
+    sp::PipelineProblem problem;
+    problem.cores = t.cores;
+    problem.capacity = t.crossbarsPerCore;
+    problem.depth = unsigned(depth);
+    problem.group = g.group;
+    problem.tiles = g.graph.tiles;
+    for (const sp::TaskGraph::Edge &e : g.graph.edges)
+      problem.edges.push_back({e.from, e.to, e.communication});
+    for (unsigned i = 0; i < g.tasks.size(); ++i)
+      problem.work.push_back(g.graph.execution(i, 0));
+    // Each core's program runs its stage's lanes in graph (topological)
+    // order, receiving before and sending after; the cores interleave in
+    // the lowering by loweringOrder.
+    // Data crosses stages (sp::Crossing) at the iteration boundary in local
+    // memory with relays (PipelineStages) when the memory that holds
+    // allows: at most half of a core's local memory, the rest for the work;
+    // through global-memory regions handed over by tokens; or interleaved
+    // with the work (receives before their task, sends after). Each
+    // candidate is costed in each form it could be lowered in, in that
+    // order, and a later form replaces an earlier one only when clearly
+    // cheaper (the search's 2.1% rule: the queue model cannot tell closer
+    // figures apart).
+    auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost) {
+      std::vector<unsigned> kept, cores;
+      GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
+      for (unsigned k : kept)
+        cores.push_back(core[k]);
+      std::vector<unsigned> order = m.loweringOrder(t, cores).first;
+      bool first = true;
+      for (sp::Crossing form : {sp::Crossing::Local, sp::Crossing::Global, sp::Crossing::Interleaved}) {
+        sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, form));
+        if (form == sp::Crossing::Local && program.boundaryBytes > t.localMemoryBytes / 2)
+          continue;
+        sp::QueueCost c = queueCost(program);
+        if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {
+          crossing = form;
+          cost = c;
+          first = false;
+        }
+      }
+    };
+    problem.evaluate = [&](const std::vector<unsigned> &core) {
+      sp::Crossing crossing;
+      sp::QueueCost cost;
+      programFor(core, crossing, cost);
+      return cost;
+    };
+    if (std::string invalid = problem.validate(); !invalid.empty())
+      return graph.emitError() << "pipeline mode: " << invalid;
+    sp::PipelineResult r = sp::schedulePipeline(problem);
+    if (!r.feasible)
+      return graph.emitError() << "pipeline mode: " << r.error;
+    sp::Crossing crossing;
+    sp::QueueCost unused;
+    programFor(r.candidates[r.selected].core, crossing, unused);
+    const sp::PipelineCandidate &chosen = r.candidates[r.selected];
+    // start_ns: the lowering order's starts (the lowering sorts by them),
+    // on the graph with co-located copies merged (as evaluated).
+    std::vector<unsigned> cores;
+    GraphTasks m = mergeCopies(graph, t, g, chosen.core, cores);
+    auto [order, start] = m.loweringOrder(t, cores);
+    sp::QueueRun first =
+        sp::runQueueModel(sp::programOf(m.placed(t, cores, order, crossing)), {false, false, 64});
+    place(m.tasks, cores, start);
+    summarize(graph, m, cores, chosen.cost);
+    Builder b(&getContext());
+    graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(chosen.cost.available ? chosen.cost.latencyNs
+                                                                                     : first.latencyNs)));
+    graph->setAttr("strategy", b.getStringAttr("prefix DP, packing and beam refinement (" + r.termination + ")"));
+    graph->setAttr("algorithm", b.getStringAttr("pipeline"));
+    graph->setAttr("mode", b.getStringAttr("pipeline"));
+    graph->setAttr("stages", b.getDenseI64ArrayAttr(
+                                 SmallVector<int64_t>(chosen.budgets.begin(), chosen.budgets.end())));
+    graph->setAttr("stage_starts", b.getDenseI64ArrayAttr(
+                                       SmallVector<int64_t>(chosen.starts.begin(), chosen.starts.end())));
+    graph->setAttr("queue_evaluations", b.getI64IntegerAttr(r.evaluations));
+    // `boundaries` (whether data crosses at the iteration boundary) as
+    // before; `crossing` says how.
+    graph->setAttr("boundaries", b.getBoolAttr(crossing != sp::Crossing::Interleaved));
+    graph->setAttr("crossing", b.getStringAttr(crossingName(crossing)));
+    llvm::json::Object selection = selectionReport(problem, r);
+    selection["boundaries"] = crossing != sp::Crossing::Interleaved;
+    selection["crossing"] = crossingName(crossing);
+    if (!report.empty() && failed(writeJson(graph, report, llvm::json::Value(std::move(selection)), "pipeline report")))
+      return failure();
+    return writePeriodic(graph, m.placed(t, cores, order, crossing));
+  }
+
+  void runOnOperation() override {
+    if (mode != "latency" && mode != "pipeline") {
+      getOperation().emitError() << "unknown mode '" << mode << "' (expected latency or pipeline)";
+      return signalPassFailure();
+    }
+    if (algorithm != "peft" && algorithm != "heft") {
+      getOperation().emitError() << "unknown algorithm '" << algorithm << "' (expected peft or heft)";
+      return signalPassFailure();
+    }
+    if (mode == "pipeline" && depth < 1) {
+      getOperation().emitError() << "pipeline mode needs depth=N with N >= 1, not " << int64_t(depth);
+      return signalPassFailure();
+    }
+    for (auto graph : getOperation().getOps<sp::GraphOp>()) {
+      std::string message;
+      FailureOr<raptor::pim::TargetModel> target =
+          raptor::pim::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
+      if (failed(target)) {
+        graph.emitError() << message;
+        return signalPassFailure();
+      }
+      GraphTasks g(graph, *target);
+      if (failed(mode == "pipeline" ? pipeline(graph, *target, g) : latency(graph, *target, g)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
