@@ -8,6 +8,7 @@
 #include "dialects/spatial/SpatialDialect.h"
 #include "dialects/sure/SureDialect.h"
 #include "passes/Passes.h"
+#include "passes/pipeline/CompilePipeline.h"
 
 void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<raptor::codec::CodecDialect, raptor::layout::LayoutDialect, raptor::nn::NNDialect,
@@ -18,6 +19,7 @@ void raptor::registerAllDialects(mlir::DialectRegistry &registry) {
 void raptor::registerAllPasses() {
   static bool registered = [] {
     raptor::registerAllRaptorPasses();
+    raptor::registerCompilePipelines();
     return true;
   }();
   (void)registered;

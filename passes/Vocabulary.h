@@ -13,7 +13,9 @@
 #define RAPTOR_PASSES_VOCABULARY_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <optional>
 #include <string>
@@ -65,6 +67,75 @@ template <typename E> std::string spellings(llvm::ArrayRef<Choice<E>> table) {
   return out;
 }
 
+/// llvm::cl's parser of an enumerated option (cl::parser's own, but an
+/// unknown spelling is refused with the list of the choices:
+/// `for the --replicate option: unknown value 'all' (expected none, time or
+/// windows)`, and --help shows the choices on the option's line,
+/// `--replicate=<none|time|windows>`, where the tables' help texts are the
+/// documentation's job). RAPTOR_CHOICE_PARSER(E) makes it the parser of E's
+/// options.
+template <typename E> class ChoiceParser : public llvm::cl::generic_parser_base {
+protected:
+  class OptionInfo : public GenericOptionInfo {
+  public:
+    OptionInfo(llvm::StringRef name, E v, llvm::StringRef help) : GenericOptionInfo(name, help), V(v) {}
+    llvm::cl::OptionValue<E> V;
+  };
+  llvm::SmallVector<OptionInfo, 8> Values;
+
+public:
+  using parser_data_type = E;
+  ChoiceParser(llvm::cl::Option &o) : generic_parser_base(o) {}
+
+  unsigned getNumOptions() const override { return unsigned(Values.size()); }
+  llvm::StringRef getOption(unsigned n) const override { return Values[n].Name; }
+  llvm::StringRef getDescription(unsigned n) const override { return Values[n].HelpStr; }
+  const llvm::cl::GenericOptionValue &getOptionValue(unsigned n) const override { return Values[n].V; }
+
+  bool parse(llvm::cl::Option &o, llvm::StringRef argName, llvm::StringRef arg, E &v) {
+    llvm::StringRef value = Owner.hasArgStr() ? arg : argName;
+    std::string names;
+    for (size_t i = 0; i < Values.size(); ++i) {
+      if (Values[i].Name == value) {
+        v = Values[i].V.getValue();
+        return false;
+      }
+      names += (i == 0 ? "" : i + 1 == Values.size() ? " or " : ", ") + Values[i].Name.str();
+    }
+    return o.error("unknown value '" + value + "' (expected " + names + ")");
+  }
+
+  size_t getOptionWidth(const llvm::cl::Option &o) const override { return head(o).size(); }
+  void printOptionInfo(const llvm::cl::Option &o, size_t globalWidth) const override {
+    std::string text = head(o);
+    llvm::outs() << text;
+    llvm::outs().indent(globalWidth > text.size() ? globalWidth - text.size() : 1) << " - " << o.HelpStr << "\n";
+  }
+
+  template <class DT> void addLiteralOption(llvm::StringRef name, const DT &v, llvm::StringRef help) {
+    Values.push_back(OptionInfo(name, static_cast<E>(v), help));
+    AddLiteralOption(Owner, name);
+  }
+  void removeLiteralOption(llvm::StringRef name) { Values.erase(Values.begin() + findOption(name)); }
+
+private:
+  /// `  --replicate=<none|time|windows>`, as cl prints an option's head.
+  std::string head(const llvm::cl::Option &o) const {
+    std::string text = (o.ArgStr.size() == 1 ? "  -" : "  --") + o.ArgStr.str() + "=<";
+    for (size_t i = 0; i < Values.size(); ++i)
+      text += (i ? "|" : "") + Values[i].Name.str();
+    return text + ">";
+  }
+};
+
 } // namespace raptor
+
+#define RAPTOR_CHOICE_PARSER(E)                                                                                       \
+  namespace llvm::cl {                                                                                                \
+  template <> class parser<E> : public ::raptor::ChoiceParser<E> {                                                    \
+  public:                                                                                                             \
+    using ::raptor::ChoiceParser<E>::ChoiceParser;                                                                    \
+  };                                                                                                                  \
+  }
 
 #endif // RAPTOR_PASSES_VOCABULARY_H

@@ -1,30 +1,54 @@
-//===- CompileModule.cpp - Typed entry points of the pass pipeline -*- C++ -*-===//
+//===- CompileModule.cpp - The compile pipeline for Python ------*- C++ -*-===//
 //
-// Each compiler stage as a function with typed arguments: a pass built with
-// its options struct and run on a module, never a pipeline string with
-// user text pasted in. Errors raise raptor._raptor.PassError carrying the
-// diagnostics as (file, line, column, message) tuples.
+// The compile as Python sees it: CompileOptions (passes/pipeline), the
+// phases run pass by pass with progress and timings, the target and the
+// weights as C++ objects opened once (raptor._raptor.Target, .Weights), the
+// vocabularies of every enumerated option, and each pass alone with typed
+// arguments. Never a pipeline string with user text pasted in. Passes run
+// through the `mlir` package's PassManager, so a failure raises
+// mlir.ir.MLIRError with the diagnostics.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/JsonAttributes.h"
 #include "passes/Passes.h"
 #include "passes/conversion/SpatialToPim/Lowering.h"
+#include "passes/pipeline/CompilePipeline.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir-c/Pass.h"
 #include "mlir/CAPI/IR.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
+#include "mlir/CAPI/Pass.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 
 namespace nb = nanobind;
 
+nb::object pythonOfJson(const llvm::json::Value &value); // PythonJson.cpp
+llvm::json::Value jsonOfPython(nb::handle value);        // PythonJson.cpp
+
 namespace {
 
-nb::object passError;
+mlir::Operation *operationArgument(nb::handle handle) {
+  nb::object object = nb::borrow(handle);
+  if (nb::hasattr(object, "operation"))
+    object = object.attr("operation");
+  MlirOperation op = mlirPythonCapsuleToOperation(object.attr(MLIR_PYTHON_CAPI_PTR_ATTR).ptr());
+  if (mlirOperationIsNull(op))
+    throw nb::type_error("expected an mlir.ir.Operation or Module");
+  return unwrap(op);
+}
 
 mlir::ModuleOp moduleArgument(nb::handle handle) {
   nb::object object = nb::borrow(handle);
@@ -38,55 +62,265 @@ mlir::ModuleOp moduleArgument(nb::handle handle) {
   return module;
 }
 
-/// Runs `pass` on `module`; the diagnostics of a failure become PassError.
-void runPass(nb::handle handle, std::unique_ptr<mlir::Pass> pass) {
-  mlir::ModuleOp module = moduleArgument(handle);
-  mlir::MLIRContext *context = module.getContext();
-  nb::list diagnostics;
-  bool failed;
-  {
-    std::vector<std::tuple<std::string, int, int, std::string>> collected;
-    mlir::ScopedDiagnosticHandler handler(context, [&](mlir::Diagnostic &d) {
-      if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
-        return mlir::success();
-      std::string file, message = d.str();
-      int line = 0, column = 0;
-      if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation())) {
-        file = loc.getFilename().str();
-        line = int(loc.getLine());
-        column = int(loc.getColumn());
-      } else {
-        llvm::raw_string_ostream os(file);
-        d.getLocation().print(os);
-      }
-      collected.emplace_back(file, line, column, message);
-      return mlir::success();
-    });
-    mlir::PassManager pm(context);
-    pm.enableVerifier(true);
-    pm.addPass(std::move(pass));
-    {
-      nb::gil_scoped_release release;
-      failed = mlir::failed(pm.run(module));
-    }
-    for (auto &[file, line, column, message] : collected)
-      diagnostics.append(nb::make_tuple(file, line, column, message));
-  }
-  if (failed) {
-    if (diagnostics.size() == 0)
-      diagnostics.append(nb::make_tuple("", 0, 0, "the pass failed without a diagnostic"));
-    PyErr_SetObject(passError.ptr(), diagnostics.ptr());
-    throw nb::python_error();
-  }
+/// A spelling of `table`'s enum, or ValueError naming the choices.
+template <typename E> E parseSpelling(llvm::ArrayRef<raptor::Choice<E>> table, const std::string &name,
+                                      const char *what) {
+  if (std::optional<E> value = raptor::parseChoice(table, name))
+    return *value;
+  throw nb::value_error(
+      ("unknown " + std::string(what) + " '" + name + "' (expected " + raptor::spellings(table) + ")").c_str());
+}
+
+template <typename E> nb::list vocabularyOf(llvm::ArrayRef<raptor::Choice<E>> table) {
+  nb::list out;
+  for (const raptor::Choice<E> &c : table)
+    out.append(nb::make_tuple(c.name.str(), c.help.str()));
+  return out;
+}
+
+/// Runs `pass` on `module` through the `mlir` package's PassManager (the
+/// pass added through the C API), so that a failure raises mlir.ir.MLIRError
+/// with the diagnostics, as any pass run from Python does.
+void runPass(nb::handle module, std::unique_ptr<mlir::Pass> pass) {
+  nb::object op = nb::borrow(module);
+  if (nb::hasattr(op, "operation"))
+    op = op.attr("operation");
+  nb::object pm =
+      nb::module_::import_("mlir.passmanager").attr("PassManager")("builtin.module", nb::arg("context") = op.attr("context"));
+  MlirPassManager handle = mlirPythonCapsuleToPassManager(pm.attr(MLIR_PYTHON_CAPI_PTR_ATTR).ptr());
+  mlirPassManagerAddOwnedPass(handle, wrap(pass.release()));
+  pm.attr("run")(op);
+}
+
+/// A weights file opened once for a compile (memory-mapped; validated).
+struct Weights {
+  std::shared_ptr<const raptor::nn::SafeTensorsFile> file;
+};
+
+/// A tensor of the file as a numpy array of its own: float types as float32,
+/// integer types as themselves.
+nb::object weightArray(const raptor::nn::SafeTensorsFile &file, const std::string &name) {
+  const raptor::nn::SafeTensorsFile::Entry *e = file.find(name);
+  if (!e)
+    throw nb::key_error(name.c_str());
+  std::vector<size_t> shape(e->shape.begin(), e->shape.end());
+  auto integer = [&](auto tag, nb::dlpack::dtype dtype) {
+    using T = decltype(tag);
+    size_t n = e->bytes / sizeof(T);
+    T *data = new T[n];
+    std::memcpy(data, e->data, e->bytes);
+    nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<T *>(p); });
+    return nb::cast(nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dtype));
+  };
+  llvm::StringRef dtype = e->dtype;
+  if (dtype == "I64")
+    return integer(int64_t(), nb::dtype<int64_t>());
+  if (dtype == "I32")
+    return integer(int32_t(), nb::dtype<int32_t>());
+  if (dtype == "I16")
+    return integer(int16_t(), nb::dtype<int16_t>());
+  if (dtype == "I8")
+    return integer(int8_t(), nb::dtype<int8_t>());
+  if (dtype == "U64")
+    return integer(uint64_t(), nb::dtype<uint64_t>());
+  if (dtype == "U32")
+    return integer(uint32_t(), nb::dtype<uint32_t>());
+  if (dtype == "U16")
+    return integer(uint16_t(), nb::dtype<uint16_t>());
+  if (dtype == "U8")
+    return integer(uint8_t(), nb::dtype<uint8_t>());
+  if (dtype == "BOOL")
+    return integer(bool(), nb::dtype<bool>());
+  std::vector<float> values = file.floats(*e);
+  float *data = new float[values.size()];
+  std::memcpy(data, values.data(), values.size() * sizeof(float));
+  nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<float *>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, float>(data, shape.size(), shape.data(), owner));
+}
+
+raptor::pim::TargetModel targetOrError(llvm::FailureOr<raptor::pim::TargetModel> target, const std::string &message) {
+  if (llvm::failed(target))
+    throw nb::value_error(message.c_str());
+  return std::move(*target);
+}
+
+raptor::CompilePhase phaseOf(const std::string &name) {
+  return parseSpelling(llvm::ArrayRef(raptor::kCompilePhases), name, "compile phase");
+}
+
+/// A spelling-valued property of CompileOptions.
+template <typename E, size_t N>
+void spellingProperty(nb::class_<raptor::CompileOptions> &c, const char *name, E raptor::CompileOptions::*field,
+                      const raptor::Choice<E> (&table)[N], const char *what) {
+  c.def_prop_rw(
+      name, [field, &table](const raptor::CompileOptions &o) { return raptor::nameOf(llvm::ArrayRef(table), o.*field).str(); },
+      [field, &table, what](raptor::CompileOptions &o, const std::string &v) {
+        o.*field = parseSpelling(llvm::ArrayRef(table), v, what);
+      });
 }
 
 } // namespace
 
 void bindCompile(nb::module_ &m) {
-  passError = nb::steal(PyErr_NewExceptionWithDoc(
-      "raptor._raptor.PassError", "A compiler stage failed; args[0] lists (file, line, column, message).",
-      PyExc_RuntimeError, nullptr));
-  m.attr("PassError") = passError;
+  m.def(
+      "vocabulary",
+      [](const std::string &name) -> nb::list {
+        if (name == "precision")
+          return vocabularyOf(llvm::ArrayRef(raptor::kPrecisions));
+        if (name == "policy") { // the compression policies (a pass may also inherit the function's)
+          nb::list all = vocabularyOf(llvm::ArrayRef(raptor::codec::kPolicyChoices));
+          all.attr("pop")(0);
+          return all;
+        }
+        if (name == "placement")
+          return vocabularyOf(llvm::ArrayRef(raptor::codec::kPlacements));
+        if (name == "replicate")
+          return vocabularyOf(llvm::ArrayRef(raptor::spatial::kReplicationRules));
+        if (name == "follow_rows")
+          return vocabularyOf(llvm::ArrayRef(raptor::kFollowRows));
+        if (name == "algorithm")
+          return vocabularyOf(llvm::ArrayRef(raptor::spatial::kListAlgorithms));
+        if (name == "mode")
+          return vocabularyOf(llvm::ArrayRef(raptor::spatial::kScheduleModes));
+        if (name == "pimsim")
+          return vocabularyOf(llvm::ArrayRef(raptor::pim::kPimsimFiles));
+        if (name == "phase")
+          return vocabularyOf(llvm::ArrayRef(raptor::kCompilePhases));
+        throw nb::value_error(("no vocabulary '" + name + "'").c_str());
+      },
+      nb::arg("name"),
+      "The spellings of an enumerated option and their help, [(name, help), ...]: precision, policy, placement, "
+      "replicate, follow_rows, algorithm, mode, pimsim or phase.");
+
+  nb::class_<raptor::pim::TargetModel>(m, "Target", "A PIM target (docs/scheduling.md), parsed and validated once.")
+      .def_static(
+          "load",
+          [](const std::string &path) {
+            std::string message;
+            return targetOrError(raptor::pim::TargetModel::load(path, [&](const llvm::Twine &t) { message = t.str(); }),
+                                 message);
+          },
+          nb::arg("path"), "Reads a target file; ValueError says what is wrong.")
+      .def_static(
+          "parse",
+          [](const std::string &text, const std::string &source) {
+            std::string message;
+            return targetOrError(
+                raptor::pim::TargetModel::parse(text, source, [&](const llvm::Twine &t) { message = t.str(); }),
+                message);
+          },
+          nb::arg("text"), nb::arg("source") = "<target>")
+      .def_ro("name", &raptor::pim::TargetModel::name)
+      .def_ro("cores", &raptor::pim::TargetModel::cores)
+      .def_ro("mesh_rows", &raptor::pim::TargetModel::meshRows)
+      .def_ro("mesh_cols", &raptor::pim::TargetModel::meshCols)
+      .def_ro("crossbars_per_core", &raptor::pim::TargetModel::crossbarsPerCore)
+      .def_ro("crossbar_rows", &raptor::pim::TargetModel::crossbarRows)
+      .def_ro("crossbar_cols", &raptor::pim::TargetModel::crossbarCols)
+      .def_ro("cell_bits", &raptor::pim::TargetModel::cellBits)
+      .def_ro("weight_bits", &raptor::pim::TargetModel::weightBits)
+      .def_ro("clock_period_ns", &raptor::pim::TargetModel::clockPeriodNs)
+      .def_ro("local_memory_bytes", &raptor::pim::TargetModel::localMemoryBytes)
+      .def(
+          "to_dict", [](const raptor::pim::TargetModel &t) { return pythonOfJson(t.toJson()); },
+          "The target in the file format.")
+      .def(
+          "attach",
+          [](const raptor::pim::TargetModel &t, nb::handle module) {
+            mlir::ModuleOp op = moduleArgument(module);
+            op->setAttr("pim.target", raptor::pim::TargetAttr::get(op.getContext(), t));
+          },
+          nb::arg("module"), "Makes this the module's pim.target (the target of a compile of it).");
+
+  nb::class_<Weights>(m, "Weights", "A .safetensors weights file, opened and validated once (memory-mapped).")
+      .def_static(
+          "open",
+          [](const std::string &path) {
+            auto file = raptor::nn::SafeTensorsFile::open(path);
+            if (!file)
+              throw nb::value_error(llvm::toString(file.takeError()).c_str());
+            return Weights{std::shared_ptr<const raptor::nn::SafeTensorsFile>(std::move(*file))};
+          },
+          nb::arg("path"))
+      .def_prop_ro("path", [](const Weights &w) { return w.file->path().str(); })
+      .def("names", [](const Weights &w) { return w.file->names(); }, "The tensors' names, in the file's order.")
+      .def("__contains__", [](const Weights &w, const std::string &name) { return w.file->find(name) != nullptr; })
+      .def("__len__", [](const Weights &w) { return w.file->names().size(); })
+      .def(
+          "__getitem__", [](const Weights &w, const std::string &name) { return weightArray(*w.file, name); },
+          "A tensor as a numpy array of its own (float types as float32).");
+
+  nb::class_<raptor::CompileOptions> options(m, "CompileOptions",
+                                             "What a compile is told (raptor compile's defaults; passes/pipeline).");
+  options.def(nb::init<>())
+      .def_rw("target", &raptor::CompileOptions::targetPath, "target file (empty: the module's pim.target)")
+      .def_rw("weights", &raptor::CompileOptions::weightsPath, "weights file (empty: the open Weights given)")
+      .def_rw("output", &raptor::CompileOptions::output)
+      .def_rw("source", &raptor::CompileOptions::source)
+      .def_rw("replication_budget", &raptor::CompileOptions::replicationBudget)
+      .def_rw("pipeline_depth", &raptor::CompileOptions::pipelineDepth, "0: latency mode")
+      .def_rw("unroll_limit", &raptor::CompileOptions::unrollLimit);
+  spellingProperty(options, "precision", &raptor::CompileOptions::precision, raptor::kPrecisions, "precision");
+  spellingProperty(options, "policy", &raptor::CompileOptions::policy, raptor::codec::kPolicyChoices, "policy");
+  spellingProperty(options, "placement", &raptor::CompileOptions::placement, raptor::codec::kPlacements, "placement");
+  spellingProperty(options, "replicate", &raptor::CompileOptions::replicate, raptor::spatial::kReplicationRules,
+                   "replication rule");
+  spellingProperty(options, "follow_rows", &raptor::CompileOptions::followRows, raptor::kFollowRows,
+                   "follow-rows setting");
+  spellingProperty(options, "algorithm", &raptor::CompileOptions::algorithm, raptor::spatial::kListAlgorithms,
+                   "algorithm");
+  spellingProperty(options, "pimsim", &raptor::CompileOptions::pimsim, raptor::pim::kPimsimFiles, "pimsim form");
+
+  m.def(
+      "compile_steps",
+      [](const std::string &phase, const raptor::CompileOptions &o) {
+        std::vector<std::string> out;
+        for (const raptor::CompileStep &s : raptor::compileSteps(phaseOf(phase), o))
+          out.push_back(s.description);
+        return out;
+      },
+      nb::arg("phase"), nb::arg("options"), "What each pass of a phase does, in order.");
+  m.def(
+      "run_compile_phase",
+      [](nb::handle module, const std::string &phase, const raptor::CompileOptions &o, std::optional<Weights> weights,
+         std::function<void(std::string)> progress) {
+        std::vector<std::pair<std::string, double>> seconds;
+        for (raptor::CompileStep &step : raptor::compileSteps(phaseOf(phase), o, weights ? weights->file : nullptr)) {
+          if (progress)
+            progress(step.description);
+          // Ctrl-C and SIGTERM are seen between passes.
+          if (PyErr_CheckSignals() != 0)
+            throw nb::python_error();
+          auto start = std::chrono::steady_clock::now();
+          runPass(module, step.create());
+          seconds.emplace_back(step.description,
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        return seconds;
+      },
+      nb::arg("module"), nb::arg("phase"), nb::arg("options"), nb::arg("weights") = nb::none(),
+      nb::arg("progress") = nb::none(),
+      "Runs a phase's passes (raptor-prepare-model, raptor-compile-backend or raptor-compile) on the module; "
+      "progress(description) before each; returns [(description, seconds)].");
+
+  // Reports that travel in the IR (passes/JsonAttributes.h).
+  m.def(
+      "set_report",
+      [](nb::handle op, const std::string &name, nb::handle value) {
+        mlir::Operation *o = operationArgument(op);
+        o->setAttr(name, raptor::attributeOfJson(o->getContext(), jsonOfPython(value)));
+      },
+      nb::arg("op"), nb::arg("name"), nb::arg("value"),
+      "Sets the attribute `name` of an operation (or module) to a report: dicts, lists, numbers, strings, None.");
+  m.def(
+      "get_report",
+      [](nb::handle op, const std::string &name) -> nb::object {
+        mlir::Attribute a = operationArgument(op)->getAttr(name);
+        return a ? pythonOfJson(raptor::jsonOfAttribute(a)) : nb::none();
+      },
+      nb::arg("op"), nb::arg("name"), "The report in the attribute `name` of an operation, or None.");
+
+  // Each pass alone, with typed options.
   m.def(
       "fuse_rescales", [](nb::handle module) { runPass(module, raptor::createFuseRescales()); },
       nb::arg("module"), "raptor-fuse-rescales: one requantization per int8 layer in integer-only programs.");
@@ -94,37 +328,58 @@ void bindCompile(nb::module_ &m) {
       "fold_batch_norm", [](nb::handle module) { runPass(module, raptor::createFoldBatchNorm()); },
       nb::arg("module"), "raptor-fold-batch-norm.");
   m.def(
+      "place_codecs",
+      [](nb::handle module, const std::string &policy, const std::string &placement, const std::string &table,
+         bool materialize) {
+        raptor::PlaceCodecsOptions o;
+        o.policy = parseSpelling(llvm::ArrayRef(raptor::codec::kPolicyChoices), policy, "policy");
+        o.placement = parseSpelling(llvm::ArrayRef(raptor::codec::kPlacements), placement, "placement");
+        o.table = table;
+        o.materialize = materialize;
+        runPass(module, raptor::createPlaceCodecs(o));
+      },
+      nb::arg("module"), nb::arg("policy") = "W", nb::arg("placement") = "nonlocal-coalesced",
+      nb::arg("table") = "", nb::arg("materialize") = true,
+      "raptor-place-codecs; `table` a commutation table file (empty: the seed's Table 5).");
+  m.def(
+      "materialize_codecs", [](nb::handle module) { runPass(module, raptor::createMaterializeCodecs()); },
+      nb::arg("module"), "raptor-materialize-codecs.");
+  m.def(
+      "expand_requantizers", [](nb::handle module) { runPass(module, raptor::createExpandRequantizers()); },
+      nb::arg("module"), "raptor-expand-requantizers.");
+  m.def(
       "build_compute_graph",
       [](nb::handle module, const std::string &target, const std::string &replicate, double budget,
          bool followRows) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
-        o.replicate = replicate;
+        o.replicate = parseSpelling(llvm::ArrayRef(raptor::spatial::kReplicationRules), replicate, "replication rule");
         o.replicationBudget = budget;
         o.followRows = followRows;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
-      nb::arg("module"), nb::arg("target"), nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
+      nb::arg("module"), nb::arg("target") = "", nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
       nb::arg("follow_rows") = true,
-      "raptor-build-compute-graph for the target JSON file; replicate: none, time or windows; follow_rows: "
+      "raptor-build-compute-graph for the target file (empty: the module's pim.target); follow_rows: "
       "element-wise and pooling operators follow row copies.");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,
-         const std::string &report, const std::string &periodic) {
+         const std::string &report, const std::string &periodic, bool periodicAttribute) {
         raptor::ScheduleSpatialOptions o;
-        o.algorithm = algorithm;
-        o.mode = mode;
+        o.algorithm = parseSpelling(llvm::ArrayRef(raptor::spatial::kListAlgorithms), algorithm, "algorithm");
+        o.mode = parseSpelling(llvm::ArrayRef(raptor::spatial::kScheduleModes), mode, "mode");
         o.depth = depth;
         o.report = report;
         o.periodic = periodic;
+        o.periodicAttribute = periodicAttribute;
         runPass(module, raptor::createScheduleSpatial(o));
       },
       nb::arg("module"), nb::arg("algorithm") = "peft", nb::arg("mode") = "latency", nb::arg("depth") = 4,
-      nb::arg("report") = "", nb::arg("periodic") = "",
+      nb::arg("report") = "", nb::arg("periodic") = "", nb::arg("periodic_attribute") = false,
       "raptor-schedule-spatial: latency mode (algorithm peft or heft) or pipeline mode of at most `depth` "
-      "stages, its selection report written to `report` and the periodic diagnostic to `periodic` when "
-      "given.");
+      "stages (the selection on the graph's `selection`), its selection report also written to `report` and "
+      "the periodic diagnostic to `periodic` when given, or kept as the graph's `periodic` attribute.");
   m.def(
       "integer_refusal",
       [](nb::handle module) -> std::optional<std::string> {
@@ -146,13 +401,15 @@ void bindCompile(nb::module_ &m) {
       nb::arg("module"), nb::arg("weights") = "", "raptor-lower-to-pim with a .safetensors weights file.");
   m.def(
       "emit_pim",
-      [](nb::handle module, const std::string &output, const std::string &pimsim, int64_t unrollLimit) {
+      [](nb::handle module, const std::string &output, const std::string &pimsim, int64_t unrollLimit,
+         const std::string &source) {
         raptor::EmitPimOptions o;
         o.output = output;
-        o.pimsim = pimsim;
+        o.pimsim = parseSpelling(llvm::ArrayRef(raptor::pim::kPimsimFiles), pimsim, "pimsim form");
         o.unrollLimit = unrollLimit;
+        o.source = source;
         runPass(module, raptor::createEmitPim(o));
       },
       nb::arg("module"), nb::arg("output"), nb::arg("pimsim") = "binary", nb::arg("unroll_limit") = 16000000,
-      "raptor-emit-pim into the directory `output`.");
+      nb::arg("source") = "", "raptor-emit-pim into the directory `output` (new, or empty).");
 }

@@ -90,6 +90,15 @@ nb::list ioList(const std::vector<IoBuffer> &list) {
 } // namespace
 
 void bindPim(nb::module_ &m) {
+  m.def(
+      "check_replaceable",
+      [](const std::string &dir) {
+        if (llvm::Error e = raptor::pim::checkReplaceable(dir))
+          throw nb::value_error(llvm::toString(std::move(e)).c_str());
+      },
+      nb::arg("directory"),
+      "ValueError unless a new program may replace `directory` (absent, empty, or a program directory Raptor "
+      "wrote holding only what Raptor writes).");
   nb::class_<PimProgram>(m, "PimProgram", "A compiled PIM program directory, loaded.")
       .def_static(
           "load",

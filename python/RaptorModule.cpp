@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/ElementCount.h"
-#include "capi/OversizedShapes.h"
+#include "support/OversizedShapes.h"
 #include "capi/Registration.h"
 #include "dialects/nn/NNOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 #include <cstring>
 #include <map>
@@ -731,6 +732,40 @@ Expected<CoreProgram> readPimsimJson(StringRef text, StringRef source) {
   if (Error e = linkLoops(p))
     return failure("'" + source + "': " + llvm::toString(std::move(e)));
   return p;
+}
+
+Error checkReplaceable(StringRef dir) {
+  namespace fs = llvm::sys::fs;
+  if (fs::is_symlink_file(dir))
+    return failure("'" + dir + "' is a symbolic link: give the program directory itself");
+  if (!fs::exists(dir))
+    return Error::success();
+  if (!fs::is_directory(dir))
+    return failure("'" + dir + "' exists and is not a program directory: choose another output");
+  std::vector<std::string> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end; it != end && !ec; it.increment(ec))
+    entries.push_back(llvm::sys::path::filename(it->path()).str());
+  if (ec)
+    return failure("cannot read '" + dir + "': " + ec.message());
+  if (entries.empty())
+    return Error::success();
+  std::string manifest = pathIn(dir, "manifest.json");
+  Expected<llvm::json::Value> json =
+      fs::is_regular_file(manifest) && !fs::is_symlink_file(manifest) ? readJsonFile(manifest)
+                                                                       : Expected<llvm::json::Value>(failure(""));
+  const llvm::json::Object *m = json ? json->getAsObject() : nullptr;
+  if (!json)
+    llvm::consumeError(json.takeError());
+  if (!m || m->getString("format") != "raptor-pim" || !m->getInteger("version"))
+    return failure("'" + dir + "' exists and is not a program directory (no Raptor manifest): choose another output");
+  llvm::sort(entries);
+  static const llvm::Regex own("^(manifest\\.json|memory\\.bin|config\\.json|chip\\.json|network\\.json|"
+                               "core_[0-9]+\\.(pim|json)|raptor|weights|reports)$");
+  for (const std::string &name : entries)
+    if (!own.match(name) || fs::is_symlink_file(pathIn(dir, name)))
+      return failure("'" + dir + "' holds '" + name + "', which Raptor did not write: move it or choose another output");
+  return Error::success();
 }
 
 Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &options) {

@@ -107,6 +107,13 @@ struct WriteOptions {
 
 /// Writes the directory (which must exist and be empty).
 llvm::Error writeDirectory(const Program &program, llvm::StringRef dir, const WriteOptions &options);
+/// Whether a new program may replace `dir`: it does not exist, is an empty
+/// directory, or is a program directory Raptor wrote (a manifest of format
+/// raptor-pim with an integer version, and only the entries writeDirectory
+/// and raptor compile write, none of them a symbolic link). Anything else
+/// (a user's files, a web app's manifest.json, the model being compiled) is
+/// an error saying what was found, in one line.
+llvm::Error checkReplaceable(llvm::StringRef dir);
 
 /// Which program files a reader executes: Raptor's compact form, or
 /// pimsim-nn's files (the binary one where both exist, as pimsim-nn does).

@@ -18,6 +18,27 @@ using llvm::SmallVector;
 
 namespace raptor::pim {
 
+namespace {
+
+/// The sections of a target file and their keys (a misspelt key would
+/// otherwise be ignored and its default used silently: "memroy",
+/// "pimsim": {"xbar_latecny": ...}).
+const struct {
+  StringRef section;
+  std::vector<StringRef> keys;
+} kSections[] = {{"clock", {"period_ns"}},
+                 {"cores", {"count", "mesh_rows", "mesh_cols"}},
+                 {"crossbar", {"per_core", "rows", "cols", "cell_bits", "weight_bits"}},
+                 {"network", {"link_bytes_per_cycle", "hop_latency_cycles"}},
+                 {"memory", {"local_bytes"}}};
+
+/// The pimsim network file holds a latency per pair of cores: beyond this
+/// many cores deriving it takes minutes and gigabytes (the 100000 cores
+/// TimingConfig allows were never reached: 100001 ran out of memory).
+constexpr unsigned kMaxCores = 1024;
+
+} // namespace
+
 FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
                                           llvm::function_ref<void(const Twine &)> error) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
@@ -30,119 +51,160 @@ FailureOr<TargetModel> TargetModel::parse(StringRef text, StringRef source,
     error(source + ": the target must be a JSON object");
     return failure();
   }
-  TargetModel t;
   bool ok = true;
-  // A misspelt key would otherwise be ignored and its default used silently
-  // ("memroy", "pimsim": {"xbar_latecny": ...}).
+  auto fail = [&](const Twine &message) {
+    if (ok)
+      error(source + ": " + message);
+    ok = false;
+  };
   auto known = [&](const llvm::json::Object &obj, StringRef where, ArrayRef<StringRef> keys) {
     for (const auto &entry : obj)
-      if (ok && !llvm::is_contained(keys, StringRef(entry.first))) {
-        error(source + ": unknown key '" + where + StringRef(entry.first) + "' (expected " +
-              llvm::join(keys, ", ") + ")");
-        ok = false;
-      }
+      if (!llvm::is_contained(keys, StringRef(entry.first)))
+        fail("unknown key '" + where + StringRef(entry.first) + "' (expected " + llvm::join(keys, ", ") + ")");
   };
   known(*root, "", {"name", "clock", "cores", "crossbar", "network", "memory", "pimsim", "timing_cycles"});
-  static const struct {
-    StringRef section;
-    std::vector<StringRef> keys;
-  } sections[] = {{"clock", {"period_ns"}},
-                  {"cores", {"count", "mesh_rows", "mesh_cols"}},
-                  {"crossbar", {"per_core", "rows", "cols", "cell_bits", "weight_bits"}},
-                  {"network", {"link_bytes_per_cycle", "hop_latency_cycles"}},
-                  {"memory", {"local_bytes"}}};
-  for (const auto &s : sections)
+  for (const auto &s : kSections)
     if (const llvm::json::Object *obj = root->getObject(s.section))
       known(*obj, (s.section + ".").str(), s.keys);
-  auto number = [&](StringRef section, StringRef key, double &out, bool positive = true) {
+  if (root->get("timing_cycles")) // costs come from the timing rules of the pimsim section now
+    fail("'timing_cycles' is no longer read: costs follow pimsim-nn's timing rules (set them in the 'pimsim' "
+         "section, docs/scheduling.md)");
+  // Numbers as read (NaN where missing or not a number): validate() judges them.
+  auto number = [&](StringRef section, StringRef key) {
     const llvm::json::Object *obj = root->getObject(section);
     std::optional<double> v = obj ? obj->getNumber(key) : std::nullopt;
-    if (!v || (positive ? !(*v > 0) : !(*v >= 0)) || !std::isfinite(*v)) {
-      if (ok)
-        error(source + ": '" + section + "." + key + "' must be a " +
-              (positive ? "positive" : "non-negative") + " number");
-      ok = false;
-      return;
-    }
-    out = *v;
+    return v ? *v : std::nan("");
   };
-  auto integer = [&](StringRef section, StringRef key, unsigned &out) {
-    double v = 0;
-    number(section, key, v);
-    if (ok && (v != std::floor(v) || v > 1e9)) {
-      error(source + ": '" + section + "." + key + "' must be a positive integer");
-      ok = false;
-    }
-    out = unsigned(v);
-  };
+  Fields f;
   if (std::optional<StringRef> name = root->getString("name"))
-    t.name = name->str();
-  double clock = 0;
-  number("clock", "period_ns", clock);
-  t.clockPeriodNs = clock;
-  integer("cores", "count", t.cores);
-  integer("cores", "mesh_rows", t.meshRows);
-  integer("cores", "mesh_cols", t.meshCols);
-  integer("crossbar", "per_core", t.crossbarsPerCore);
-  integer("crossbar", "rows", t.crossbarRows);
-  integer("crossbar", "cols", t.crossbarCols);
-  integer("crossbar", "cell_bits", t.cellBits);
-  integer("crossbar", "weight_bits", t.weightBits);
-  if (root->get("timing_cycles") && ok) {
-    // Costs come from the timing rules of the pimsim section now.
-    error(source + ": 'timing_cycles' is no longer read: costs follow pimsim-nn's timing rules (set them in "
-                   "the 'pimsim' section, docs/scheduling.md)");
-    ok = false;
-  }
-  number("network", "link_bytes_per_cycle", t.linkBytesPerCycle);
-  number("network", "hop_latency_cycles", t.hopLatencyCycles, false);
+    f.name = name->str();
+  f.clockPeriodNs = number("clock", "period_ns");
+  f.cores = number("cores", "count");
+  f.meshRows = number("cores", "mesh_rows");
+  f.meshCols = number("cores", "mesh_cols");
+  f.crossbarsPerCore = number("crossbar", "per_core");
+  f.crossbarRows = number("crossbar", "rows");
+  f.crossbarCols = number("crossbar", "cols");
+  f.cellBits = number("crossbar", "cell_bits");
+  f.weightBits = number("crossbar", "weight_bits");
+  f.linkBytesPerCycle = number("network", "link_bytes_per_cycle");
+  f.hopLatencyCycles = number("network", "hop_latency_cycles");
   if (const llvm::json::Object *memory = root->getObject("memory")) {
     std::optional<int64_t> bytes = memory->getInteger("local_bytes");
-    if (!bytes || *bytes < 1024 || *bytes > (int64_t(1) << 31)) {
-      if (ok)
-        error(source + ": 'memory.local_bytes' must be an integer from 1024 to 2^31");
-      ok = false;
-    } else {
-      t.localMemoryBytes = *bytes;
-    }
+    f.localMemoryBytes = bytes ? double(*bytes) : std::nan("");
   }
   if (const llvm::json::Value *pimsim = root->get("pimsim")) {
     const llvm::json::Object *o = pimsim->getAsObject();
+    if (!o)
+      fail("'pimsim' must be an object of numbers");
     for (const auto &[key, value] : o ? *o : llvm::json::Object())
-      if (!value.getAsNumber() && ok) {
-        error(source + ": 'pimsim." + key.str() + "' must be a number");
-        ok = false;
-      }
-    if (!o && ok) {
-      error(source + ": 'pimsim' must be an object of numbers");
-      ok = false;
-    }
-    if (o) {
-      llvm::json::Object defaults = t.pimsimDefaults();
-      SmallVector<StringRef> keys;
-      for (const auto &entry : defaults)
-        keys.push_back(entry.first);
-      llvm::sort(keys);
-      known(*o, "pimsim.", keys);
-      t.pimsim = *o;
-    }
+      if (!value.getAsNumber())
+        fail("'pimsim." + key.str() + "' must be a number");
+    if (o)
+      f.pimsim = *o;
   }
-  // The pimsim network file holds a latency per pair of cores: beyond this
-  // many cores deriving it takes minutes and gigabytes (the 100000 cores
-  // TimingConfig allows were never reached: 100001 ran out of memory).
-  constexpr unsigned kMaxCores = 1024;
-  if (ok && t.cores > kMaxCores) {
-    error(source + ": 'cores.count' " + Twine(t.cores) + " is more than the " + Twine(kMaxCores) + " supported");
+  if (!ok)
+    return failure();
+  return validate(std::move(f), source, error);
+}
+
+FailureOr<TargetModel> TargetModel::validate(Fields f, StringRef source,
+                                             llvm::function_ref<void(const Twine &)> error) {
+  bool ok = true;
+  auto fail = [&](const Twine &message) {
+    if (ok)
+      error(source + ": " + message);
     ok = false;
+  };
+  auto positive = [&](StringRef key, double v, bool zeroAllowed = false) {
+    if ((zeroAllowed ? !(v >= 0) : !(v > 0)) || !std::isfinite(v))
+      fail("'" + key + "' must be a " + (zeroAllowed ? "non-negative" : "positive") + " number");
+    return v;
+  };
+  auto integer = [&](StringRef key, double v) {
+    positive(key, v);
+    if (ok && (v != std::floor(v) || v > 1e9))
+      fail("'" + key + "' must be a positive integer");
+    return ok ? unsigned(v) : 0u;
+  };
+  TargetModel t;
+  t.name = f.name;
+  t.clockPeriodNs = positive("clock.period_ns", f.clockPeriodNs);
+  t.cores = integer("cores.count", f.cores);
+  t.meshRows = integer("cores.mesh_rows", f.meshRows);
+  t.meshCols = integer("cores.mesh_cols", f.meshCols);
+  t.crossbarsPerCore = integer("crossbar.per_core", f.crossbarsPerCore);
+  t.crossbarRows = integer("crossbar.rows", f.crossbarRows);
+  t.crossbarCols = integer("crossbar.cols", f.crossbarCols);
+  t.cellBits = integer("crossbar.cell_bits", f.cellBits);
+  t.weightBits = integer("crossbar.weight_bits", f.weightBits);
+  t.linkBytesPerCycle = positive("network.link_bytes_per_cycle", f.linkBytesPerCycle);
+  t.hopLatencyCycles = positive("network.hop_latency_cycles", f.hopLatencyCycles, /*zeroAllowed=*/true);
+  if (f.localMemoryBytes) {
+    double bytes = *f.localMemoryBytes;
+    if (!(bytes >= 1024 && bytes <= double(int64_t(1) << 31)) || bytes != std::floor(bytes))
+      fail("'memory.local_bytes' must be an integer from 1024 to 2^31");
+    else
+      t.localMemoryBytes = int64_t(bytes);
   }
-  if (ok && uint64_t(t.meshRows) * t.meshCols < t.cores) {
-    error(source + ": a " + Twine(t.meshRows) + "x" + Twine(t.meshCols) + " mesh cannot hold " +
-          Twine(t.cores) + " cores");
-    ok = false;
+  llvm::json::Object defaults = t.pimsimDefaults();
+  SmallVector<StringRef> keys;
+  for (const auto &entry : defaults)
+    keys.push_back(entry.first);
+  llvm::sort(keys);
+  for (const auto &entry : f.pimsim) {
+    if (!llvm::is_contained(keys, StringRef(entry.first)))
+      fail("unknown key 'pimsim." + StringRef(entry.first) + "' (expected " + llvm::join(keys, ", ") + ")");
+    else if (!entry.second.getAsNumber())
+      fail("'pimsim." + StringRef(entry.first) + "' must be a number");
   }
+  t.pimsim = std::move(f.pimsim);
+  if (ok && t.cores > kMaxCores)
+    fail("'cores.count' " + Twine(t.cores) + " is more than the " + Twine(kMaxCores) + " supported");
+  if (ok && uint64_t(t.meshRows) * t.meshCols < t.cores)
+    fail("a " + Twine(t.meshRows) + "x" + Twine(t.meshCols) + " mesh cannot hold " + Twine(t.cores) + " cores");
   if (!ok || !t.deriveTiming(source, error))
     return failure();
   return t;
+}
+
+TargetModel::Fields TargetModel::fields() const {
+  Fields f;
+  f.name = name;
+  f.clockPeriodNs = clockPeriodNs;
+  f.cores = cores;
+  f.meshRows = meshRows;
+  f.meshCols = meshCols;
+  f.crossbarsPerCore = crossbarsPerCore;
+  f.crossbarRows = crossbarRows;
+  f.crossbarCols = crossbarCols;
+  f.cellBits = cellBits;
+  f.weightBits = weightBits;
+  f.linkBytesPerCycle = linkBytesPerCycle;
+  f.hopLatencyCycles = hopLatencyCycles;
+  f.localMemoryBytes = double(localMemoryBytes);
+  f.pimsim = pimsim;
+  return f;
+}
+
+llvm::json::Value TargetModel::toJson() const {
+  llvm::json::Object root{
+      {"name", name},
+      {"clock", llvm::json::Object{{"period_ns", clockPeriodNs}}},
+      {"cores", llvm::json::Object{{"count", int64_t(cores)},
+                                   {"mesh_rows", int64_t(meshRows)},
+                                   {"mesh_cols", int64_t(meshCols)}}},
+      {"crossbar", llvm::json::Object{{"per_core", int64_t(crossbarsPerCore)},
+                                      {"rows", int64_t(crossbarRows)},
+                                      {"cols", int64_t(crossbarCols)},
+                                      {"cell_bits", int64_t(cellBits)},
+                                      {"weight_bits", int64_t(weightBits)}}},
+      {"network", llvm::json::Object{{"link_bytes_per_cycle", linkBytesPerCycle},
+                                     {"hop_latency_cycles", hopLatencyCycles}}},
+      {"memory", llvm::json::Object{{"local_bytes", localMemoryBytes}}}};
+  if (!pimsim.empty())
+    root["pimsim"] = llvm::json::Object(pimsim);
+  return root;
 }
 
 FailureOr<TargetModel> TargetModel::load(StringRef path,

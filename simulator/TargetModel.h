@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace raptor::pim {
@@ -37,9 +38,28 @@ struct TargetModel {
   /// prices instructions with them, as the timing simulator does.
   TimingConfig timing;
 
-  /// Parses and validates; on error calls `error` with `source: message`.
+  /// A target's parameters as given, before validation (NaN: missing).
+  struct Fields {
+    std::string name;
+    double clockPeriodNs = 0, cores = 0, meshRows = 0, meshCols = 0;
+    double crossbarsPerCore = 0, crossbarRows = 0, crossbarCols = 0, cellBits = 0, weightBits = 0;
+    double linkBytesPerCycle = 0, hopLatencyCycles = 0;
+    std::optional<double> localMemoryBytes; ///< unset: the 64 MiB default
+    llvm::json::Object pimsim;
+  };
+
+  /// Parses and validates a target file's JSON; on error calls `error`
+  /// with `source: message` (the message names the offending key).
   static llvm::FailureOr<TargetModel> parse(llvm::StringRef json, llvm::StringRef source,
                                             llvm::function_ref<void(const llvm::Twine &)> error);
+  /// The one validation of a target's parameters, whether they come from a
+  /// file or from a #pim.target attribute.
+  static llvm::FailureOr<TargetModel> validate(Fields fields, llvm::StringRef source,
+                                               llvm::function_ref<void(const llvm::Twine &)> error);
+  /// The parameters back (validate(fields()) gives this target again).
+  Fields fields() const;
+  /// The target in the file format (keys as docs/scheduling.md lists them).
+  llvm::json::Value toJson() const;
   static llvm::FailureOr<TargetModel> load(llvm::StringRef path,
                                            llvm::function_ref<void(const llvm::Twine &)> error);
 

@@ -36,6 +36,7 @@ static void printReg(OpAsmPrinter &printer, Operation *, IntegerAttr reg) {
 #include "dialects/pim/PimOps.cpp.inc"
 
 void PimDialect::initialize() {
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/pim/PimOps.cpp.inc"
@@ -134,6 +135,14 @@ LogicalResult ChipOp::verify() {
     return emitOpError("local memory beyond 2 GiB cannot be addressed with 32-bit immediates");
   if (getCellBits() < 1 || getWeightBits() < getCellBits() || getWeightBits() % getCellBits())
     return emitOpError("weight_bits must be a positive multiple of cell_bits");
+  if (std::optional<TargetAttr> target = getTarget()) {
+    if (int64_t(target->getCores()) != getCores() || int64_t(target->getCrossbarsPerCore()) != getCrossbars() ||
+        int64_t(target->getCrossbarRows()) != getXbarRows() || int64_t(target->getCrossbarCols()) != getXbarCols() ||
+        target->getLocalMemoryBytes() != getMemory() || int64_t(target->getCellBits()) != getCellBits() ||
+        int64_t(target->getWeightBits()) != getWeightBits())
+      return emitOpError("has a geometry other than its target's (cores, crossbars, their size, local memory, "
+                         "cell and weight bits must be the target's)");
+  }
   return success();
 }
 

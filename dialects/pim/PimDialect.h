@@ -4,6 +4,7 @@
 
 #include "dialects/layout/LayoutDialect.h"
 #include "simulator/Isa.h"
+#include "simulator/TargetModel.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
@@ -27,6 +28,9 @@ constexpr unsigned kNumRegisters = 32;
 } // namespace raptor::pim
 
 #include "dialects/pim/PimDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/pim/PimAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/pim/PimOps.h.inc"

@@ -34,7 +34,16 @@ def Pim_Dialect : Dialect {
     layout algebra becomes compact loops.
   }];
   let dependentDialects = ["::raptor::layout::LayoutDialect"];
+  let useDefaultAttributePrinterParser = 1;
+  // `pim.target` on a module: the target of the compile (#pim.target).
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Adds the dialect's attributes (PimTarget.cpp, beside their storage).
+    void registerAttributes();
+  }];
 }
+
+include "dialects/pim/PimAttrs.td"
 
 // Marker traits: the unit that executes an instruction, and extensions.
 def Pim_ScalarUnit : NativeOpTrait<"ScalarUnit"> { let cppNamespace = "::raptor::pim"; }
@@ -85,11 +94,15 @@ def Pim_ChipOp : Pim_Op<"chip", [SymbolTable, SingleBlock, NoTerminator, Isolate
     ```
     `memory` is each core's local memory in bytes; `cell_bits` and
     `weight_bits` the crossbar cells' precision and the weights' width.
+    `target`, when present, is the #pim.target the chip was compiled for
+    (its geometry must be the chip's); the emitter writes pimsim-nn's
+    chip.json and network.json from it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Pim_I64:$cores, Pim_I64:$crossbars,
                        DenseI64ArrayAttr:$xbar_size, Pim_I64:$memory,
                        DefaultValuedAttr<Pim_I64, "8">:$cell_bits,
-                       DefaultValuedAttr<Pim_I64, "8">:$weight_bits);
+                       DefaultValuedAttr<Pim_I64, "8">:$weight_bits,
+                       OptionalAttr<Pim_TargetAttr>:$target);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `cores` $cores `crossbars` $crossbars `of` $xbar_size `memory` $memory

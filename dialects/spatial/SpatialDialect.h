@@ -2,6 +2,8 @@
 #ifndef RAPTOR_DIALECTS_SPATIAL_SPATIALDIALECT_H
 #define RAPTOR_DIALECTS_SPATIAL_SPATIALDIALECT_H
 
+#include "dialects/pim/PimDialect.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

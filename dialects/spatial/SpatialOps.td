@@ -18,6 +18,7 @@ def Spatial_Dialect : Dialect {
     sizes. Scheduling writes `core`, `start_ns`, `slot` and `last` on tasks.
   }];
   let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::raptor::pim::PimDialect"];
 }
 
 def Spatial_TaskType : TypeDef<Spatial_Dialect, "Task"> {
@@ -25,9 +26,24 @@ def Spatial_TaskType : TypeDef<Spatial_Dialect, "Task"> {
   let summary = "The completion of a compute instance (a dependency token)";
 }
 
+// A #pim.target attribute (the chip the graph is for).
+def Spatial_TargetAttr : Attr<CPred<"::llvm::isa<::raptor::pim::TargetAttr>($_self)">, "a #pim.target attribute"> {
+  let storageType = "::mlir::Attribute";
+  let returnType = "::raptor::pim::TargetAttr";
+  let convertFromStorage = "::llvm::cast<::raptor::pim::TargetAttr>($_self)";
+}
+
 def Spatial_GraphOp : Op<Spatial_Dialect, "graph", [Symbol, SingleBlock, NoTerminator]> {
   let summary = "The compute graph of a function for a target";
-  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$target,
+  let description = [{
+    ```mlir
+    spatial.graph @main_tasks for #pim.target<"small", cores = 4, ...> attributes {function = @main} {
+      %t0 = spatial.task "conv1#0" bytes [] {cost_ns = 120 : i64, ...}
+    }
+    ```
+    `target` is the chip the tasks are costed for and scheduled on.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Spatial_TargetAttr:$target,
                        DefaultValuedAttr<I64Attr, "0">:$cores,
                        DefaultValuedAttr<I64Attr, "0">:$crossbars_per_core,
                        OptionalAttr<FlatSymbolRefAttr>:$function);

@@ -38,14 +38,13 @@ struct Rules {
   Policy policy;
 };
 
-FailureOr<Rules> resolveRules(func::FuncOp func, StringRef policyOption,
+FailureOr<Rules> resolveRules(func::FuncOp func, PolicyChoice policyOption,
                               StringRef tableOption) {
-  StringRef name = policyOption;
-  if (name.empty())
-    if (auto attr = func->getAttrOfType<StringAttr>(CodecDialect::kPolicyAttrName))
-      name = attr.getValue();
-  if (name.empty())
-    name = "W";
+  StringRef name = "W";
+  if (policyOption != PolicyChoice::Function)
+    name = nameOf(llvm::ArrayRef(kPolicyChoices), policyOption);
+  else if (auto attr = func->getAttrOfType<StringAttr>(CodecDialect::kPolicyAttrName))
+    name = attr.getValue();
   std::optional<Policy> policy = parsePolicy(name);
   if (!policy)
     return func.emitError() << "unknown compression policy '" << name
@@ -342,11 +341,6 @@ struct ExpandRequantizersPass
 struct PlaceCodecsPass : raptor::impl::PlaceCodecsBase<PlaceCodecsPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (placement != "local" && placement != "nonlocal" && placement != "nonlocal-coalesced") {
-      getOperation().emitError() << "unknown placement '" << placement
-                                 << "' (expected local, nonlocal or nonlocal-coalesced)";
-      return signalPassFailure();
-    }
     IdGenerator ids(getOperation());
     for (func::FuncOp func : graphFunctions(getOperation())) {
       FailureOr<Rules> rules = resolveRules(func, policy, table);
@@ -358,11 +352,11 @@ struct PlaceCodecsPass : raptor::impl::PlaceCodecsBase<PlaceCodecsPass> {
       FailureOr<CodecGraph> graph = CodecGraph::build(func);
       if (failed(graph))
         return signalPassFailure();
-      if (placement == "local") {
+      if (placement == Placement::Local) {
         graph->assignLocalSemantics(ports);
       } else {
         graph->assignSemantics(ports, ids);
-        if (placement == "nonlocal-coalesced") {
+        if (placement == Placement::NonlocalCoalesced) {
           std::vector<Subgraph> subgraphs = graph->induceSubgraphs();
           graph->coalesce(subgraphs);
         }

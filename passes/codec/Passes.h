@@ -8,6 +8,7 @@
 #define RAPTOR_PASSES_CODEC_PASSES_H
 
 #include "dialects/codec/CodecDialect.h"
+#include "passes/codec/CodecChoices.h"
 #include "dialects/nn/NNDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

@@ -17,8 +17,9 @@ class CodecPass<string arg, string summaryText> : Pass<arg, "mlir::ModuleOp"> {
 defvar CodecTableOption = Option<"table", "table", "std::string", /*default=*/"\"\"",
     "Commutation table file (docs/codec.md); default: the seed's Table 5">;
 
-defvar CodecPolicyOption = Option<"policy", "policy", "std::string", /*default=*/"\"\"",
-    "Compression policy Z, Y, X or W (default: the function's codec.policy, else W)">;
+defvar CodecPolicyOption = Option<"policy", "policy", "::raptor::codec::PolicyChoice",
+    /*default=*/"::raptor::codec::PolicyChoice::Function", "Compression policy",
+    "::raptor::choicesOf(::raptor::codec::kPolicyChoices)">;
 
 def InsertCodecMarkers : CodecPass<"raptor-insert-codec-markers",
     "Insert input and output codec markers around every operator (Algorithms 2-6)"> {
@@ -129,8 +130,9 @@ def PlaceCodecs : CodecPass<"raptor-place-codecs",
     `materialize=false` the marked graph is kept (for cost reports).
   }];
   let options = [CodecPolicyOption, CodecTableOption,
-    Option<"placement", "placement", "std::string", /*default=*/"\"nonlocal-coalesced\"",
-           "local, nonlocal or nonlocal-coalesced">,
+    Option<"placement", "placement", "::raptor::codec::Placement",
+           /*default=*/"::raptor::codec::Placement::NonlocalCoalesced", "Placement algorithm",
+           "::raptor::choicesOf(::raptor::codec::kPlacements)">,
     Option<"materialize", "materialize", "bool", /*default=*/"true",
            "Replace markers by codec ops">];
 }

@@ -10,6 +10,8 @@
 #include "dialects/layout/LayoutDialect.h"
 #include "dialects/pim/PimDialect.h"
 #include "dialects/spatial/SpatialDialect.h"
+#include "passes/nn/SafeTensors.h"
+#include "passes/spatial/Replication.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -21,6 +23,11 @@ namespace raptor {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/conversion/Passes.h.inc"
+
+/// raptor-lower-to-pim over weights the caller has open (`weights` unset:
+/// the pass opens `options.weightsPath`, if any).
+std::unique_ptr<mlir::Pass> createLowerToPim(const LowerToPimOptions &options,
+                                             std::shared_ptr<const nn::SafeTensorsFile> weights);
 } // namespace raptor
 
 #endif // RAPTOR_PASSES_CONVERSION_PASSES_H

@@ -26,6 +26,10 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     operator with the most output windows per copy; `none` keeps one copy.
     Copies use at most `replication-budget` of the chip's crossbars in all.
 
+    The target comes from `target=FILE.json` (read once, then kept as the
+    module's `pim.target` and the graph's `target`, a `#pim.target`) or,
+    without the option, from the module's `pim.target`.
+
     A tile column taller than a core, or a model larger than the chip, is
     an error naming the op or function.
 
@@ -33,9 +37,12 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::raptor::spatial::SpatialDialect"];
   let options = [Option<"targetPath", "target", "std::string", /*default=*/"\"\"",
-                        "Target description (JSON, docs/scheduling.md)">,
-                 Option<"replicate", "replicate", "std::string", /*default=*/"\"none\"",
-                        "Replication of weight lanes: none, time or windows">,
+                        "Target file (JSON, docs/scheduling.md), read once: the module's and each graph's "
+                        "#pim.target from then on (default: the module's pim.target)">,
+                 Option<"replicate", "replicate", "::raptor::spatial::ReplicationRule",
+                        /*default=*/"::raptor::spatial::ReplicationRule::None",
+                        "Replication of weight lanes onto spare crossbars",
+                        "::raptor::choicesOf(::raptor::spatial::kReplicationRules)">,
                  Option<"replicationBudget", "replication-budget", "double", /*default=*/"0.5",
                         "Fraction of the chip's crossbars the lanes and their copies may use">,
                  Option<"followRows", "follow-rows", "bool", /*default=*/"true",

@@ -11,8 +11,13 @@
 #include "passes/emission/Passes.h"
 #include "simulator/TargetModel.h"
 
+#include "passes/JsonAttributes.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_EMITPIM
@@ -192,6 +197,63 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
 
 struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
   using Base::Base;
+
+  /// Writes the directory beside `output` and renames it into place, so
+  /// that `output` appears complete or not at all. An existing `output` is
+  /// replaced only if it is empty or a program directory Raptor wrote
+  /// (pim::checkReplaceable); the old program is moved aside first and
+  /// removed last.
+  LogicalResult writeAtomically(ModuleOp module, const pim::Program &program, const pim::WriteOptions &options,
+                                ArrayRef<std::pair<std::string, llvm::json::Value>> reportFiles) {
+    namespace fs = llvm::sys::fs;
+    if (llvm::Error e = pim::checkReplaceable(output))
+      return module.emitError() << llvm::toString(std::move(e));
+    SmallString<256> staging(output);
+    while (!staging.empty() && llvm::sys::path::is_separator(staging.back()))
+      staging.pop_back();
+    staging += ".emit";
+    // (Missing parents are created, as for any output file of raptor-opt's.)
+    if (StringRef parent = llvm::sys::path::parent_path(staging); !parent.empty())
+      if (std::error_code ec = fs::create_directories(parent))
+        return module.emitError() << "cannot create '" << parent << "': " << ec.message();
+    if (std::error_code ec = fs::createUniqueDirectory(staging, staging))
+      return module.emitError() << "cannot create a directory beside '" << output << "': " << ec.message();
+    auto removeStaging = llvm::make_scope_exit([&] { fs::remove_directories(staging); });
+    if (llvm::Error e = pim::writeDirectory(program, staging, options))
+      return module.emitError() << llvm::toString(std::move(e));
+    std::error_code ec;
+    if (!reportFiles.empty()) {
+      SmallString<256> reports(staging);
+      llvm::sys::path::append(reports, "reports");
+      if (std::error_code ec = fs::create_directories(reports))
+        return module.emitError() << "cannot create '" << reports << "': " << ec.message();
+      for (const auto &[name, value] : reportFiles) {
+        SmallString<256> path(reports);
+        llvm::sys::path::append(path, name);
+        llvm::raw_fd_ostream os(path, ec);
+        if (ec)
+          return module.emitError() << "cannot write '" << path << "': " << ec.message();
+        os << llvm::formatv("{0:2}", value) << "\n";
+      }
+    }
+    SmallString<256> aside;
+    bool replacing = fs::exists(output) && fs::directory_iterator(output, ec) != fs::directory_iterator();
+    if (replacing) {
+      aside = staging;
+      aside += ".old";
+      if (std::error_code ec2 = fs::rename(output, aside))
+        return module.emitError() << "cannot replace '" << output << "': " << ec2.message();
+    }
+    if (std::error_code ec2 = fs::rename(staging, output)) {
+      if (replacing)
+        fs::rename(aside, output);
+      return module.emitError() << "cannot write '" << output << "': " << ec2.message();
+    }
+    removeStaging.release();
+    if (replacing)
+      fs::remove_directories(aside);
+    return success();
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<pim::ChipOp> chips(module.getOps<pim::ChipOp>());
@@ -203,39 +265,32 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
     pim::ChipOp chip = chips.front();
     pim::WriteOptions options;
     options.unrollLimit = unrollLimit;
-    if (pimsim == "binary")
-      options.pimsim = pim::PimsimFiles::Binary;
-    else if (pimsim == "json")
-      options.pimsim = pim::PimsimFiles::Json;
-    else if (pimsim == "both")
-      options.pimsim = pim::PimsimFiles::Both;
-    else if (pimsim == "none")
-      options.pimsim = pim::PimsimFiles::None;
-    else {
-      module.emitError() << "unknown pimsim file form '" << pimsim << "' (binary, json, both or none)";
-      return signalPassFailure();
-    }
-    if (auto path = chip->getAttrOfType<StringAttr>("target")) {
-      std::string message;
-      auto target = raptor::pim::TargetModel::load(path.getValue(), [&](const Twine &m) { message = m.str(); });
-      if (failed(target)) {
-        chip.emitError() << message;
-        return signalPassFailure();
-      }
-      options.chipConfig = target->pimsimChipConfig();
-      options.networkConfig = target->pimsimNetworkConfig();
-    } else {
-      auto target = raptor::pim::TargetModel::forChip(
-          unsigned(chip.getCores()), unsigned(chip.getCrossbars()), unsigned(chip.getXbarRows()),
-          unsigned(chip.getXbarCols()), unsigned(chip.getCellBits()), unsigned(chip.getWeightBits()),
-          chip.getMemory());
-      options.chipConfig = target.pimsimChipConfig();
-      options.networkConfig = target.pimsimNetworkConfig();
-    }
+    options.pimsim = pimsim;
+    // A chip written without a target implies one from its own geometry.
+    pim::TargetModel target =
+        chip.getTarget() ? chip.getTarget()->getModel()
+                         : pim::TargetModel::forChip(unsigned(chip.getCores()), unsigned(chip.getCrossbars()),
+                                                     unsigned(chip.getXbarRows()), unsigned(chip.getXbarCols()),
+                                                     unsigned(chip.getCellBits()), unsigned(chip.getWeightBits()),
+                                                     chip.getMemory());
+    options.chipConfig = target.pimsimChipConfig();
+    options.networkConfig = target.pimsimNetworkConfig();
     FailureOr<pim::Program> program = programOf(chip);
     if (failed(program))
       return signalPassFailure();
+    // The manifest says what the program is of and for: the model, the
+    // target, a quantized model's codecs and calibration (raptor.quantization,
+    // written where it was calibrated), and the schedule.
+    if (!source.empty())
+      program->reports["source"] = source;
+    if (chip.getTarget())
+      program->reports["target"] = target.name;
+    if (Attribute quantization = module->getAttr("raptor.quantization"))
+      program->reports["quantization"] = raptor::jsonOfAttribute(quantization);
+    std::vector<std::pair<std::string, llvm::json::Value>> reportFiles;
     for (auto graph : module.getOps<raptor::spatial::GraphOp>()) {
+      if (Attribute selection = graph->getAttr("selection"))
+        reportFiles.push_back({"pipeline_selection.json", raptor::jsonOfAttribute(selection)});
       llvm::json::Object schedule;
       for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
                               "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"})
@@ -248,14 +303,8 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
         schedule["stage_cores"] = llvm::json::Array(v.asArrayRef());
       program->reports["schedule"] = std::move(schedule);
     }
-    if (std::error_code ec = llvm::sys::fs::create_directories(output)) {
-      module.emitError() << "cannot create '" << output << "': " << ec.message();
+    if (failed(writeAtomically(module, *program, options, reportFiles)))
       return signalPassFailure();
-    }
-    if (llvm::Error e = pim::writeDirectory(*program, output, options)) {
-      module.emitError() << llvm::toString(std::move(e));
-      return signalPassFailure();
-    }
   }
 };
 

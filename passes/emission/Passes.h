@@ -8,6 +8,7 @@
 #define RAPTOR_PASSES_EMISSION_PASSES_H
 
 #include "dialects/pim/PimDialect.h"
+#include "passes/emission/EmissionChoices.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -22,8 +22,11 @@ def EmitPim : Pass<"raptor-emit-pim", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"\"", "The directory to write (created)">,
-    Option<"pimsim", "pimsim", "std::string", /*default=*/"\"binary\"",
-           "pimsim-nn program files: binary, json, both or none">,
+    Option<"pimsim", "pimsim", "::raptor::pim::PimsimFiles", /*default=*/"::raptor::pim::PimsimFiles::Binary",
+           "pimsim-nn program files", "::raptor::choicesOf(::raptor::pim::kPimsimFiles)">,
+    Option<"source", "source", "std::string", /*default=*/"\"\"",
+           "The model the program was compiled from (the manifest's `source`: `raptor simulate --check` "
+           "compares with it)">,
     Option<"unrollLimit", "unroll-limit", "int64_t", /*default=*/"16000000",
            "Skip pimsim-nn files whose unrolled program exceeds this many instructions (0: no limit)">,
   ];

@@ -2,6 +2,7 @@
 #include "passes/nn/SafeTensors.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstring>
@@ -22,6 +23,13 @@ unsigned safetensorsDtypeBytes(llvm::StringRef dtype) {
 }
 
 llvm::Expected<std::unique_ptr<SafeTensorsFile>> SafeTensorsFile::open(llvm::StringRef path) {
+  // Only a regular file: a FIFO would block the reader, a device (/dev/zero)
+  // would be read to exhaustion.
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return failure("cannot read weights '" + path + "': " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return failure("cannot read weights '" + path + "': not a regular file");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
     return failure("cannot read weights '" + path + "': " + buffer.getError().message());
@@ -77,6 +85,7 @@ llvm::Expected<std::unique_ptr<SafeTensorsFile>> SafeTensorsFile::open(llvm::Str
     e.data = bytes.data() + dataStart + *begin;
     e.bytes = size_t(*end - *begin);
     file->entries[key] = std::move(e);
+    file->order.push_back(key.str());
   }
   return std::move(file);
 }

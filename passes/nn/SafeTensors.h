@@ -31,6 +31,8 @@ public:
   static llvm::Expected<std::unique_ptr<SafeTensorsFile>> open(llvm::StringRef path);
 
   const Entry *find(llvm::StringRef name) const;
+  /// The tensors' names, in the order of the file's header.
+  const std::vector<std::string> &names() const { return order; }
   llvm::StringRef path() const { return filePath; }
   /// The entry's values as float32 (F32, F16, BF16, F64 and integer dtypes).
   std::vector<float> floats(const Entry &entry) const;
@@ -39,6 +41,7 @@ private:
   std::string filePath;
   std::unique_ptr<llvm::MemoryBuffer> buffer;
   llvm::StringMap<Entry> entries;
+  std::vector<std::string> order;
 };
 
 /// Bytes per element of a safetensors dtype, 0 if unknown.

@@ -8,6 +8,7 @@
 #define RAPTOR_PASSES_SPATIAL_PASSES_H
 
 #include "dialects/spatial/SpatialDialect.h"
+#include "passes/spatial/ScheduleChoices.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -30,15 +30,19 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     '--raptor-schedule-spatial=mode=pipeline depth=8'`
   }];
   let dependentDialects = ["::raptor::spatial::SpatialDialect"];
-  let options = [Option<"algorithm", "algorithm", "std::string", /*default=*/"\"peft\"",
-                        "latency mode's list scheduler: peft or heft">,
-                 Option<"mode", "mode", "std::string", /*default=*/"\"latency\"",
-                        "latency (one inference as fast as possible) or pipeline (inferences streamed "
-                        "through at most `depth` stages)">,
+  let options = [Option<"algorithm", "algorithm", "::raptor::spatial::ListAlgorithm",
+                        /*default=*/"::raptor::spatial::ListAlgorithm::PEFT",
+                        "latency mode's list scheduler",
+                        "::raptor::choicesOf(::raptor::spatial::kListAlgorithms)">,
+                 Option<"mode", "mode", "::raptor::spatial::ScheduleMode",
+                        /*default=*/"::raptor::spatial::ScheduleMode::Latency", "what the schedule optimizes",
+                        "::raptor::choicesOf(::raptor::spatial::kScheduleModes)">,
                  Option<"depth", "depth", "int64_t", /*default=*/"4",
                         "pipeline mode: the most stages">,
                  Option<"report", "report", "std::string", /*default=*/"\"\"",
                         "pipeline mode: where to write the selection report (JSON; empty: nowhere)">,
+                 Option<"periodicAttribute", "periodic-attribute", "bool", /*default=*/"false",
+                        "keep the periodic diagnostic of the schedule as the graph's `periodic` attribute">,
                  Option<"periodic", "periodic", "std::string", /*default=*/"\"\"",
                         "where to write the periodic diagnostic of the schedule (the event graph of its "
                         "cores run as loop bodies, its maximum cycle ratio and critical cycle; JSON)">];

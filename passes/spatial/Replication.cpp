@@ -7,16 +7,6 @@
 
 namespace raptor::spatial {
 
-std::optional<ReplicationRule> parseReplicationRule(llvm::StringRef name) {
-  if (name == "none")
-    return ReplicationRule::None;
-  if (name == "windows")
-    return ReplicationRule::Windows;
-  if (name == "time")
-    return ReplicationRule::Time;
-  return std::nullopt;
-}
-
 namespace {
 
 /// Whether `tiles` pack into `bins` bins of `capacity`, first fit largest

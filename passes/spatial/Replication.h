@@ -8,6 +8,8 @@
 #ifndef RAPTOR_PASSES_SPATIAL_REPLICATION_H
 #define RAPTOR_PASSES_SPATIAL_REPLICATION_H
 
+#include "passes/Vocabulary.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -30,7 +32,13 @@ enum class ReplicationRule {
   Time,
 };
 
-std::optional<ReplicationRule> parseReplicationRule(llvm::StringRef name);
+inline constexpr Choice<ReplicationRule> kReplicationRules[] = {
+    {ReplicationRule::None, "none", "one copy of every lane"},
+    {ReplicationRule::Time, "time",
+     "add the copy that saves the most time per crossbar, net of bringing its input, while any saves time"},
+    {ReplicationRule::Windows, "windows", "PIMCOMP's greedy rule: copy the operator with the most output windows "
+                                          "per copy while crossbars remain"},
+};
 
 /// An operator that may be replicated.
 struct ReplicationCandidate {
@@ -65,5 +73,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
 std::pair<int64_t, int64_t> rowsOfCopy(int64_t rows, int64_t copies, int64_t index);
 
 } // namespace raptor::spatial
+
+RAPTOR_CHOICE_PARSER(raptor::spatial::ReplicationRule)
 
 #endif // RAPTOR_PASSES_SPATIAL_REPLICATION_H

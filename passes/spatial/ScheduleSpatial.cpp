@@ -10,6 +10,7 @@
 #include "dialects/nn/ElementCount.h"
 #include "dialects/nn/NNOps.h"
 #include "dialects/spatial/SpatialDialect.h"
+#include "passes/JsonAttributes.h"
 #include "passes/spatial/Passes.h"
 #include "passes/spatial/CostModel.h"
 #include "passes/spatial/ListScheduler.h"
@@ -335,10 +336,6 @@ llvm::json::Object selectionReport(const sp::PipelineProblem &problem, const sp:
       {"queue_budget", int64_t(problem.maxEvaluations)},
       {"packings", int64_t(r.packings)},
       {"packing_budget", int64_t(problem.maxPackings)},
-      {"phase_seconds", llvm::json::Object{{"initial_dp", r.dpSeconds},
-                                           {"neighbourhood_ranking", r.rankingSeconds},
-                                           {"packing", r.packingSeconds},
-                                           {"queue", r.queueSeconds}}},
       {"candidates", std::move(candidates)}};
 }
 
@@ -473,14 +470,17 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     }
   }
 
-  /// periodic=FILE: the schedule's event graph, as its programs would loop.
+  /// periodic=FILE (or the `periodic` attribute): the schedule's event
+  /// graph, as its programs would loop.
   LogicalResult writePeriodic(sp::GraphOp graph, const sp::PlacedGraph &placed) {
-    if (periodic.empty())
+    if (periodic.empty() && !periodicAttribute)
       return success();
     sp::PeriodicReport r = sp::periodicOf(sp::programOf(placed));
     llvm::json::Object json = sp::periodicJson(r);
-    json["mode"] = std::string(mode);
-    return writeJson(graph, periodic, std::move(json), "periodic diagnostic");
+    json["mode"] = raptor::nameOf(llvm::ArrayRef(sp::kScheduleModes), sp::ScheduleMode(mode)).str();
+    if (periodicAttribute)
+      graph->setAttr("periodic", raptor::attributeOfJson(&getContext(), llvm::json::Value(llvm::json::Object(json))));
+    return periodic.empty() ? success() : writeJson(graph, periodic, std::move(json), "periodic diagnostic");
   }
 
   LogicalResult latency(sp::GraphOp graph, const raptor::pim::TargetModel &t, GraphTasks &g) {
@@ -488,7 +488,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       size_t i = &e - g.graph.edges.data();
       return double(t.transferNs(g.edgeBytes[i], from, to));
     };
-    sp::Schedule s = sp::scheduleWithCapacity(g.graph, algorithm == "peft");
+    sp::Schedule s = sp::scheduleWithCapacity(g.graph, algorithm == sp::ListAlgorithm::PEFT);
     if (!s.feasible)
       return g.tasks[s.failedTask].emitError()
              << "no core can hold this task's " << g.graph.tiles[s.failedTask] << " crossbars next to the others (tried "
@@ -507,7 +507,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     Builder b(&getContext());
     graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(s.makespan)));
     graph->setAttr("strategy", b.getStringAttr(s.strategy));
-    graph->setAttr("algorithm", b.getStringAttr(algorithm));
+    graph->setAttr("algorithm",
+                   b.getStringAttr(raptor::nameOf(llvm::ArrayRef(sp::kListAlgorithms), sp::ListAlgorithm(algorithm))));
     graph->setAttr("mode", b.getStringAttr("latency"));
     return success();
   }
@@ -596,34 +597,31 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     llvm::json::Object selection = selectionReport(problem, r);
     selection["boundaries"] = crossing != sp::Crossing::Interleaved;
     selection["crossing"] = crossingName(crossing);
-    if (!report.empty() && failed(writeJson(graph, report, llvm::json::Value(std::move(selection)), "pipeline report")))
-      return failure();
+    // The selection travels with the graph (the emitter writes it as
+    // reports/pipeline_selection.json); `report=FILE` also gets the search's
+    // time per phase, which the IR leaves out so that a compile is
+    // reproducible byte for byte.
+    graph->setAttr("selection", raptor::attributeOfJson(&getContext(), llvm::json::Value(llvm::json::Object(selection))));
+    if (!report.empty()) {
+      selection["phase_seconds"] = llvm::json::Object{{"initial_dp", r.dpSeconds},
+                                                      {"neighbourhood_ranking", r.rankingSeconds},
+                                                      {"packing", r.packingSeconds},
+                                                      {"queue", r.queueSeconds}};
+      if (failed(writeJson(graph, report, llvm::json::Value(std::move(selection)), "pipeline report")))
+        return failure();
+    }
     return writePeriodic(graph, m.placed(t, cores, order, crossing));
   }
 
   void runOnOperation() override {
-    if (mode != "latency" && mode != "pipeline") {
-      getOperation().emitError() << "unknown mode '" << mode << "' (expected latency or pipeline)";
-      return signalPassFailure();
-    }
-    if (algorithm != "peft" && algorithm != "heft") {
-      getOperation().emitError() << "unknown algorithm '" << algorithm << "' (expected peft or heft)";
-      return signalPassFailure();
-    }
-    if (mode == "pipeline" && depth < 1) {
+    if (mode == sp::ScheduleMode::Pipeline && depth < 1) {
       getOperation().emitError() << "pipeline mode needs depth=N with N >= 1, not " << int64_t(depth);
       return signalPassFailure();
     }
     for (auto graph : getOperation().getOps<sp::GraphOp>()) {
-      std::string message;
-      FailureOr<raptor::pim::TargetModel> target =
-          raptor::pim::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
-      if (failed(target)) {
-        graph.emitError() << message;
-        return signalPassFailure();
-      }
-      GraphTasks g(graph, *target);
-      if (failed(mode == "pipeline" ? pipeline(graph, *target, g) : latency(graph, *target, g)))
+      const raptor::pim::TargetModel target = graph.getTarget().getModel();
+      GraphTasks g(graph, target);
+      if (failed(mode == sp::ScheduleMode::Pipeline ? pipeline(graph, target, g) : latency(graph, target, g)))
         return signalPassFailure();
     }
   }

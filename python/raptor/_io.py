@@ -128,3 +128,4 @@ def read_text(path: str) -> str:
         raise UserError(f"cannot read '{path}': {e.strerror}") from None
     except UnicodeDecodeError as e:
         raise UserError(f"cannot read '{path}': not UTF-8 text (byte {e.start})") from None
+

@@ -244,7 +244,11 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             from raptor import quant
 
             calibration = quant.load_samples(model.module, args.calibrate)
-        result = pim.compile(model.module, args.output, weights=model.weights, target=args.target,
+        from raptor import weights as weight_files
+
+        # Opened once: for calibration, the lowering and the report.
+        tensors = weight_files.load(model.weights) if model.weights else None
+        result = pim.compile(model.module, args.output, weights=tensors, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
                              follow_rows=args.follow_rows, precision=args.precision,
@@ -254,17 +258,15 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)
         report = None
         if args.report:
-            from raptor import weights as weight_files
             from raptor.quant.accuracy import program_report
 
             say("[report] int8 against float32 on the calibration and held-out inputs ...")
-            tensors = weight_files.load(model.weights) if model.weights else {}
-            report = program_report(str(result.directory), tensors, model.reference, calibration)
+            report = program_report(str(result.directory), tensors or {}, model.reference, calibration)
             write_atomically(str(result.directory / "reports" / "quantization.json"),
                              json.dumps(report, indent=2) + "\n")
     finally:
         model.cleanup()
-    summary = pim.summary(result.manifest)
+    summary = pim.summary(result.manifest, result.seconds)
     if args.json:
         if report is not None:
             summary["quantization_report"] = report
@@ -627,14 +629,12 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     target = args.target or str(spatial.default_target())
     if not Path(target).is_file():
         raise UserError(f"cannot read target '{target}'")
-    from raptor import pim
-
     module = _load(args.model, raptor.Context())
     try:
         report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
                                         pipeline=args.pipeline, periodic=args.periodic, follow_rows=args.follow_rows)
-    except raptor._raptor.PassError as e:
-        raise pim.pass_error(e, _source_name(args.model)) from None
+    except ir.MLIRError as e:
+        raise diagnostics_error(e, _source_name(args.model)) from None
     out = Path(args.report_dir)
     out.mkdir(parents=True, exist_ok=True)
     selection = report.pop("selection", None)

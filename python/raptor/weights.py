@@ -12,9 +12,8 @@ back end reads (``raptor compile``, ``raptor-lower-to-pim{weights=...}``).
 from __future__ import annotations
 
 import os
-import struct
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from mlir import ir
 
 from ._io import UserError, current_umask
 
-__all__ = ["beside", "from_exported_program", "load", "param_names", "save"]
+__all__ = ["Weights", "beside", "from_exported_program", "load", "param_names", "save"]
 
 
 def param_names(module: ir.Module) -> list[str]:
@@ -57,47 +56,46 @@ def save(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]) -> Non
         raise
 
 
-def _bfloat16_as_float32(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Reads a safetensors file whose bfloat16 tensors numpy has no type
-    for: the format is an 8-byte header length, a JSON header of dtype,
-    shape and byte range per tensor, then the data; a bfloat16 is the high
-    half of a float32."""
-    import json
+class Weights(Mapping[str, np.ndarray]):
+    """The tensors of a safetensors file, by name, read through Raptor's C++
+    reader (the one the PIM lowering uses): the file is opened, validated
+    and memory-mapped once; each tensor is a numpy array of its own (float
+    types, bfloat16 included, as float32; integer types as themselves)."""
 
-    data = Path(path).read_bytes()
-    (size,) = struct.unpack_from("<Q", data)  # the header's length, u64 little-endian
-    header = json.loads(data[8:8 + size])
-    body = data[8 + size:]
-    kinds = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32,
-             "I16": np.int16, "I8": np.int8, "U8": np.uint8, "BOOL": np.bool_}
-    out: dict[str, np.ndarray] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        raw = body[begin:end]
-        if info["dtype"] == "BF16":
-            array = (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32)
-        else:
-            array = np.frombuffer(raw, np.dtype(kinds[info["dtype"]]).newbyteorder("<"))
-        out[name] = array.reshape(info["shape"]).copy()
-    return out
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    @property
+    def path(self) -> str:
+        return self._handle.path
+
+    @property
+    def handle(self) -> Any:
+        """The C++ object, which ``raptor.pim.compile`` hands to the lowering."""
+        return self._handle
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._handle[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._handle.names())
+
+    def __len__(self) -> int:
+        return len(self._handle)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._handle
 
 
-def load(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file (bfloat16 ones as float32); a
-    one-line UserError if unreadable."""
-    from safetensors import SafetensorError
-    from safetensors.numpy import load_file
+def load(path: str | os.PathLike[str]) -> Weights:
+    """The weights of a safetensors file; a one-line UserError if the file is
+    missing, not a regular file, or malformed (header, offsets, sizes)."""
+    from . import _raptor
 
     try:
-        try:
-            tensors = load_file(str(path))
-        except TypeError:  # bfloat16, where numpy has no type for it
-            tensors = _bfloat16_as_float32(path)
-    except (OSError, SafetensorError, ValueError, KeyError, struct.error) as e:
-        raise UserError(f"cannot read weights '{path}': {e}") from None
-    return {name: t.astype(np.float32) if t.dtype.name == "bfloat16" else t for name, t in tensors.items()}
+        return Weights(_raptor.Weights.open(str(path)))
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 def beside(model_path: str | os.PathLike[str]) -> Path:

@@ -110,11 +110,10 @@ def test_a_bfloat16_weights_file_loads_as_float32(tmp_path: Path) -> None:
     assert loaded["i"].dtype == np.int64 and loaded["i"].tolist() == [0, 1, 2]
 
 
-def test_the_bfloat16_fallback_reader_agrees_with_safetensors(tmp_path: Path) -> None:
-    """The reader used where numpy cannot load a bfloat16 file (no
-    ml_dtypes), called directly so that every environment runs it: each
-    tensor as safetensors' own torch loader reads it (bfloat16 widened to
-    float32), the metadata skipped."""
+def test_the_weights_reader_agrees_with_safetensors(tmp_path: Path) -> None:
+    """Raptor's reader (the C++ one the lowering uses) gives each tensor as
+    safetensors' own torch loader reads it (bfloat16 widened to float32),
+    the metadata skipped."""
     import numpy as np
     import torch
     from safetensors.torch import load_file, save_file
@@ -126,7 +125,7 @@ def test_the_bfloat16_fallback_reader_agrees_with_safetensors(tmp_path: Path) ->
     save_file({"w": torch.randn(3, 5).to(torch.bfloat16), "b": torch.randn(5),
                "i": torch.arange(-4, 4, dtype=torch.int64).reshape(2, 4), "m": torch.tensor([True, False])},
               str(path), metadata={"format": "pt"})
-    ours = weights._bfloat16_as_float32(path)
+    ours = weights.load(path)
     theirs = load_file(str(path))
     assert sorted(ours) == sorted(theirs) == ["b", "i", "m", "w"]
     for name, tensor in theirs.items():

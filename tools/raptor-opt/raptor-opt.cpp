@@ -6,7 +6,7 @@
 // flow that graph passes must reject.
 //
 //===----------------------------------------------------------------------===//
-#include "capi/OversizedShapes.h"
+#include "support/OversizedShapes.h"
 #include "capi/Registration.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,7 +38,7 @@ static void hideLibraryOptions() {
 
 /// mlir-opt's driver, with the input screened before MLIR parses it: a
 /// shaped type whose element count overflows int64 would abort MLIR's
-/// parser (see capi/OversizedShapes.h), so it is reported as a located error.
+/// parser (see support/OversizedShapes.h), so it is reported as a located error.
 static mlir::LogicalResult runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "Raptor optimizer: model graphs to processing-in-memory\n", registry);

@@ -130,24 +130,34 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
   using Base::Base;
+
+  /// The compile's target: `target=FILE` read here, once, and kept as the
+  /// module's pim.target for the passes after this one; else the module's.
+  FailureOr<raptor::pim::TargetAttr> moduleTarget(ModuleOp module) {
+    if (targetPath.empty()) {
+      if (auto attr = module->getAttrOfType<raptor::pim::TargetAttr>("pim.target"))
+        return attr;
+      return module.emitError() << "raptor-build-compute-graph needs target=FILE.json or a module with a "
+                                   "pim.target attribute";
+    }
+    std::string message;
+    FailureOr<raptor::pim::TargetModel> model =
+        raptor::pim::TargetModel::load(targetPath, [&](const Twine &m) { message = m.str(); });
+    if (failed(model))
+      return module.emitError() << message;
+    auto attr = raptor::pim::TargetAttr::get(&getContext(), *model);
+    module->setAttr("pim.target", attr);
+    return attr;
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string message;
-    FailureOr<raptor::pim::TargetModel> target =
-        raptor::pim::TargetModel::load(targetPath, [&](const Twine &m) { message = m.str(); });
-    if (targetPath.empty() || failed(target)) {
-      module.emitError() << (targetPath.empty() ? "raptor-build-compute-graph needs target=FILE.json"
-                                                : message);
+    FailureOr<raptor::pim::TargetAttr> targetAttr = moduleTarget(module);
+    if (failed(targetAttr))
       return signalPassFailure();
-    }
-    const raptor::pim::TargetModel &t = *target;
+    const raptor::pim::TargetModel t = targetAttr->getModel();
     if (failed(raptor::nn::verifyTensorSizes(module)))
       return signalPassFailure();
-    std::optional<sp::ReplicationRule> rule = sp::parseReplicationRule(replicate);
-    if (!rule) {
-      module.emitError() << "unknown replication rule '" << replicate << "' (expected none, time or windows)";
-      return signalPassFailure();
-    }
+    std::optional<sp::ReplicationRule> rule = replicate;
     if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
       module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
       return signalPassFailure();
@@ -164,7 +174,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       builder.setInsertionPointToEnd(module.getBody());
       auto graph = sp::GraphOp::create(builder, func.getLoc(),
                                        builder.getStringAttr(func.getSymName().str() + "_tasks"),
-                                       builder.getStringAttr(targetPath),
+                                       *targetAttr,
                                        builder.getI64IntegerAttr(t.cores),
                                        builder.getI64IntegerAttr(t.crossbarsPerCore),
                                        FlatSymbolRefAttr::get(func.getSymNameAttr()));

@@ -15,6 +15,13 @@ namespace {
 
 struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
   using Base::Base;
+  LowerToPimPass(const raptor::LowerToPimOptions &options, std::shared_ptr<const raptor::nn::SafeTensorsFile> weights)
+      : Base(options), preloaded(std::move(weights)) {}
+
+  /// Weights the caller opened (raptor compile opens the file once for
+  /// calibration, the lowering and the report); else `weights=FILE`.
+  std::shared_ptr<const raptor::nn::SafeTensorsFile> preloaded;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<raptor::spatial::GraphOp> graphs(module.getOps<raptor::spatial::GraphOp>());
@@ -30,15 +37,10 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
       graph.emitError("names no single-block function (its 'function' attribute)");
       return signalPassFailure();
     }
-    std::string message;
-    FailureOr<raptor::pim::TargetModel> target =
-        raptor::pim::TargetModel::load(graph.getTarget(), [&](const Twine &m) { message = m.str(); });
-    if (failed(target)) {
-      graph.emitError() << message;
-      return signalPassFailure();
-    }
-    std::unique_ptr<raptor::nn::SafeTensorsFile> weights;
-    if (!weightsPath.empty()) {
+    const raptor::pim::TargetModel model = graph.getTarget().getModel();
+    const raptor::pim::TargetModel *target = &model;
+    std::shared_ptr<const raptor::nn::SafeTensorsFile> weights = preloaded;
+    if (!weights && !weightsPath.empty()) {
       auto file = raptor::nn::SafeTensorsFile::open(weightsPath);
       if (!file) {
         module.emitError() << llvm::toString(file.takeError());
@@ -52,9 +54,8 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
     auto chip = raptor::pim::ChipOp::create(
         b, func.getLoc(), (func.getSymName() + "_chip").str(), target->cores, target->crossbarsPerCore,
         ArrayRef<int64_t>{int64_t(target->crossbarRows), int64_t(target->crossbarCols)},
-        target->localMemoryBytes, target->cellBits, target->weightBits);
+        target->localMemoryBytes, target->cellBits, target->weightBits, graph.getTarget());
     chip.getBody().emplaceBlock();
-    chip->setAttr("target", b.getStringAttr(graph.getTarget()));
     raptor::pim::Lowering lowering(func, graph, *target, constants, chip);
     if (failed(lowering.run()))
       return signalPassFailure();
@@ -62,3 +63,8 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
 };
 
 } // namespace
+
+std::unique_ptr<mlir::Pass> raptor::createLowerToPim(const LowerToPimOptions &options,
+                                                     std::shared_ptr<const nn::SafeTensorsFile> weights) {
+  return std::make_unique<LowerToPimPass>(options, std::move(weights));
+}

@@ -12,13 +12,8 @@ pass manager and reads the cost model through the binding::
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from mlir import ir, passmanager
 
@@ -27,8 +22,9 @@ from .. import _raptor
 __all__ = ["PAPER_CONVENTIONS", "POLICIES", "PLACEMENTS", "Costs", "apply_paper_conventions", "costs",
            "expand_requantizers", "materialize", "place", "seed_table"]
 
-POLICIES = ("Z", "Y", "X", "W")
-PLACEMENTS = ("local", "nonlocal", "nonlocal-coalesced")
+#: The compression policies and placements (the C++ passes' vocabulary).
+POLICIES: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("policy"))
+PLACEMENTS: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("placement"))
 
 
 @dataclass(frozen=True)
@@ -70,24 +66,6 @@ class Costs:
         return data
 
 
-@contextlib.contextmanager
-def _option_path(path: str) -> Iterator[str]:
-    """A file name as a pass option value in pipeline text: quoted (spaces
-    are fine); a name with braces or quotes, which pipeline text cannot
-    hold, is read through a copy with a plain name, so that no file name can
-    end the option list or add a pass."""
-    if not any(c in path for c in "{}\"'"):
-        yield f'"{path}"'
-        return
-    with tempfile.TemporaryDirectory(prefix="raptor-option-") as scratch:
-        copy = Path(scratch) / "table.txt"
-        try:
-            shutil.copyfile(path, copy)
-        except OSError as e:
-            raise ValueError(f"cannot read '{path}': {e.strerror or e}") from None
-        yield f'"{copy}"'
-
-
 def _run(module: ir.Module, pipeline: str) -> None:
     with module.context:
         passmanager.PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
@@ -99,23 +77,18 @@ def place(module: ir.Module, policy: str = "W", placement: str = "nonlocal-coale
 
     The module keeps its markers (for :func:`costs`); :func:`materialize`
     turns them into codec ops. Raises ``ValueError`` for an unknown policy or
-    placement, and ``mlir.ir.MLIRError`` for a bad table or graph.
+    placement, and ``raptor._raptor.PassError`` for a bad table or graph.
     """
-    if policy not in POLICIES:
+    if policy not in POLICIES:  # ("function" is a pass option, not a policy)
         raise ValueError(f"unknown policy '{policy}' (expected one of {', '.join(POLICIES)})")
-    if placement not in PLACEMENTS:
-        raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(PLACEMENTS)})")
-    options = f"policy={policy} placement={placement} materialize=false"
-    if not table:
-        _run(module, f"raptor-place-codecs{{{options}}}")
-        return
-    with _option_path(str(table)) as value:
-        _run(module, f"raptor-place-codecs{{{options} table={value}}}")
+    with module.context:
+        _raptor.place_codecs(module, policy, placement, str(table) if table else "", False)
 
 
 def materialize(module: ir.Module) -> None:
     """Replaces the markers by ``codec.encode``/``decode``/``requantize``/``observe`` ops."""
-    _run(module, "raptor-materialize-codecs")
+    with module.context:
+        _raptor.materialize_codecs(module)
 
 
 #: The passes that give an imported graph the codec-placement paper's
@@ -139,7 +112,8 @@ def apply_paper_conventions(module: ir.Module) -> None:
 def expand_requantizers(module: ir.Module) -> None:
     """Applies each ``codec.requantize`` as a ``codec.decode`` and a ``codec.encode``
     (for targets without a code-to-code conversion, as the PIM back end)."""
-    _run(module, "raptor-expand-requantizers")
+    with module.context:
+        _raptor.expand_requantizers(module)
 
 
 def costs(module: ir.Module) -> list[Costs]:

@@ -9,9 +9,9 @@
     run.outputs["out0"], run.stats["total"]["instructions"]
     program.time().latency_ns                 # pimsim-nn's timing rules
 
-The stages are C++ passes (raptor-fold-batch-norm, raptor-build-compute-graph,
-raptor-schedule-spatial, raptor-lower-to-pim, raptor-emit-pim), called with
-typed options; the program directory format is described in docs/pim.md.
+The compile is C++ pass pipelines (passes/pipeline/CompilePipeline.h: the
+ones `raptor-opt --raptor-compile` runs) driven with typed options; the
+program directory format is described in docs/pim.md.
 """
 
 from __future__ import annotations
@@ -30,18 +30,19 @@ import numpy as np
 from mlir import ir
 
 from .. import _raptor
-from .._io import UserError, current_umask
+from .. import weights as weight_files
+from .._io import UserError, current_umask, diagnostics_error
 from ..spatial import default_target
-from ..spatial.report import REPLICATION_RULES
 from . import _outputs
 from .report import format_summary, summary
 from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
 
 __all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "SimulationError", "Timing",
-           "compile", "format_periodic", "format_summary", "format_timing", "pass_error", "simulate", "summary"]
+           "compile", "format_periodic", "format_summary", "format_timing", "simulate", "summary"]
 
-PIMSIM_FORMS = ("binary", "json", "both", "none")
-PRECISIONS = ("fp32", "int8")
+#: The spellings of the compile's enumerated options (the C++ vocabularies).
+PIMSIM_FORMS: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("pimsim"))
+PRECISIONS: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("precision"))
 #: The number formats between an int8 program's codecs (docs/quantization.md).
 ARITHMETICS = ("auto", "integer", "float")
 
@@ -50,48 +51,47 @@ class SimulationError(UserError):
     """The program faulted (out-of-bounds access) or deadlocked."""
 
 
-def pass_error(error: Exception, source: str) -> UserError:
-    """A failed stage's diagnostics as one ``file:line:col: message`` line each."""
-    lines = []
-    for file, line, column, message in error.args[0]:
-        where = f"{source if file in ('', '-') else file}:{line}:{column}" if line else (file or source)
-        lines.append(f"{where}: {message}")
-    return UserError("\n".join(lines))
-
-
 @dataclass
 class CompileResult:
-    """What :func:`compile` wrote and how long each stage took."""
+    """What :func:`compile` wrote and how long each step took (seconds by
+    step, in order)."""
 
     directory: Path
     manifest: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str | os.PathLike[str] | None = None,
+def compile(module: ir.Module, output: str | os.PathLike[str], *,
+            weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
             precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
-            unroll_limit: int = 16_000_000, source: str = "<module>", progress: Callable[[str], None] | None = None,
-            reports: Mapping[str, Any] | None = None) -> CompileResult:
+            unroll_limit: int = 16_000_000, source: str = "<module>",
+            progress: Callable[[str], None] | None = None) -> CompileResult:
     """Compiles the ``nn`` module into the program directory ``output``.
 
-    ``weights`` is the safetensors file of the ``nn.param`` weights;
-    ``target`` a target JSON (default: the bundled 168-core chip);
-    ``replicate`` how weight lanes are copied onto spare crossbars (time,
-    windows or none, within ``replication_budget`` of the chip's crossbars,
-    docs/scheduling.md); ``pipeline=N`` schedules for throughput in at
-    most N stages instead of latency (the search is recorded in
-    ``reports/pipeline_selection.json`` of the directory); ``follow_rows``
-    whether element-wise and pooling operators follow their input's row
-    copies (default: in pipeline mode only, docs/scheduling.md);
+    The passes are C++ (passes/pipeline/CompilePipeline.h): the phases
+    ``raptor-prepare-model`` and ``raptor-compile-backend`` (for int8 with
+    calibration, which needs torch, between them), the same pipelines
+    ``raptor-opt --raptor-compile`` runs. ``weights`` is the safetensors
+    file of the ``nn.param`` weights (a path or an open
+    :class:`raptor.weights.Weights`; read once); ``target`` a target file
+    (default: the bundled 168-core chip; read once, then the module's
+    ``pim.target``); ``replicate`` how weight lanes are copied onto spare
+    crossbars (time, windows or none, within ``replication_budget`` of the
+    chip's crossbars, docs/scheduling.md); ``pipeline=N`` schedules for
+    throughput in at most N stages instead of latency (the search is
+    recorded in ``reports/pipeline_selection.json`` of the directory);
+    ``follow_rows`` whether element-wise and pooling operators follow their
+    input's row copies (default: in pipeline mode only);
     ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
     random inputs) and emits int8 programs (docs/quantization.md; the
-    calibrated nn IR is kept as reports/quantized_model.mlir) whose
+    calibrated nn IR is kept as reports/quantized_model.mlir, from which
+    ``raptor-opt --raptor-compile-backend`` replays the rest) whose
     ``arithmetic`` is 'integer' (pimsim-nn's instructions only, fixed point
     between the codecs; an operator without an integer lowering is an
     error), 'float' (f32 between the codecs, extension instructions for the
@@ -100,88 +100,70 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
     (0: no limit).
-    The directory appears only when every stage succeeded (an existing
+    The directory appears only when every step succeeded (an existing
     program directory there is replaced). The module is changed in place
     (it ends holding the nn graph, its schedule and the pim chip).
-    Raises UserError with located diagnostics.
+    Raises UserError with located diagnostics, ValueError for an unknown
+    option value.
     """
-    if pimsim not in PIMSIM_FORMS:
-        raise ValueError(f"unknown pimsim form '{pimsim}' (expected one of {', '.join(PIMSIM_FORMS)})")
-    if algorithm not in ("peft", "heft"):
-        raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
-    if replicate not in REPLICATION_RULES:
-        raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
+    options = _raptor.CompileOptions()
+    # The setters check each spelling against the C++ vocabulary.
+    options.precision, options.algorithm, options.replicate, options.pimsim = precision, algorithm, replicate, pimsim
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision '{precision}' (expected {' or '.join(PRECISIONS)})")
+    options.pipeline_depth = pipeline or 0
+    options.follow_rows = "auto" if follow_rows is None else "on" if follow_rows else "off"
+    options.replication_budget = replication_budget
+    options.unroll_limit = unroll_limit
+    options.source = source
     if precision == "int8":
         from .. import codec
 
         if policy not in codec.POLICIES:
             raise ValueError(f"unknown policy '{policy}' (expected one of {', '.join(codec.POLICIES)})")
-        if placement not in codec.PLACEMENTS:
-            raise ValueError(f"unknown placement '{placement}' (expected one of {', '.join(codec.PLACEMENTS)})")
+        options.policy, options.placement = policy, placement
         if calibration is None and calibration_samples < 1:
             raise ValueError("calibration needs at least one sample")
         if arithmetic not in ARITHMETICS:
             raise ValueError(f"unknown arithmetic '{arithmetic}' (expected one of {', '.join(ARITHMETICS)})")
-    target = Path(target) if target else default_target()
-    if not target.is_file():
-        raise UserError(f"cannot read target '{target}'")
-    if weights is not None and not Path(weights).is_file():
-        raise UserError(f"cannot read weights '{weights}'")
+    target_path = Path(target) if target else default_target()
+    try:
+        chip = _raptor.Target.load(str(target_path))
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if isinstance(weights, (str, os.PathLike)):
+        weights = weight_files.load(weights)
     out = Path(output)
     _outputs.check_replaceable(out)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise UserError(f"cannot write '{out}': directory '{parent}' does not exist")
     say = progress or (lambda _: None)
-    seconds: dict[str, float] = {}
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
-    quantization: dict[str, Any] = {}
+    options.output = str(staging)
+    handle = weights.handle if weights is not None else None
+    seconds: dict[str, float] = {}
+    steps = _Steps(say, sum(len(_raptor.compile_steps(phase, options)) for phase in _phases(precision)) +
+                   (1 if precision == "int8" else 0))
     try:
-        stages: list[tuple[str, Callable[[], None]]] = [
-            ("folding batch norms", lambda: _raptor.fold_batch_norm(module)),
-        ]
-        if precision == "int8":
-            stages += [
-                (f"placing codecs (policy {policy}, {placement})", lambda: _quantize_prepare(module, policy, placement)),
-                ("calibrating", lambda: quantization.update(
-                    _quantize_calibrate(module, weights, calibration, calibration_samples, arithmetic, staging))),
-            ]
-        stages += [
-            ("building the compute graph",
-             lambda: _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
-                                                 pipeline is not None if follow_rows is None else follow_rows)),
-            (f"scheduling ({algorithm})", lambda: _raptor.schedule_spatial(module, algorithm))
-            if pipeline is None else
-            (f"scheduling (pipeline of at most {pipeline} stages)",
-             lambda: _raptor.schedule_spatial(module, algorithm, "pipeline", pipeline,
-                                              str(_reports(staging) / "pipeline_selection.json"))),
-            ("lowering to per-core programs",
-             lambda: _raptor.lower_to_pim(module, str(weights) if weights else "")),
-            (f"writing {out}", lambda: _raptor.emit_pim(module, str(staging), pimsim, unroll_limit)),
-        ]
         with module.context:
-            for i, (what, run) in enumerate(stages, 1):
-                say(f"[{i}/{len(stages)}] {what} ...")
-                start = time.perf_counter()
-                try:
-                    run()
-                except _raptor.PassError as e:
-                    raise pass_error(e, source) from None
-                seconds[what.split(" (")[0]] = time.perf_counter() - start
-        manifest_path = staging / "manifest.json"
-        manifest = json.loads(manifest_path.read_text())
-        manifest["source"] = source
-        manifest["target"] = str(target)
-        manifest["compile_seconds"] = {k: round(v, 3) for k, v in seconds.items()}
-        if precision == "int8":
-            manifest["quantization"] = {"policy": policy, "placement": placement, **quantization}
-        for key, value in (reports or {}).items():
-            manifest[key] = value
-        manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+            chip.attach(module)
+            try:
+                if precision != "int8":
+                    seconds.update(steps.run(module, "compile", options, handle))
+                    quantized_ir = None
+                else:
+                    seconds.update(steps.run(module, "prepare-model", options, None))
+                    seconds.update(steps.timed("calibrating", lambda: _calibrate(
+                        module, weights, calibration, calibration_samples, arithmetic, policy, placement)))
+                    quantized_ir = str(module)  # the integer reference's input, and the replay's
+                    seconds.update(steps.run(module, "compile-backend", options, handle))
+            except ir.MLIRError as e:
+                raise diagnostics_error(e, source) from None
+        if quantized_ir is not None:
+            (staging / "reports").mkdir(exist_ok=True)
+            (staging / "reports" / "quantized_model.mlir").write_text(quantized_ir)
+        manifest = json.loads((staging / "manifest.json").read_text())
         os.chmod(staging, 0o777 & ~current_umask())
         _outputs.install(staging, out)
     except BaseException:
@@ -190,45 +172,54 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *, weights: str |
     return CompileResult(out, manifest, seconds)
 
 
-def _quantize_prepare(module: ir.Module, policy: str, placement: str) -> None:
-    from .. import quant
-
-    quant.prepare(module, policy, placement)
+def _phases(precision: str) -> tuple[str, ...]:
+    return ("compile",) if precision != "int8" else ("prepare-model", "compile-backend")
 
 
-def _quantize_calibrate(module: ir.Module, weights: str | os.PathLike[str] | None,
-                        samples: list[Mapping[str, np.ndarray]] | None, count: int, arithmetic: str,
-                        staging: Path) -> dict[str, Any]:
-    """Chooses integer or float arithmetic, calibrates the placed module and
-    keeps its nn IR (the integer reference's input) in the program
-    directory's reports. Asked for integer arithmetic, a module with an
-    operator that has no integer lowering goes on to the lowering, which
+class _Steps:
+    """Numbers the steps of a compile across its phases for progress lines."""
+
+    def __init__(self, say: Callable[[str], None], total: int) -> None:
+        self.say, self.total, self.done = say, total, 0
+
+    def _announce(self, what: str) -> None:
+        self.done += 1
+        self.say(f"[{self.done}/{self.total}] {what} ...")
+
+    def run(self, module: ir.Module, phase: str, options: Any, weights: Any) -> list[tuple[str, float]]:
+        return _raptor.run_compile_phase(module, phase, options, weights, self._announce)
+
+    def timed(self, what: str, run: Callable[[], None]) -> list[tuple[str, float]]:
+        self._announce(what)
+        start = time.perf_counter()
+        run()
+        return [(what, time.perf_counter() - start)]
+
+
+def _calibrate(module: ir.Module, weights: Mapping[str, np.ndarray] | None,
+               samples: list[Mapping[str, np.ndarray]] | None, count: int, arithmetic: str, policy: str,
+               placement: str) -> None:
+    """Chooses integer or float arithmetic, calibrates the placed module (one
+    requantization per int8 layer in integer programs) and records the
+    quantization on the module (``raptor.quantization``, which the emitter
+    writes into the manifest). Asked for integer arithmetic, a module with
+    an operator that has no integer lowering goes on to the lowering, which
     refuses it with its location."""
     from .. import quant
-    from .. import weights as weight_files
 
+    quant.require_encoded(module, policy)
     refusal = quant.integer_refusal(module)
     integer = arithmetic == "integer" or (arithmetic == "auto" and refusal is None)
-    tensors = weight_files.load(weights) if weights else {}
     source = "given" if samples is not None else f"{count} seeded random inputs"
-    cal = quant.calibrate(module, tensors, samples if samples is not None else quant.random_inputs(module, count),
+    cal = quant.calibrate(module, weights or {}, samples if samples is not None else quant.random_inputs(module, count),
                           source, integer=integer)
     if integer:  # one requantization per int8 layer (the reference reads the fused IR too)
-        with module.context:
-            _raptor.fuse_rescales(module)
-    (_reports(staging) / "quantized_model.mlir").write_text(str(module))
-    report = {"arithmetic": "integer" if integer else "float", "calibration": cal.as_dict(),
-              "encoded_subgraphs": len(cal.scales)}
+        _raptor.fuse_rescales(module)
+    report: dict[str, Any] = {"policy": policy, "placement": placement, "arithmetic": "integer" if integer else "float",
+                              "calibration": cal.as_dict(), "encoded_subgraphs": len(cal.scales)}
     if not integer and refusal:
         report["integer_refusal"] = refusal
-    return report
-
-
-def _reports(directory: Path) -> Path:
-    """DIR/reports, created."""
-    (directory / "reports").mkdir(exist_ok=True)
-    return directory / "reports"
-
+    _raptor.set_report(module, "raptor.quantization", report)
 
 
 @dataclass

@@ -11,9 +11,7 @@ any work is done.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -21,37 +19,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import _raptor
 from .._io import UserError
 
 __all__ = ["check_replaceable", "install"]
 
-#: The entries of a program directory (writeDirectory and pim.compile).
-_OWN = re.compile(r"(manifest\.json|memory\.bin|config\.json|chip\.json|network\.json|core_\d+\.(pim|json)"
-                  r"|raptor|weights|reports)")
-
-
 def check_replaceable(out: Path) -> None:
     """Raises UserError unless ``out`` does not exist, is an empty
-    directory, or is a program directory holding only what Raptor writes."""
-    if out.is_symlink():
-        raise UserError(f"'{out}' is a symbolic link: give the program directory itself")
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise UserError(f"'{out}' exists and is not a program directory: choose another output")
-    entries = sorted(p.name for p in out.iterdir())
-    if not entries:
-        return
-    manifest = out / "manifest.json"
+    directory, or is a program directory holding only what Raptor writes
+    (the C++ emitter's own rule, simulator/Program.h checkReplaceable)."""
     try:
-        data = json.loads(manifest.read_text()) if manifest.is_file() and not manifest.is_symlink() else None
-    except (OSError, ValueError):
-        data = None
-    if not isinstance(data, dict) or data.get("format") != "raptor-pim" or not isinstance(data.get("version"), int):
-        raise UserError(f"'{out}' exists and is not a program directory (no Raptor manifest): choose another output")
-    foreign = [name for name in entries if not _OWN.fullmatch(name) or (out / name).is_symlink()]
-    if foreign:
-        raise UserError(f"'{out}' holds '{foreign[0]}', which Raptor did not write: move it or choose another output")
+        _raptor.check_replaceable(str(out))
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 @contextmanager

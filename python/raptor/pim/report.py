@@ -7,9 +7,11 @@ from typing import Any
 __all__ = ["format_summary", "summary"]
 
 
-def summary(manifest: dict[str, Any]) -> dict[str, Any]:
+def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -> dict[str, Any]:
     """The figures of a compiled program: cores, instructions (compact and
-    unrolled for pimsim-nn), crossbars, local memory, schedule estimate."""
+    unrolled for pimsim-nn), crossbars, local memory, schedule estimate, and
+    the compile's ``seconds`` per step when given (a program directory does
+    not record them: two compiles of a model write the same bytes)."""
     cores = manifest["cores"]
     program = manifest["program"]
     peak = max(cores, key=lambda c: c["local_bytes"], default=None)
@@ -41,7 +43,7 @@ def summary(manifest: dict[str, Any]) -> dict[str, Any]:
         "transfer_bytes": sum(t["bytes"] for t in manifest.get("transfers", [])),
         "schedule_makespan_ns": schedule.get("makespan_ns"),
         "schedule_critical_path_ns": schedule.get("critical_path_ns"),
-        "compile_seconds": manifest.get("compile_seconds", {}),
+        "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
     }
 
 

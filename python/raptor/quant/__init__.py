@@ -24,25 +24,29 @@ import numpy as np
 from mlir import ir
 
 from .. import _raptor
-from .. import codec as _codec
 from .._io import UserError, load_npy
 from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare",
+__all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
            "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
 def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -> None:
     """Folds batch norms, then places and materializes codecs (in place; each
-    requantizer applied as a decode and an encode, as the PIM back end runs it).
+    requantizer applied as a decode and an encode, as the PIM back end runs it):
+    the ``raptor-prepare-model`` phase of an int8 compile.
 
     Raises UserError when the policy gives no operator of the model an INT8
     variant (nothing would be quantized)."""
+    options = _raptor.CompileOptions()
+    options.precision, options.policy, options.placement = "int8", policy, placement
     with module.context:
-        _raptor.fold_batch_norm(module)
-    _codec.place(module, policy, placement)
-    _codec.materialize(module)
-    _codec.expand_requantizers(module)  # the vector unit dequantizes, then quantizes
+        _raptor.run_compile_phase(module, "prepare-model", options)
+    require_encoded(module, policy)
+
+
+def require_encoded(module: ir.Module, policy: str) -> None:
+    """UserError unless the placement under ``policy`` encodes something."""
     if not encoded_subgraphs(module):
         raise UserError(f"policy {policy} gives no operator of this model an INT8 variant (nothing to quantize): "
                         "choose Y, X or W")

@@ -12,8 +12,6 @@ their attributes back into a JSON-friendly report.
 from __future__ import annotations
 
 import html
-import json
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,8 @@ from mlir import ir
 from .. import _raptor
 
 TARGETS = Path(__file__).parent / "targets"
-REPLICATION_RULES = ("time", "windows", "none")
+#: The replication rules (the C++ passes' vocabulary).
+REPLICATION_RULES: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("replicate"))
 
 
 def default_target() -> Path:
@@ -39,8 +38,8 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     `target` (weight lanes
     copied onto spare crossbars by the `replicate` rule: time, windows or
     none), schedules it, and returns the report (raises
-    raptor._raptor.PassError with the diagnostics when the model does not
-    fit or an op is unsupported).
+    mlir.ir.MLIRError with the diagnostics when the model does not fit or
+    an op is unsupported).
 
     `pipeline=N` schedules for throughput instead: at most N stages, the
     search's candidates in the report's "selection" (docs/scheduling.md);
@@ -48,29 +47,20 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
     diagnostic (its cores run as loop bodies: the maximum cycle ratio and
     its critical cycle) as "periodic". `follow_rows`: whether element-wise
     and pooling operators follow row copies (default: in pipeline mode)."""
-    if algorithm not in ("peft", "heft"):
-        raise ValueError(f"unknown algorithm '{algorithm}' (expected peft or heft)")
-    if replicate not in REPLICATION_RULES:
-        raise ValueError(f"unknown replication rule '{replicate}' (expected {', '.join(REPLICATION_RULES)})")
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
-    selection: dict[str, Any] | None = None
-    periodic_report: dict[str, Any] | None = None
-    with module.context, tempfile.TemporaryDirectory() as scratch:
+    with module.context:
+        # The spellings are checked against the passes' own vocabularies.
         _raptor.fold_batch_norm(module)
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
                                     pipeline is not None if follow_rows is None else follow_rows)
-        chosen = Path(scratch) / "pipeline_selection.json"
-        cycle = Path(scratch) / "pipeline_periodic.json"
         _raptor.schedule_spatial(module, algorithm, "latency" if pipeline is None else "pipeline", pipeline or 4,
-                                 "" if pipeline is None else str(chosen), str(cycle) if periodic else "")
-        if pipeline is not None:
-            selection = json.loads(chosen.read_text())
-        if periodic:
-            periodic_report = json.loads(cycle.read_text())
+                                 periodic_attribute=periodic)
     graph = next((op for op in module.body.operations if op.name == "spatial.graph"), None)
     if graph is None:
         raise ValueError("the module has no model graph to schedule (a func.func of nn ops)")
+    selection = _raptor.get_report(graph, "selection")
+    periodic_report = _raptor.get_report(graph, "periodic")
     attr = lambda name: ir.IntegerAttr(graph.attributes[name]).value  # noqa: E731
     tasks = []
     for op in graph.regions[0].blocks[0].operations:

@@ -16,8 +16,8 @@
 // POLICY:  bad-policy.txt:1:1: unknown policy 'V' (expected Z, Y, X or W)
 // ORPHAN:  orphan-block.txt:2:3: 'block' before any 'operator' line
 // MISSING: cannot read commutation table '{{.*}}no-such-file.txt'
-// UNKNOWN-POLICY: unknown compression policy 'Q' (expected Z, Y, X or W)
-// PLACEMENT: unknown placement 'global' (expected local, nonlocal or nonlocal-coalesced)
+// UNKNOWN-POLICY: for the --policy option: unknown value 'Q' (expected function, Z, Y, X or W)
+// PLACEMENT: for the --placement option: unknown value 'global' (expected local, nonlocal or nonlocal-coalesced)
 
 // With the custom table, the view chain is one encoded subgraph; the cat
 // (not in that table) stays fp32, reading one decoder twice.

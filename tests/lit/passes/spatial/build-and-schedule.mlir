@@ -18,7 +18,7 @@
 // 128 out) and the 32-element partial sum (34 ns) = 8412 ns; lane 1 (column
 // tile 2, the last 8 of the 40 outputs): two MVMs of 4187 ns and an 8-element
 // sum (24 ns) = 8398 ns. relu over 40 elements: 6 + 12 + 6 + 14 = 38 ns.
-// GRAPH:      spatial.graph @forward_tasks for "{{.*}}small.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64, function = @forward}
+// GRAPH:      spatial.graph @forward_tasks for #pim.target<"A small test chip: 4 cores x 8 crossbars of 16x16", cores = 4, {{.*}}> attributes {cores = 4 : i64, crossbars_per_core = 8 : i64, function = @forward}
 // GRAPH-NEXT: %[[L0:.*]] = spatial.task "fc#0" bytes [] {col_tiles = array<i64: 0, 2>, cost_ns = 8412 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 8 : i64, weight = "fc.weight#0"}
 // GRAPH-NEXT: %[[L1:.*]] = spatial.task "fc#1" bytes [] {col_tiles = array<i64: 2, 3>, cost_ns = 8398 : i64, lane = 1 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 4 : i64, weight = "fc.weight#1"}
 // GRAPH-NEXT: %[[R:.*]] = spatial.task "relu#0" after(%[[L0]], %[[L1]]) bytes [80, 80] {cost_ns = 38 : i64, op = "nn.relu", source = 1 : i64}

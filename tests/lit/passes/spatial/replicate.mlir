@@ -37,7 +37,7 @@
 // A budget below the lanes' own crossbars leaves one copy each.
 // NONE-NOT: replica =
 
-// RULE: error: unknown replication rule 'all' (expected none, time or windows)
+// RULE: for the --replicate option: unknown value 'all' (expected none, time or windows)
 // BUDGET: error: replication-budget must be a fraction from 0 to 1
 
 func.func @main(%x: tensor<1x8x8x8xf32> {nn.input = "x"}, %wb: tensor<8x8x3x3xf32> {nn.param = "b.weight"},

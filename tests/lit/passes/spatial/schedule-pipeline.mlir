@@ -57,9 +57,9 @@
 
 // DEEP: pipeline mode: a pipeline of depth 5 needs at least that many cores; the target has 4
 // ZERO: pipeline mode needs depth=N with N >= 1, not 0
-// MODE: unknown mode 'fast' (expected latency or pipeline)
+// MODE: for the --mode option: unknown value 'fast' (expected latency or pipeline)
 
-spatial.graph @chain for "TARGETS/small.json" attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
+spatial.graph @chain for #pim.target<"A small test chip: 4 cores x 8 crossbars of 16x16", cores = 4, mesh = [2, 2], crossbars = 8, crossbar = [16, 16], cell_bits = 4, weight_bits = 8, clock_ns = 2.0, link_bytes_per_cycle = 8.0, hop_latency_cycles = 4.0, local_memory_bytes = 67108864> attributes {cores = 4 : i64, crossbars_per_core = 8 : i64} {
   %a = spatial.task "a#0" bytes [] {cost_ns = 100000 : i64, op = "nn.relu", source = 0 : i64, tiles = 0 : i64}
   %b = spatial.task "b#0" after(%a) bytes [4] {cost_ns = 100000 : i64, op = "nn.relu", source = 1 : i64, tiles = 0 : i64}
   %c = spatial.task "c#0" after(%b) bytes [4] {cost_ns = 100000 : i64, op = "nn.relu", source = 2 : i64, tiles = 0 : i64}

@@ -11,8 +11,8 @@
 // placeholder per result) are refused the same way.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RAPTOR_CAPI_OVERSIZEDSHAPES_H
-#define RAPTOR_CAPI_OVERSIZEDSHAPES_H
+#ifndef RAPTOR_SUPPORT_OVERSIZEDSHAPES_H
+#define RAPTOR_SUPPORT_OVERSIZEDSHAPES_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -37,4 +37,4 @@ std::optional<OversizedShape> findOversizedShape(llvm::StringRef text);
 
 } // namespace raptor
 
-#endif // RAPTOR_CAPI_OVERSIZEDSHAPES_H
+#endif // RAPTOR_SUPPORT_OVERSIZEDSHAPES_H

@@ -1,5 +1,5 @@
 //===- OversizedShapes.cpp - Screening IR text for overflowing shapes -----===//
-#include "capi/OversizedShapes.h"
+#include "support/OversizedShapes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
