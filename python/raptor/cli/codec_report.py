@@ -9,11 +9,10 @@ from pathlib import Path
 
 from mlir import ir
 
-import raptor
-from raptor import zoo
+from raptor import sources, zoo
 from raptor._io import UserError, diagnostics_error, write_atomically
 
-from .common import load_graph, source_name
+from .common import source_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,8 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _codec_report(args: argparse.Namespace) -> int:
     from raptor import codec
 
-    context = raptor.Context()
-    module = load_graph(args.model, context)
+    module = sources.load(args.model, weights_as=None).module
     paper = args.paper_conventions if args.paper_conventions is not None else args.model in zoo.NAMES
     if paper:
         codec.apply_paper_conventions(module)

@@ -1,5 +1,5 @@
 """What several command groups share: option types, the scheduling options
-of ``compile`` and ``schedule``, reading a model's graph, and output writing."""
+of ``compile`` and ``schedule``, and output writing."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from mlir import ir
-
 from raptor import zoo
-from raptor._io import parse_module, read_text, write_atomically
+from raptor._io import write_atomically
 
 
 def count(minimum: int) -> Callable[[str], int]:
@@ -57,22 +55,6 @@ def add_replication_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--follow-rows", action=argparse.BooleanOptionalAction, default=None,
                    help="element-wise and pooling operators follow their input's row copies with copies of "
                         "their own (default: in pipeline mode only)")
-
-
-def load_graph(source: str, context: ir.Context) -> ir.Module:
-    """A zoo name (its bundled graph), an .mlir path (``-`` for stdin), or a
-    .pt2 / .onnx model imported as ``raptor compile`` imports it."""
-    from pathlib import Path
-
-    if source in zoo.NAMES:
-        return zoo.load_graph(source, context)
-    if Path(source).suffix in (".pt2", ".onnx"):
-        from raptor import sources
-
-        model = sources.load(source, context=context)
-        model.cleanup()  # the weights: not needed to place, schedule or summarize
-        return model.module
-    return parse_module(read_text(source), source, context)
 
 
 def source_name(model: str) -> str:

@@ -5,6 +5,7 @@ summary`` (operator counts and weight storage)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -12,10 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import raptor
-from raptor import zoo
+from raptor import sources, weights, zoo
 from raptor._io import UserError, write_atomically
-
-from .common import load_graph
 
 
 def format_summary(summary: dict) -> str:
@@ -97,134 +96,66 @@ def _parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
     return shapes
 
 
-def _import_pt2(source: str, strict: bool):
-    """A torch.export.save file: (module, report, weights)."""
-    try:
-        import torch
-
-        from raptor.frontend.torch import (ExportError, ImportOptions, UnsupportedOperatorError,
-                                           import_program)
-    except ImportError as e:
-        raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
-    from raptor import weights
-
-    if not Path(source).is_file():
-        raise UserError(f"cannot read '{source}': no such file")
-    print(f"[1/3] loading {source} ...", file=sys.stderr)
-    import logging
-
-    export_log = logging.getLogger("torch.export")
-    level = export_log.level
-    export_log.setLevel(logging.CRITICAL)  # torch logs a traceback before raising
-    try:
-        ep = torch.export.load(source)
-    except Exception as e:
-        raise UserError(f"'{source}' is not a torch.export file: {type(e).__name__}: "
-                        f"{' '.join(str(e).split())[:300]}") from None
-    finally:
-        export_log.setLevel(level)
-    try:
-        ep = ep.run_decompositions(zoo.decomposition_table())
-    except Exception as e:  # torch raises many kinds here
-        raise UserError(f"{source}: torch could not decompose the exported program: "
-                        f"{type(e).__name__}: {' '.join(str(e).split())[:300]}") from None
-    print("[2/3] importing into the nn dialect ...", file=sys.stderr)
-    try:
-        module, report = import_program(ep, ImportOptions(strict=strict))
-    except (UnsupportedOperatorError, ExportError) as e:
-        raise UserError(f"{source}: {e}") from None
-    notes = f"recognised: {dict(+report.rewrites) or 'none'}"
-    return module, report.generic, notes, weights.from_exported_program(ep, module)
-
-
-def _import_onnx(source: str, strict: bool, shapes: dict[str, list[int]]):
-    """An ONNX file: (module, generic operators, notes, weights)."""
-    try:
-        from raptor.frontend.onnx import OnnxImportError, import_model, load_model
-    except ImportError as e:
-        raise UserError(f"the ONNX frontend needs the 'onnx' package ({e.name} is missing)") from None
-    print(f"[1/3] loading {source} ...", file=sys.stderr)
-    try:
-        model = load_model(source)
-    except OnnxImportError as e:
-        raise UserError(str(e)) from None
-    print("[2/3] importing into the nn dialect ...", file=sys.stderr)
-    try:
-        module, report, tensors = import_model(model, shapes, strict=strict)
-    except OnnxImportError as e:
-        raise UserError(f"{source}: {e}") from None
-    return module, report.generic, f"opset {report.opset}, {report.folded} constant nodes folded", tensors
-
-
 def _import(args: argparse.Namespace) -> int:
-    from raptor import weights
-
     source = args.model or args.source
     if not source:
         raise UserError("name a zoo model (--model NAME), a .pt2 file or an .onnx file to import")
     if args.input_shape and not source.endswith(".onnx"):
         raise UserError("--input-shape applies to .onnx models only (a .pt2 file has static shapes)")
-    start = time.perf_counter()
-    if args.model is None and source.endswith(".pt2"):
-        module, generic, notes, tensors = _import_pt2(source, args.strict)
-    elif args.model is None and source.endswith(".onnx"):
-        module, generic, notes, tensors = _import_onnx(source, args.strict,
-                                                       _parse_input_shapes(args.input_shape))
-    else:
-        try:
-            from raptor.frontend.torch import ImportOptions, UnsupportedOperatorError, import_program
-        except ImportError as e:
-            raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
-        if args.model is None and Path(source).suffix:
-            raise UserError(f"'{source}': expected a .pt2 (torch.export.save) or .onnx file")
+    # A model to import: IR (an .mlir file), which sources.load also reads,
+    # has nothing left to import.
+    suffix = Path(source).suffix if args.model is None else ""
+    if suffix not in ("", ".pt2", ".onnx"):
+        raise UserError(f"'{source}': expected a .pt2 (torch.export.save) or .onnx file")
+    if not suffix:
         zoo.check_name(source)
-        print(f"[1/3] building and exporting {source} with torch.export ...", file=sys.stderr)
-        ep = zoo.export(source)
-        options = ImportOptions(strict=args.strict, **zoo.import_options(source))
-        print("[2/3] importing into the nn dialect ...", file=sys.stderr)
-        try:
-            module, report = import_program(ep, options)
-        except UnsupportedOperatorError as e:
-            raise UserError(str(e)) from None
-        generic, notes = report.generic, f"recognised: {dict(+report.rewrites) or 'none'}"
-        tensors = weights.from_exported_program(ep, module)
+    start = time.perf_counter()
+    step = itertools.count(1)
+    model = sources.load(source, progress=lambda m: print(f"[{next(step)}/3] {m} ...", file=sys.stderr),
+                         strict=args.strict, input_shapes=_parse_input_shapes(args.input_shape),
+                         export=True, weights_as="arrays")
     if args.paper_conventions:
         from raptor import codec
 
-        codec.apply_paper_conventions(module)
+        codec.apply_paper_conventions(model.module)
     print(f"[3/3] done in {time.perf_counter() - start:.1f} s "
-          f"({notes}; generic: {dict(generic) or 'none'})",
+          f"({model.report.notes}; generic: {dict(model.report.generic) or 'none'})",
           file=sys.stderr)
     if args.output:
-        text = str(module)
-        weights_path = None if args.no_weights else weights.beside(args.output)
-        if weights_path is not None and weights_path.resolve() == Path(args.output).resolve():
-            raise UserError(f"the output '{args.output}' would be overwritten by its weights file")
-        directory = Path(args.output).parent
-        if not directory.is_dir():
-            raise UserError(f"cannot write '{args.output}': directory '{directory}' does not exist")
-        if Path(args.output).is_dir():
-            raise UserError(f"cannot write '{args.output}': it is a directory")
-        if weights_path is not None:
-            try:
-                weights.save(weights_path, tensors)
-            except OSError as e:
-                raise UserError(f"cannot write '{weights_path}': {e.strerror or e}") from None
-        try:
-            write_atomically(args.output, text)
-        except BaseException:
-            if weights_path is not None:  # no half an import: the weights alone are useless
-                weights_path.unlink(missing_ok=True)
-            raise
+        _write(args.output, model, with_weights=not args.no_weights)
     if args.summary:
-        print(format_summary(raptor.graph_summary(module)))
+        print(format_summary(raptor.graph_summary(model.module)))
     elif not args.output:
-        print(module)
+        print(model.module)
     return 0
 
 
+def _write(output: str, model: sources.Model, with_weights: bool) -> None:
+    """The IR at ``output`` and its weights beside it, both or neither."""
+    text = str(model.module)
+    weights_path = weights.beside(output) if with_weights else None
+    if weights_path is not None and weights_path.resolve() == Path(output).resolve():
+        raise UserError(f"the output '{output}' would be overwritten by its weights file")
+    directory = Path(output).parent
+    if not directory.is_dir():
+        raise UserError(f"cannot write '{output}': directory '{directory}' does not exist")
+    if Path(output).is_dir():
+        raise UserError(f"cannot write '{output}': it is a directory")
+    if weights_path is not None:
+        try:
+            weights.save(weights_path, model.tensors)
+        except OSError as e:
+            raise UserError(f"cannot write '{weights_path}': {e.strerror or e}") from None
+    try:
+        write_atomically(output, text)
+    except BaseException:
+        if weights_path is not None:  # no half an import: the weights alone are useless
+            weights_path.unlink(missing_ok=True)
+        raise
+
+
 def _summary(args: argparse.Namespace) -> int:
-    module = load_graph(args.source, raptor.Context())
+    module = sources.load(args.source, weights_as=None).module
     summary = raptor.graph_summary(module)
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     return 0

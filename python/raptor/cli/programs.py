@@ -106,7 +106,7 @@ def _compile(args: argparse.Namespace) -> int:
         raise UserError(f"{', '.join(int8_only)} only {verb} with --precision int8")
     if args.calibrate and args.calibration_samples:
         raise UserError("give either --calibrate FILE or --calibration-samples N, not both")
-    model = sources.load(args.model, args.weights, progress=say)
+    model = sources.load(args.model, args.weights, progress=lambda m: say(f"[model] {m}"))
     try:
         calibration = None
         if args.calibrate:
@@ -220,29 +220,33 @@ def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
 
     source = program.manifest.get("source", "")
     model = sources.load(source) if source else None
-    if model is None or model.reference is None:
-        raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
-    if len(program.inputs) != 1 or len(program.outputs) != 1:
-        raise UserError("--check compares single-input, single-output models")
-    ref = model.reference(arrays[program.inputs[0][0]])
-    out = outputs[program.outputs[0][0]]
-    scale = float(np.abs(ref).max()) or 1.0
-    report = {"reference": "onnxruntime" if source.endswith(".onnx") else "torch",
-              "max_error": float(np.abs(out - ref).max())}
-    report["max_error_relative"] = report["max_error"] / scale
-    if "quantization" in program.manifest:
-        from raptor import quant
-        from raptor import weights as weight_files
+    try:
+        if model is None or model.reference is None:
+            raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
+        if len(program.inputs) != 1 or len(program.outputs) != 1:
+            raise UserError("--check compares single-input, single-output models")
+        ref = model.reference(arrays[program.inputs[0][0]])
+        out = outputs[program.outputs[0][0]]
+        scale = float(np.abs(ref).max()) or 1.0
+        report = {"reference": "onnxruntime" if source.endswith(".onnx") else "torch",
+                  "max_error": float(np.abs(out - ref).max())}
+        report["max_error_relative"] = report["max_error"] / scale
+        if "quantization" in program.manifest:
+            from raptor import quant
+            from raptor import weights as weight_files
 
-        saved = Path(directory) / "reports" / "quantized_model.mlir"
-        if not saved.is_file():
-            raise UserError(f"'{directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
-        module = ir.Module.parse(saved.read_text(), context=raptor.Context())
-        (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
-                                  weight_files.load(model.weights) if model.weights else {})
-        report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
-        report["integer_reference_max_difference"] = float(np.abs(out - want).max())
-    return report
+            saved = Path(directory) / "reports" / "quantized_model.mlir"
+            if not saved.is_file():
+                raise UserError(f"'{directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
+            module = ir.Module.parse(saved.read_text(), context=raptor.Context())
+            (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
+                                      weight_files.load(model.weights) if model.weights else {})
+            report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
+            report["integer_reference_max_difference"] = float(np.abs(out - want).max())
+        return report
+    finally:
+        if model is not None:  # an imported model's temporary weights file
+            model.cleanup()
 
 
 def _report_timing(program, args: argparse.Namespace) -> int:

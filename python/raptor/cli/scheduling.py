@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 import raptor
+from raptor import sources
 from raptor._io import UserError, write_atomically
 
-from .common import add_pipeline_option, add_replication_options, load_graph, source_name, write_json
+from .common import add_pipeline_option, add_replication_options, source_name, write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +74,7 @@ def _schedule(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read target '{target}'")
     from raptor import pim
 
-    module = load_graph(args.model, raptor.Context())
+    module = sources.load(args.model, weights_as=None).module
     try:
         report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
                                         pipeline=args.pipeline, periodic=args.periodic, follow_rows=args.follow_rows)
