@@ -32,8 +32,8 @@ from mlir.dialects import func
 
 import raptor
 
-from ..dialects import nn
-from ._attributes import scalar_attribute
+from ...dialects import nn
+from .._attributes import scalar_attribute
 
 __all__ = ["ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOperatorError",
            "import_model", "load_model"]
