@@ -83,6 +83,7 @@ class Model:
     report: ImportReport | None = None
 
     def cleanup(self) -> None:
+        """Deletes the temporary files (an imported model's weights file)."""
         for path in self.temporary:
             path.unlink(missing_ok=True)
 

@@ -28,6 +28,7 @@ def onnx_types() -> dict[int, tuple[Callable[[], ir.Type], Any]]:
 
 
 def numpy_element_type(dtype: np.dtype) -> ir.Type:
+    """The MLIR element type of a numpy dtype (unsigned stays unsigned)."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return ir.IntegerType.get_signless(1)
@@ -52,10 +53,12 @@ def dense(array: np.ndarray) -> ir.Attribute:
 
 
 def shape_of(value: ir.Value) -> list[int]:
+    """The static shape of an emitted value (every value here is a ranked tensor)."""
     return list(ir.RankedTensorType(value.type).shape)
 
 
 def is_float(value: ir.Value) -> bool:
+    """Whether an emitted value holds floating-point elements."""
     return isinstance(ir.RankedTensorType(value.type).element_type,
                       (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type))
 
