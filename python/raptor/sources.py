@@ -1,20 +1,27 @@
 """Model arguments of the ``raptor`` command: a zoo name, a ``.pt2`` file
-(``torch.export.save``), an ``.onnx`` file (static shapes; onnxruntime is
-its reference) or an ``.mlir`` file with its ``.safetensors``.
+(``torch.export.save``), an ``.onnx`` file (onnxruntime is its reference)
+or IR (an ``.mlir`` file with its ``.safetensors``). Every command that
+takes a model resolves it here, so that each kind is read, imported and
+reported on in one way.
 
     from raptor import sources
     model = sources.load("resnet18.pt2")       # or "shufflenet_v2", "model.mlir"
     model.module, model.weights, model.reference(x)
+    model = sources.load("m.onnx", input_shapes={"x": [1, 3, 224, 224]}, strict=True, weights_as="arrays")
+    model.tensors, model.report.generic         # what `raptor import` writes and says
 """
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 import tempfile
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal, Optional
 
 import numpy as np
 from mlir import ir
@@ -25,7 +32,34 @@ from . import weights as weights_io
 from . import zoo
 from ._io import UserError, parse_module, read_text
 
-__all__ = ["Model", "load"]
+__all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load"]
+
+#: How :func:`load` hands over the weights: as a file (``Model.weights``),
+#: as arrays (``Model.tensors``) or not at all (None: the graph alone).
+WeightsAs = Optional[Literal["file", "arrays"]]
+
+#: The model itself on an input (eager torch, onnxruntime).
+Reference = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What importing a model file (or exporting a zoo model) did."""
+
+    #: Operators kept as the generic ``nn.aten`` op, by name.
+    generic: Counter[str]
+    #: torch: the patterns recognised (RMSNorm, rotary embeddings, ...).
+    rewrites: Counter[str] = field(default_factory=Counter)
+    #: ONNX: the model's default operator set and the constant nodes folded.
+    opset: int | None = None
+    folded: int | None = None
+
+    @property
+    def notes(self) -> str:
+        """The frontend's own figures in one phrase, for progress lines."""
+        if self.opset is not None:
+            return f"opset {self.opset}, {self.folded} constant nodes folded"
+        return f"recognised: {dict(+self.rewrites) or 'none'}"
 
 
 @dataclass
@@ -33,124 +67,233 @@ class Model:
     """A model ready for the compiler."""
 
     module: ir.Module
-    #: The safetensors file of its nn.param weights (None: it has none).
+    #: The safetensors file of its nn.param weights (None: it has none, or
+    #: they were asked for as arrays or not at all).
     weights: Path | None
     #: What the model argument named (for messages and the manifest).
     source: str
     #: The model itself on an input: eager torch, or onnxruntime for an
     #: ONNX file (None when only IR is known).
-    reference: Callable[[np.ndarray], np.ndarray] | None = None
+    reference: Reference | None = None
     #: Temporary files to delete when done.
     temporary: list[Path] = field(default_factory=list)
+    #: The weights by nn.param name, when asked for as arrays.
+    tensors: dict[str, np.ndarray] | None = None
+    #: What the import did (None for IR: a bundled graph or an .mlir file).
+    report: ImportReport | None = None
 
     def cleanup(self) -> None:
+        """Deletes the temporary files (an imported model's weights file)."""
         for path in self.temporary:
             path.unlink(missing_ok=True)
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as e:
-        raise UserError(f"this needs the 'torch' extra ({e.name} is missing)") from None
-    return torch
-
-
-def _import_exported(ep, source: str, context: ir.Context, strict: bool = False):
-    from .frontend.torch import ImportOptions, UnsupportedOperatorError, import_program
-
-    try:
-        ep = ep.run_decompositions(zoo.decomposition_table())
-    except Exception as e:  # torch raises many kinds here
-        raise UserError(f"{source}: torch could not decompose the exported program: {e}") from None
-    try:
-        module, _ = import_program(ep, ImportOptions(strict=strict), context)
-    except UnsupportedOperatorError as e:
-        raise UserError(f"{source}: {e}") from None
-    return ep, module
-
-
 def load(source: str, weights: str | None = None, context: ir.Context | None = None,
-         progress: Callable[[str], None] | None = None) -> Model:
-    """Resolves a model argument; ``weights`` overrides the weights file of
-    an ``.mlir`` model. Raises UserError with a one-line reason."""
+         progress: Callable[[str], None] | None = None, *, strict: bool = False,
+         input_shapes: Mapping[str, Sequence[int]] | None = None, export: bool = False,
+         weights_as: WeightsAs = "file") -> Model:
+    """Resolves a model argument; raises UserError with a one-line reason.
+
+    A zoo name is its bundled graph with fixed-seed weights or, with
+    ``export``, the model built and exported with torch (as ``raptor
+    import`` does). A ``.pt2`` or ``.onnx`` file is imported; ``strict``
+    makes an operator without a typed ``nn`` op an error, ``input_shapes``
+    gives static sizes to an ONNX model's dynamic inputs (None: the caller
+    has no way to give them, and a failed import says to use ``raptor
+    import --input-shape`` first). An ``.mlir`` file, ``-`` (stdin) or any
+    other existing file is read as IR; ``weights`` overrides its weights
+    file (default: the ``.safetensors`` beside it) or a zoo graph's.
+
+    ``weights_as`` chooses how the weights come: ``"file"`` as
+    ``Model.weights`` (an imported model's in a temporary file that
+    ``cleanup`` removes), ``"arrays"`` as ``Model.tensors``, None not at
+    all (nothing read or written beyond the graph; a zoo graph then needs
+    no torch). ``progress`` receives each step as a phrase ("loading m.pt2").
+    """
+    if weights_as not in ("file", "arrays", None):
+        raise ValueError(f"weights_as is 'file', 'arrays' or None, not {weights_as!r}")
     say = progress or (lambda _: None)
     context = context or raptor.Context()
-    if source in zoo.NAMES:
-        say(f"[model] {source}: bundled graph, fixed-seed weights")
-        module = zoo.load_graph(source, context)
-        w = Path(weights) if weights else zoo.weights_file(source)
-
-        def reference(x: np.ndarray, name: str = source) -> np.ndarray:
-            torch = _torch()
-            return zoo.reference_output(name, torch.from_numpy(x)).numpy()
-
-        return Model(module, w, source, reference)
     path = Path(source)
-    if path.suffix == ".pt2":
-        torch = _torch()
+    if source in zoo.NAMES and not export:
+        return _bundled(source, weights, context, say, weights_as)
+    if source in zoo.NAMES:
+        module, tensors, report = _export_zoo(source, strict, context, say)
+        reference = _zoo_reference(source)
+    elif path.suffix in (".pt2", ".onnx"):
         if not path.is_file():
-            raise UserError(f"cannot read '{source}'")
-        say(f"[model] {source}: loading the exported program")
-        try:
-            ep = torch.export.load(str(path))
-        except Exception as e:
-            raise UserError(f"'{source}' is not a torch.export file: {type(e).__name__}: {e}") from None
-        eager = ep.module()
-        ep, module = _import_exported(ep, source, context)
+            raise UserError(f"cannot read '{source}': no such file")
+        if path.suffix == ".pt2":
+            module, tensors, report, reference = _import_pt2(source, strict, context, say)
+        else:
+            module, tensors, report, reference = _import_onnx(source, strict, input_shapes, context, say)
+    elif path.suffix == ".mlir" or source == "-" or path.is_file():  # IR, whatever the file's name
+        return _parse_ir(source, weights, context, weights_as)
+    else:
+        names = ", ".join(zoo.NAMES)
+        raise UserError(f"unknown model '{source}': expected a zoo name ({names}), a .pt2, .onnx or .mlir file")
+    model = Model(module, None, source, reference, report=report)
+    if weights_as == "arrays":
+        model.tensors = tensors
+    elif weights_as == "file":
         fd, tmp = tempfile.mkstemp(prefix="raptor-", suffix=".safetensors")
         os.close(fd)
-        tmp_path = Path(tmp)
-        weights_io.save(tmp_path, weights_io.from_exported_program(ep, module))
-
-        def reference(x: np.ndarray) -> np.ndarray:
-            with torch.no_grad():
-                out = eager(torch.from_numpy(x))
-            out = out[0] if isinstance(out, (tuple, list)) else out
-            return out.detach().numpy()
-
-        return Model(module, tmp_path, source, reference, [tmp_path])
-    if path.suffix == ".onnx":
-        return _load_onnx(path, source, context, say)
-    if path.suffix == ".mlir" or source == "-":
-        module = parse_module(read_text(source), source, context)
-        w = Path(weights) if weights else (weights_io.beside(path) if source != "-" else None)
-        if w is not None and not w.is_file():
-            if weights_io.param_names(module):
-                raise UserError(f"'{source}' names weights but '{w}' does not exist "
-                                "(give --weights FILE.safetensors)")
-            w = None
-        return Model(module, w, source)
-    names = ", ".join(zoo.NAMES)
-    raise UserError(f"unknown model '{source}': expected a zoo name ({names}), a .pt2, .onnx or .mlir file")
+        model.weights = Path(tmp)
+        model.temporary.append(model.weights)
+        try:
+            weights_io.save(model.weights, tensors)
+        except BaseException:
+            model.cleanup()
+            raise
+    return model
 
 
-def _load_onnx(path: Path, source: str, context: ir.Context, say: Callable[[str], None]) -> Model:
-    """An ONNX file: imported (static shapes), its initializers as a
-    temporary weights file, onnxruntime as the reference."""
-    if not path.is_file():
-        raise UserError(f"cannot read '{source}'")
+def _bundled(name: str, weights: str | None, context: ir.Context, say: Callable[[str], None],
+             weights_as: WeightsAs) -> Model:
+    """A zoo model's bundled graph (no torch needed for the graph alone)."""
+    say(f"{name}: bundled graph, fixed-seed weights")
+    module = zoo.load_graph(name, context)
+    file = None if weights_as is None else Path(weights) if weights else zoo.weights_file(name)
+    return _with_file(Model(module, None, name, _zoo_reference(name)), file, weights_as)
+
+
+def _parse_ir(source: str, weights: str | None, context: ir.Context, weights_as: WeightsAs) -> Model:
+    """IR text and the weights file it names (given, or beside it)."""
+    module = parse_module(read_text(source), source, context)
+    if weights_as is None:
+        return Model(module, None, source)
+    file = Path(weights) if weights else (weights_io.beside(source) if source != "-" else None)
+    if file is not None and not file.is_file():
+        if weights_io.param_names(module):
+            raise UserError(f"'{source}' names weights but '{file}' does not exist "
+                            "(give --weights FILE.safetensors)")
+        file = None
+    return _with_file(Model(module, None, source), file, weights_as)
+
+
+def _with_file(model: Model, file: Path | None, weights_as: WeightsAs) -> Model:
+    """``model`` with its weights from ``file`` (None: it has none)."""
+    if weights_as == "file":
+        model.weights = file
+    elif weights_as == "arrays":
+        model.tensors = weights_io.load(file) if file is not None else {}
+    return model
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception of a frontend's dependency (torch, onnx) as one line."""
+    return f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+
+
+# -- torch ---------------------------------------------------------------------
+
+#: What the torch importer gives: (module, weights by nn.param name, report).
+_Imported = tuple[ir.Module, dict[str, np.ndarray], ImportReport]
+
+
+def _torch_frontend() -> ModuleType:
     try:
-        from .frontend.onnx import OnnxImportError, import_model
+        from .frontend import torch as frontend
+    except ImportError as e:
+        raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
+    return frontend
+
+
+def _zoo_reference(name: str) -> Reference:
+    """Eager torch on the zoo model ``name`` (built when first called)."""
+    def reference(x: np.ndarray) -> np.ndarray:
+        try:
+            import torch
+        except ImportError as e:
+            raise UserError(f"this needs the 'torch' extra ({e.name} is missing)") from None
+        return zoo.reference_output(name, torch.from_numpy(x)).numpy()
+
+    return reference
+
+
+def _import_program(ep: Any, source: str, options: Any, context: ir.Context) -> _Imported:
+    """An exported program (decomposed) as (module, weights, report)."""
+    frontend = _torch_frontend()
+    try:
+        module, report = frontend.import_program(ep, options, context)
+    except (frontend.UnsupportedOperatorError, frontend.ExportError) as e:
+        raise UserError(f"{source}: {e}") from None
+    tensors = weights_io.from_exported_program(ep, module)
+    return module, tensors, ImportReport(report.generic, rewrites=report.rewrites)
+
+
+def _export_zoo(name: str, strict: bool, context: ir.Context, say: Callable[[str], None]) -> _Imported:
+    frontend = _torch_frontend()
+    say(f"building and exporting {name} with torch.export")
+    ep = zoo.export(name)
+    say("importing into the nn dialect")
+    return _import_program(ep, name, frontend.ImportOptions(strict=strict, **zoo.import_options(name)), context)
+
+
+def _import_pt2(source: str, strict: bool, context: ir.Context,
+                say: Callable[[str], None]) -> tuple[ir.Module, dict[str, np.ndarray], ImportReport, Reference]:
+    """A torch.export.save file: (module, weights, report, reference)."""
+    frontend = _torch_frontend()
+    import torch
+
+    say(f"loading {source}")
+    export_log = logging.getLogger("torch.export")
+    level = export_log.level
+    export_log.setLevel(logging.CRITICAL)  # torch logs a traceback before raising
+    try:
+        ep = torch.export.load(source)
+    except Exception as e:
+        raise UserError(f"'{source}' is not a torch.export file: {_one_line(e)}") from None
+    finally:
+        export_log.setLevel(level)
+    eager = ep.module()  # the reference: the program as saved, before the decompositions
+    try:
+        decomposed = ep.run_decompositions(zoo.decomposition_table())
+    except Exception as e:  # torch raises many kinds here
+        raise UserError(f"{source}: torch could not decompose the exported program: {_one_line(e)}") from None
+    say("importing into the nn dialect")
+    module, tensors, report = _import_program(decomposed, source, frontend.ImportOptions(strict=strict), context)
+
+    def reference(x: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            out = eager(torch.from_numpy(x))
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return out.detach().numpy()
+
+    return module, tensors, report, reference
+
+
+# -- ONNX ----------------------------------------------------------------------
+
+def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[int]] | None,
+                 context: ir.Context, say: Callable[[str], None]
+                 ) -> tuple[ir.Module, dict[str, np.ndarray], ImportReport, Reference]:
+    """An ONNX file: (module, weights, report, reference)."""
+    try:
+        import onnx  # noqa: F401  (the frontend imports it only once it runs)
+
+        from .frontend import onnx as frontend
     except ImportError as e:
         raise UserError(f"the ONNX frontend needs the 'onnx' package ({e.name} is missing)") from None
-    say(f"[model] {source}: importing the ONNX graph")
+    say(f"loading {source}")
     try:
-        module, _, tensors = import_model(str(path), context=context)
-    except OnnxImportError as e:
-        raise UserError(f"{source}: {e} (import it with `raptor import {source} --input-shape ...` first "
-                        "if its shapes are dynamic)") from None
-    fd, tmp = tempfile.mkstemp(prefix="raptor-", suffix=".safetensors")
-    os.close(fd)
-    tmp_path = Path(tmp)
-    weights_io.save(tmp_path, tensors)
+        proto = frontend.load_model(source)
+    except frontend.OnnxImportError as e:
+        raise UserError(str(e)) from None
+    say("importing into the nn dialect")
+    try:
+        module, report, tensors = frontend.import_model(proto, input_shapes, strict=strict, context=context)
+    except frontend.OnnxImportError as e:
+        hint = "" if input_shapes is not None else (
+            f" (import it with `raptor import {source} --input-shape ...` first if its shapes are dynamic)")
+        raise UserError(f"{source}: {e}{hint}") from None
 
     def reference(x: np.ndarray) -> np.ndarray:
         try:
             import onnxruntime
         except ImportError as e:
             raise UserError(f"checking against onnxruntime needs it installed ({e.name} is missing)") from None
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
         return session.run(None, {session.get_inputs()[0].name: x})[0]
 
-    return Model(module, tmp_path, source, reference, [tmp_path])
+    return module, tensors, ImportReport(report.generic, opset=report.opset, folded=report.folded), reference

@@ -27,7 +27,7 @@ def test_a_failed_ir_write_removes_the_weights_already_written(linear_pt2: Path,
     def disk_full(path: object, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli, "write_atomically", disk_full)
+    monkeypatch.setattr(cli.models, "write_atomically", disk_full)
     out = tmp_path / "linear.mlir"
     with contextlib.redirect_stderr(io.StringIO()), pytest.raises(OSError, match="No space left"):
         cli.main(["import", str(linear_pt2), "-o", str(out)])
@@ -40,7 +40,7 @@ def test_a_failed_ir_write_without_weights_raises_the_write_error(linear_pt2: Pa
     def disk_full(path: object, data: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli, "write_atomically", disk_full)
+    monkeypatch.setattr(cli.models, "write_atomically", disk_full)
     with contextlib.redirect_stderr(io.StringIO()), pytest.raises(OSError, match="No space left"):
         cli.main(["import", str(linear_pt2), "-o", str(tmp_path / "linear.mlir"), "--no-weights"])
     assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,68 @@
+"""What several command groups share: option types, the scheduling options
+of ``compile`` and ``schedule``, and output writing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from raptor import zoo
+from raptor._io import write_atomically
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """argparse type: an integer of at least ``minimum`` (1e9 and 1_000
+    spellings allowed)."""
+    def parse(text: str) -> int:
+        what = "a positive integer" if minimum > 0 else "a non-negative integer"
+        try:
+            value = int(float(text)) if "e" in text.lower() else int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, not '{text}'") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, not '{text}'")
+        return value
+    return parse
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not '{text}'")
+    return value
+
+
+def add_pipeline_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pipeline", type=count(1), metavar="N",
+                   help="schedule for throughput: inferences streamed through at most N stages of cores "
+                        "(default: latency mode, one inference as fast as possible)")
+
+
+def add_replication_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--replicate", choices=("time", "windows", "none"), default="time",
+                   help="copy weight lanes onto spare crossbars, each copy computing a range of output rows: "
+                        "time (the copy saving the most time per crossbar, default), windows (PIMCOMP's rule: "
+                        "the operator with the most windows per copy) or none")
+    p.add_argument("--replication-budget", type=fraction, default=0.5, metavar="F",
+                   help="fraction of the chip's crossbars lanes and copies may use (default: 0.5)")
+    p.add_argument("--follow-rows", action=argparse.BooleanOptionalAction, default=None,
+                   help="element-wise and pooling operators follow their input's row copies with copies of "
+                        "their own (default: in pipeline mode only)")
+
+
+def source_name(model: str) -> str:
+    """The file a model argument reads, for diagnostics: the bundled graph
+    of a zoo name."""
+    return str(zoo.graph_path(model)) if model in zoo.NAMES else model
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> None:
+    """A report file: indented JSON and a final newline, written atomically."""
+    write_atomically(path, json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,277 @@
+"""Per-core PIM programs: ``raptor compile`` (a model to a program
+directory) and ``raptor simulate`` (Raptor's functional or timing
+simulator on one, checked against the model if asked)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from pathlib import Path
+
+from mlir import ir
+
+import raptor
+from raptor import sources
+from raptor._io import UserError, load_npy, write_atomically
+
+from .common import add_pipeline_option, add_replication_options, count, write_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Adds ``compile`` and ``simulate`` to the subcommands."""
+    p = sub.add_parser(
+        "compile", help="compile a model to per-core PIM programs (pimsim-nn's format and Raptor's)",
+        epilog="examples: raptor compile shufflenet_v2 -o out/shufflenet; "
+               "raptor compile resnet18.pt2 -o out/resnet18 --format json; "
+               "raptor compile unet -o out/unet --pipeline 8; "
+               "raptor compile shufflenet_v2 -o out/q --precision int8 --policy W --report; "
+               "raptor compile resnet18.pt2 -o out/r8 --precision int8 --arithmetic integer; "
+               "raptor compile model.onnx -o out/onnx; "
+               "raptor compile model.mlir --weights model.safetensors -o out/model")
+    p.add_argument("model", help="a zoo model name, a .pt2 file, an .onnx file (static shapes) or an .mlir file "
+                                 "(weights: --weights, else MODEL.safetensors beside it)")
+    p.add_argument("-o", "--output", required=True, help="the program directory to write")
+    p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
+    p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
+    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
+    add_pipeline_option(p)
+    add_replication_options(p)
+    p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
+                   help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
+    p.add_argument("--precision", choices=("fp32", "int8"), default="fp32",
+                   help="number format: fp32 (default) or int8 (codec placement decides where data is "
+                        "encoded; int8 crossbar weights per output channel; docs/quantization.md)")
+    p.add_argument("--policy", choices=("Z", "Y", "X", "W"),
+                   help="int8: which operators get INT8 variants (Z: none; Y: matrix operators; X adds concatenation, "
+                        "splits and fan-out; W adds views, pooling, padding; default Y)")
+    p.add_argument("--placement", choices=("local", "nonlocal", "nonlocal-coalesced"),
+                   help="int8: codec placement (default nonlocal-coalesced)")
+    p.add_argument("--calibrate", metavar="FILE.npy",
+                   help="int8: calibration inputs, one input or a stack (N, *shape) (default: seeded random "
+                        "inputs)")
+    p.add_argument("--calibration-samples", type=count(1), metavar="N",
+                   help="int8: the number of seeded random calibration inputs (default: 4)")
+    p.add_argument("--arithmetic", choices=("auto", "integer", "float"),
+                   help="int8: numbers between the codecs: integer (int32 fixed point, pimsim-nn's instructions "
+                        "only; an operator without an integer lowering is an error), float (f32, with extension "
+                        "instructions for the conversions) or auto (integer when every operator has an integer "
+                        "lowering; default)")
+    p.add_argument("--report", action="store_true",
+                   help="int8: measure accuracy against float32 (calibration and 8 held-out inputs) and check "
+                        "the simulated program against the integer reference (reports/quantization.json)")
+    p.add_argument("--unroll-limit", type=count(0), default=16_000_000, metavar="N",
+                   help="skip pimsim-nn files when the unrolled program exceeds N instructions "
+                        "(default: 16000000; 0: no limit)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    p.set_defaults(run=_compile)
+
+    p = sub.add_parser(
+        "simulate", help="run a compiled program in Raptor's functional or timing simulator",
+        epilog="examples: raptor simulate out/shufflenet --check; "
+               "raptor simulate out/model --input x.npy --output y.npy --json; "
+               "raptor simulate out/model --timing --throughput")
+    p.add_argument("directory", help="a program directory written by raptor compile")
+    p.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
+                   help="an input array (default: seeded random inputs)")
+    p.add_argument("--output", action="append", metavar="[NAME=]FILE.npy", help="write an output array")
+    p.add_argument("--form", choices=("compact", "pimsim"), default="compact",
+                   help="run Raptor's compact programs or pimsim-nn's unrolled files")
+    p.add_argument("--check", action="store_true",
+                   help="compare with the model's eager torch output (zoo models and .pt2 files)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--timing", action="store_true",
+                   help="time the program with pimsim-nn's rules (chip.json, network.json) instead of computing it")
+    p.add_argument("--throughput", action="store_true",
+                   help="with --timing: run each core's program as a loop body and report the initiation interval")
+    p.add_argument("--max-instructions", type=count(1), metavar="N",
+                   help="stop with an error after N executed instructions (default: 4e9)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=_simulate)
+
+
+def _compile(args: argparse.Namespace) -> int:
+    from raptor import pim
+
+    say = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    int8_only = [flag for flag, given in (("--policy", args.policy), ("--placement", args.placement),
+                                          ("--calibrate", args.calibrate),
+                                          ("--calibration-samples", args.calibration_samples),
+                                          ("--arithmetic", args.arithmetic),
+                                          ("--report", args.report)) if given]
+    if args.precision == "fp32" and int8_only:
+        verb = "applies" if len(int8_only) == 1 else "apply"
+        raise UserError(f"{', '.join(int8_only)} only {verb} with --precision int8")
+    if args.calibrate and args.calibration_samples:
+        raise UserError("give either --calibrate FILE or --calibration-samples N, not both")
+    model = sources.load(args.model, args.weights, progress=lambda m: say(f"[model] {m}"))
+    try:
+        calibration = None
+        if args.calibrate:
+            from raptor import quant
+
+            calibration = quant.load_samples(model.module, args.calibrate)
+        from raptor import weights as weight_files
+
+        # Opened once: for calibration, the lowering and the report.
+        tensors = weight_files.load(model.weights) if model.weights else None
+        result = pim.compile(model.module, args.output, weights=tensors, target=args.target,
+                             algorithm=args.algorithm, replicate=args.replicate,
+                             replication_budget=args.replication_budget, pipeline=args.pipeline,
+                             follow_rows=args.follow_rows, precision=args.precision,
+                             policy=args.policy or "Y", placement=args.placement or "nonlocal-coalesced",
+                             calibration=calibration, calibration_samples=args.calibration_samples or 4,
+                             arithmetic=args.arithmetic or "auto", pimsim=args.format,
+                             unroll_limit=args.unroll_limit, source=model.source, progress=say)
+        report = None
+        if args.report:
+            from raptor.quant.accuracy import program_report
+
+            say("[report] int8 against float32 on the calibration and held-out inputs ...")
+            report = program_report(str(result.directory), tensors or {}, model.reference, calibration)
+            write_json(result.directory / "reports" / "quantization.json", report)
+    finally:
+        model.cleanup()
+    summary = pim.summary(result.manifest, result.seconds)
+    if args.json:
+        if report is not None:
+            summary["quantization_report"] = report
+        print(json.dumps(summary, indent=2))
+    else:
+        print(pim.format_summary(summary, str(result.directory)))
+        if report is not None:
+            from raptor.quant.accuracy import format_report
+
+            print(format_report(report))
+    return 0
+
+
+def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[int, ...], str]]) -> dict:
+    import numpy as np
+
+    arrays: dict = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if not sep:
+            if len(inputs) != 1:
+                raise UserError(f"the model has {len(inputs)} inputs: give NAME=FILE.npy")
+            name, path = inputs[0][0], item
+        arrays[name] = np.array(load_npy(path, "input"))  # (a copy, once the header is checked)
+    return arrays
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from raptor import pim
+
+    program = pim.Program.load(args.directory, args.form)
+    if args.throughput and not args.timing:
+        raise UserError("--throughput is a mode of --timing")
+    if args.timing:
+        return _report_timing(program, args)
+    arrays = _parse_named_arrays(args.input, program.inputs)
+    seeded = [name for name, _, _ in program.inputs if name not in arrays]
+    rng = np.random.default_rng(args.seed)
+    for name, shape, _ in program.inputs:
+        if name not in arrays:
+            arrays[name] = rng.standard_normal(shape).astype(np.float32)
+    run = program.simulate(arrays, args.max_instructions)
+    report: dict = {"directory": str(args.directory), "form": args.form,
+                    "random_inputs": seeded, "seconds": round(run.stats["seconds"], 3),
+                    **{k: v for k, v in run.stats["total"].items()}}
+    if run.stats["seconds"] > 0:
+        report["instructions_per_second"] = int(run.stats["total"]["instructions"] / run.stats["seconds"])
+    if args.check:
+        report.update(_check(program, arrays, run.outputs, args.directory))
+    if args.output:
+        outputs = list(run.outputs.items())
+        for item in args.output:
+            name, sep, path = item.partition("=")
+            if not sep:
+                if len(outputs) != 1:
+                    raise UserError(f"the model has {len(outputs)} outputs: give NAME=FILE.npy")
+                name, path = outputs[0][0], item
+            if name not in run.outputs:
+                raise UserError(f"the model has no output '{name}'")
+            _save_npy(path, run.outputs[name])
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{args.directory}: simulated {report['instructions']:,} instructions in "
+              f"{report['seconds']:.2f} s ({report.get('instructions_per_second', 0):,}/s), "
+              f"{report['mvmuls']:,} MVMs, {report['sent_bytes']:,} bytes sent between cores")
+        if seeded:
+            print(f"  random input(s) {', '.join(seeded)} (seed {args.seed})")
+        if "max_error" in report:
+            print(f"  max |error| vs {report['reference']}: {report['max_error']:.3e} "
+                  f"({report['max_error_relative']:.3e} of the largest output)")
+        if "integer_reference_bit_exact" in report:
+            print("  vs the integer reference: " + ("bit-exact" if report["integer_reference_bit_exact"] else
+                  f"max |difference| {report['integer_reference_max_difference']:.3e}"))
+    return 0
+
+
+def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
+    """``--check``: the simulated output against the model the manifest
+    names (eager torch or onnxruntime) and, for int8, against the integer
+    reference bit for bit."""
+    import numpy as np
+
+    source = program.manifest.get("source", "")
+    model = sources.load(source) if source else None
+    try:
+        if model is None or model.reference is None:
+            raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
+        if len(program.inputs) != 1 or len(program.outputs) != 1:
+            raise UserError("--check compares single-input, single-output models")
+        ref = model.reference(arrays[program.inputs[0][0]])
+        out = outputs[program.outputs[0][0]]
+        scale = float(np.abs(ref).max()) or 1.0
+        report = {"reference": "onnxruntime" if source.endswith(".onnx") else "torch",
+                  "max_error": float(np.abs(out - ref).max())}
+        report["max_error_relative"] = report["max_error"] / scale
+        if "quantization" in program.manifest:
+            from raptor import quant
+            from raptor import weights as weight_files
+
+            saved = Path(directory) / "reports" / "quantized_model.mlir"
+            if not saved.is_file():
+                raise UserError(f"'{directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
+            module = ir.Module.parse(saved.read_text(), context=raptor.Context())
+            (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
+                                      weight_files.load(model.weights) if model.weights else {})
+            report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
+            report["integer_reference_max_difference"] = float(np.abs(out - want).max())
+        return report
+    finally:
+        if model is not None:  # an imported model's temporary weights file
+            model.cleanup()
+
+
+def _report_timing(program, args: argparse.Namespace) -> int:
+    from raptor import pim
+
+    if args.input or args.output or args.check:
+        raise UserError("--timing moves no data: --input, --output and --check belong to functional runs")
+    timing = program.time(args.throughput, max_instructions=args.max_instructions)
+    schedule_ns = program.manifest.get("schedule", {}).get("makespan_ns")
+    if args.json:
+        report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}
+        if schedule_ns is not None:
+            report["schedule_makespan_ns"] = schedule_ns
+        print(json.dumps(report, indent=2))
+    else:
+        print(pim.format_timing(timing, str(args.directory), schedule_ns))
+    return 0
+
+
+def _save_npy(path: str, array) -> None:
+    """An output array as a .npy file, written atomically."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    write_atomically(path, buffer.getvalue())

@@ -1,0 +1,98 @@
+"""Convolution and pooling: Conv (asymmetric or automatic padding as an
+explicit pad in front), MaxPool, AveragePool and GlobalAveragePool over
+two spatial dimensions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mlir import ir
+
+from raptor.dialects import nn
+
+from ..errors import Unsupported
+from ..tensors import decode, shape_of
+from .base import rule
+
+if TYPE_CHECKING:
+    from ..importer import Importer
+
+
+def _conv_padding(im: Importer, a: dict[str, Any], x: ir.Value, kernel: list[int],
+                  strides: list[int], dilations: list[int]) -> tuple[ir.Value, list[int]]:
+    """Symmetric padding for the op, an explicit pad op in front otherwise."""
+    n = len(kernel)
+    auto = decode(a.get("auto_pad", "NOTSET"))
+    spatial = shape_of(x)[2:]
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        begins, ends = [], []
+        for size, k, s, d in zip(spatial, kernel, strides, dilations):
+            out = -(-size // s)
+            total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+            small = total // 2
+            begins.append(small if auto == "SAME_UPPER" else total - small)
+            ends.append(total - begins[-1])
+    elif auto == "VALID":
+        begins, ends = [0] * n, [0] * n
+    else:
+        pads = list(a.get("pads", [0] * (2 * n)))
+        begins, ends = pads[:n], pads[n:]
+    if begins == ends:
+        return x, begins
+    pad: list[int] = []
+    for b, e in reversed(list(zip(begins, ends))):
+        pad += [b, e]
+    return nn.ConstantPadNdOp(x, pad, value=0.0).result, [0] * n
+
+
+@rule("Conv")
+def _conv(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    w = im.value(node.input[1])
+    b = im.tensor(node, 2)
+    kernel = shape_of(w)[2:]
+    n = len(kernel)
+    strides = list(a.get("strides", [1] * n))
+    dilations = list(a.get("dilations", [1] * n))
+    x, padding = _conv_padding(im, a, x, kernel, strides, dilations)
+    return [nn.ConvolutionOp(x, w, strides, padding, dilations, bias=b, transposed=False,
+                             output_padding=[0] * n, groups=a.get("group", 1)).result]
+
+
+def _pool_params(a: dict[str, Any], n: int) -> tuple[list[int], list[int], list[int]]:
+    kernel = list(a["kernel_shape"])
+    strides = list(a.get("strides", [1] * n))
+    pads = list(a.get("pads", [0] * (2 * n)))
+    if decode(a.get("auto_pad", "NOTSET")) not in ("NOTSET", "VALID") or pads[:n] != pads[n:]:
+        raise Unsupported("asymmetric or automatic pooling padding")
+    return kernel, strides, pads[:n]
+
+
+@rule("MaxPool")
+def _max_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    if len(shape_of(x)) != 4 or (len(node.output) > 1 and node.output[1]) or a.get("storage_order", 0):
+        raise Unsupported("not a 2-d max pooling")
+    kernel, strides, pads = _pool_params(a, 2)
+    op = nn.MaxPool2dOp(x, kernel, stride=strides, padding=pads,
+                        dilation=list(a.get("dilations", [1, 1])), ceil_mode=bool(a.get("ceil_mode", 0)))
+    return [op.results[0]]
+
+
+@rule("AveragePool")
+def _avg_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    if len(shape_of(x)) != 4 or list(a.get("dilations", [1, 1])) != [1, 1]:
+        raise Unsupported("not a 2-d average pooling")
+    kernel, strides, pads = _pool_params(a, 2)
+    return [nn.AvgPool2dOp(x, kernel, stride=strides, padding=pads,
+                           ceil_mode=bool(a.get("ceil_mode", 0)),
+                           count_include_pad=bool(a.get("count_include_pad", 0))).result]
+
+
+@rule("GlobalAveragePool")
+def _global_avg_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    if len(shape_of(x)) != 4:
+        raise Unsupported("not 2-d")
+    return [nn.AdaptiveAvgPool2dOp(x, [1, 1]).result]

@@ -1,0 +1,208 @@
+"""Element-wise operators and activations: arithmetic (a constant scalar
+operand as the op's ``scalar`` attribute), ReLU, sigmoid, tanh, GELU (also
+torch's erf expansion of it), softmax, clipping, hard sigmoid and swish,
+powers, the NaN guard of exported attention, and the identities (Identity,
+inference Dropout, a Cast to the same type)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from mlir import ir
+
+from raptor.dialects import nn
+
+from ..errors import Unsupported
+from ..tensors import decode, is_float, shape_of
+from .base import RULES, Rule, rule
+
+if TYPE_CHECKING:
+    from ..importer import Importer
+
+
+def _scalar_attr(array: np.ndarray) -> ir.Attribute:
+    v = array.reshape(-1)[0].item()
+    if isinstance(v, bool):
+        raise Unsupported("boolean scalar")
+    if isinstance(v, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
+    return ir.FloatAttr.get(ir.F64Type.get(), float(v))
+
+
+_BINARY = {"Add": nn.AddOp, "Sub": nn.SubOp, "Mul": nn.MulOp, "Div": nn.DivOp}
+
+
+def _near(im: Importer, name: str, value: float) -> bool:
+    return im.is_const(name) and im.const(name).size == 1 and \
+        abs(float(im.const(name).reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+
+
+def _sole_consumer(im: Importer, name: str, op_type: str) -> tuple[int, Any] | None:
+    users = im.consumers.get(name, [])
+    if len(users) != 1 or im.users[name] != 1 or im.graph.node[users[0]].op_type != op_type:
+        return None
+    return users[0], im.graph.node[users[0]]
+
+
+def _erf_gelu(im: Importer, node: Any) -> list[ir.Value] | None:
+    """``x * (1 + erf(x / sqrt 2)) * 0.5`` (torch's GELU below opset 20) as
+    one ``nn.gelu``: Div (or Mul by 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5."""
+    x, c = node.input
+    if not (node.op_type == "Div" and _near(im, c, math.sqrt(2)) or
+            node.op_type == "Mul" and _near(im, c, math.sqrt(0.5))) or im.is_const(x):
+        return None
+    chain, name = [], node.output[0]
+    for op_type in ("Erf", "Add", "Mul", "Mul"):
+        found = _sole_consumer(im, name, op_type)
+        if found is None:
+            return None
+        chain.append(found)
+        name = found[1].output[0]
+    (_, erf), (_, add), (_, mul_x), (_, half) = chain
+    others = [[n for n in add.input if n != erf.output[0]], [n for n in mul_x.input if n != add.output[0]],
+              [n for n in half.input if n != mul_x.output[0]]]
+    if any(len(o) != 1 for o in others) or not _near(im, others[0][0], 1.0) or others[1][0] != x \
+            or not _near(im, others[2][0], 0.5):
+        return None
+    im.skip.update(i for i, _ in chain)
+    out = nn.GeluOp(im.value(x)).result
+    im.values[half.output[0]] = out
+    return [None]
+
+
+@rule("Add", "Sub", "Mul", "Div")
+def _binary(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node)) is not None:
+        return fused
+    op = _BINARY[node.op_type]
+    lhs, rhs = node.input[0], node.input[1]
+    if node.op_type == "Add" and im.is_const(lhs) and not im.is_const(rhs):
+        lhs, rhs = rhs, lhs  # commutative: the tensor goes first
+    if node.op_type == "Mul" and im.is_const(lhs) and not im.is_const(rhs):
+        lhs, rhs = rhs, lhs
+    x = im.value(lhs)
+    if im.is_const(rhs) and im.const(rhs).size == 1 and im.const(rhs).ndim <= len(shape_of(x)) \
+            and not (rhs in im.initializers and im.const(rhs).ndim > 0):
+        c = im.const(rhs)
+        if c.dtype.kind in "iub" and is_float(x):
+            c = c.astype(np.float64)
+        return [op(x, scalar=_scalar_attr(c)).result]
+    return [op(x, other=im.value(rhs)).result]
+
+
+def _unary(op_class: type) -> Rule:
+    def convert(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+        return [op_class(im.value(node.input[0])).result]
+    return convert
+
+
+for _name, _op in {"Relu": nn.ReluOp, "Sigmoid": nn.SigmoidOp, "Tanh": nn.TanhOp,
+                   "Neg": nn.NegOp}.items():
+    RULES[_name] = _unary(_op)
+
+
+@rule("Identity")
+def _identity(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    return [im.value(node.input[0])]
+
+
+@rule("Dropout")
+def _dropout(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    if len(node.output) > 1 and node.output[1]:
+        raise Unsupported("dropout mask")
+    training = im.optional_const(node, 2)
+    if training is not None and bool(training):
+        raise Unsupported("training-mode dropout")
+    return [im.value(node.input[0])]
+
+
+@rule("Cast")
+def _cast(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    to = im.types.get(a["to"])
+    if to is None or to[0]() != ir.RankedTensorType(x.type).element_type:
+        raise Unsupported("a conversion")
+    return [x]
+
+
+@rule("Pow")
+def _pow(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    exponent = im.const(node.input[1])
+    if exponent.size != 1 or not is_float(x):
+        raise Unsupported("a tensor exponent")
+    return [nn.PowOp(x, float(exponent.reshape(-1)[0])).result]
+
+
+@rule("Sqrt")
+def _sqrt(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("an integer square root")
+    return [nn.PowOp(x, 0.5).result]
+
+
+@rule("IsNaN")
+def _is_nan(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
+    """``Where(IsNaN(p), c, p)`` (the NaN guard of exported attention) as
+    ``nn.nan_to_num`` replacing NaN only."""
+    p = node.input[0]
+    found = _sole_consumer(im, node.output[0], "Where")
+    if found is None:
+        raise Unsupported("an IsNaN that is not a NaN guard")
+    where_index, where = found
+    cond, c, other = where.input
+    if cond != node.output[0] or other != p or not im.is_const(c) or im.const(c).size != 1 \
+            or im.const(c).ndim > len(shape_of(im.value(p))) or not is_float(im.value(p)):
+        raise Unsupported("an IsNaN that is not a NaN guard")
+    im.skip.add(where_index)
+    inf = float("inf")
+    im.values[where.output[0]] = nn.NanToNumOp(im.value(p), nan=float(im.const(c).reshape(-1)[0]),
+                                               posinf=inf, neginf=-inf).result
+    return [None]
+
+
+@rule("Gelu")
+def _gelu(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    return [nn.GeluOp(im.value(node.input[0]), approximate=decode(a.get("approximate", "none"))).result]
+
+
+@rule("Softmax")
+def _softmax(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    return [nn.SoftmaxOp(im.value(node.input[0]), a.get("axis", -1), half_to_float=False).result]
+
+
+@rule("Clip")
+def _clip(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    lo, hi = im.optional_const(node, 1), im.optional_const(node, 2)
+    if lo is None and hi is None:
+        return [x]
+    if lo is not None and hi is not None:
+        return [nn.HardtanhOp(x, min_val=float(lo), max_val=float(hi)).result]
+    kw = {"min": float(lo)} if lo is not None else {"max": float(hi)}
+    return [nn.ClampOp(x, **kw).result]
+
+
+def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
+    # clamp(alpha x + beta, 0, 1) = hardtanh(x + beta/alpha, 0, 1/alpha) * alpha
+    f64 = ir.F64Type.get()
+    shifted = nn.AddOp(x, scalar=ir.FloatAttr.get(f64, beta / alpha)).result
+    clipped = nn.HardtanhOp(shifted, min_val=0.0, max_val=1.0 / alpha).result
+    return nn.DivOp(clipped, scalar=ir.FloatAttr.get(f64, 1.0 / alpha)).result
+
+
+@rule("HardSigmoid")
+def _hard_sigmoid(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    alpha, beta = a.get("alpha", 0.2), a.get("beta", 0.5)
+    if alpha <= 0:
+        raise Unsupported("non-positive alpha")
+    return [_hardsigmoid(im.value(node.input[0]), alpha, beta)]
+
+
+@rule("HardSwish")
+def _hard_swish(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    return [nn.MulOp(x, other=_hardsigmoid(x, 1.0 / 6.0, 0.5)).result]

@@ -1,0 +1,188 @@
+"""Shape and view operators: Flatten, Reshape, Squeeze, Unsqueeze (all
+``nn.view``), Transpose, Concat, Split, Slice, Gather (by constant
+indices, or a table lookup), Expand and constant Pad."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from mlir import ir
+
+from raptor.dialects import nn
+
+from ..errors import OnnxImportError, Unsupported
+from ..tensors import decode, dense, is_float, shape_of
+from .base import axes_of, rule
+
+if TYPE_CHECKING:
+    from ..importer import Importer
+
+
+def _view(x: ir.Value, shape: Sequence[int]) -> ir.Value:
+    shape = [int(s) for s in shape]
+    if shape_of(x) == shape:
+        return x
+    return nn.ViewOp(x, shape).result
+
+
+@rule("Flatten")
+def _flatten(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    axis = a.get("axis", 1) % (len(shape) + 1) if shape else 0
+    return [_view(x, [math.prod(shape[:axis]), math.prod(shape[axis:])])]
+
+
+@rule("Reshape")
+def _reshape(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    target = [int(v) for v in im.const(node.input[1]).reshape(-1)]
+    shape = shape_of(x)
+    if not a.get("allowzero", 0):
+        target = [shape[i] if t == 0 else t for i, t in enumerate(target)]
+    if target.count(-1) == 1:
+        known = math.prod(t for t in target if t != -1)
+        target[target.index(-1)] = math.prod(shape) // known if known else 0
+    return [_view(x, target)]
+
+
+@rule("Squeeze")
+def _squeeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    axes = axes_of(im, node, a, 1)
+    drop = {d % len(shape) for d in axes} if axes else {i for i, s in enumerate(shape) if s == 1}
+    if any(shape[d] != 1 for d in drop):
+        raise OnnxImportError(f"Squeeze node '{node.name}' squeezes a dimension of size > 1")
+    return [_view(x, [s for i, s in enumerate(shape) if i not in drop])]
+
+
+@rule("Unsqueeze")
+def _unsqueeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    axes = axes_of(im, node, a, 1) or []
+    rank = len(shape) + len(axes)
+    new = sorted(d % rank for d in axes)
+    out, it = [], iter(shape)
+    for i in range(rank):
+        out.append(1 if i in new else next(it))
+    return [_view(x, out)]
+
+
+@rule("Transpose")
+def _transpose(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    perm = list(a.get("perm", reversed(range(len(shape_of(x))))))
+    if perm == list(range(len(perm))):
+        return [x]
+    return [nn.PermuteOp(x, perm).result]
+
+
+@rule("Concat")
+def _concat(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    tensors = [im.value(n) for n in node.input if n]
+    return [nn.CatOp(tensors, dim=a["axis"]).result]
+
+
+@rule("Split")
+def _split(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    axis = a.get("axis", 0) % len(shape)
+    sizes = a.get("split")
+    if sizes is None and len(node.input) > 1 and node.input[1]:
+        sizes = [int(v) for v in im.const(node.input[1])]
+    if sizes is None:
+        parts = a.get("num_outputs", len(node.output))
+        chunk = -(-shape[axis] // parts)
+        sizes = [min(chunk, shape[axis] - i * chunk) for i in range(parts)]
+    return list(nn.SplitWithSizesOp(x, list(sizes), dim=axis).results)
+
+
+@rule("Slice")
+def _slice(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    starts = [int(v) for v in im.const(node.input[1]).reshape(-1)]
+    ends = [int(v) for v in im.const(node.input[2]).reshape(-1)]
+    axes = axes_of(im, node, {}, 3) or list(range(len(starts)))
+    steps = [int(v) for v in im.optional_const(node, 4).reshape(-1)] \
+        if im.optional_const(node, 4) is not None else [1] * len(starts)
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        if step <= 0:
+            raise Unsupported("a negative slice step")
+        axis %= len(shape)
+        size = shape[axis]
+        start = min(max(start + size if start < 0 else start, 0), size)
+        end = min(max(end + size if end < 0 else end, 0), size)
+        if start == 0 and end == size and step == 1:
+            continue
+        kw: dict[str, Any] = {"dim": axis, "step": step}
+        if start:
+            kw["start"] = start
+        if end != size:
+            kw["end"] = end
+        x = nn.SliceOp(x, **kw).result
+    return [x]
+
+
+@rule("Gather")
+def _gather(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    data_name, idx_name = node.input[0], node.input[1]
+    axis = a.get("axis", 0)
+    if not im.is_const(idx_name):
+        # A table lookup: nn.embedding (rows of a weight by integer ids).
+        weight = im.value(data_name)
+        if axis != 0 or len(shape_of(weight)) != 2 or not is_float(weight):
+            raise Unsupported("a gather by computed indices")
+        return [nn.EmbeddingOp(weight, im.value(idx_name)).result]
+    x = im.value(data_name)
+    shape = shape_of(x)
+    axis %= len(shape)
+    idx = im.const(idx_name).astype(np.int64)
+    idx = np.where(idx < 0, idx + shape[axis], idx)
+    if idx.ndim == 0:
+        return [nn.SelectOp(x, axis, int(idx)).result]
+    flat = idx.reshape(-1)
+    with ir.Location.name(idx_name):
+        table = nn.ConstantOp(dense(flat)).result
+    out = nn.IndexSelectOp(x, axis, table).result
+    if idx.ndim == 1:
+        return [out]
+    return [_view(out, shape[:axis] + list(idx.shape) + shape[axis + 1:])]
+
+
+@rule("Expand")
+def _expand(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    target = [int(v) for v in im.const(node.input[1]).reshape(-1)]
+    size = list(np.broadcast_shapes(tuple(shape_of(x)), tuple(target)))
+    if size == shape_of(x):
+        return [x]
+    return [nn.ExpandOp(x, size).result]
+
+
+@rule("Pad")
+def _pad(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    if decode(a.get("mode", "constant")) != "constant":
+        raise Unsupported("non-constant padding")
+    x = im.value(node.input[0])
+    rank = len(shape_of(x))
+    pads = [int(v) for v in im.const(node.input[1]).reshape(-1)]
+    value = im.optional_const(node, 2)
+    axes = axes_of(im, node, {}, 3) or list(range(rank))
+    n = len(axes)
+    if len(pads) != 2 * n:
+        raise OnnxImportError(f"Pad '{node.name}' has {len(pads)} pads for {n} axes (expected {2 * n})")
+    per = {ax % rank: (before, after) for ax, before, after in zip(axes, pads[:n], pads[n:])}
+    pad: list[int] = []
+    for d in reversed(range(rank)):
+        pad += list(per.get(d, (0, 0)))
+    while pad[-2:] == [0, 0] and len(pad) > 2:
+        pad = pad[:-2]
+    fill = float(value.reshape(-1)[0]) if value is not None and value.size else 0.0
+    return [nn.ConstantPadNdOp(x, pad, value=fill).result]
