@@ -19,6 +19,8 @@
 #include <nanobind/stl/vector.h>
 
 namespace nb = nanobind;
+
+nb::object pythonOfJson(const llvm::json::Value &value); // PythonJson.cpp
 using namespace raptor::pim;
 
 namespace {
@@ -74,10 +76,10 @@ nb::dict timingDict(const TimingResult &r) {
   return d;
 }
 
-/// The report as the JSON text `raptor periodic --json` prints (one
-/// serializer: spatial::periodicJson), parsed on the Python side.
-std::string periodicText(const PeriodicReport &r) {
-  return llvm::formatv("{0}", llvm::json::Value(raptor::spatial::periodicJson(r))).str();
+/// The report as `raptor periodic --json` prints it (one serializer:
+/// spatial::periodicJson), as Python objects.
+nb::object periodicReport(const PeriodicReport &r) {
+  return pythonOfJson(llvm::json::Value(raptor::spatial::periodicJson(r)));
 }
 
 nb::list ioList(const std::vector<IoBuffer> &list) {
@@ -161,7 +163,7 @@ void bindPim(nb::module_ &m) {
                                                   p.program.cores, config->cores)
                                         .str()
                                         .c_str());
-            return periodicText(analyzePeriodic(p.program, *config));
+            return periodicReport(analyzePeriodic(p.program, *config));
           },
           "The periodic dependency diagnostic of the programs run as loop bodies (maximum cycle ratio).")
       .def(

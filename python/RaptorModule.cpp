@@ -32,6 +32,8 @@
 
 namespace nb = nanobind;
 
+nb::object pythonOfJson(const llvm::json::Value &value); // PythonJson.cpp
+
 namespace {
 /// Fetches the C API capsule of an `mlir.ir` object (or accepts a capsule).
 nb::object capsuleOf(nb::handle object) {
@@ -130,7 +132,7 @@ NB_MODULE(_raptor, m) {
       "(['self', 'other'], ['out']).");
 
   m.def(
-      "codec_costs_json",
+      "codec_costs",
       [](nb::handle module) {
         mlir::ModuleOp op = moduleOf(module);
         llvm::json::Array all;
@@ -145,7 +147,7 @@ NB_MODULE(_raptor, m) {
           all.push_back(raptor::codec::toJSON(
               raptor::codec::computeCosts(*graph, graph->induceSubgraphs())));
         }
-        return llvm::formatv("{0}", llvm::json::Value(std::move(all))).str();
+        return pythonOfJson(llvm::json::Value(std::move(all)));
       },
       nb::arg("module"),
       "Storage, traffic and codec items of each placed function, as JSON text "
@@ -291,15 +293,14 @@ NB_MODULE(_raptor, m) {
       "The first tensor type of the module whose element count overflows int64, as (file, line, column, "
       "message), or None (MLIR asserts when a pass counts such a type).");
   m.def(
-      "graph_summary_json",
+      "graph_summary",
       [](nb::handle module) {
         mlir::ModuleOp op = moduleOf(module);
         if (auto found = raptor::nn::oversizedTensor(op))
           throw nb::value_error(found->second.c_str());
-        return llvm::formatv("{0}", raptor::toJSON(raptor::summarizeModule(op)))
-            .str();
+        return pythonOfJson(raptor::toJSON(raptor::summarizeModule(op)));
       },
       nb::arg("module"),
-      "Operator counts and weight storage of each nn graph, as JSON text "
+      "Operator counts and weight storage of each nn graph, as a dict "
       "(the data raptor-summarize-graph prints).");
 }

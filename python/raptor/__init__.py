@@ -55,9 +55,7 @@ def graph_summary(module: ir.Module) -> dict:
 
     Computed by the same C++ code as the ``raptor-summarize-graph`` pass.
     """
-    import json
-
-    return json.loads(_raptor.graph_summary_json(module))
+    return _raptor.graph_summary(module)
 
 
 def port_names(op: ir.Operation | ir.OpView) -> tuple[list[str], list[str]]:

@@ -12,7 +12,7 @@ from mlir import ir
 from raptor import sources, zoo
 from raptor._io import UserError, diagnostics_error, write_atomically
 
-from .common import source_name
+from .common import DEFAULTS, add_choice, source_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,11 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        epilog="examples: raptor codec-report unet --policy W --placement local; "
                               "raptor codec-report model.mlir --table table.txt --json -o report.json")
     p.add_argument("model", help="a zoo model name, an .mlir file ('-' for stdin), a .pt2 or an .onnx file")
-    p.add_argument("--policy", default="W", choices=("Z", "Y", "X", "W"),
-                   help="compression policy (default: W)")
-    p.add_argument("--placement", default="nonlocal-coalesced",
-                   choices=("local", "nonlocal", "nonlocal-coalesced"),
-                   help="placement algorithm (default: nonlocal-coalesced)")
+    # (W: the policy of the paper's Table 4.)
+    add_choice(p, "--policy", "policy", "compression policy", default="W")
+    add_choice(p, "--placement", "placement", "placement algorithm", default=DEFAULTS.placement)
     p.add_argument("--table", help="commutation table file (default: the seed's Table 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("-o", "--output", help="also write the placed IR (codecs materialized) here")

@@ -9,8 +9,23 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from raptor import zoo
+from raptor import _raptor, zoo
 from raptor._io import write_atomically
+
+#: The compile's defaults (passes/pipeline/CompilePipeline.h), one source for
+#: the CLI, the Python API and raptor-opt's pipelines.
+DEFAULTS = _raptor.CompileOptions()
+
+
+def add_choice(p: argparse.ArgumentParser, flag: str, vocabulary: str, lead: str,
+               default: str | None = None, shown_default: str | None = None) -> None:
+    """An option whose spellings and their help come from one of the C++
+    vocabularies (raptor._raptor.vocabulary): the parser, the passes and
+    this --help say the same."""
+    choices = _raptor.vocabulary(vocabulary)
+    said = shown_default or default
+    text = "; ".join(f"{name}: {help}" + (" (default)" if name == said else "") for name, help in choices)
+    p.add_argument(flag, choices=[name for name, _ in choices], default=default, help=f"{lead} ({text})")
 
 
 def count(minimum: int) -> Callable[[str], int]:
@@ -46,12 +61,11 @@ def add_pipeline_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--replicate", choices=("time", "windows", "none"), default="time",
-                   help="copy weight lanes onto spare crossbars, each copy computing a range of output rows: "
-                        "time (the copy saving the most time per crossbar, default), windows (PIMCOMP's rule: "
-                        "the operator with the most windows per copy) or none")
-    p.add_argument("--replication-budget", type=fraction, default=0.5, metavar="F",
-                   help="fraction of the chip's crossbars lanes and copies may use (default: 0.5)")
+    add_choice(p, "--replicate", "replicate", "copy weight lanes onto spare crossbars, each copy computing a range "
+               "of output rows", default=DEFAULTS.replicate)
+    p.add_argument("--replication-budget", type=fraction, default=DEFAULTS.replication_budget, metavar="F",
+                   help=f"fraction of the chip's crossbars lanes and copies may use "
+                        f"(default: {DEFAULTS.replication_budget})")
     p.add_argument("--follow-rows", action=argparse.BooleanOptionalAction, default=None,
                    help="element-wise and pooling operators follow their input's row copies with copies of "
                         "their own (default: in pipeline mode only)")

@@ -14,9 +14,10 @@ from mlir import ir
 
 import raptor
 from raptor import sources
+from raptor.pim import ARITHMETICS
 from raptor._io import UserError, load_npy, write_atomically
 
-from .common import add_pipeline_option, add_replication_options, count, write_json
+from .common import DEFAULTS, add_choice, add_pipeline_option, add_replication_options, count, write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,25 +36,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="the program directory to write")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
-    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency scheduler")
+    add_choice(p, "--algorithm", "algorithm", "latency mode's list scheduler", default=DEFAULTS.algorithm)
     add_pipeline_option(p)
     add_replication_options(p)
-    p.add_argument("--format", choices=("binary", "json", "both", "none"), default="binary",
-                   help="pimsim-nn program files: core_<i>.pim (binary), .json, both or none")
-    p.add_argument("--precision", choices=("fp32", "int8"), default="fp32",
-                   help="number format: fp32 (default) or int8 (codec placement decides where data is "
-                        "encoded; int8 crossbar weights per output channel; docs/quantization.md)")
-    p.add_argument("--policy", choices=("Z", "Y", "X", "W"),
-                   help="int8: which operators get INT8 variants (Z: none; Y: matrix operators; X adds concatenation, "
-                        "splits and fan-out; W adds views, pooling, padding; default Y)")
-    p.add_argument("--placement", choices=("local", "nonlocal", "nonlocal-coalesced"),
-                   help="int8: codec placement (default nonlocal-coalesced)")
+    add_choice(p, "--format", "pimsim", "pimsim-nn program files", default=DEFAULTS.pimsim)
+    add_choice(p, "--precision", "precision", "number format", default=DEFAULTS.precision)
+    # (int8 options default to None so that giving them with fp32 is an error.)
+    add_choice(p, "--policy", "policy", "int8: which operators get INT8 variants", shown_default=DEFAULTS.policy)
+    add_choice(p, "--placement", "placement", "int8: codec placement", shown_default=DEFAULTS.placement)
     p.add_argument("--calibrate", metavar="FILE.npy",
                    help="int8: calibration inputs, one input or a stack (N, *shape) (default: seeded random "
                         "inputs)")
     p.add_argument("--calibration-samples", type=count(1), metavar="N",
                    help="int8: the number of seeded random calibration inputs (default: 4)")
-    p.add_argument("--arithmetic", choices=("auto", "integer", "float"),
+    p.add_argument("--arithmetic", choices=ARITHMETICS,
                    help="int8: numbers between the codecs: integer (int32 fixed point, pimsim-nn's instructions "
                         "only; an operator without an integer lowering is an error), float (f32, with extension "
                         "instructions for the conversions) or auto (integer when every operator has an integer "
@@ -61,9 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report", action="store_true",
                    help="int8: measure accuracy against float32 (calibration and 8 held-out inputs) and check "
                         "the simulated program against the integer reference (reports/quantization.json)")
-    p.add_argument("--unroll-limit", type=count(0), default=16_000_000, metavar="N",
+    p.add_argument("--unroll-limit", type=count(0), default=DEFAULTS.unroll_limit, metavar="N",
                    help="skip pimsim-nn files when the unrolled program exceeds N instructions "
-                        "(default: 16000000; 0: no limit)")
+                        f"(default: {DEFAULTS.unroll_limit}; 0: no limit)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     p.set_defaults(run=_compile)
@@ -121,7 +117,7 @@ def _compile(args: argparse.Namespace) -> int:
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
                              follow_rows=args.follow_rows, precision=args.precision,
-                             policy=args.policy or "Y", placement=args.placement or "nonlocal-coalesced",
+                             policy=args.policy or DEFAULTS.policy, placement=args.placement or DEFAULTS.placement,
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,
                              arithmetic=args.arithmetic or "auto", pimsim=args.format,
                              unroll_limit=args.unroll_limit, source=model.source, progress=say)

@@ -14,7 +14,7 @@ from mlir import ir
 from raptor import sources
 from raptor._io import UserError, diagnostics_error, write_atomically
 
-from .common import add_pipeline_option, add_replication_options, source_name, write_json
+from .common import DEFAULTS, add_choice, add_pipeline_option, add_replication_options, source_name, write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                               "--report-dir reports/unet")
     p.add_argument("model", help="a zoo model name, an .mlir, .pt2 or .onnx file")
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
-    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft", help="latency mode's scheduler")
+    add_choice(p, "--algorithm", "algorithm", "latency mode's list scheduler", default=DEFAULTS.algorithm)
     add_pipeline_option(p)
     p.add_argument("--periodic", action="store_true",
                    help="also write pipeline_periodic.json: the schedule's event graph run as loop bodies, its "
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        epilog="example: raptor schedule-dag graph.json --algorithm heft, with graph.json = "
                               '{"processors": 2, "cost": [[3, 4], [2, 2]], "edges": [[0, 1, 5]]}')
     p.add_argument("file", help="task graph JSON (processors, cost[task][processor], edges)")
-    p.add_argument("--algorithm", choices=("peft", "heft"), default="peft")
+    add_choice(p, "--algorithm", "algorithm", "the list scheduler", default=DEFAULTS.algorithm)
     p.set_defaults(run=_schedule_dag)
 
     p = sub.add_parser(

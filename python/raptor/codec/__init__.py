@@ -12,7 +12,6 @@ pass manager and reads the cost model through the binding::
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from mlir import ir, passmanager
@@ -119,7 +118,7 @@ def expand_requantizers(module: ir.Module) -> None:
 def costs(module: ir.Module) -> list[Costs]:
     """The cost model of each function of a placed (not yet materialized) module."""
     return [Costs(**{k: v for k, v in c.items() if k in Costs.__dataclass_fields__})
-            for c in json.loads(_raptor.codec_costs_json(module))]
+            for c in _raptor.codec_costs(module)]
 
 
 def seed_table() -> str:

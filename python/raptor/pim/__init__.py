@@ -291,7 +291,7 @@ class Program:
         ratio and critical cycle. Read-only; UserError on a missing or
         malformed chip.json or network.json."""
         try:
-            return Periodic.from_stats(json.loads(self._handle.periodic()))
+            return Periodic.from_stats(self._handle.periodic())
         except ValueError as e:
             raise UserError(str(e)) from None
 
