@@ -54,6 +54,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                                         "test_codec_properties.py"]),
     "passes/conversion/NNToSpatial": (["passes/spatial"], ["test_scheduling.py", "test_near_misses_graphs.py",
                                                            "test_mutants_spatial*.py"]),
+    "passes/pipeline": (["passes/pipeline"], ["test_compile_replay.py", "test_pim_program.py"]),
     "passes/emission": (["passes/pim"], ["test_pim_program.py", "test_near_misses_program.py", "test_mutants_pim*.py"]),
     "passes/conversion/SpatialToPim": (["passes/pim"], ["test_pim_program.py", "test_pim_simulator.py",
                                                         "test_mutants_pim*.py"]),

@@ -25,7 +25,8 @@ without a rule), ``rules`` (the conversion rules by operator family),
 from __future__ import annotations
 
 from .errors import OnnxImportError, UnsupportedOperatorError
-from .importer import SUPPORTED_OPSETS, ImportReport, import_model, load_model
+from .importer import import_model, load_model
+from .state import SUPPORTED_OPSETS, ImportReport
 
 __all__ = ["ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOperatorError",
            "import_model", "load_model"]

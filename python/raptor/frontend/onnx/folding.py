@@ -13,13 +13,13 @@ from .errors import OnnxImportError, one_line
 from .tensors import attributes, shape_of
 
 if TYPE_CHECKING:
-    from .importer import Importer
+    from .state import ImportState
 
 #: Operators never folded: their values are drawn anew on every run.
 _RANDOM = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli")
 
 
-def foldable(im: Importer, node: Any) -> bool:
+def foldable(im: ImportState, node: Any) -> bool:
     """Whether ``node`` computes constants only."""
     if node.op_type in ("Constant",):
         return True
@@ -32,7 +32,7 @@ def foldable(im: Importer, node: Any) -> bool:
         "ConstantOfShape", "Range"))
 
 
-def fold(im: Importer, node: Any) -> None:
+def fold(im: ImportState, node: Any) -> None:
     """Evaluates ``node`` into the importer's constants."""
     im.report.folded += 1
     if node.op_type == "Shape" and node.input[0] not in im.consts:

@@ -17,10 +17,10 @@ from .errors import OnnxImportError
 from .tensors import attributes, decode
 
 if TYPE_CHECKING:
-    from .importer import Importer
+    from .state import ImportState
 
 
-def emit(im: Importer, node: Any, domain: str, strict: bool) -> list[ir.Value | None]:
+def emit(im: ImportState, node: Any, domain: str, strict: bool) -> list[ir.Value | None]:
     """The values of ``node``'s outputs from one generic op (counted in the
     report); in strict mode, stand-ins."""
     name = f"onnx.{node.op_type}" if domain == "ai.onnx" else f"{domain}.{node.op_type}"
@@ -60,11 +60,11 @@ def emit(im: Importer, node: Any, domain: str, strict: bool) -> list[ir.Value | 
     return [next(results) if o else None for o in node.output]
 
 
-def _infer(im: Importer, node: Any) -> dict[str, shapes.StaticType]:
+def _infer(im: ImportState, node: Any) -> dict[str, shapes.StaticType]:
     return shapes.infer_node(node, im.consts, im.values, im.types, im.model.opset_import)
 
 
-def _placeholder(im: Importer, node: Any, name: str) -> ir.Value | None:
+def _placeholder(im: ImportState, node: Any, name: str) -> ir.Value | None:
     """In strict mode, a stand-in so that later nodes still convert."""
     if name and name not in im.inferred:
         im.inferred.update(_infer(im, node))
@@ -77,7 +77,7 @@ def _placeholder(im: Importer, node: Any, name: str) -> ir.Value | None:
     return nn.AtenOp([t], "onnx.Unsupported", []).results[0]
 
 
-def _ports(im: Importer, node: Any) -> list[str]:
+def _ports(im: ImportState, node: Any) -> list[str]:
     """The port names of a node's inputs: its schema's, with ``name[i]``
     for a variadic last input."""
     schema = im.schema(node)

@@ -6,9 +6,7 @@ mode, naming all of them), with initializers as ``nn.param`` weights."""
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,28 +14,12 @@ from mlir import ir
 from mlir.dialects import func
 
 import raptor
-from raptor.dialects import nn
 
-from . import folding, generic, shapes
-from .errors import OnnxImportError, Unsupported, UnsupportedOperatorError, one_line
+from . import folding, generic
+from .errors import OnnxImportError, Unsupported, one_line
 from .rules import RULES
-from .tensors import attributes, dense, numpy_element_type, onnx_types, shape_of
-
-#: Versions of the default ONNX operator set this frontend reads.
-SUPPORTED_OPSETS = range(13, 24)
-
-#: Float data folded from constants becomes a weight from this many elements on.
-_FOLDED_WEIGHT_SIZE = 1024
-
-
-@dataclass
-class ImportReport:
-    """What the import did: operators kept generic, ONNX nodes folded."""
-
-    generic: Counter[str] = field(default_factory=Counter)
-    folded: int = 0
-    opset: int = 0
-
+from .state import ImportReport, ImportState
+from .tensors import attributes, shape_of
 
 def load_model(path: str | os.PathLike[str]) -> Any:
     """Reads and checks an ONNX file; OnnxImportError names the cause."""
@@ -80,119 +62,10 @@ def import_model(model: Any, input_shapes: Mapping[str, Sequence[int]] | None = 
             raise OnnxImportError("imported module does not verify")
     return module, importer.report, importer.weights
 
+class Importer(ImportState):
+    """Walks the graph in order and emits each node through its rule,
+    folding, or a generic call."""
 
-class Importer:
-    """One import: the graph's constants and emitted values by name, the
-    weights, and what the rules need to look around a node (its users)."""
-
-    def __init__(self, model: Any, input_shapes: Mapping[str, Sequence[int]]) -> None:
-        import onnx
-
-        self.onnx = onnx
-        self.model = model
-        self.graph = model.graph
-        self.report = ImportReport()
-        self.types = onnx_types()
-        self.opset = self._check_opset()
-        self.report.opset = self.opset
-        self.consts: dict[str, np.ndarray] = {}
-        self.initializers: set[str] = set()
-        for init in self.graph.initializer:
-            self.consts[init.name] = onnx.numpy_helper.to_array(init)
-            self.initializers.add(init.name)
-        self.values: dict[str, ir.Value] = {}
-        self.weights: dict[str, np.ndarray] = {}
-        self.params: dict[str, ir.Value] = {}
-        self.inputs = shapes.input_types(self.graph, self.initializers, input_shapes, self.types)
-        self._inferred: dict[str, shapes.StaticType] | None = None
-        self.users = Counter(name for n in self.graph.node for name in n.input if name)
-        self.users.update(o.name for o in self.graph.output)
-        self.consumers: dict[str, list[int]] = {}
-        for index, n in enumerate(self.graph.node):
-            for name in n.input:
-                if name:
-                    self.consumers.setdefault(name, []).append(index)
-        #: Nodes a rule has already converted as part of a pattern.
-        self.skip: set[int] = set()
-
-    # -- checks --------------------------------------------------------------
-    def _check_opset(self) -> int:
-        versions = {o.domain or "ai.onnx": o.version for o in self.model.opset_import}
-        version = versions.get("ai.onnx")
-        if version is None:
-            raise OnnxImportError("the model imports no version of the default ONNX operator set")
-        if version not in SUPPORTED_OPSETS:
-            raise OnnxImportError(
-                f"unsupported ONNX opset {version} (supported: {SUPPORTED_OPSETS.start}-"
-                f"{SUPPORTED_OPSETS.stop - 1}; convert it with onnx.version_converter)")
-        return version
-
-    @property
-    def inferred(self) -> dict[str, shapes.StaticType]:
-        """Static types of every value, by ONNX's shape inference on the
-        model with the inputs' static shapes: computed when a generic op
-        first needs its result types."""
-        if self._inferred is None:
-            self._inferred = shapes.infer_model(self.model, self.inputs)
-        return self._inferred
-
-    # -- values ----------------------------------------------------------------
-    def is_const(self, name: str) -> bool:
-        return name in self.consts
-
-    def const(self, name: str) -> np.ndarray:
-        if name not in self.consts:
-            raise Unsupported(f"'{name}' is not a constant")
-        return self.consts[name]
-
-    def value(self, name: str) -> ir.Value:
-        """The IR value of ``name``: an emitted result, a weight argument
-        (an initializer) or an ``nn.constant`` (folded data)."""
-        if name in self.values:
-            return self.values[name]
-        if name not in self.consts:
-            if self.report.generic:  # strict mode: after an operator without a stand-in
-                self._strict_error()
-            raise OnnxImportError(f"value '{name}' is used before it is defined")
-        array = self.consts[name]
-        # Weights: float initializers, and large float data folded from them
-        # (a transposed or reshaped weight); small folded data is a constant.
-        if array.dtype.kind == "f" and array.ndim > 0 and (
-                name in self.initializers or array.size >= _FOLDED_WEIGHT_SIZE):
-            return self.param(name, array)
-        with ir.Location.name(name):
-            v = nn.ConstantOp(dense(array)).result
-        self.values[name] = v
-        return v
-
-    def param(self, name: str, array: np.ndarray) -> ir.Value:
-        """A weight argument (``nn.param = name``) holding ``array``."""
-        if name not in self.params:
-            self.weights[name] = array
-            arg = self.block.add_argument(
-                ir.RankedTensorType.get(list(array.shape), numpy_element_type(array.dtype)),
-                ir.Location.name(name))
-            self.params[name] = arg
-        return self.params[name]
-
-    def transposed_param(self, name: str) -> ir.Value:
-        """Initializer ``name`` (2-d) transposed, as its own weight."""
-        array = self.const(name)
-        if array.ndim != 2 or array.dtype.kind != "f":
-            raise Unsupported("the matrix operand is not a 2-d weight")
-        return self.param(f"{name}.T", np.ascontiguousarray(array.T))
-
-    def tensor(self, node: Any, i: int) -> ir.Value | None:
-        if i >= len(node.input) or not node.input[i]:
-            return None
-        return self.value(node.input[i])
-
-    def optional_const(self, node: Any, i: int) -> np.ndarray | None:
-        if i >= len(node.input) or not node.input[i]:
-            return None
-        return self.const(node.input[i])
-
-    # -- emission --------------------------------------------------------------
     def run(self, strict: bool) -> ir.Module:
         module = ir.Module.create()
         input_types = [ir.RankedTensorType.get(shape, self.types[et][0]())
@@ -225,11 +98,6 @@ class Importer:
         fn.arg_attrs = ir.ArrayAttr.get(attrs)
         return module
 
-    def _strict_error(self) -> None:
-        names = ", ".join(f"{k.removeprefix('onnx.')} ({n})" for k, n in sorted(self.report.generic.items()))
-        raise UnsupportedOperatorError(
-            f"ONNX operators without an nn op: {names}; import without strict mode to keep them as nn.aten")
-
     def _check_outputs(self, results: list[ir.Value]) -> None:
         for out, value in zip(self.graph.output, results):
             t = out.type.tensor_type
@@ -241,14 +109,6 @@ class Importer:
                 raise OnnxImportError(
                     f"output '{out.name}': the imported graph computes shape {got} but the "
                     f"model declares {[d if d is not None else '?' for d in dims]}")
-
-    def schema(self, node: Any) -> Any | None:
-        """The ONNX schema of ``node``'s operator at the model's opset (None:
-        an operator ONNX does not define)."""
-        try:
-            return self.onnx.defs.get_schema(node.op_type, self.opset, node.domain or "")
-        except Exception:  # onnx raises SchemaError, and more on odd domains
-            return None
 
     def _check_arity(self, node: Any, index: int) -> None:
         """An ONNX file is untrusted: a node with fewer inputs or outputs than

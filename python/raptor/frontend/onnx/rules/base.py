@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from mlir import ir
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
-Rule = Callable[["Importer", Any, dict[str, Any], int], list[ir.Value | None]]
+Rule = Callable[["ImportState", Any, dict[str, Any], int], list[ir.Value | None]]
 
 #: ONNX operator type (default domain) -> its rule.
 RULES: dict[str, Rule] = {}
@@ -28,7 +28,7 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
     return register
 
 
-def axes_of(im: Importer, node: Any, a: dict[str, Any], position: int) -> list[int] | None:
+def axes_of(im: ImportState, node: Any, a: dict[str, Any], position: int) -> list[int] | None:
     """Axes given as attribute (older opsets) or as input ``position``."""
     if "axes" in a:
         return list(a["axes"])

@@ -15,10 +15,10 @@ from ..tensors import decode, shape_of
 from .base import rule
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
 
-def _conv_padding(im: Importer, a: dict[str, Any], x: ir.Value, kernel: list[int],
+def _conv_padding(im: ImportState, a: dict[str, Any], x: ir.Value, kernel: list[int],
                   strides: list[int], dilations: list[int]) -> tuple[ir.Value, list[int]]:
     """Symmetric padding for the op, an explicit pad op in front otherwise."""
     n = len(kernel)
@@ -46,7 +46,7 @@ def _conv_padding(im: Importer, a: dict[str, Any], x: ir.Value, kernel: list[int
 
 
 @rule("Conv")
-def _conv(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     w = im.value(node.input[1])
     b = im.tensor(node, 2)
@@ -69,7 +69,7 @@ def _pool_params(a: dict[str, Any], n: int) -> tuple[list[int], list[int], list[
 
 
 @rule("MaxPool")
-def _max_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _max_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     if len(shape_of(x)) != 4 or (len(node.output) > 1 and node.output[1]) or a.get("storage_order", 0):
         raise Unsupported("not a 2-d max pooling")
@@ -80,7 +80,7 @@ def _max_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir
 
 
 @rule("AveragePool")
-def _avg_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _avg_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     if len(shape_of(x)) != 4 or list(a.get("dilations", [1, 1])) != [1, 1]:
         raise Unsupported("not a 2-d average pooling")
@@ -91,7 +91,7 @@ def _avg_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir
 
 
 @rule("GlobalAveragePool")
-def _global_avg_pool(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _global_avg_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     if len(shape_of(x)) != 4:
         raise Unsupported("not 2-d")

@@ -19,7 +19,7 @@ from ..tensors import decode, is_float, shape_of
 from .base import RULES, Rule, rule
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
 
 def _scalar_attr(array: np.ndarray) -> ir.Attribute:
@@ -34,19 +34,19 @@ def _scalar_attr(array: np.ndarray) -> ir.Attribute:
 _BINARY = {"Add": nn.AddOp, "Sub": nn.SubOp, "Mul": nn.MulOp, "Div": nn.DivOp}
 
 
-def _near(im: Importer, name: str, value: float) -> bool:
+def _near(im: ImportState, name: str, value: float) -> bool:
     return im.is_const(name) and im.const(name).size == 1 and \
         abs(float(im.const(name).reshape(-1)[0]) - value) <= 1e-6 * abs(value)
 
 
-def _sole_consumer(im: Importer, name: str, op_type: str) -> tuple[int, Any] | None:
+def _sole_consumer(im: ImportState, name: str, op_type: str) -> tuple[int, Any] | None:
     users = im.consumers.get(name, [])
     if len(users) != 1 or im.users[name] != 1 or im.graph.node[users[0]].op_type != op_type:
         return None
     return users[0], im.graph.node[users[0]]
 
 
-def _erf_gelu(im: Importer, node: Any) -> list[ir.Value] | None:
+def _erf_gelu(im: ImportState, node: Any) -> list[ir.Value] | None:
     """``x * (1 + erf(x / sqrt 2)) * 0.5`` (torch's GELU below opset 20) as
     one ``nn.gelu``: Div (or Mul by 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5."""
     x, c = node.input
@@ -73,7 +73,7 @@ def _erf_gelu(im: Importer, node: Any) -> list[ir.Value] | None:
 
 
 @rule("Add", "Sub", "Mul", "Div")
-def _binary(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _binary(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node)) is not None:
         return fused
     op = _BINARY[node.op_type]
@@ -93,7 +93,7 @@ def _binary(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.V
 
 
 def _unary(op_class: type) -> Rule:
-    def convert(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    def convert(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
         return [op_class(im.value(node.input[0])).result]
     return convert
 
@@ -104,12 +104,12 @@ for _name, _op in {"Relu": nn.ReluOp, "Sigmoid": nn.SigmoidOp, "Tanh": nn.TanhOp
 
 
 @rule("Identity")
-def _identity(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _identity(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     return [im.value(node.input[0])]
 
 
 @rule("Dropout")
-def _dropout(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _dropout(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if len(node.output) > 1 and node.output[1]:
         raise Unsupported("dropout mask")
     training = im.optional_const(node, 2)
@@ -119,7 +119,7 @@ def _dropout(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 
 @rule("Cast")
-def _cast(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _cast(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     to = im.types.get(a["to"])
     if to is None or to[0]() != ir.RankedTensorType(x.type).element_type:
@@ -128,7 +128,7 @@ def _cast(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Val
 
 
 @rule("Pow")
-def _pow(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _pow(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     exponent = im.const(node.input[1])
     if exponent.size != 1 or not is_float(x):
@@ -137,7 +137,7 @@ def _pow(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Valu
 
 
 @rule("Sqrt")
-def _sqrt(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _sqrt(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     if not is_float(x):
         raise Unsupported("an integer square root")
@@ -145,7 +145,7 @@ def _sqrt(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Val
 
 
 @rule("IsNaN")
-def _is_nan(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
+def _is_nan(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
     """``Where(IsNaN(p), c, p)`` (the NaN guard of exported attention) as
     ``nn.nan_to_num`` replacing NaN only."""
     p = node.input[0]
@@ -165,17 +165,17 @@ def _is_nan(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.V
 
 
 @rule("Gelu")
-def _gelu(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _gelu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     return [nn.GeluOp(im.value(node.input[0]), approximate=decode(a.get("approximate", "none"))).result]
 
 
 @rule("Softmax")
-def _softmax(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _softmax(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     return [nn.SoftmaxOp(im.value(node.input[0]), a.get("axis", -1), half_to_float=False).result]
 
 
 @rule("Clip")
-def _clip(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _clip(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     lo, hi = im.optional_const(node, 1), im.optional_const(node, 2)
     if lo is None and hi is None:
@@ -195,7 +195,7 @@ def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
 
 
 @rule("HardSigmoid")
-def _hard_sigmoid(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _hard_sigmoid(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     alpha, beta = a.get("alpha", 0.2), a.get("beta", 0.5)
     if alpha <= 0:
         raise Unsupported("non-positive alpha")
@@ -203,6 +203,6 @@ def _hard_sigmoid(im: Importer, node: Any, a: dict[str, Any], index: int) -> lis
 
 
 @rule("HardSwish")
-def _hard_swish(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _hard_swish(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     return [nn.MulOp(x, other=_hardsigmoid(x, 1.0 / 6.0, 0.5)).result]

@@ -16,11 +16,11 @@ from ..tensors import shape_of
 from .base import rule
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
 
 @rule("Gemm")
-def _gemm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _gemm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if a.get("transA", 0) or a.get("alpha", 1.0) != 1.0:
         raise Unsupported("transposed A or alpha")
     x = im.value(node.input[0])
@@ -38,7 +38,7 @@ def _gemm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Val
 
 
 @rule("MatMul")
-def _matmul(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _matmul(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     name = node.input[1]
     if im.is_const(name) and im.const(name).ndim == 2 and len(shape_of(x)) >= 2 \

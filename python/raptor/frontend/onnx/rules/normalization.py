@@ -14,11 +14,11 @@ from ..tensors import is_float, shape_of
 from .base import axes_of, rule
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
 
 @rule("BatchNormalization")
-def _batch_norm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _batch_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if a.get("training_mode", 0) or any(o for o in node.output[1:]):
         raise Unsupported("training mode")
     x, scale, b, mean, var = (im.value(n) for n in node.input[:5])
@@ -28,7 +28,7 @@ def _batch_norm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[
 
 
 @rule("LayerNormalization")
-def _layer_norm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _layer_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if any(o for o in node.output[1:]):
         raise Unsupported("saved statistics")
     x = im.value(node.input[0])
@@ -40,7 +40,7 @@ def _layer_norm(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[
 
 
 @rule("ReduceMean")
-def _reduce_mean(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _reduce_mean(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     rank = len(shape_of(x))
     axes = axes_of(im, node, a, 1)

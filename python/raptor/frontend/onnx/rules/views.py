@@ -18,7 +18,7 @@ from ..tensors import decode, dense, is_float, shape_of
 from .base import axes_of, rule
 
 if TYPE_CHECKING:
-    from ..importer import Importer
+    from ..state import ImportState
 
 
 def _view(x: ir.Value, shape: Sequence[int]) -> ir.Value:
@@ -29,7 +29,7 @@ def _view(x: ir.Value, shape: Sequence[int]) -> ir.Value:
 
 
 @rule("Flatten")
-def _flatten(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _flatten(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
     axis = a.get("axis", 1) % (len(shape) + 1) if shape else 0
@@ -37,7 +37,7 @@ def _flatten(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 
 @rule("Reshape")
-def _reshape(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _reshape(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     target = [int(v) for v in im.const(node.input[1]).reshape(-1)]
     shape = shape_of(x)
@@ -50,7 +50,7 @@ def _reshape(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 
 @rule("Squeeze")
-def _squeeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _squeeze(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
     axes = axes_of(im, node, a, 1)
@@ -61,7 +61,7 @@ def _squeeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 
 @rule("Unsqueeze")
-def _unsqueeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _unsqueeze(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
     axes = axes_of(im, node, a, 1) or []
@@ -74,7 +74,7 @@ def _unsqueeze(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[i
 
 
 @rule("Transpose")
-def _transpose(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _transpose(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     perm = list(a.get("perm", reversed(range(len(shape_of(x))))))
     if perm == list(range(len(perm))):
@@ -83,13 +83,13 @@ def _transpose(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[i
 
 
 @rule("Concat")
-def _concat(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _concat(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     tensors = [im.value(n) for n in node.input if n]
     return [nn.CatOp(tensors, dim=a["axis"]).result]
 
 
 @rule("Split")
-def _split(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _split(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
     axis = a.get("axis", 0) % len(shape)
@@ -104,7 +104,7 @@ def _split(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Va
 
 
 @rule("Slice")
-def _slice(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _slice(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
     starts = [int(v) for v in im.const(node.input[1]).reshape(-1)]
@@ -131,7 +131,7 @@ def _slice(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Va
 
 
 @rule("Gather")
-def _gather(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     data_name, idx_name = node.input[0], node.input[1]
     axis = a.get("axis", 0)
     if not im.is_const(idx_name):
@@ -157,7 +157,7 @@ def _gather(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.V
 
 
 @rule("Expand")
-def _expand(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _expand(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     target = [int(v) for v in im.const(node.input[1]).reshape(-1)]
     size = list(np.broadcast_shapes(tuple(shape_of(x)), tuple(target)))
@@ -167,7 +167,7 @@ def _expand(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.V
 
 
 @rule("Pad")
-def _pad(im: Importer, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+def _pad(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if decode(a.get("mode", "constant")) != "constant":
         raise Unsupported("non-constant padding")
     x = im.value(node.input[0])
