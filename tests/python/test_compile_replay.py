@@ -178,3 +178,23 @@ def test_documented_schedule_passes_give_raptor_schedules_schedule(work: Path) -
     report = json.loads((work / "sched" / "schedule.json").read_text())
     cli = sorted((t["name"], str(t["core"]), str(t["start_ns"])) for t in report["tasks"])
     assert opt and opt == cli
+
+
+def test_a_compile_opens_the_weights_once(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """raptor compile --precision int8 --report: calibration, the lowering
+    and the accuracy report read one open weights file."""
+    from raptor import _raptor, cli
+
+    opened: list[str] = []
+    real = _raptor.Weights.open
+
+    class Counting:
+        @staticmethod
+        def open(path: str):
+            opened.append(path)
+            return real(path)
+
+    monkeypatch.setattr(_raptor, "Weights", Counting)
+    monkeypatch.chdir(work)
+    assert cli.main(["compile", "model.mlir", "-o", "cli-w", "--precision", "int8", "--report", "-q"]) == 0
+    assert opened == ["model.safetensors"]

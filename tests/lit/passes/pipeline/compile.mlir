@@ -23,6 +23,13 @@
 // The first phase alone; an option's spelling checked against its vocabulary.
 // RUN: %raptor-opt %s --raptor-prepare-model="precision=int8 policy=Y" | FileCheck %s --check-prefix=INT8
 // RUN: not %raptor-opt %s --raptor-compile="replicate=all" 2>&1 | FileCheck %s --check-prefix=SPELLING
+// The target file is read once: after raptor-build-compute-graph the IR
+// carries it, and the other phases run with the file gone.
+// RUN: cp %S/../pim/Inputs/tiny.json %t/gone.json
+// RUN: %raptor-opt %s --raptor-fold-batch-norm --raptor-build-compute-graph=target=%t/gone.json -o %t/graph.mlir
+// RUN: rm %t/gone.json
+// RUN: %raptor-opt %t/graph.mlir --raptor-schedule-spatial --raptor-lower-to-pim --raptor-emit-pim="output=%t/later" -o /dev/null
+// RUN: cat %t/later/chip.json | FileCheck %s --check-prefix=LATER
 // Without a target file and without a pim.target there is nothing to compile for.
 // RUN: not %raptor-opt %s --raptor-compile="output=%t/none" 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
@@ -47,6 +54,7 @@
 // INT8:        nn.linear
 // INT8:        codec.decode
 
+// LATER:       "core_cnt": 4,
 // SPELLING:    for the --replicate option: unknown value 'all' (expected none, time or windows)
 // NOTARGET:    error: raptor-build-compute-graph needs target=FILE.json or a module with a pim.target attribute
 
