@@ -19,14 +19,14 @@ from typing import Any, TextIO
 from .._io import UserError
 from .cache import PointCache
 from .directory import SweepDirectory
-from .executor import Cluster, Job, execute, import_ray
+from .executor import Cluster, Job, check_local, execute, import_ray
 from .identity import model_digest, point_key, raptor_fingerprint
 from .outputs import write_outputs
 from .points import expand
 from .progress import Progress, format_duration
 from .spec import Spec, parse_spec
 from .specfile import read_spec_file
-from .tables import _pandas, frame
+from .tables import import_pandas, frame
 from .targets import check_targets
 
 __all__ = ["run_sweep"]
@@ -36,11 +36,14 @@ def run_sweep(spec: str | os.PathLike[str] | dict[str, Any] | Spec | None, outpu
               resume: bool = False, cluster: Cluster | None = None, cache: str | os.PathLike[str] | None = None,
               progress: TextIO | None = None) -> tuple[Any, str]:
     """Runs the sweep; returns the results table and a one-line summary."""
-    _pandas()
-    import_ray()
+    import_pandas()
+    ray = import_ray()
     directory = SweepDirectory(output, cache)
     directory.check_writable()
     spec, source = _resolve(spec, directory, resume)
+    cluster = cluster or Cluster()
+    if not cluster.address and not ray.is_initialized():
+        check_local(cluster, spec.run)
     points = expand(spec)
     check_targets(points, source)
     fingerprint = raptor_fingerprint()
@@ -59,9 +62,10 @@ def run_sweep(spec: str | os.PathLike[str] | dict[str, Any] | Spec | None, outpu
             if row is not None:
                 rows[job.key] = row
         cached = set(rows)
-        meter = Progress(len(jobs), progress)
-        meter.cached([rows[j.key] for j in jobs if j.key in rows])
+        # Two models of the same file are one computation: count keys, not jobs.
         todo = list({j.key: j for j in jobs if j.key not in rows}.values())
+        meter = Progress(len(cached) + len(todo), progress)
+        meter.cached([rows[key] for key in cached])
 
         def finished(job: Job, row: dict[str, Any]) -> None:
             row = {**row, "point": {"model": job.point.model.source, "model_digest": digests[job.point.model.name],
@@ -72,12 +76,13 @@ def run_sweep(spec: str | os.PathLike[str] | dict[str, Any] | Spec | None, outpu
 
         try:
             if todo:
-                execute(todo, spec.run, cluster or Cluster(), fingerprint,
-                        directory.programs if spec.run.keep_programs else None, finished, meter.tick)
-        except BaseException:
+                execute(todo, spec.run, cluster, fingerprint, directory.programs if spec.run.keep_programs else None,
+                        finished, meter.tick)
+        except BaseException as e:
             meter.close()
-            directory.write_record({**record, "state": "interrupted", "finished": _now(),
-                                    "computed": len(rows) - len(cached), "cached": len(cached)})
+            stopped = {"state": "failed", "error": str(e)} if isinstance(e, Exception) else {"state": "interrupted"}
+            directory.write_record({**record, **stopped, "finished": _now(), "computed": len(rows) - len(cached),
+                                    "cached": len(cached)})
             raise
         meter.close()
         df = frame(jobs, rows, cached)

@@ -22,7 +22,7 @@ from . import tasks
 from .points import Point
 from .spec import RunSettings
 
-__all__ = ["Cluster", "Job", "execute", "import_ray"]
+__all__ = ["Cluster", "Job", "check_local", "execute", "import_ray"]
 
 #: The local cluster's object store, at least (Ray's own minimum is 75 MiB).
 MIN_OBJECT_STORE = 256 << 20
@@ -99,26 +99,38 @@ def execute(jobs: list[Job], settings: RunSettings, cluster: Cluster, fingerprin
             ray.shutdown()
 
 
-def _connect(ray: Any, cluster: Cluster, jobs: list[Job], settings: RunSettings) -> bool:
-    """Initializes Ray unless it already is; True when this call did."""
-    if ray.is_initialized():
-        return False
-    quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
-    if cluster.address:
-        try:
-            ray.init(address=cluster.address, **quiet)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise UserError(f"cannot connect to the Ray cluster at '{cluster.address}': {_ray_line(e)}") from None
-        return True
+def check_local(cluster: Cluster, settings: RunSettings) -> int:
+    """The CPUs of the local cluster the sweep would start; refuses points
+    that ask for more (checked before anything is written)."""
     cpus = cluster.cpus or os.cpu_count() or 1
     if settings.cpus_per_point > cpus:
         raise UserError(f"a point asks for {settings.cpus_per_point} CPUs (run.cpus_per_point) but the local "
                         f"cluster has {cpus}")
-    store = cluster.object_store_bytes
-    if store is None:
-        store = max(MIN_OBJECT_STORE, 3 * sum(_model_bytes(s) for s in {j.point.model.source for j in jobs}))
-    ray.init(num_cpus=cpus, object_store_memory=store, include_dashboard=False, **quiet)
-    return True
+    return cpus
+
+
+def _connect(ray: Any, cluster: Cluster, jobs: list[Job], settings: RunSettings) -> bool:
+    """Initializes Ray unless it already is; True when this call did."""
+    owned = not ray.is_initialized()
+    quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
+    if owned and cluster.address:
+        try:
+            ray.init(address=cluster.address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise UserError(f"cannot connect to the Ray cluster at '{cluster.address}': {_ray_line(e)}") from None
+    elif owned:
+        cpus = check_local(cluster, settings)
+        store = cluster.object_store_bytes
+        if store is None:
+            store = max(MIN_OBJECT_STORE, 3 * sum(_model_bytes(s) for s in {j.point.model.source for j in jobs}))
+        ray.init(num_cpus=cpus, object_store_memory=store, include_dashboard=False, **quiet)
+    available = ray.cluster_resources().get("CPU", 0)
+    if settings.cpus_per_point > available:  # no task could ever be scheduled: it would wait forever
+        if owned:
+            ray.shutdown()
+        raise UserError(f"a point asks for {settings.cpus_per_point} CPUs (run.cpus_per_point) but the Ray "
+                        f"cluster has {available:g}")
+    return owned
 
 
 def _model_files(source: str) -> dict[str, bytes] | None:

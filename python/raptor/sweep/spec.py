@@ -99,6 +99,12 @@ def _positive_int(v: Any) -> int:
     return v
 
 
+def _positive_number(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < float("inf"):
+        raise ValueError(f"expected a positive number, not {_show(v)}")
+    return float(v)
+
+
 def _fraction(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
         raise ValueError(f"expected a fraction from 0 to 1, not {_show(v)}")
@@ -154,16 +160,10 @@ OPTIONS: dict[str, Option] = {
 
 _RUN_CHECKS: dict[str, Callable[[Any], Any]] = {
     "cpus_per_point": _positive_int,
-    "timeout_seconds": lambda v: _positive_number(v),
+    "timeout_seconds": _positive_number,
     "keep_programs": _boolean,
     "pimsim_files": _choice(pim.PIMSIM_FORMS),
 }
-
-
-def _positive_number(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or v != v or v == float("inf"):
-        raise ValueError(f"expected a positive number, not {_show(v)}")
-    return float(v)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from .executor import Job
 from .pareto import front
 from .spec import OPTIONS
 
-__all__ = ["COLUMNS", "frame", "load_results", "write_tables"]
+__all__ = ["COLUMNS", "frame", "import_pandas", "load_results", "write_tables"]
 
 RESULTS = ("status", "error", "stage", "latency_ms", "interval_ms", "pareto", "interval_converged", "cores_used",
            "cores_chip", "crossbars_used", "crossbars_chip", "local_memory_peak_bytes", "instructions",
@@ -35,7 +35,8 @@ _INTEGERS = ("pipeline", "calibration_samples", "cores_used", "cores_chip", "cro
 _BOOLEANS = ("follow_rows", "check", "pareto", "interval_converged", "pimsim_compatible", "cached")
 
 
-def _pandas() -> Any:
+def import_pandas() -> Any:
+    """The pandas module, or a one-line UserError naming the extra."""
     try:
         import pandas
     except ImportError:
@@ -45,7 +46,7 @@ def _pandas() -> Any:
 
 def frame(jobs: list[Job], rows: dict[str, dict[str, Any]], cached: set[str]) -> Any:
     """The table of ``jobs`` (in their order) from their rows by key."""
-    pd = _pandas()
+    pd = import_pandas()
     grid = list(dict.fromkeys(k for job in jobs for k, _ in job.point.params))
     records = []
     for job in jobs:
@@ -83,7 +84,7 @@ def write_tables(df: Any, directory: Path) -> tuple[Path, Path]:
 
 def load_results(directory: str | Path) -> Any:
     """The results table a sweep wrote into ``directory``."""
-    pd = _pandas()
+    pd = import_pandas()
     path = Path(directory) / "results.parquet"
     if not path.is_file():
         raise UserError(f"'{directory}' holds no sweep results (results.parquet)")
