@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +27,7 @@ import ray
 import torch
 
 from raptor import cli, sweep
+from raptor._io import UserError
 from raptor.spatial import default_target
 
 SMALL = default_target().parent / "small.json"
@@ -110,7 +112,10 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_every_row_is_the_point_compiled_and_timed_alone(first: tuple[Path, pd.DataFrame], models: Path,
-                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # `raptor simulate --check` leaves a .pt2's temporary weights file behind: in this test's directory.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     _, df = first
     assert len(df) == 12
     assert sorted(zip(df["model"], df["crossbar.cell_bits"], df["mode"])) == sorted(
@@ -232,6 +237,17 @@ def test_a_killed_sweep_resumes_without_recomputing(models: Path, cluster: str, 
     assert {k: after[k] for k in done} == done and len(after) == 24
     assert df["cached"].sum() == len(done)
     assert set(df[df["cached"]]["point"]) == {name[:16] for name in done}
+    # The killed tasks' scratch directories were collected by the tasks after them.
+    scratch = Path(tempfile.gettempdir()) / "raptor-sweep"
+    assert [p.name for p in scratch.iterdir() if not _alive(int(p.name.split("-")[1]))] == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_a_point_out_of_time_is_a_row_and_is_tried_again(models: Path, cluster: str, tmp_path: Path) -> None:
@@ -317,3 +333,17 @@ def test_resume_refuses_another_spec(first: tuple[Path, pd.DataFrame], models: P
     other = _spec(tmp_path, "spec.yaml", GRID.format(models=models, bits="2"))
     status, _, err = _cli(capsys, "sweep", str(other), "-o", str(tmp_path / "out"), "--resume")
     assert status == 1 and "this spec differs from the sweep recorded" in err and err.count("\n") == 1
+
+
+def test_points_asking_for_more_cpus_than_the_cluster_are_refused(models: Path, cluster: str, tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "spec.yaml", f"models: [{models}/mlp.pt2]\nrun: {{cpus_per_point: 3}}\n")
+    # The test's cluster has 2 CPUs: no task could ever start.
+    with pytest.raises(UserError, match=r"a point asks for 3 CPUs \(run.cpus_per_point\) but the Ray cluster has 2"):
+        sweep.run(spec, tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "sweep.json").read_text())["state"] == "failed"
+    # A local cluster for the sweep (another process: this one has a cluster) is sized before anything is written.
+    run = subprocess.run([sys.executable, "-m", "raptor", "sweep", str(spec), "-o", str(tmp_path / "local"),
+                          "--cpus", "2"], capture_output=True, text=True)
+    assert run.returncode == 1 and run.stderr == ("raptor: error: a point asks for 3 CPUs (run.cpus_per_point) but "
+                                                  "the local cluster has 2\n")
+    assert not (tmp_path / "local").exists()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from .forkserver import ForkServer
 from .point import first_line
+from .scratch import scratch_directory
 
 __all__ = ["prepare_model", "run_point"]
 
@@ -38,7 +38,7 @@ def prepare_model(source: str, files: dict[str, bytes] | None, reference: bool) 
     from .._io import UserError
 
     try:
-        with tempfile.TemporaryDirectory(prefix="raptor-sweep-model-") as work:
+        with scratch_directory("model") as work:  # the .pt2's temporary weights go inside too
             argument = source
             if files is not None:
                 for suffix, data in files.items():
@@ -106,8 +106,8 @@ def run_point(prepared: dict[str, Any], request: dict[str, Any]) -> dict[str, An
         row = {"status": "crashed", "stage": None,
                "error": f"this worker runs Raptor {raptor_fingerprint()}, the driver {request['raptor']}"}
     else:
-        with tempfile.TemporaryDirectory(prefix="raptor-sweep-point-") as work:
-            row = _run_child(prepared, request, Path(work))
+        with scratch_directory("point") as work:
+            row = _run_child(prepared, request, work)
     return {**row, **where, "seconds": time.perf_counter() - start}
 
 
