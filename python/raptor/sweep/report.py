@@ -15,7 +15,7 @@ SHOWN = ("status", "latency_ms", "interval_ms", "pareto", "cores_used", "crossba
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; font-size: 12px; margin-bottom: 2em; }
-th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: right; }
+th, td { border: 1px solid #ccc; padding: 3px 6px; text-align: right; white-space: nowrap; }
 th { background: #f2f2f2; position: sticky; top: 0; }
 td.text { text-align: left; }
 tr.failed, tr.timeout, tr.crashed { background: #fdecea; }
