@@ -112,10 +112,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_every_row_is_the_point_compiled_and_timed_alone(first: tuple[Path, pd.DataFrame], models: Path,
-                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # `raptor simulate --check` leaves a .pt2's temporary weights file behind: in this test's directory.
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, df = first
     assert len(df) == 12
     assert sorted(zip(df["model"], df["crossbar.cell_bits"], df["mode"])) == sorted(
