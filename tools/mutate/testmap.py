@@ -28,6 +28,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
     "raptor.quant": ["test_quant.py", "test_near_misses_inputs.py", "test_mutants_quant*.py"],
     "raptor.rdg": ["test_rdg.py", "test_rdg_analysis.py", "test_rdg_picture.py",
                    "test_mutants_rdg*.py"],
+    "raptor.sweep": ["test_sweep.py"],
     "raptor.spatial": ["test_scheduling.py", "test_cycle_ratio.py", "test_near_misses_graphs.py", "test_pipeline.py",
                        "test_mutants_spatial*.py"],
     "raptor.zoo": ["test_zoo.py", "test_spatial_models.py", "test_mutants_zoo*.py"],

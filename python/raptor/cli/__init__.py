@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from raptor._io import UserError
 
+from ..sweep import command as sweep
 from . import codec_report, models, pictures, programs, scheduling
 from .models import format_summary
 from .scheduling import format_cycle_ratio
@@ -40,7 +41,7 @@ __all__ = ["COMMANDS", "build_parser", "format_cycle_ratio", "format_summary", "
 #: The command groups, in the order ``raptor --help`` lists them: each
 #: module's ``register(subparsers)`` adds its commands (a new group is one
 #: more entry here).
-COMMANDS = (models, programs, scheduling, codec_report, pictures)
+COMMANDS = (models, programs, scheduling, codec_report, pictures, sweep)
 
 
 def _version() -> str:
