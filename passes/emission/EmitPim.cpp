@@ -212,6 +212,10 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
     while (!staging.empty() && llvm::sys::path::is_separator(staging.back()))
       staging.pop_back();
     staging += ".emit";
+    // (createUniqueDirectory puts a relative name under the temporary
+    // directory: the staging copy must sit beside the output, to be renamed.)
+    if (std::error_code ec = fs::make_absolute(staging))
+      return module.emitError() << "cannot write '" << output << "': " << ec.message();
     // (Missing parents are created, as for any output file of raptor-opt's.)
     if (StringRef parent = llvm::sys::path::parent_path(staging); !parent.empty())
       if (std::error_code ec = fs::create_directories(parent))

@@ -9,6 +9,9 @@
 // replaces its own program directory.
 // RUN: %raptor-opt %s --raptor-compile="target=%S/../pim/Inputs/tiny.json output=%t/again source=tiny.mlir" -o /dev/null
 // RUN: diff -r %t/out %t/again
+// A relative output is staged beside it too.
+// RUN: cd %t && %raptor-opt %s --raptor-compile="target=%S/../pim/Inputs/tiny.json output=rel/out source=tiny.mlir" -o /dev/null
+// RUN: diff -r %t/out %t/rel/out
 // RUN: %raptor-opt %s --raptor-compile="target=%S/../pim/Inputs/tiny.json output=%t/out source=tiny.mlir pipeline=2" -o /dev/null
 // RUN: cat %t/out/manifest.json | FileCheck %s --check-prefix=PIPELINE
 // RUN: cat %t/out/reports/pipeline_selection.json | FileCheck %s --check-prefix=SELECTION
