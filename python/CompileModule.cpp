@@ -350,18 +350,19 @@ void bindCompile(nb::module_ &m) {
   m.def(
       "build_compute_graph",
       [](nb::handle module, const std::string &target, const std::string &replicate, double budget,
-         bool followRows) {
+         bool followRows, const std::string &mode) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
         o.replicate = parseSpelling(llvm::ArrayRef(raptor::spatial::kReplicationRules), replicate, "replication rule");
+        o.mode = parseSpelling(llvm::ArrayRef(raptor::spatial::kScheduleModes), mode, "mode");
         o.replicationBudget = budget;
         o.followRows = followRows;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
       nb::arg("module"), nb::arg("target") = "", nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
-      nb::arg("follow_rows") = true,
+      nb::arg("follow_rows") = true, nb::arg("mode") = "latency",
       "raptor-build-compute-graph for the target file (empty: the module's pim.target); follow_rows: "
-      "element-wise and pooling operators follow row copies.");
+      "element-wise and pooling operators follow row copies; mode: the schedule the graph is for.");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,

@@ -12,6 +12,7 @@
 #include "dialects/spatial/SpatialDialect.h"
 #include "passes/nn/SafeTensors.h"
 #include "passes/spatial/Replication.h"
+#include "passes/spatial/ScheduleChoices.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

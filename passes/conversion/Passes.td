@@ -43,6 +43,10 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                         /*default=*/"::raptor::spatial::ReplicationRule::None",
                         "Replication of weight lanes onto spare crossbars",
                         "::raptor::choicesOf(::raptor::spatial::kReplicationRules)">,
+                 Option<"mode", "mode", "::raptor::spatial::ScheduleMode",
+                        /*default=*/"::raptor::spatial::ScheduleMode::Latency",
+                        "The schedule the graph is built for (replicate=auto: time for latency, balance for "
+                        "pipeline)", "::raptor::choicesOf(::raptor::spatial::kScheduleModes)">,
                  Option<"replicationBudget", "replication-budget", "double", /*default=*/"0.5",
                         "Fraction of the chip's crossbars the lanes and their copies may use">,
                  Option<"followRows", "follow-rows", "bool", /*default=*/"true",

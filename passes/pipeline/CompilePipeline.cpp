@@ -37,6 +37,7 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   build.targetPath = o.targetPath;
   build.replicate = o.replicate;
   build.replicationBudget = o.replicationBudget;
+  build.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   build.followRows = o.followRows == FollowRows::On || (o.followRows == FollowRows::Auto && pipelined);
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;

@@ -67,7 +67,7 @@ struct CompileOptions {
   codec::PolicyChoice policy = codec::PolicyChoice::Y;
   codec::Placement placement = codec::Placement::NonlocalCoalesced;
 
-  spatial::ReplicationRule replicate = spatial::ReplicationRule::Time;
+  spatial::ReplicationRule replicate = spatial::ReplicationRule::Auto;
   double replicationBudget = 0.5;
   FollowRows followRows = FollowRows::Auto;
 

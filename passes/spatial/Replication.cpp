@@ -7,6 +7,11 @@
 
 namespace raptor::spatial {
 
+/// The balance rule copies an operator while a copy takes more than the
+/// work per core over this (2: copies pack two to a core; more, smaller
+/// copies measured worse on ResNet-18 int8, docs/scheduling.md).
+constexpr double kBalanceShare = 2.0;
+
 namespace {
 
 /// Whether `tiles` pack into `bins` bins of `capacity`, first fit largest
@@ -43,16 +48,28 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
   for (const ReplicationCandidate &c : candidates)
     tiles.insert(tiles.end(), c.laneTiles.begin(), c.laneTiles.end());
   int64_t spare = target.spareCrossbars;
+  assert(rule != ReplicationRule::Auto && "the caller resolves auto by the schedule's mode");
+  // The input a copy of candidate i reads with one more copy, as time.
+  auto inputNs = [&](size_t i) {
+    const ReplicationCandidate &c = candidates[i];
+    int64_t rowsPerCopy = (c.rows + copies[i]) / (copies[i] + 1); // ceil(rows / (r + 1))
+    int64_t inputRows = std::min(c.inputRows, rowsPerCopy * c.stride + c.halo);
+    return target.transferNs ? target.transferNs(inputRows * c.inputRowBytes) : 0.0;
+  };
+  // Balance: a copy's share of the work against the work per core, which
+  // grows with every copy's input; a copy below half of it packs with
+  // others onto a core, so more copies cannot lower the busiest core.
+  double total = target.totalNs;
+  auto perCore = [&] { return total / double(std::max<int64_t>(target.cores, 1)); };
   // The score of one more copy of candidate i (higher first).
   auto score = [&](size_t i) {
     const ReplicationCandidate &c = candidates[i];
     double r = double(copies[i]);
     if (rule == ReplicationRule::Windows)
       return double(c.windows) / r;
-    int64_t rowsPerCopy = (c.rows + copies[i]) / (copies[i] + 1); // ceil(rows / (r + 1))
-    int64_t inputRows = std::min(c.inputRows, rowsPerCopy * c.stride + c.halo);
-    double input = target.transferNs ? target.transferNs(inputRows * c.inputRowBytes) : 0;
-    double saved = c.ns / r - c.ns / (r + 1) - input;
+    if (rule == ReplicationRule::Balance)
+      return c.ns / r;
+    double saved = c.ns / r - c.ns / (r + 1) - inputNs(i);
     return saved / double(sum(c.laneTiles));
   };
   // A max-heap of (score, -index); a candidate leaves it when it cannot
@@ -65,7 +82,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     int64_t crossbars = sum(c.laneTiles);
     if (crossbars > 0 && copies[i] < c.rows && crossbars <= spare) {
       double s = score(i);
-      if (rule == ReplicationRule::Windows || s > 0)
+      if (rule == ReplicationRule::Windows || (rule == ReplicationRule::Balance ? s > perCore() / kBalanceShare : s > 0))
         heap.push({s, -int64_t(i)});
     }
   };
@@ -78,6 +95,9 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     int64_t crossbars = sum(c.laneTiles);
     if (crossbars > spare)
       continue;
+    // (The slowest copies are below the threshold: so is every other.)
+    if (rule == ReplicationRule::Balance && c.ns / double(copies[i]) <= perCore() / kBalanceShare)
+      break;
     size_t before = tiles.size();
     tiles.insert(tiles.end(), c.laneTiles.begin(), c.laneTiles.end());
     if (!packs(tiles, target.cores, target.capacity)) {
@@ -85,6 +105,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
       continue;
     }
     spare -= crossbars;
+    total += inputNs(i) * double(c.laneTiles.size());
     ++copies[i];
     offer(i);
   }

@@ -30,6 +30,13 @@ enum class ReplicationRule {
   /// net of bringing its input rows to the new copy, while any copy saves
   /// time.
   Time,
+  /// For throughput: copy the operator whose copies are the slowest while
+  /// they take more than a fraction of the work per core (every core then
+  /// holds about the same work, and no copy is too large to share a core).
+  Balance,
+  /// time for a latency schedule, balance for a pipeline (the compile's
+  /// default; resolved by the compute graph's `mode`).
+  Auto,
 };
 
 inline constexpr Choice<ReplicationRule> kReplicationRules[] = {
@@ -38,6 +45,9 @@ inline constexpr Choice<ReplicationRule> kReplicationRules[] = {
      "add the copy that saves the most time per crossbar, net of bringing its input, while any saves time"},
     {ReplicationRule::Windows, "windows", "PIMCOMP's greedy rule: copy the operator with the most output windows "
                                           "per copy while crossbars remain"},
+    {ReplicationRule::Balance, "balance",
+     "copy the operator whose copies are slowest while they take more than half the work per core"},
+    {ReplicationRule::Auto, "auto", "time in latency mode, balance in pipeline mode"},
 };
 
 /// An operator that may be replicated.
@@ -58,6 +68,9 @@ struct ReplicationCandidate {
 struct ReplicationTarget {
   int64_t cores = 0, capacity = 0;
   int64_t spareCrossbars = 0; // beyond the single copies
+  /// All the graph's work, every operator's lanes (the balance rule's
+  /// target is a share of it per core).
+  double totalNs = 0;
   /// The time to bring `bytes` to a core (the time rule's cost of a copy).
   std::function<double(int64_t bytes)> transferNs;
 };
@@ -65,6 +78,7 @@ struct ReplicationTarget {
 /// Copies per candidate (at least 1 each; every operator of the graph is a
 /// candidate, those with one row or no tiles keep one copy).
 /// Deterministic: ties go to the lower index.
+/// Copies of each candidate (1: none) under `rule` (not Auto).
 std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candidates,
                                      const ReplicationTarget &target, ReplicationRule rule);
 

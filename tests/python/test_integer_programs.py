@@ -154,14 +154,16 @@ class IntegerCnn(nn.Module):
 
 
 def _compiled(tmp_path: Path, model: nn.Module, x: torch.Tensor, arithmetic: str, name: str,
-              pimsim: str = "both") -> tuple[pim.CompileResult, dict]:
+              pimsim: str = "both", module_out: list | None = None, **options) -> tuple[pim.CompileResult, dict]:
     ep = export(model, x)
     module, _ = import_program(ep)
     path = tmp_path / "m.safetensors"
     weights.save(path, weights.from_exported_program(ep, module))
     samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
     result = pim.compile(module, tmp_path / name, weights=path, precision="int8", calibration=samples,
-                         arithmetic=arithmetic, pimsim=pimsim)
+                         arithmetic=arithmetic, pimsim=pimsim, **options)
+    if module_out is not None:
+        module_out.append(module)
     return result, weights.load(path)
 
 
@@ -208,6 +210,27 @@ def test_an_integer_cnn_runs_on_pimsim_instructions_bit_exactly(tmp_path: Path) 
         exact = model(x).numpy()
     assert _cosine(want, other) >= 0.999
     assert _cosine(want, exact) >= _cosine(other, exact) - 0.001
+
+
+def test_codecs_follow_row_copies_in_a_pipeline_bit_exactly(tmp_path: Path) -> None:
+    """In a pipeline the codecs (rescales, decoders, encoders) and their
+    observation points follow a convolution's row copies with copies of
+    their own (so no core requantizes a whole map), and the program still
+    equals the integer reference bit for bit."""
+    torch.manual_seed(0)
+    model = randomize(IntegerCnn())
+    x = torch.randn(1, 3, 12, 12)
+    kept: list = []
+    result, tensors = _compiled(tmp_path, model, x, "integer", "pipe", pimsim="none", module_out=kept, pipeline=3,
+                                replication_budget=1.0)
+    assert result.manifest["schedule"]["mode"] == "pipeline"
+    graph = next(op for op in kept[0].body.operations if op.operation.name == "spatial.graph")
+    copied = {ir.StringAttr(op.attributes["op"]).value for op in graph.regions[0].blocks[0].operations
+              if "rows" in op.attributes}
+    assert {"nn.convolution", "codec.rescale", "codec.decode", "codec.observe"} <= copied, copied
+    want = _reference(tmp_path / "pipe", x.numpy(), tensors)
+    got = pim.Program.load(tmp_path / "pipe").simulate({"x": x.numpy()}).outputs["out0"]
+    np.testing.assert_array_equal(got, want)
 
 
 class Constants(nn.Module):

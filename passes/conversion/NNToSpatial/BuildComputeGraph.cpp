@@ -62,7 +62,10 @@ struct PlannedOp {
 std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::TargetModel &t, int64_t spare,
                                 sp::ReplicationRule rule) {
   std::vector<sp::ReplicationCandidate> candidates;
+  double total = 0;
   for (const PlannedOp &p : ops) {
+    for (double ns : p.lanes.ns)
+      total += ns;
     sp::ReplicationCandidate c;
     c.laneTiles = p.lanes.tiles;
     if (!p.lanes.matrix.empty() && p.lanes.rows > 1) {
@@ -76,7 +79,7 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::Targ
     }
     candidates.push_back(c);
   }
-  sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare,
+  sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare, total,
                               [&](int64_t bytes) { return t.meanTransferNs(bytes); }};
   return sp::planReplication(candidates, where, rule);
 }
@@ -115,8 +118,11 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
     int64_t kh = weight.getShape()[2];
     return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
   }
+  // Element-wise operators, codecs (one element in, one out) and the
+  // identities around them (a codec's observation point, a clone).
   if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
-           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp>(op))
+           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
+           raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op))
     return std::nullopt;
   for (Value operand : op->getOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.getType());
@@ -157,7 +163,9 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
     const raptor::pim::TargetModel t = targetAttr->getModel();
     if (failed(raptor::nn::verifyTensorSizes(module)))
       return signalPassFailure();
-    std::optional<sp::ReplicationRule> rule = replicate;
+    sp::ReplicationRule rule = replicate;
+    if (rule == sp::ReplicationRule::Auto)
+      rule = mode == sp::ScheduleMode::Pipeline ? sp::ReplicationRule::Balance : sp::ReplicationRule::Time;
     if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
       module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
       return signalPassFailure();
@@ -213,7 +221,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         return signalPassFailure();
       }
       int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
-      std::vector<int64_t> copies = planCopies(planned, t, spare, *rule);
+      std::vector<int64_t> copies = planCopies(planned, t, spare, rule);
 
       // Element-wise and pooling operators on maps that arrive in row
       // copies follow them with as many copies (at most their rows), so

@@ -354,8 +354,22 @@ FailureOr<Piece> Lowering::narrowed(const Piece &p) {
 }
 
 /// `v`'s pieces on the current core, each whole box once: partial sums
-/// are added first (a codec converts values, not addends).
+/// are added first (a codec converts values, not addends). A copy of the
+/// codec (rows [r0, r1) of an (N, C, H, W) map, a follower of its input's
+/// row copies) takes those rows alone.
 FailureOr<TensorValue> Lowering::codecInput(Value v) {
+  if (task.getRows()) {
+    SmallVector<int64_t, 4> shape = shapeOf(v);
+    if (shape.size() != 4)
+      return taskError() << "computes rows of a codec whose input is not (N, C, H, W)";
+    FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(shape[2]);
+    if (failed(rows))
+      return failure();
+    FailureOr<Piece> part = padded(v, {0, 0}, {0, 0}, 0, *rows);
+    if (failed(part))
+      return failure();
+    return TensorValue{SmallVector<int64_t, 4>(shape), {*part}};
+  }
   FailureOr<TensorValue> value = localValue(v);
   if (failed(value))
     return failure();
@@ -434,7 +448,7 @@ LogicalResult Lowering::lowerEncode(codec::EncodeOp op) {
         return failure();
     }
   }
-  define(op.getOutput(), out);
+  defineResult(op.getOutput(), out);
   return success();
 }
 
@@ -478,7 +492,7 @@ LogicalResult Lowering::requantizeValue(Value result, const TensorValue &x, cons
     }
     out.pieces.push_back(*piece);
   }
-  define(result, out);
+  defineResult(result, out);
   return success();
 }
 
@@ -587,7 +601,7 @@ LogicalResult Lowering::lowerDecode(codec::DecodeOp op) {
     }
     out.pieces.push_back(*result);
   }
-  define(op.getOutput(), out);
+  defineResult(op.getOutput(), out);
   return success();
 }
 

@@ -189,6 +189,13 @@ void Lowering::definePiece(Value v, Piece piece) {
   define(v, std::move(value));
 }
 
+void Lowering::defineResult(Value v, TensorValue value) {
+  if (!task || !task.getRows())
+    return define(v, std::move(value));
+  for (Piece &p : value.pieces)
+    definePiece(v, std::move(p));
+}
+
 void Lowering::define(Value v, TensorValue value) {
   retain(value);
   auto [it, inserted] = values.try_emplace(v, std::move(value));

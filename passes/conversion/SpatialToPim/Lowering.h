@@ -118,9 +118,10 @@ public:
   /// Adds one lane's piece to a result the operator's lanes build piece
   /// by piece (column ranges, or partial sums of row ranges).
   void definePiece(mlir::Value v, Piece piece);
-  /// The result of a pooling task: its piece when the task is a copy
-  /// computing some rows, else the whole value.
-  void definePooled(mlir::Value v, llvm::ArrayRef<int64_t> shape, Piece piece);
+  /// The result of the current task: its pieces join the value's when the
+  /// task is a row copy (the other copies define the other rows), else they
+  /// are the value.
+  void defineResult(mlir::Value v, TensorValue value);
 
   /// Compile-time values of `v` (weights, folded expressions).
   mlir::FailureOr<const nn::HostTensor *> constantOf(mlir::Value v);

@@ -469,7 +469,7 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
                     Opcode::Vvmax, *rows);
   if (failed(result))
     return failure();
-  definePooled(op.getOut(), out, *result);
+  defineResult(op.getOut(), TensorValue{SmallVector<int64_t, 4>(out), {*result}});
   return success();
 }
 
@@ -514,21 +514,14 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
       multipliers.push_back(1.0 / double(std::lround(1.0 / double(s))));
     if (failed(requantize(dst, dst, result->sizes, multipliers, perPosition)))
       return failure();
-    definePooled(output, out, *result);
+    defineResult(output, TensorValue{SmallVector<int64_t, 4>(out), {*result}});
     return success();
   }
   if (failed(kernel({dst, dst, KernelOperand{Address(), perPosition, &scale}},
                     [&](ArrayRef<Address> a, int64_t run) { e.vector(Opcode::Vvmul, a[0], a[1], a[2], run); })))
     return failure();
-  definePooled(output, out, *result);
+  defineResult(output, TensorValue{SmallVector<int64_t, 4>(out), {*result}});
   return success();
-}
-
-void Lowering::definePooled(Value v, ArrayRef<int64_t> shape, Piece piece) {
-  if (task.getRows())
-    definePiece(v, std::move(piece));
-  else
-    define(v, shape, std::move(piece));
 }
 
 LogicalResult Lowering::lowerMean(nn::MeanOp op) {

@@ -63,7 +63,7 @@ class CompileResult:
 
 def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
-            target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "time",
+            target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
             precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
@@ -80,8 +80,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     :class:`raptor.weights.Weights`; read once); ``target`` a target file
     (default: the bundled 168-core chip; read once, then the module's
     ``pim.target``); ``replicate`` how weight lanes are copied onto spare
-    crossbars (time, windows or none, within ``replication_budget`` of the
-    chip's crossbars, docs/scheduling.md); ``pipeline=N`` schedules for
+    crossbars (time, windows, balance, none, or auto: time in latency mode,
+    balance in pipeline mode; within ``replication_budget`` of the chip's
+    crossbars, docs/scheduling.md); ``pipeline=N`` schedules for
     throughput in at most N stages instead of latency (the search is
     recorded in ``reports/pipeline_selection.json`` of the directory);
     ``follow_rows`` whether element-wise and pooling operators follow their

@@ -30,7 +30,7 @@ def default_target() -> Path:
     return TARGETS / "isaac168.json"
 
 
-def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "time",
+def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "auto",
                    replication_budget: float = 0.5, pipeline: int | None = None,
                    periodic: bool = False, follow_rows: bool | None = None) -> dict[str, Any]:
     """Folds batch norms (as raptor compile does, so that the schedule is
@@ -53,7 +53,8 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
         # The spellings are checked against the passes' own vocabularies.
         _raptor.fold_batch_norm(module)
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
-                                    pipeline is not None if follow_rows is None else follow_rows)
+                                    pipeline is not None if follow_rows is None else follow_rows,
+                                    "latency" if pipeline is None else "pipeline")
         _raptor.schedule_spatial(module, algorithm, "latency" if pipeline is None else "pipeline", pipeline or 4,
                                  periodic_attribute=periodic)
     graph = next((op for op in module.body.operations if op.name == "spatial.graph"), None)

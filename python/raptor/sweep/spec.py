@@ -151,7 +151,7 @@ OPTIONS: dict[str, Option] = {
     "placement": Option("nonlocal-coalesced", _choice(codec.PLACEMENTS), int8_only=True),
     "arithmetic": Option("auto", _choice(pim.ARITHMETICS), int8_only=True),
     "calibration_samples": Option(4, _positive_int, int8_only=True),
-    "replicate": Option("time", _choice(REPLICATION_RULES)),
+    "replicate": Option("auto", _choice(REPLICATION_RULES)),
     "replication_budget": Option(0.5, _fraction),
     "follow_rows": Option(None, _optional_boolean),
     "algorithm": Option("peft", _choice(("peft", "heft"))),

@@ -58,7 +58,7 @@
 // INT8:        codec.decode
 
 // LATER:       "core_cnt": 4,
-// SPELLING:    for the --replicate option: unknown value 'all' (expected none, time or windows)
+// SPELLING:    for the --replicate option: unknown value 'all' (expected none, time, windows, balance or auto)
 // NOTARGET:    error: raptor-build-compute-graph needs target=FILE.json or a module with a pim.target attribute
 
 func.func @main(%x: tensor<1x12xf32> {nn.input = "x"}) -> tensor<1x10xf32> {

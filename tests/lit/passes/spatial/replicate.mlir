@@ -9,6 +9,9 @@
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=time replication-budget=1" | FileCheck %s --check-prefix=TIME
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=windows replication-budget=1" | FileCheck %s --check-prefix=WINDOWS
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=time replication-budget=0.4" | FileCheck %s --check-prefix=NONE
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=balance replication-budget=1" | FileCheck %s --check-prefix=BALANCE
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=auto mode=pipeline replication-budget=0.75" | FileCheck %s --check-prefix=SLOWEST
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=auto replication-budget=0.75" | FileCheck %s --check-prefix=SAVING
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replicate=all" 2>&1 | FileCheck %s --check-prefix=RULE
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json replication-budget=1.5" 2>&1 | FileCheck %s --check-prefix=BUDGET
 
@@ -34,10 +37,41 @@
 // WINDOWS:     spatial.task "a#0@4" {{.*}}rows = array<i64: 6, 8>
 // WINDOWS-NOT: spatial.task
 
+// The slowest copies first, while they take more than half the work per
+// core: lanes b#0 270176 ns, b#1 68048, a#0 269248 ns make 607472 over 4
+// cores, half of it 75934 per core. b (its slowest lane) goes to two
+// copies of 135088, a to two of 134624, then b again does not fit the 4
+// crossbars left (10), a takes them (three copies, 89749: still above, but
+// no crossbar remains): b x 2, a x 3.
+// With 24 crossbars (10 spare) the two rules part: balance copies the
+// slowest, b, which takes the 10; time the best saving per crossbar, a
+// (twice, then b does not fit). replicate=auto is balance for a pipeline's
+// graph (mode=pipeline), time otherwise.
+// SLOWEST:      spatial.task "b#0"
+// SLOWEST-NEXT: spatial.task "b#0@1"
+// SLOWEST-NEXT: spatial.task "b#1"
+// SLOWEST-NEXT: spatial.task "b#1@1"
+// SLOWEST-NEXT: spatial.task "a#0"
+// SLOWEST-NOT:  spatial.task
+// SAVING:       spatial.task "b#0"
+// SAVING-NEXT:  spatial.task "b#1"
+// SAVING-NEXT:  spatial.task "a#0"
+// SAVING-NEXT:  spatial.task "a#0@1"
+// SAVING-NEXT:  spatial.task "a#0@2"
+// SAVING-NOT:   spatial.task
+// BALANCE:      spatial.task "b#0" {{.*}}cost_ns = 135088{{.*}}rows = array<i64: 0, 2>
+// BALANCE-NEXT: spatial.task "b#0@1" {{.*}}rows = array<i64: 2, 4>
+// BALANCE-NEXT: spatial.task "b#1" {{.*}}cost_ns = 34024{{.*}}rows = array<i64: 0, 2>
+// BALANCE-NEXT: spatial.task "b#1@1" {{.*}}rows = array<i64: 2, 4>
+// BALANCE-NEXT: spatial.task "a#0" {{.*}}rows = array<i64: 0, 2>
+// BALANCE-NEXT: spatial.task "a#0@1" {{.*}}rows = array<i64: 2, 5>
+// BALANCE-NEXT: spatial.task "a#0@2" {{.*}}rows = array<i64: 5, 8>
+// BALANCE-NOT:  spatial.task
+
 // A budget below the lanes' own crossbars leaves one copy each.
 // NONE-NOT: replica =
 
-// RULE: for the --replicate option: unknown value 'all' (expected none, time or windows)
+// RULE: for the --replicate option: unknown value 'all' (expected none, time, windows, balance or auto)
 // BUDGET: error: replication-budget must be a fraction from 0 to 1
 
 func.func @main(%x: tensor<1x8x8x8xf32> {nn.input = "x"}, %wb: tensor<8x8x3x3xf32> {nn.param = "b.weight"},
