@@ -54,6 +54,10 @@ struct PlannedOp {
   Operation *op;
   int64_t position;
   sp::Lanes lanes;
+  /// Its output rows when it can follow its input's row copies with copies
+  /// of its own (an element-wise, codec or pooling operator on maps, a
+  /// concatenation of their channels); 0 otherwise.
+  int64_t vectorRows = 0;
 };
 
 /// Copies of each operator: MVM operators whose output rows can be split
@@ -118,12 +122,18 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
     int64_t kh = weight.getShape()[2];
     return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
   }
-  // Element-wise operators, codecs (one element in, one out) and the
-  // identities around them (a codec's observation point, a clone).
-  if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
+  // A concatenation of maps along their channels takes the same rows of each.
+  if (auto cat = dyn_cast<nn::CatOp>(op)) {
+    int64_t dim = cat.getDim() < 0 ? cat.getDim() + 4 : cat.getDim();
+    if (dim != 1)
+      return std::nullopt;
+  } else if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
            nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
-           raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op))
+           raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op)) {
+    // Element-wise operators, codecs (one element in, one out) and the
+    // identities around them (a codec's observation point, a clone).
     return std::nullopt;
+  }
   for (Value operand : op->getOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.getType());
     if (!t || t.getRank() < 2 || t.getShape()[t.getRank() - 2] != H || H == 1)
@@ -212,7 +222,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           return signalPassFailure();
         for (int64_t tiles : lanes->tiles)
           totalTiles += tiles;
-        planned.push_back({&op, position, std::move(*lanes)});
+        int64_t vectorRows = 0;
+        if (followRows && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
+            rowsRead(&op, known, 0, 1))
+          vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
+        planned.push_back({&op, position, std::move(*lanes), vectorRows});
       }
       int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
       if (totalTiles > chip) {
@@ -226,15 +240,31 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       // Element-wise and pooling operators on maps that arrive in row
       // copies follow them with as many copies (at most their rows), so
       // that no single lane gathers the whole map.
-      llvm::DenseMap<Operation *, int64_t> copiesOf;
+      llvm::DenseMap<Operation *, int64_t> copiesOf, plannedCopies;
+      for (auto [index, p] : llvm::enumerate(planned))
+        plannedCopies[p.op] = copies[index];
       for (auto [index, p] : llvm::enumerate(planned)) {
-        if (followRows && copies[index] == 1 && p.lanes.count == 1 && p.lanes.tiles[0] == 0 &&
-            !isa<raptor::nn::ConvolutionOp>(p.op) && rowsRead(p.op, known, 0, 1)) {
-          int64_t rows = cast<RankedTensorType>(p.op->getResult(0).getType()).getShape()[2];
+        if (p.vectorRows) {
+          int64_t rows = p.vectorRows;
           int64_t n = 1;
+          bool fromInputs = true;
           for (Value operand : p.op->getOperands())
-            if (Operation *def = operand.getDefiningOp())
+            if (Operation *def = operand.getDefiningOp()) {
               n = std::max(n, copiesOf.lookup(def));
+              fromInputs = false;
+            }
+          // On the model's inputs alone (the first encoder), it leads: as
+          // many copies as its one reader takes (past an observation
+          // point), which then reads its rows from them, not the whole
+          // input from one core.
+          Operation *reader = p.op;
+          while (fromInputs && reader->hasOneUse()) {
+            reader = *reader->getUsers().begin();
+            if (!isa<raptor::codec::ObserveOp>(reader)) {
+              n = std::max(n, plannedCopies.lookup(reader));
+              break;
+            }
+          }
           copies[index] = std::min(n, rows);
         }
         copiesOf[p.op] = copies[index];
