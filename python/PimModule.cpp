@@ -73,6 +73,11 @@ nb::dict timingDict(const TimingResult &r) {
   for (const auto &[name, count] : r.approximated)
     approximated[name.c_str()] = count;
   d["approximated"] = approximated;
+  static const char *kinds[] = {"matrix", "vector", "memory", "transfer", "wait"};
+  nb::list timeline;
+  for (const TimelineSpan &s : r.timeline)
+    timeline.append(nb::make_tuple(s.core, kinds[s.kind], s.startNs, s.endNs));
+  d["timeline"] = timeline;
   return d;
 }
 
@@ -131,7 +136,7 @@ void bindPim(nb::module_ &m) {
           "(core, compact instructions, unrolled instructions) per core.")
       .def(
           "time",
-          [](const PimProgram &p, bool throughput, int64_t maxGenerations, int64_t maxInstructions) {
+          [](const PimProgram &p, bool throughput, int64_t maxGenerations, int64_t maxInstructions, bool timeline) {
             llvm::Expected<TimingConfig> config = TimingConfig::load(p.directory);
             if (!config)
               throw nb::value_error(llvm::toString(config.takeError()).c_str());
@@ -141,6 +146,7 @@ void bindPim(nb::module_ &m) {
               options.maxGenerations = maxGenerations;
             if (maxInstructions > 0)
               options.maxInstructions = maxInstructions;
+            options.timeline = timeline;
             TimingResult result;
             {
               nb::gil_scoped_release release;
@@ -149,8 +155,10 @@ void bindPim(nb::module_ &m) {
             return timingDict(result);
           },
           nb::arg("throughput") = false, nb::arg("max_generations") = 0, nb::arg("max_instructions") = 0,
+          nb::arg("timeline") = false,
           "Times the program with pimsim-nn's rules and the directory's chip.json and network.json; "
-          "throughput runs every core's program as a loop body.")
+          "throughput runs every core's program as a loop body; timeline records the first pass's spans "
+          "(core, kind, start, end).")
       .def(
           "periodic",
           [](const PimProgram &p) {

@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -84,10 +85,11 @@ public:
     cores.reserve(program.programs.size());
     for (const CoreProgram &p : program.programs)
       cores.emplace_back(p, std::max<int64_t>(config.robSize, 1));
+    for (auto &last : lastSpan)
+      last.assign(cores.size(), -1);
   }
 
   TimingResult run() {
-    TimingResult result;
     auto wall = std::chrono::steady_clock::now();
     if (int64_t(cores.size()) > t.cores) {
       result.error = llvm::formatv("the program has {0} cores but chip.json describes {1}", cores.size(), t.cores);
@@ -144,6 +146,9 @@ private:
   bool converged = false;
   double interval = 0;
   std::map<std::string, int64_t> approximated;
+  TimingResult result;
+  /// Per span kind and core: the index of its last span in the timeline.
+  std::array<std::vector<int64_t>, 5> lastSpan;
 
   double period() const { return t.periodNs; }
 
@@ -167,7 +172,7 @@ private:
         const Instruction &in = core.cursor.current();
         if (in.event == e.event && core.events[in.event] >= in.waitValue) {
           core.events[in.event] -= in.waitValue;
-          core.stats.blockedNs += e.timeNs - core.blockedAt;
+          waited(e.core, core.blockedAt, e.timeNs);
           core.block = Block::None;
           finish(e.core, core.blockedAt, e.timeNs, Unit::Transfer);
           advanceCore(e.core, e.timeNs);
@@ -282,6 +287,14 @@ private:
     core.decodeNs = issue + period();
     unitFree(core, in, unit) = end;
     double busy = end - start;
+    if (options.timeline && core.passEndNs.empty())
+      span(c, unit == Unit::Matrix   ? TimelineSpan::Matrix
+              : unit == Unit::Vector ? TimelineSpan::Vector
+              : in.opcode == Opcode::Send || in.opcode == Opcode::Recv || in.opcode == Opcode::Sync ||
+                      in.opcode == Opcode::Wait
+                  ? TimelineSpan::Transfer
+                  : TimelineSpan::Memory,
+           start, end);
     if (unit == Unit::Matrix)
       core.stats.matrixNs += busy;
     else if (unit == Unit::Vector)
@@ -293,6 +306,28 @@ private:
       core.stats.memoryNs += busy;
     count(core);
     core.cursor.advance();
+  }
+
+  /// Records a span of the first pass, joining it to the core's last span
+  /// of the same kind when at most a few cycles (instruction issue) lie
+  /// between them: a picture's resolution, not a timing's.
+  void span(size_t c, TimelineSpan::Kind kind, double start, double end) {
+    if (!(end > start))
+      return;
+    int64_t &last = lastSpan[size_t(kind)][c];
+    if (last >= 0 && result.timeline[size_t(last)].endNs >= start - 16 * period()) {
+      result.timeline[size_t(last)].endNs = std::max(result.timeline[size_t(last)].endNs, end);
+      return;
+    }
+    last = int64_t(result.timeline.size());
+    result.timeline.push_back({int64_t(c), kind, start, end});
+  }
+
+  /// A wait of core `c` from `from` to `to` (recorded in the first pass).
+  void waited(size_t c, double from, double to) {
+    cores[c].stats.blockedNs += to - from;
+    if (options.timeline && cores[c].passEndNs.empty())
+      span(c, TimelineSpan::Wait, from, to);
   }
 
   void count(Core &core) {
@@ -524,8 +559,8 @@ private:
     double read = port(s, readStart, out.size, false);
     double delivered = message(s.fifoFree, read, out.size, int64_t(sender), int64_t(receiver));
     double written = deliveredWrite(r, delivered + double(t.receiveCycles) * period(), in.size);
-    s.stats.blockedNs += readStart - sendStart;
-    r.stats.blockedNs += delivered - r.blockedAt;
+    waited(sender, sendStart, readStart);
+    waited(receiver, r.blockedAt, delivered);
     double recvStart = r.blockedAt;
     s.block = r.block = Block::None;
     finish(sender, sendStart, read, Unit::Transfer);

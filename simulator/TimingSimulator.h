@@ -32,6 +32,17 @@ struct TimingOptions {
   int64_t maxGenerations = 64;
   /// Instructions executed by all cores, loops and generations counted.
   int64_t maxInstructions = 4'000'000'000;
+  /// Record the first pass of every core as a timeline (TimingResult::timeline).
+  bool timeline = false;
+};
+
+/// What a core does over an interval of the first pass. Waits (for a peer
+/// or an event) overlap the transfer or sync they hold up.
+struct TimelineSpan {
+  enum Kind { Matrix, Vector, Memory, Transfer, Wait };
+  int64_t core = 0;
+  Kind kind = Matrix;
+  double startNs = 0, endNs = 0;
 };
 
 /// Where one core's time went (nanoseconds of unit occupancy; the units
@@ -58,6 +69,9 @@ struct TimingResult {
   std::vector<CoreTiming> cores;
   int64_t globalRequests = 0;
   double globalBusyNs = 0; // global memory's service time, all requests
+  /// With TimingOptions::timeline: each core's first pass, in time order per
+  /// core and kind, spans of one kind at most 16 cycles apart joined.
+  std::vector<TimelineSpan> timeline;
   /// Extension instructions (no pimsim-nn timing) timed as vector work.
   std::vector<std::pair<std::string, int64_t>> approximated;
   double seconds = 0;

@@ -427,3 +427,43 @@ def test_periodic_from_the_command_line(compiled: Path, tmp_path: Path) -> None:
     missing = subprocess.run(RAPTOR + ["periodic", str(tmp_path / "none")], capture_output=True, text=True,
                              timeout=300)
     assert missing.returncode == 1 and "is not a program directory" in missing.stderr
+
+
+def test_the_timeline_shows_each_core_working_and_waiting(tmp_path: Path) -> None:
+    """The mvmul and send on core 0, the recv and relu on core 1 (one pass):
+    core 0's matrix span is the measured mvmul (4074 ns, pim-target.md);
+    core 1 waits from its recv until core 0 sends, then computes; every
+    core's spans add up to its unit times; the SVG draws one row per core
+    with the kinds' colours."""
+    from raptor.pim.timeline import timeline_svg
+
+    timing = program(tmp_path, PIPELINE).time(timeline=True)
+    spans = {(c, k): [] for c in (0, 1) for k in ("matrix", "vector", "memory", "transfer", "wait")}
+    for core, kind, start, end in timing.timeline:
+        spans[(core, kind)].append((start, end))
+    ((m0, m1),) = spans[(0, "matrix")]
+    assert 4064 <= m1 - m0 <= 4084
+    ((w0, w1),) = spans[(1, "wait")]
+    assert w0 <= m0 and w1 >= m1  # waiting on the sender through its mvmul
+    (v0, _), = spans[(1, "vector")]
+    assert v0 > w1
+    for core, stats in enumerate(timing.cores):
+        total = {k: sum(e - s for s, e in spans[(core, k)]) for k in ("matrix", "vector", "wait")}
+        assert total["matrix"] == pytest.approx(stats.matrix_ns, abs=1)
+        assert total["vector"] == pytest.approx(stats.vector_ns, abs=1)
+        assert total["wait"] == pytest.approx(stats.blocked_ns, abs=1)
+    svg = timeline_svg(timing, "two cores")
+    assert svg.count("core ") >= 1 and "#4c72b0" in svg and "#c44e52" in svg  # matrix and wait drawn
+    assert pim.Program.load(tmp_path / "p").time().timeline == []  # only when asked
+
+
+def test_raptor_simulate_draws_the_timeline(tmp_path: Path) -> None:
+    program(tmp_path, PIPELINE)
+    out = tmp_path / "t.svg"
+    result = subprocess.run([*RAPTOR, "simulate", str(tmp_path / "p"), "--timing", "--timeline", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().startswith("<svg") and "one inference" in out.read_text()
+    bad = subprocess.run([*RAPTOR, "simulate", str(tmp_path / "p"), "--timeline", str(out)],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "--timeline is a picture of --timing" in bad.stderr

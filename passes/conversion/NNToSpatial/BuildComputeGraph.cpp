@@ -55,8 +55,8 @@ struct PlannedOp {
   int64_t position;
   sp::Lanes lanes;
   /// Its output rows when it can follow its input's row copies with copies
-  /// of its own (an element-wise, codec or pooling operator on maps, a
-  /// concatenation of their channels); 0 otherwise.
+  /// of its own (an element-wise, codec or pooling operator on maps); 0
+  /// otherwise.
   int64_t vectorRows = 0;
 };
 
@@ -122,12 +122,7 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
     int64_t kh = weight.getShape()[2];
     return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
   }
-  // A concatenation of maps along their channels takes the same rows of each.
-  if (auto cat = dyn_cast<nn::CatOp>(op)) {
-    int64_t dim = cat.getDim() < 0 ? cat.getDim() + 4 : cat.getDim();
-    if (dim != 1)
-      return std::nullopt;
-  } else if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
+  if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
            nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
            raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op)) {
     // Element-wise operators, codecs (one element in, one out) and the

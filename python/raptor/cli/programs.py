@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate", help="run a compiled program in Raptor's functional or timing simulator",
         epilog="examples: raptor simulate out/shufflenet --check; "
                "raptor simulate out/model --input x.npy --output y.npy --json; "
-               "raptor simulate out/model --timing --throughput")
+               "raptor simulate out/model --timing --throughput; "
+               "raptor simulate out/model --timing --timeline timeline.svg")
     p.add_argument("directory", help="a program directory written by raptor compile")
     p.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
                    help="an input array (default: seeded random inputs)")
@@ -82,6 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="time the program with pimsim-nn's rules (chip.json, network.json) instead of computing it")
     p.add_argument("--throughput", action="store_true",
                    help="with --timing: run each core's program as a loop body and report the initiation interval")
+    p.add_argument("--timeline", metavar="OUT.svg",
+                   help="with --timing: draw the first pass of every core (matrix, vector, memory, transfers, "
+                        "waits) as SVG")
     p.add_argument("--max-instructions", type=count(1), metavar="N",
                    help="stop with an error after N executed instructions (default: 4e9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -166,6 +170,8 @@ def _simulate(args: argparse.Namespace) -> int:
     program = pim.Program.load(args.directory, args.form)
     if args.throughput and not args.timing:
         raise UserError("--throughput is a mode of --timing")
+    if args.timeline and not args.timing:
+        raise UserError("--timeline is a picture of --timing")
     if args.timing:
         return _report_timing(program, args)
     arrays = _parse_named_arrays(args.input, program.inputs)
@@ -252,7 +258,11 @@ def _report_timing(program, args: argparse.Namespace) -> int:
 
     if args.input or args.output or args.check:
         raise UserError("--timing moves no data: --input, --output and --check belong to functional runs")
-    timing = program.time(args.throughput, max_instructions=args.max_instructions)
+    timing = program.time(args.throughput, max_instructions=args.max_instructions, timeline=bool(args.timeline))
+    if args.timeline:
+        from raptor.pim.timeline import timeline_svg
+
+        write_atomically(args.timeline, timeline_svg(timing, str(args.directory)))
     schedule_ns = program.manifest.get("schedule", {}).get("makespan_ns")
     if args.json:
         report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}

@@ -268,18 +268,20 @@ class Program:
         return list(self._handle.sizes())
 
     def time(self, throughput: bool = False, max_generations: int | None = None,
-             max_instructions: int | None = None) -> Timing:
+             max_instructions: int | None = None, timeline: bool = False) -> Timing:
         """Times the program with pimsim-nn's rules and the directory's
         chip.json and network.json. ``throughput`` runs every core's program
         as a loop body (at most ``max_generations`` passes, default 64) and
-        reports the initiation interval. Raises SimulationError on a
-        deadlock or an exhausted instruction budget, UserError on a missing
-        or malformed configuration."""
+        reports the initiation interval; ``timeline`` records the first
+        pass's spans of every core (``Timing.timeline``, drawn by
+        :func:`raptor.pim.timeline.timeline_svg`). Raises SimulationError on
+        a deadlock or an exhausted instruction budget, UserError on a
+        missing or malformed configuration."""
         for name, value in (("max_generations", max_generations), ("max_instructions", max_instructions)):
             if value is not None and value <= 0:
                 raise UserError(f"{name} must be positive, not {value}")
         try:
-            stats = self._handle.time(throughput, max_generations or 0, max_instructions or 0)
+            stats = self._handle.time(throughput, max_generations or 0, max_instructions or 0, timeline)
         except ValueError as e:
             raise UserError(str(e)) from None
         if not stats["ok"]:

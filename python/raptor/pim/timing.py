@@ -50,6 +50,9 @@ class Timing:
     global_busy_ns: float
     approximated: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: With ``time(timeline=True)``: the first pass, (core, kind, start_ns,
+    #: end_ns) with kind matrix, vector, memory, transfer or wait.
+    timeline: list[tuple[int, str, float, float]] = field(default_factory=list)
 
     @classmethod
     def from_stats(cls, stats: dict[str, Any], throughput: bool) -> Timing:
@@ -58,7 +61,7 @@ class Timing:
                    converged=bool(stats["converged"]), generation_end_ns=list(stats["generation_end_ns"]),
                    cores=[CoreTiming(**c) for c in stats["cores"]], global_requests=stats["global_requests"],
                    global_busy_ns=stats["global_busy_ns"], approximated=dict(stats["approximated"]),
-                   seconds=stats["seconds"])
+                   seconds=stats["seconds"], timeline=list(stats.get("timeline", [])))
 
     @property
     def busiest_core(self) -> int:
@@ -68,6 +71,7 @@ class Timing:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["timeline"]  # (the picture's, not the report's)
         data["cores"] = [dict(asdict(c), core=i) for i, c in enumerate(self.cores) if c.instructions]
         return data
 
