@@ -115,12 +115,11 @@ InFlightDiagnostic Lowering::taskError() {
   return d;
 }
 
+int64_t Lowering::mvmSlack() const { return 4 * int64_t(std::max(target.crossbarRows, target.crossbarCols)); }
+
 FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
-  // An MVM reads a whole crossbar's rows; the slack keeps reads past a
-  // buffer's last row inside local memory.
-  int64_t slack = target.crossbarRows * 4;
   CoreEmitter &e = emitter(on);
-  std::optional<int64_t> address = e.memory.allocate(bytes + slack);
+  std::optional<int64_t> address = e.memory.allocate(bytes + mvmSlack());
   if (!address) {
     taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
                 << e.memory.inUse() << " of " << e.memory.size()
@@ -272,13 +271,13 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     int64_t fromCore = source.core, fromAddress = buffers[p.buffer].address + eb * lo;
     std::vector<int64_t> chain = stages.route(source.core, on);
     // Relays short of memory: straight to the consumer (pipelining less).
-    int64_t reserved = bytes + target.crossbarRows * 4;
+    int64_t reserved = bytes + mvmSlack();
     if (llvm::any_of(llvm::ArrayRef(chain).drop_back(),
                      [&](int64_t hop) { return !emitter(hop).memory.canReserveUntouched(reserved); }))
       chain = {on};
     std::optional<int64_t> address;
     for (int64_t hop : chain) {
-      // With allocate()'s slack: an MVM may read rows past the buffer's end.
+      // With allocate()'s slack: an MVM may read or write past the buffer's end.
       address = emitter(hop).memory.reserveUntouched(reserved);
       if (!address) {
         taskError() << "core " << hop << " has no room left for " << bytes
@@ -487,19 +486,27 @@ FailureOr<Piece> Lowering::materialize(const TensorValue &value, function_ref<bo
 }
 
 LogicalResult Lowering::place(const TensorValue &value, const Piece &into, ArrayRef<int64_t> origin) {
-  std::vector<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>> seen;
+  SmallVector<Piece, 1> local;
   for (const Piece &piece : value.pieces) {
     FailureOr<Piece> p = localize(piece, core);
     if (failed(p))
       return failure();
+    local.push_back(*p);
+  }
+  // Partial sums are added where an earlier piece covered the same box.
+  std::optional<SmallVector<Piece, 1>> pieces = alignedPartials(local);
+  if (!pieces)
+    return taskError() << "cannot align the boxes of partial sums to add them";
+  std::vector<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>> seen;
+  for (const Piece &p : *pieces) {
     std::optional<Piece> box = into;
-    for (size_t d = 0; d < p->sizes.size() && box; ++d)
-      box = sliced(*box, d, origin[d] + p->origin[d], p->sizes[d], 1);
+    for (size_t d = 0; d < p.sizes.size() && box; ++d)
+      box = sliced(*box, d, origin[d] + p.origin[d], p.sizes[d], 1);
     if (!box)
       return taskError() << "cannot address a box of layout " << into.layout.str();
-    auto key = std::make_pair(p->origin, p->sizes);
+    auto key = std::make_pair(p.origin, p.sizes);
     bool again = llvm::is_contained(seen, key);
-    if (failed(copy(operand(*box), operand(*p), again)))
+    if (failed(copy(operand(*box), operand(p), again)))
       return failure();
     if (!again)
       seen.push_back(key);

@@ -75,6 +75,11 @@ public:
   /// A buffer of `bytes` on `core` (plus the slack an MVM may read past
   /// its end); a diagnostic naming the task when the memory is full.
   mlir::FailureOr<int> allocate(int64_t core, int64_t bytes);
+  /// Bytes reserved past every buffer's end: an MVM reads a whole
+  /// crossbar's rows and writes a whole crossbar's columns of 32-bit sums
+  /// (pimsim-nn writes xbar_cols outputs when mbiw is the cell width),
+  /// also where the buffer holds fewer.
+  int64_t mvmSlack() const;
   /// A buffer freed when the current task ends (scratch space).
   mlir::FailureOr<int> scratch(int64_t bytes);
   Address addressOf(const Piece &p) const {

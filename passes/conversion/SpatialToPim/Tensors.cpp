@@ -132,6 +132,43 @@ std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t
   return out;
 }
 
+std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece> pieces) {
+  llvm::SmallVector<Piece, 1> out(pieces.begin(), pieces.end());
+  size_t rank = pieces.empty() ? 0 : pieces.front().sizes.size();
+  for (size_t d = 0; d < rank; ++d) {
+    std::vector<int64_t> cuts; // where a partial piece begins or ends
+    for (const Piece &p : out)
+      if (p.partial && p.sizes.size() == rank) {
+        cuts.push_back(p.origin[d]);
+        cuts.push_back(p.origin[d] + p.sizes[d]);
+      }
+    llvm::sort(cuts);
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    llvm::SmallVector<Piece, 1> next;
+    for (const Piece &p : out) {
+      int64_t lo = p.origin[d], hi = lo + p.sizes[d];
+      auto cut = std::upper_bound(cuts.begin(), cuts.end(), lo);
+      if (!p.partial || p.sizes.size() != rank || cut == cuts.end() || *cut >= hi) {
+        next.push_back(p);
+        continue;
+      }
+      for (int64_t begin = lo; begin < hi;) {
+        int64_t end = cut == cuts.end() ? hi : std::min(*cut, hi);
+        std::optional<Piece> part = sliced(p, d, begin - lo, end - begin, 1);
+        if (!part)
+          return std::nullopt;
+        part->origin[d] = begin;
+        next.push_back(*part);
+        begin = end;
+        if (cut != cuts.end())
+          ++cut;
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step) {
   size_t rank = p.sizes.size();
   Layout mode = modeOf(p.layout, dim, rank);

@@ -67,6 +67,11 @@ Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
 /// The part of `value` in [begin, end) of dimension `dim`, as a value of
 /// that extent: pieces outside dropped, the others cut to it.
 std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t begin, int64_t end);
+/// Partial sums cut where other partial sums of the value begin or end, so
+/// that any two partial pieces cover the same box or disjoint ones (lanes
+/// whose row copies were merged differently hold misaligned rows; they are
+/// added box by box). Nothing when a cut is no view of its piece.
+std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece> pieces);
 /// Elements start, start + step, ... (count of them) of dimension `dim`,
 /// relative to the piece's box.
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step);
