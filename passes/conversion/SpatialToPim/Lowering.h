@@ -72,8 +72,8 @@ public:
 
   CoreEmitter &emitter(int64_t core);
   CoreEmitter &here() { return emitter(core); }
-  /// A buffer of `bytes` on `core` (plus the slack an MVM may read past
-  /// its end); a diagnostic naming the task when the memory is full.
+  /// A buffer of `bytes` on `core` (plus mvmSlack() past its end); a
+  /// diagnostic naming the task when the memory is full.
   mlir::FailureOr<int> allocate(int64_t core, int64_t bytes);
   /// Bytes reserved past every buffer's end: an MVM reads a whole
   /// crossbar's rows and writes a whole crossbar's columns of 32-bit sums

@@ -134,6 +134,8 @@ std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t
 
 std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece> pieces) {
   llvm::SmallVector<Piece, 1> out(pieces.begin(), pieces.end());
+  if (llvm::count_if(pieces, [](const Piece &p) { return p.partial; }) < 2)
+    return out; // nothing to add
   size_t rank = pieces.empty() ? 0 : pieces.front().sizes.size();
   for (size_t d = 0; d < rank; ++d) {
     std::vector<int64_t> cuts; // where a partial piece begins or ends
