@@ -91,13 +91,14 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         target = target.resolve()
     directory = target.parent if str(target.parent) else Path(".")
     made = make_parents(directory, target)
+    tmp: str | None = None
     try:
+        # (A signal held here arrives as the block ends: inside this try.)
         with signals_held():
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as e:
-        remove_made(made)
-        raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
-    try:
+            try:
+                fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+            except OSError as e:
+                raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         os.chmod(tmp, 0o666 & ~current_umask())
@@ -105,7 +106,8 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
             os.replace(tmp, target)
     except BaseException:
         with signals_held():
-            Path(tmp).unlink(missing_ok=True)
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
             remove_made(made)
         raise
 

@@ -53,18 +53,22 @@ def staging(out: Path) -> Iterator[Path]:
     Its creation and removal run with SIGINT and SIGTERM held, so that no
     interruption leaves it behind."""
     parent = out.parent if str(out.parent) else Path(".")
-    with signals_held():
-        made = make_parents(parent, out)
-        try:
-            path = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
-        except OSError as e:
-            remove_made(made)
-            raise UserError(f"cannot write '{out}': {e.strerror or e}") from None
+    made: list[Path] = []
+    path: Path | None = None
     try:
+        # (A signal held here arrives as the block ends: inside this try, so
+        # that what was created is removed.)
+        with signals_held():
+            made = make_parents(parent, out)
+            try:
+                path = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
+            except OSError as e:
+                raise UserError(f"cannot write '{out}': {e.strerror or e}") from None
         yield path
     except BaseException:
         with signals_held():
-            shutil.rmtree(path, ignore_errors=True)
+            if path is not None:
+                shutil.rmtree(path, ignore_errors=True)
             remove_made(made)
         raise
 
