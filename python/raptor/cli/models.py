@@ -161,9 +161,12 @@ def _write(output: str, model: sources.Model, with_weights: bool) -> None:
     try:
         with signals_held():
             staged.append(Path(tempfile.mkdtemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")))
-        (staged[0] / "ir").write_text(text)
         if weights_path is not None:
-            weights.save(staged[0] / "weights", model.tensors)
+            try:
+                weights.save(staged[0] / "weights", model.tensors)
+            except OSError as e:
+                raise UserError(f"cannot write '{weights_path}': {e.strerror or e}") from None
+        _write_ir(staged[0] / "ir", text)
         with signals_held():
             if weights_path is not None:
                 os.replace(staged[0] / "weights", weights_path)
@@ -176,6 +179,10 @@ def _write(output: str, model: sources.Model, with_weights: bool) -> None:
                 shutil.rmtree(d, ignore_errors=True)
             if not target.exists():
                 remove_made(made)
+
+
+def _write_ir(path: Path, text: str) -> None:
+    path.write_text(text)
 
 
 def _summary(args: argparse.Namespace) -> int:

@@ -109,6 +109,7 @@ def _schedule(args: argparse.Namespace) -> int:
             print(f"  periodic: {periodic['status']} {periodic['reason']}".rstrip())
     if written:
         print("wrote " + ", ".join(map(str, written)))
+    return 0
 
 
 def _schedule_dag(args: argparse.Namespace) -> int:
