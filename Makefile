@@ -30,10 +30,10 @@ pytest:
 bench: setup
 	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json
 	.venv/bin/python bench/import_roundtrip.py
-	.venv/bin/python bench/import_coverage.py
-	.venv/bin/python bench/codec_tables.py
-	.venv/bin/python bench/codec_scaling.py
-	.venv/bin/python bench/rdg_scaling.py
+	.venv/bin/python bench/import_coverage.py --markdown docs/frontend-coverage.md --json docs/frontend-coverage.json
+	.venv/bin/python bench/codec_tables.py --markdown docs/codec-evaluation.md --json docs/codec-evaluation.json
+	.venv/bin/python bench/codec_scaling.py --json docs/codec-scaling.json
+	.venv/bin/python bench/rdg_scaling.py --json docs/rdg-scaling.json
 
 # The fuzz harness over every entry point (FUZZ_SECONDS, default 30 minutes):
 # defects are minimized into build/fuzz/defects/, figures in build/fuzz/report.json.

@@ -17,12 +17,12 @@ import json
 import math
 import sys
 import time
-from pathlib import Path
 
 from mlir import ir, passmanager
 
 import raptor
 from raptor import zoo
+from raptor._io import write_atomically
 from raptor.codec.synthetic import GENERATORS
 
 PIPELINE = "builtin.module(raptor-place-codecs{policy=W materialize=false})"
@@ -56,7 +56,8 @@ def slope(points: list[tuple[int, float]]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-edges", type=int, default=1_000_000)
-    parser.add_argument("--json", default="docs/codec-scaling.json")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/codec-scaling.json)")
     args = parser.parse_args()
     context = raptor.Context()
     context.enable_multithreading(False)
@@ -87,7 +88,8 @@ def main() -> int:
     print("\nlog-log slope of time vs edges (1.0 = linear):")
     for name, r in results["synthetic"].items():
         print(f"  {name:<16}{r['slope']:.3f}")
-    Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.json:
+        write_atomically(args.json, json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -21,9 +21,9 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from raptor import codec, zoo
+from raptor._io import write_atomically
 
 POLICIES = ("Z", "Y", "X", "W")
 
@@ -57,8 +57,10 @@ def rel(ours: float, paper: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", default="docs/codec-evaluation.json")
-    parser.add_argument("--markdown", default="docs/codec-evaluation.md")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/codec-evaluation.json)")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="also write the results as Markdown here (e.g. docs/codec-evaluation.md)")
     args = parser.parse_args()
 
     results: dict = {"policies": {}, "placement": {}}
@@ -123,8 +125,10 @@ def main() -> int:
     out.append(f"All 28 placements took {elapsed:.1f} s in one process.\n")
     text = "\n".join(out)
     print(text)
-    Path(args.markdown).write_text(text)
-    Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.markdown:
+        write_atomically(args.markdown, text)
+    if args.json:
+        write_atomically(args.json, json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
+from raptor._io import write_atomically
 from raptor.spatial import cycle_ratio
 
 
@@ -48,7 +48,8 @@ def main() -> int:
     parser.add_argument("--max-nodes", type=int, default=100_000)
     parser.add_argument("--bisect-max-nodes", type=int, default=30_000,
                         help="run the bisection up to this size (it is the slower cross-check)")
-    parser.add_argument("--json", default="docs/cycle-ratio-scaling.json")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/cycle-ratio-scaling.json)")
     args = parser.parse_args()
     sizes = [n for n in (1_000, 3_000, 10_000, 30_000, 100_000, 300_000) if n <= args.max_nodes]
     rows = []
@@ -77,8 +78,9 @@ def main() -> int:
     slope = float(np.polyfit(sizes_ve, np.log([r["solve_s"] for r in rows]), 1)[0])
     iterations = float(np.polyfit(sizes_ve, np.log([r["howard_iterations"] for r in rows]), 1)[0])
     print(f"log-log slope against V + E: time {slope:.2f}, Howard iterations {iterations:.2f}")
-    Path(args.json).write_text(json.dumps(
-        {"rows": rows, "time_slope": slope, "iterations_slope": iterations}, indent=2) + "\n")
+    if args.json:
+        write_atomically(args.json, json.dumps(
+            {"rows": rows, "time_slope": slope, "iterations_slope": iterations}, indent=2) + "\n")
     return 0
 
 

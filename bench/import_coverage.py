@@ -30,6 +30,7 @@ import torch
 import torchvision
 
 import raptor
+from raptor._io import write_atomically
 from raptor.frontend import onnx as onnx_frontend
 from raptor.frontend.torch import ImportOptions, UnsupportedOperatorError, import_program
 from raptor.zoo import decomposition_table
@@ -229,8 +230,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", help="comma-separated subset of: " + ", ".join(MODELS))
     parser.add_argument("--skip-onnx", action="store_true", help="torch.export imports only")
-    parser.add_argument("--markdown", default=str(ROOT / "docs" / "frontend-coverage.md"))
-    parser.add_argument("--json", default=str(ROOT / "docs" / "frontend-coverage.json"))
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="also write the results as Markdown here (e.g. docs/frontend-coverage.md)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/frontend-coverage.json)")
     args = parser.parse_args()
     names = args.models.split(",") if args.models else list(MODELS)
     unknown = [n for n in names if n not in MODELS]
@@ -256,8 +259,10 @@ def main() -> int:
                     row["onnx"] = {"error": f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"}
         rows[name] = row
         print(f"[{name}] {json.dumps(row)}", file=sys.stderr)
-    Path(args.markdown).write_text(_markdown(rows, args.skip_onnx))
-    Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    if args.markdown:
+        write_atomically(args.markdown, _markdown(rows, args.skip_onnx))
+    if args.json:
+        write_atomically(args.json, json.dumps(rows, indent=2) + "\n")
     print(_markdown(rows, args.skip_onnx))
     return 0
 

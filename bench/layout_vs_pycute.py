@@ -30,11 +30,11 @@ import json
 import platform
 import random
 import time
-from pathlib import Path
 
 import pycute
 
 from raptor import layout as rl
+from raptor._io import write_atomically
 from raptor._raptor import layout as core
 
 OPERATIONS = ("composition", "complement", "logical_divide")
@@ -101,7 +101,8 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--chunk", type=int, default=250)
-    parser.add_argument("--json", default="docs/layout-vs-pycute.json")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/layout-vs-pycute.json)")
     args = parser.parse_args()
     cases = make_cases(args.count)
     check_agreement(cases)
@@ -140,7 +141,8 @@ def main() -> int:
         print(f"{name:<16}{row['raptor_python_ops_per_s']:>15,.0f}{row['raptor_core_ops_per_s']:>14,.0f}"
               f"{row['pycute_ops_per_s']:>12,.0f}{row['python_ratio']:>15.1f}"
               f"{row['python_ratio_cold']:>8.1f}{row['core_ratio']:>13.1f}")
-    Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.json:
+        write_atomically(args.json, json.dumps(results, indent=2) + "\n")
     print("\n| operation | raptor via Python ops/s | raptor C++ core ops/s | pycute ops/s "
           "| Python / pycute | (cold) | core / pycute |\n|---|---:|---:|---:|---:|---:|---:|")
     for name, row in results["operations"].items():

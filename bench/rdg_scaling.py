@@ -17,9 +17,9 @@ import json
 import math
 import sys
 import time
-from pathlib import Path
 
 from raptor import rdg
+from raptor._io import write_atomically
 from raptor.rdg.analysis import analyze
 
 
@@ -49,7 +49,8 @@ def slope(points: list[tuple[int, float]]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="domain extent (N x N)")
-    parser.add_argument("--json", default="docs/rdg-scaling.json")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/rdg-scaling.json)")
     args = parser.parse_args()
     rows, series = [], {"parse": [], "extract": [], "analyze": []}
     # Warm up (imports, the first context) outside the measurements.
@@ -72,7 +73,8 @@ def main() -> int:
               f"{1e3 * t_analyze:>12.1f}")
     slopes = {k: slope(v) for k, v in series.items()}
     print("log-log slope against arcs: " + ", ".join(f"{k} {s:.2f}" for k, s in slopes.items()))
-    Path(args.json).write_text(json.dumps({"n": args.n, "rows": rows, "slopes": slopes}, indent=2) + "\n")
+    if args.json:
+        write_atomically(args.json, json.dumps({"n": args.n, "rows": rows, "slopes": slopes}, indent=2) + "\n")
     return 0
 
 

@@ -19,9 +19,9 @@ import math
 import random
 import sys
 import time
-from pathlib import Path
 
 from raptor import spatial
+from raptor._io import write_atomically
 
 
 def random_graph(rng: random.Random, n: int, p: int, ccr: float, beta: float = 1.0) -> spatial.TaskGraph:
@@ -56,7 +56,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", type=int, default=300)
     parser.add_argument("--max-tasks", type=int, default=10_000)
-    parser.add_argument("--json", default="docs/schedule-peft-vs-heft.json")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the results as JSON here (e.g. docs/schedule-peft-vs-heft.json)")
     args = parser.parse_args()
     rng = random.Random(2014)
     results: dict = {"quality": {}, "runtime": []}
@@ -95,7 +96,8 @@ def main() -> int:
             results[f"{a}_exponent"] = exponent
         print(f"scaling exponent (time ~ tasks^k): PEFT {results['peft_exponent']:.2f}, "
               f"HEFT {results['heft_exponent']:.2f}")
-    Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.json:
+        write_atomically(args.json, json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
@@ -355,8 +356,8 @@ std::string pathIn(StringRef dir, const llvm::Twine &name) {
   return std::string(path);
 }
 
-/// A file the manifest names, which must stay inside the directory: a
-/// relative path without `..`, not leaving it through a symbolic link.
+} // namespace
+
 Expected<std::string> memberPath(StringRef dir, StringRef name, StringRef where) {
   auto refused = [&] {
     return failure(where + ": '" + name + "' is not a file inside the program directory");
@@ -373,6 +374,8 @@ Expected<std::string> memberPath(StringRef dir, StringRef name, StringRef where)
     return refused();
   return path;
 }
+
+namespace {
 
 llvm::json::Object ioJson(const IoBuffer &io) {
   llvm::json::Object o{{"name", io.name},
@@ -400,10 +403,9 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
   int64_t elements = 1;
   for (const llvm::json::Value &d : *shape) {
     std::optional<int64_t> n = d.getAsInteger();
-    if (!n || *n < 0 || *n > (int64_t(1) << 40))
-      return failure(where + ": 'shape' must list sizes");
+    if (!n || *n < 0 || *n > (int64_t(1) << 40) || llvm::MulOverflow(elements, *n, elements))
+      return failure(where + ": 'shape' must list sizes whose product int64 counts");
     io.shape.push_back(*n);
-    elements *= *n;
   }
   if (auto dtype = o->getString("dtype"))
     io.dtype = dtype->str();
@@ -757,9 +759,14 @@ Error checkReplaceable(StringRef dir) {
   const llvm::json::Object *m = json ? json->getAsObject() : nullptr;
   if (!json)
     llvm::consumeError(json.takeError());
-  if (!m || m->getString("format") != "raptor-pim" || !m->getInteger("version"))
-    return failure("'" + dir + "' exists and is not a program directory (no Raptor manifest): choose another output");
   llvm::sort(entries);
+  if (!m || m->getString("format") != "raptor-pim" || !m->getInteger("version")) {
+    // Named, so that the user sees what would have been replaced.
+    std::string found = llvm::is_contained(entries, "manifest.json")
+                            ? "its manifest.json is not a Raptor manifest"
+                            : "no Raptor manifest; it holds '" + entries.front() + "'";
+    return failure("'" + dir + "' exists and is not a program directory (" + found + "): choose another output");
+  }
   static const llvm::Regex own("^(manifest\\.json|memory\\.bin|config\\.json|chip\\.json|network\\.json|"
                                "core_[0-9]+\\.(pim|json)|raptor|weights|reports)$");
   for (const std::string &name : entries)
@@ -927,7 +934,10 @@ static void typeFromWidths(CoreProgram &core) {
 Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
   if (!llvm::sys::fs::is_directory(dir))
     return failure("'" + dir + "' is not a program directory");
-  std::string manifestPath = pathIn(dir, "manifest.json");
+  Expected<std::string> member = memberPath(dir, "manifest.json", ("'" + dir + "'").str());
+  if (!member)
+    return member.takeError();
+  std::string manifestPath = *member;
   Expected<llvm::json::Value> json = readJsonFile(manifestPath);
   if (!json)
     return json.takeError();
@@ -959,7 +969,12 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
   Expected<int64_t> globalBytes = intField(*m, "global_memory_bytes", manifestPath);
   if (!globalBytes)
     return globalBytes.takeError();
-  Expected<std::unique_ptr<llvm::MemoryBuffer>> memory = readFile(pathIn(dir, "memory.bin"), *globalBytes);
+  if (*globalBytes < 0)
+    return failure("'" + manifestPath + "': global_memory_bytes must not be negative");
+  Expected<std::string> memoryPath = memberPath(dir, "memory.bin", manifestPath);
+  if (!memoryPath)
+    return memoryPath.takeError();
+  Expected<std::unique_ptr<llvm::MemoryBuffer>> memory = readFile(*memoryPath, *globalBytes);
   if (!memory)
     return memory.takeError();
   p.globalMemory.assign((*memory)->getBufferStart(), (*memory)->getBufferEnd());
@@ -1008,6 +1023,8 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
     if (!weights || !weightBytes || !groups)
       return weightBytes ? failure(where + ": core " + llvm::Twine(*id) + " lacks 'weights' or 'groups'")
                          : weightBytes.takeError();
+    if (*weightBytes < 0)
+      return failure(where + ": core " + llvm::Twine(*id) + ": weights_bytes must not be negative");
     Expected<std::string> weightsPath = memberPath(dir, *weights, where);
     if (!weightsPath)
       return weightsPath.takeError();
@@ -1051,6 +1068,10 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       Expected<int64_t> records = intField(*c, "records", where);
       if (!file || !records)
         return records ? failure(where + ": core " + llvm::Twine(*id) + " lacks 'program'") : records.takeError();
+      // (Bounded before the size is computed: a count near 2^63 overflowed it.)
+      if (*records < 0 || *records > (int64_t(1) << 40))
+        return failure(where + ": core " + llvm::Twine(*id) + ": records " + llvm::Twine(*records) +
+                       " is out of range");
       Expected<std::string> programPath = memberPath(dir, *file, where);
       if (!programPath)
         return programPath.takeError();
@@ -1094,14 +1115,18 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       return failure("'" + dir + "' holds no pimsim-nn program files (the program is not "
                      "pimsim-compatible or was compiled without them)");
     for (CoreProgram &core : p.programs) {
-      std::string binary = pathIn(dir, "core_" + llvm::Twine(core.id) + ".pim");
-      std::string text = pathIn(dir, "core_" + llvm::Twine(core.id) + ".json");
-      bool useBinary = llvm::sys::fs::exists(binary);
-      Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes = readFile(useBinary ? binary : text);
+      Expected<std::string> binary = memberPath(dir, "core_" + std::to_string(core.id) + ".pim", manifestPath);
+      if (!binary)
+        return binary.takeError();
+      Expected<std::string> text = memberPath(dir, "core_" + std::to_string(core.id) + ".json", manifestPath);
+      if (!text)
+        return text.takeError();
+      bool useBinary = llvm::sys::fs::exists(*binary);
+      Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes = readFile(useBinary ? *binary : *text);
       if (!bytes)
         return bytes.takeError();
-      Expected<CoreProgram> code = useBinary ? readBinary((*bytes)->getBuffer(), binary, false)
-                                             : readPimsimJson((*bytes)->getBuffer(), text);
+      Expected<CoreProgram> code = useBinary ? readBinary((*bytes)->getBuffer(), *binary, false)
+                                             : readPimsimJson((*bytes)->getBuffer(), *text);
       if (!code)
         return code.takeError();
       core.code = std::move(code->code);

@@ -87,6 +87,12 @@ ProgramSize sizeOf(const CoreProgram &program);
 /// A JSON file, or an error naming the file (unreadable or not JSON).
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
 
+/// The path of `name` inside the program directory `dir`, or an error
+/// (naming `where`) when it leaves it: an absolute path, a `..`, or a
+/// symbolic link resolving outside. A program directory is untrusted input:
+/// every file of it is read through this.
+llvm::Expected<std::string> memberPath(llvm::StringRef dir, llvm::StringRef name, llvm::StringRef where);
+
 /// Matches RepeatBegin/RepeatEnd records (their `tag`s), checks loops are
 /// well formed and that event registers, lengths and sizes are in range;
 /// the error names the record.

@@ -109,6 +109,10 @@ llvm::Expected<TimingConfig> TimingConfig::parse(const llvm::json::Value &chipJs
   }
   if (t.cores > 100000)
     return failure(chipName + ": core_cnt " + llvm::Twine(t.cores) + " is more than the 100000 supported");
+  // The simulator keeps a reorder buffer of rob_size entries per core.
+  if (t.robSize > kMaxRobSize)
+    return failure(chipName + ": rob_size " + llvm::Twine(t.robSize) + " is more than the " +
+                   llvm::Twine(kMaxRobSize) + " supported");
 
   // network.json: {"latency": {"<src>": {"<dst>": ns per flit}}}, global
   // memory as switch -10; every pair a program may use must be present.
@@ -117,6 +121,15 @@ llvm::Expected<TimingConfig> TimingConfig::parse(const llvm::json::Value &chipJs
   if (!latency)
     return failure(networkName + ": expected {\"latency\": {source: {destination: ns per flit}}}");
   int64_t n = t.cores + 1;
+  // Every row must be there before the (cores + 1)^2 table is allocated:
+  // a 2-byte network.json beside a core_cnt of 100000 asked for 80 GB.
+  for (int64_t from = -1; from < t.cores; ++from) {
+    std::string src = from < 0 ? "-10" : std::to_string(from);
+    const llvm::json::Object *row = latency->getObject(src);
+    if (!row || int64_t(row->size()) < t.cores)
+      return failure(networkName + ": latency[" + src + "] is missing or has fewer than " + llvm::Twine(t.cores) +
+                     " destinations");
+  }
   t.flitNs.assign(size_t(n * n), 0);
   auto node = [&](int64_t id) { return id == -10 ? std::string("-10") : std::to_string(id); };
   for (int64_t from = -1; from < t.cores; ++from)
@@ -136,16 +149,20 @@ llvm::Expected<TimingConfig> TimingConfig::parse(const llvm::json::Value &chipJs
 }
 
 llvm::Expected<TimingConfig> TimingConfig::load(llvm::StringRef directory) {
-  llvm::SmallString<256> chipPath(directory), networkPath(directory);
-  llvm::sys::path::append(chipPath, "chip.json");
-  llvm::sys::path::append(networkPath, "network.json");
-  llvm::Expected<llvm::json::Value> chip = readJsonFile(chipPath);
+  std::string where = ("'" + directory + "'").str();
+  llvm::Expected<std::string> chipPath = memberPath(directory, "chip.json", where);
+  if (!chipPath)
+    return chipPath.takeError();
+  llvm::Expected<std::string> networkPath = memberPath(directory, "network.json", where);
+  if (!networkPath)
+    return networkPath.takeError();
+  llvm::Expected<llvm::json::Value> chip = readJsonFile(*chipPath);
   if (!chip)
     return chip.takeError();
-  llvm::Expected<llvm::json::Value> network = readJsonFile(networkPath);
+  llvm::Expected<llvm::json::Value> network = readJsonFile(*networkPath);
   if (!network)
     return network.takeError();
-  return parse(*chip, *network, chipPath, networkPath);
+  return parse(*chip, *network, *chipPath, *networkPath);
 }
 
 double TimingConfig::mvmulNs(int64_t inputBits) const {

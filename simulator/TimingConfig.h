@@ -23,6 +23,10 @@
 
 namespace raptor::pim {
 
+/// The largest reorder buffer chip.json may ask for (the timing simulator
+/// allocates one of rob_size entries per core; pimsim-nn's chips use 1).
+inline constexpr int64_t kMaxRobSize = 1 << 16;
+
 struct TimingConfig {
   int64_t cores = 0;
   double periodNs = 1;

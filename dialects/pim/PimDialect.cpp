@@ -189,6 +189,13 @@ LogicalResult CoreOp::verify() {
   for (GroupOp group : getBody().getOps<GroupOp>()) {
     if (!ids.insert(group.getId()).second)
       return group.emitOpError() << "duplicates group " << group.getId() << " of core " << getId();
+    // Program directories list a core's groups by position (docs/pim.md),
+    // and readers refuse any other numbering. (An id out of range is the
+    // group's own verifier's error, which runs after this one.)
+    bool inRange = group.getId() >= 0 && group.getId() < chip.getCrossbars();
+    if (inRange && group.getId() != int64_t(ids.size()) - 1)
+      return group.emitOpError() << "is group " << group.getId() << " of core " << getId() << " where group "
+                                 << ids.size() - 1 << " belongs: a core numbers its groups 0, 1, ... in order";
     crossbars += group.getCrossbars();
   }
   if (crossbars > chip.getCrossbars())

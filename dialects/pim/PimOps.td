@@ -166,7 +166,8 @@ def Pim_GroupOp : Pim_Op<"group", [HasParent<"CoreOp">]> {
     matrix whose element (k, n) is `weight[matrix(k, n)]` (elements outside
     the weight's matrix rows are zero). Crossbar j of the group holds
     columns `c0 + j * xbar_cols ...`. The layout's two modes are the
-    matrix's rows and columns; cells beyond them are zero.
+    matrix's rows and columns; cells beyond them are zero. A core's groups
+    are numbered 0, 1, ... in the order they are declared.
   }];
   let arguments = (ins Pim_I64:$id, Pim_I64:$crossbars, FlatSymbolRefAttr:$weight,
                        Pim_LayoutAttr:$matrix, DenseI64ArrayAttr:$rows, DenseI64ArrayAttr:$cols);

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from mlir import ir
@@ -15,12 +18,63 @@ class UserError(Exception):
     """A problem with the user's input: reported as one line, exit code 1."""
 
 
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (are delivered after) while the block runs:
+    for the steps of a write that must not be cut in two (creating a
+    staging copy and remembering its name, renaming it in, removing it)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def make_parents(directory: Path, what: Path) -> list[Path]:
+    """Creates ``directory`` and its missing parents, as the user named them
+    (``raptor compile m -o out/m`` in a fresh directory); returns the
+    directories created, deepest first, for :func:`remove_made` to take
+    back after a failure. A parent that is a file is a one-line UserError
+    naming ``what``."""
+    made: list[Path] = []
+    probe = directory
+    while not probe.is_dir():
+        if probe.exists() or probe.is_symlink():
+            raise UserError(f"cannot write '{what}': '{probe}' is not a directory")
+        made.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for d in reversed(made):
+        try:
+            d.mkdir()
+        except FileExistsError:
+            pass
+        except OSError as e:
+            remove_made(made)
+            raise UserError(f"cannot write '{what}': cannot create '{d}': {e.strerror or e}") from None
+    return made
+
+
+def remove_made(made: list[Path]) -> None:
+    """Removes the directories :func:`make_parents` created, deepest first,
+    while they are empty (nothing that was there before is touched)."""
+    for d in made:
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Writes ``data`` (text or bytes) to ``path`` via a temporary file
-    renamed into place, so that a failure never leaves half a file. The file
-    gets the umask's permissions (not mkstemp's 0600); a directory is
-    refused; a symlink is written through (its target replaced), and a FIFO
-    or device is written directly, never replaced by a regular file."""
+    renamed into place, so that a failure or an interruption never leaves
+    half a file or the temporary one. Missing parent directories are
+    created. The file gets the umask's permissions (not mkstemp's 0600); a
+    directory is refused; a symlink is written through (its target
+    replaced), and a FIFO or device is written directly, never replaced by
+    a regular file."""
     target = Path(path)
     if target.is_dir():
         raise UserError(f"cannot write '{target}': it is a directory")
@@ -32,21 +86,29 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
             raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
         return
     if target.is_symlink():
+        if not target.exists():
+            raise UserError(f"cannot write '{target}': it is a symbolic link to nothing")
         target = target.resolve()
     directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise UserError(f"cannot write '{target}': directory '{directory}' does not exist")
+    made = make_parents(directory, target)
+    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as e:
-        raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
-    try:
+        # (A signal held here arrives as the block ends: inside this try.)
+        with signals_held():
+            try:
+                fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+            except OSError as e:
+                raise UserError(f"cannot write '{target}': {e.strerror or e}") from None
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, target)
+        with signals_held():
+            os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with signals_held():
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            remove_made(made)
         raise
 
 

@@ -242,11 +242,13 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     export_log.setLevel(logging.CRITICAL)  # torch logs a traceback before raising
     try:
         ep = torch.export.load(source)
+        # The reference: the program as saved, before the decompositions
+        # (a damaged archive can load and fail only here).
+        eager = ep.module()
     except Exception as e:
         raise UserError(f"'{source}' is not a torch.export file: {_one_line(e)}") from None
     finally:
         export_log.setLevel(level)
-    eager = ep.module()  # the reference: the program as saved, before the decompositions
     try:
         decomposed = ep.run_decompositions(zoo.decomposition_table())
     except Exception as e:  # torch raises many kinds here

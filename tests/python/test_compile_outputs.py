@@ -52,7 +52,7 @@ def test_a_directory_with_a_foreign_manifest_or_files_is_refused(tmp_path: Path,
     (web / "manifest.json").write_text('{"name": "my app", "version": 3}')
     (web / "index.html").write_text("<html></html>")
     r = _compile(model, web)
-    assert r.returncode == 1 and "is not a program directory (no Raptor manifest)" in r.stderr
+    assert r.returncode == 1 and "is not a program directory (its manifest.json is not a Raptor manifest)" in r.stderr
     assert sorted(p.name for p in web.iterdir()) == ["index.html", "manifest.json"]
     program = tmp_path / "program"
     assert _compile(model, program).returncode == 0
@@ -78,27 +78,99 @@ def _complete(directory: Path) -> bool:
         return False
 
 
+def test_a_dangling_link_or_an_input_inside_the_output_is_refused_before_the_compile(tmp_path: Path,
+                                                                                   model: Path) -> None:
+    """The output is checked before the model is even read (a symbolic link
+    was a traceback after the whole compile): a foreign directory is named
+    although the model does not exist. A model, weights or target file
+    inside a program directory of Raptor's (its reports/) would be deleted
+    by the replacement: refused, the file kept."""
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    r = _compile(model, dangling)
+    assert r.returncode == 1 and r.stderr == f"raptor: error: '{dangling}' is a symbolic link: give the program " \
+                                             "directory itself\n"
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    r = _compile(tmp_path / "missing.pt2", foreign)
+    assert r.returncode == 1 and "(no Raptor manifest; it holds 'notes.txt')" in r.stderr
+    program = tmp_path / "program"
+    assert _compile(model, program).returncode == 0
+    inside = program / "reports" / "model.pt2"
+    inside.parent.mkdir(exist_ok=True)
+    inside.write_bytes(model.read_bytes())
+    for args in ((inside,), (model, "--target", str(inside))):
+        r = subprocess.run([sys.executable, "-m", "raptor", "compile", str(args[0]), "-o", str(program), "-q",
+                            *args[1:]], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 1 and r.stderr == (f"raptor: error: '{inside}' is inside '{program}', which the "
+                                                  "compile replaces: move it or choose another output\n")
+        assert inside.read_bytes() == model.read_bytes()
+
+
+def test_missing_parents_of_the_output_are_created_and_taken_back_on_failure(tmp_path: Path, model: Path) -> None:
+    """`raptor compile MODEL -o out/m` works in a fresh directory (the
+    README's example failed: no such directory); a compile that fails
+    leaves none of the directories it created, and no staging copy."""
+    r = subprocess.run([sys.executable, "-m", "raptor", "compile", str(model), "-o", "out/deep/m", "-q"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert _complete(tmp_path / "out" / "deep" / "m")
+    assert sorted(p.name for p in (tmp_path / "out" / "deep").iterdir()) == ["m"]
+    small = Path(pim.__file__).parent.parent / "spatial" / "targets" / "small.json"
+    r = subprocess.run([sys.executable, "-m", "raptor", "compile", "shufflenet_v2", "-o", "new/deep/m", "-q",
+                        "--target", str(small)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 1 and "crossbars but the chip has" in r.stderr and r.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    (tmp_path / "file").write_text("x")
+    r = subprocess.run([sys.executable, "-m", "raptor", "compile", str(model), "-o", "file/m", "-q"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr == "raptor: error: cannot write 'file/m': 'file' is not a directory\n"
+
+
+def test_report_files_are_written_where_the_user_says(tmp_path: Path, model: Path) -> None:
+    """raptor schedule wrote reports/ into the current directory unless told
+    otherwise; now only with --report-dir, whose missing parents it creates."""
+    r = subprocess.run([sys.executable, "-m", "raptor", "schedule", str(model)], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    r = subprocess.run([sys.executable, "-m", "raptor", "schedule", str(model), "--report-dir", "a/b"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["gantt.svg", "schedule.json"]
+    assert json.loads((tmp_path / "a" / "b" / "schedule.json").read_text())["summary"]["tasks"] > 0
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_compiles_leave_the_old_or_the_new_program(tmp_path: Path, model: Path, signum: int) -> None:
     """Over an existing program, a compile interrupted at random instants
-    (up to its whole length, measured first) leaves a complete program,
+    (over its whole length, measured first, half of them in its last
+    fifth, where the old program is replaced) leaves a complete program,
     the old one or the new one, and no staging copy beside it (SIGTERM left
-    the staging directory before)."""
+    the staging directory before; SIGINT in the last second left neither
+    program)."""
     out = tmp_path / "p"
-    start = time.perf_counter()
     assert _compile(model, out).returncode == 0
+    start = time.perf_counter()
+    assert _compile(model, out).returncode == 0  # (the length of a replacing compile)
     length = time.perf_counter() - start
     rng = random.Random(signum)
-    for _ in range(4):
+    instants = [rng.uniform(0.05, 1.0) for _ in range(3)] + [rng.uniform(0.8, 1.05) for _ in range(3)]
+    outcomes = set()
+    for instant in instants:
         manifest = json.loads((out / "manifest.json").read_text())
         manifest["mark"] = "old"
         (out / "manifest.json").write_text(json.dumps(manifest))
         p = subprocess.Popen([sys.executable, "-m", "raptor", "compile", str(model), "-o", str(out), "-q"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.2, 1.1) * length)
+        time.sleep(instant * length)
         p.send_signal(signum)
         code = p.wait(timeout=300)
         # (a signal before the command has started its work ends it as the signal does)
         assert code in (0, 128 + signum, -signum), code
         assert _complete(out)  # the old program (its manifest marked) or the new one
+        outcomes.add("old" if json.loads((out / "manifest.json").read_text()).get("mark") else "new")
         assert sorted(q.name for q in tmp_path.iterdir()) == ["p"], os.listdir(tmp_path)
+    assert outcomes  # (which of the two depends on the machine's speed)

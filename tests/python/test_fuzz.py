@@ -26,9 +26,10 @@ def _harness():
 
 def test_a_seeded_smoke_run_finds_no_defect(tmp_path: Path) -> None:
     fuzz = _harness()
-    code = fuzz.main(["--runs", "36", "--seed", "3", "--timeout", "60", "--out", str(tmp_path)])
+    code = fuzz.main(["--runs", "40", "--seed", "3", "--timeout", "60", "--out", str(tmp_path)])
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["runs"] == 36 and len(report["outcomes"]) == 12  # every entry point ran
+    # Every entry point ran (the .pt2 and .safetensors ones need the shared repros' seeds).
+    assert report["runs"] == 40 and len(report["outcomes"]) >= 18
     assert code == 0, report["defects"]
 
 

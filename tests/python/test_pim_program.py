@@ -189,11 +189,12 @@ def test_manifest_paths_stay_inside_the_program_directory(program: Path, tmp_pat
 
 def test_device_files_and_fifos_are_refused_before_reading(program: Path, tmp_path: Path) -> None:
     """memory.bin as /dev/zero (read to the end before: out of memory) or
-    as a FIFO (the reader hung): one line, nothing read."""
+    as a FIFO (the reader hung): one line, nothing read. (The link to
+    /dev/zero leaves the directory, which is refused first.)"""
     directory = broken(program, tmp_path)
     (directory / "memory.bin").unlink()
     (directory / "memory.bin").symlink_to("/dev/zero")
-    with pytest.raises(pim.UserError, match=r"memory.bin' is not a regular file"):
+    with pytest.raises(pim.UserError, match=r"'memory.bin' is not a file inside the program directory"):
         pim.Program.load(directory)
     (directory / "memory.bin").unlink()
     os.mkfifo(directory / "memory.bin")
@@ -275,7 +276,8 @@ def test_simulator_inputs_of_the_wrong_shape_are_refused(program: Path, tmp_path
     (["compile", "{model}", "-o", "{tmp}/o", "--target", "{tmp}/two.json"],
      "the model needs 4 crossbars but the chip has 2 (2 cores x 1)"),
     (["compile", "{model}", "-o", "{tmp}/taken"], "'{tmp}/taken' exists and is not a program directory"),
-    (["compile", "{model}", "-o", "{tmp}/no/such/dir/o"], "directory '{tmp}/no/such/dir' does not exist"),
+    # (missing parents are created: test_compile_outputs.py; a parent that is a file cannot be)
+    (["compile", "{model}", "-o", "{tmp}/nomodel.mlir/o"], "'{tmp}/nomodel.mlir' is not a directory"),
 ])
 def test_bad_compiler_inputs_fail_cleanly_and_write_nothing(program: Path, tmp_path: Path, args: list[str],
                                                             message: str) -> None:

@@ -35,12 +35,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import untrusted  # noqa: E402  (the untrusted-input surfaces, beside this file)
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("RAPTOR_SHARED_DIR", ROOT.parent / "shared"))
 TARGETS = ROOT / "python" / "raptor" / "spatial" / "targets"
 TINY = ROOT / "tests" / "lit" / "passes" / "pim" / "Inputs" / "tiny.json"  # 8-bit cells: fp32 programs
 BIN = Path(sys.executable).parent
-DEFECTS = ("crash", "traceback", "hang", "partial")
+DEFECTS = ("crash", "traceback", "hang", "partial", "escape")
+#: Entry points whose input is a program directory (JSON of its files).
+PROGRAM_ENTRIES = ("raptor simulate program", "raptor simulate hostile program", "raptor periodic hostile program",
+                   "raptor timing hostile program")
 EXTREMES = ["0", "-1", "1", "2147483647", "2147483648", "-2147483649", "4294967296", "9223372036854775807",
             "-9223372036854775808", "18446744073709551616", "1e308", "nan", "-0", "65536", "3"]
 
@@ -54,8 +60,7 @@ class Case:
     entry: str
     name: str
     data: bytes
-    command: list[str]
-    directory: bool = False  # the input is a program directory (data: a JSON of files)
+    command: list[str] | Callable[[bytes, Path, float], tuple[str, str]]  # or a runner of its own
 
 
 # Mutators -----------------------------------------------------------------
@@ -182,8 +187,8 @@ def _program_directory(work: Path) -> dict[str, str]:
     return {str(p.relative_to(out)): p.read_bytes().hex() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-def entry_points(work: Path) -> dict[str, tuple[list[tuple[str, bytes]], Callable, list[str]]]:
-    """name -> (seeds, mutator chooser, command template)."""
+def entry_points(work: Path) -> dict[str, tuple[list[tuple[str, bytes]], Callable, list[str] | Callable]]:
+    """name -> (seeds, mutator chooser, command template or runner)."""
     opt = str(BIN / "raptor-opt")
     raptor = str(BIN / "raptor")
     small = str(TARGETS / "small.json")
@@ -194,9 +199,17 @@ def entry_points(work: Path) -> dict[str, tuple[list[tuple[str, bytes]], Callabl
     dags = _json_files("*.json", [SHARED / "data" / "sched"]) + [
         (p.name, p.read_bytes()) for p in sorted((SHARED / "data" / "fuzz-repros").glob("U*.json"))]
     program = json.dumps(_program_directory(work)).encode()
+    seed_program, seed_model = work / "seed-program", work / "seed.mlir"
+    start = time.monotonic()
+    subprocess.run([raptor, "compile", str(seed_model), "-o", str(work / "timed"), "--target", str(TINY), "-q"],
+                   check=True, capture_output=True)
+    compile_seconds = time.monotonic() - start
+    shutil.rmtree(work / "timed")
+    repros = SHARED / "data" / "fuzz-repros-t3"
+    hostile = lambda rng: untrusted.mutate_hostile_program  # noqa: E731
     text = lambda rng: rng.choice(MUTATORS)  # noqa: E731
     structured = lambda rng: rng.choice(MUTATORS + (mutate_json, mutate_json))  # noqa: E731
-    return {
+    entries = {
         "raptor-opt verify": (mlir, text, [opt, "{}", "-o", "/dev/null"]),
         "raptor-opt canonicalize": (mlir, text, [opt, "{}", "--canonicalize", "-o", "/dev/null"]),
         "raptor-opt place-codecs": (mlir, text, [opt, "{}", "--raptor-place-codecs=policy=W", "-o", "/dev/null"]),
@@ -219,7 +232,27 @@ def entry_points(work: Path) -> dict[str, tuple[list[tuple[str, bytes]], Callabl
                                                          "(4,4) --(1,3)--> (4,2,4)", "(2,3):(3,1)")],
                               text, [raptor, "layout-svg", "@{}", "-o", "{out}"]),
         "raptor simulate program": ([("program", program)], lambda rng: mutate_program, [raptor, "simulate", "{}"]),
+        "raptor simulate hostile program": ([("program", program)], hostile, [raptor, "simulate", "{}"]),
+        "raptor periodic hostile program": ([("program", program)], hostile, [raptor, "periodic", "{}"]),
+        "raptor timing hostile program": ([("program", program)], hostile, [raptor, "simulate", "{}", "--timing"]),
+        "raptor import onnx": (untrusted.onnx_seeds(), lambda rng: untrusted.mutate_onnx,
+                               [raptor, "import", "{}", "-o", "{out}"]),
+        "raptor simulate npy input": (untrusted.npy_seeds((1, 12)), lambda rng: untrusted.mutate_npy,
+                                      [raptor, "simulate", str(seed_program), "--input", "{}"]),
+        "raptor compile output": (untrusted.output_seeds(), lambda rng: untrusted.mutate_output,
+                                  lambda data, at, timeout: untrusted.run_output_case(
+                                      data, at, timeout, seed_model, TINY, seed_program, compile_seconds)),
     }
+    if (repros / "tiny.pt2").is_file():
+        entries["raptor import pt2"] = ([("tiny.pt2", (repros / "tiny.pt2").read_bytes())],
+                                        lambda rng: untrusted.mutate_pt2, [raptor, "import", "{}", "-o", "{out}"])
+    if (repros / "tiny.mlir").is_file():
+        shutil.copy(repros / "tiny.mlir", work / "weighted.mlir")
+        entries["raptor compile safetensors"] = (
+            [("tiny.safetensors", (repros / "tiny.safetensors").read_bytes())],
+            lambda rng: untrusted.mutate_safetensors,
+            [raptor, "compile", str(work / "weighted.mlir"), "--weights", "{}", "-o", "{out}", "-q"])
+    return entries
 
 
 def mutate_program(rng: random.Random, data: bytes) -> bytes:
@@ -245,12 +278,9 @@ def mutate_program(rng: random.Random, data: bytes) -> bytes:
 # Running ------------------------------------------------------------------
 
 def materialize(case: Case, work: Path) -> Path:
-    if case.entry == "raptor simulate program":
+    if case.entry in PROGRAM_ENTRIES:
         d = work / "program"
-        shutil.rmtree(d, ignore_errors=True)
-        for name, hexed in json.loads(case.data).items():
-            (d / name).parent.mkdir(parents=True, exist_ok=True)
-            (d / name).write_bytes(bytes.fromhex(hexed))
+        untrusted.materialize_program(json.loads(case.data), d)
         return d
     path = work / ("input" + Path(case.name).suffix)
     path.write_bytes(case.data)
@@ -259,12 +289,15 @@ def materialize(case: Case, work: Path) -> Path:
 
 def run(case: Case, work: Path, timeout: float) -> tuple[str, str]:
     """(outcome, detail) of one case."""
+    if callable(case.command):
+        return case.command(case.data, work, timeout)
     path = materialize(case, work)
     out = work / "output.json"
-    if out.is_dir():
-        shutil.rmtree(out)
-    elif out.exists():
-        out.unlink()
+    for leftover in (out, out.with_suffix(".safetensors")):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover)
+        elif leftover.exists() or leftover.is_symlink():
+            leftover.unlink()
     command = []
     for part in case.command:
         if part == "@{}":  # layout specs are arguments, not files
@@ -289,12 +322,34 @@ def run(case: Case, work: Path, timeout: float) -> tuple[str, str]:
         if "{out}" in " ".join(case.command) and out.exists():
             return "partial", f"exit {p.returncode} but {out.name} was written"
         return "error", ""
+    if case.entry in PROGRAM_ENTRIES and _names_outside(json.loads(case.data), case.entry):
+        return "escape", "a program whose files lie outside it was accepted"
     return "ok", ""
+
+
+def _names_outside(files: dict, entry: str) -> bool:
+    """Whether the command of ``entry`` reads a file of the program
+    directory that lies outside it: a manifest path that leaves it, or a
+    symbolic link to elsewhere in place of a file it reads (a reader that
+    accepts either read what it must not)."""
+    try:
+        manifest = json.loads(bytes.fromhex(files["manifest.json"]))
+    except (KeyError, ValueError, TypeError):
+        return False
+    named = [c.get(k) for c in manifest.get("cores", []) if isinstance(c, dict)
+             for k in ("weights", "program", "origins")]
+    named = [n for n in named if isinstance(n, str)]
+    if any(n.startswith("/") or ".." in Path(n).parts for n in named):
+        return True
+    read = {"manifest.json", "memory.bin", *named}
+    if entry != "raptor simulate hostile program":
+        read |= {"chip.json", "network.json"}
+    return any(isinstance(files.get(n), dict) and "symlink" in files[n] for n in read)
 
 
 def minimize(case: Case, outcome: str, work: Path, timeout: float, budget: int = 60) -> Case:
     """Greedy chunk deletion keeping the same outcome (bounded tries)."""
-    if case.entry == "raptor simulate program":
+    if case.entry in PROGRAM_ENTRIES or callable(case.command):
         return case
     data, tries, chunk = case.data, 0, max(1, len(case.data) // 2)
     while chunk >= 1 and tries < budget:
@@ -347,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
                 target = args.out / "defects" / f"{len(defects):03d}-{entry.replace(' ', '_')}-{outcome}"
                 target.mkdir(parents=True, exist_ok=True)
                 (target / ("input" + Path(name).suffix)).write_bytes(small.data)
-                (target / "command.txt").write_text(" ".join(command) + f"\n{outcome}: {detail}\n")
+                spelled = " ".join(command) if not callable(command) else f"{entry} (untrusted.py)"
+                (target / "command.txt").write_text(spelled + f"\n{outcome}: {detail}\n")
                 defects.append({"entry": entry, "seed": name, "outcome": outcome, "detail": detail,
                                 "saved": str(target)})
                 print(f"[{runs}] {entry}: {outcome} ({detail}) -> {target}", file=sys.stderr)

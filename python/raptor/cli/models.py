@@ -7,14 +7,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import raptor
 from raptor import sources, weights, zoo
-from raptor._io import UserError, write_atomically
+from raptor._io import UserError, make_parents, remove_made, signals_held
 
 
 def format_summary(summary: dict) -> str:
@@ -109,6 +112,8 @@ def _import(args: argparse.Namespace) -> int:
         raise UserError(f"'{source}': expected a .pt2 (torch.export.save) or .onnx file")
     if not suffix:
         zoo.check_name(source)
+    if args.output:
+        _check_output(args.output, with_weights=not args.no_weights)
     start = time.perf_counter()
     step = itertools.count(1)
     model = sources.load(source, progress=lambda m: print(f"[{next(step)}/3] {m} ...", file=sys.stderr),
@@ -130,28 +135,54 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(output: str, model: sources.Model, with_weights: bool) -> None:
-    """The IR at ``output`` and its weights beside it, both or neither."""
-    text = str(model.module)
+def _check_output(output: str, with_weights: bool) -> None:
+    """Refuses, before the import, an output that cannot be written."""
     weights_path = weights.beside(output) if with_weights else None
     if weights_path is not None and weights_path.resolve() == Path(output).resolve():
         raise UserError(f"the output '{output}' would be overwritten by its weights file")
-    directory = Path(output).parent
-    if not directory.is_dir():
-        raise UserError(f"cannot write '{output}': directory '{directory}' does not exist")
-    if Path(output).is_dir():
-        raise UserError(f"cannot write '{output}': it is a directory")
-    if weights_path is not None:
-        try:
-            weights.save(weights_path, model.tensors)
-        except OSError as e:
-            raise UserError(f"cannot write '{weights_path}': {e.strerror or e}") from None
+    for path in (Path(output), weights_path):
+        if path is not None and path.is_dir():
+            raise UserError(f"cannot write '{path}': it is a directory")
+        if path is not None and path.is_symlink() and not path.exists():
+            raise UserError(f"cannot write '{path}': it is a symbolic link to nothing")
+
+
+def _write(output: str, model: sources.Model, with_weights: bool) -> None:
+    """The IR at ``output`` and its weights beside it (missing parent
+    directories created): both written to temporary files first, then
+    both renamed in with SIGINT and SIGTERM held, so that a failure or an
+    interruption leaves the old pair or the new one."""
+    text = str(model.module)
+    target = Path(output).resolve() if Path(output).is_symlink() else Path(output)
+    weights_path = weights.beside(target) if with_weights else None
+    directory = target.parent
+    made = make_parents(directory, target)
+    staged: list[Path] = []
     try:
-        write_atomically(output, text)
-    except BaseException:
-        if weights_path is not None:  # no half an import: the weights alone are useless
-            weights_path.unlink(missing_ok=True)
-        raise
+        with signals_held():
+            staged.append(Path(tempfile.mkdtemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")))
+        if weights_path is not None:
+            try:
+                weights.save(staged[0] / "weights", model.tensors)
+            except OSError as e:
+                raise UserError(f"cannot write '{weights_path}': {e.strerror or e}") from None
+        _write_ir(staged[0] / "ir", text)
+        with signals_held():
+            if weights_path is not None:
+                os.replace(staged[0] / "weights", weights_path)
+            os.replace(staged[0] / "ir", target)
+    except OSError as e:
+        raise UserError(f"cannot write '{output}': {e.strerror or e}") from None
+    finally:
+        with signals_held():
+            for d in staged:
+                shutil.rmtree(d, ignore_errors=True)
+            if not target.exists():
+                remove_made(made)
+
+
+def _write_ir(path: Path, text: str) -> None:
+    path.write_text(text)
 
 
 def _summary(args: argparse.Namespace) -> int:

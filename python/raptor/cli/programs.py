@@ -106,6 +106,8 @@ def _compile(args: argparse.Namespace) -> int:
         raise UserError(f"{', '.join(int8_only)} only {verb} with --precision int8")
     if args.calibrate and args.calibration_samples:
         raise UserError("give either --calibrate FILE or --calibration-samples N, not both")
+    # (Before the model is read: a refused output costs no import.)
+    pim.check_output(args.output, [args.model, args.weights, args.target, args.calibrate])
     model = sources.load(args.model, args.weights, progress=lambda m: say(f"[model] {m}"))
     try:
         calibration = None

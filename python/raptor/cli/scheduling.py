@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also write pipeline_periodic.json: the schedule's event graph run as loop bodies, its "
                         "exact maximum cycle ratio and critical cycle (read-only)")
     add_replication_options(p)
-    p.add_argument("--report-dir", default="reports", help="where schedule.json and gantt.svg go")
+    p.add_argument("--report-dir", metavar="DIR",
+                   help="write schedule.json and gantt.svg (and the --pipeline search, --periodic report) into DIR "
+                        "(created if missing; default: print the summary only)")
     p.set_defaults(run=_schedule)
 
     p = sub.add_parser("schedule-dag", help="list-schedule a task graph (PEFT or HEFT)",
@@ -79,16 +81,16 @@ def _schedule(args: argparse.Namespace) -> int:
                                         pipeline=args.pipeline, periodic=args.periodic, follow_rows=args.follow_rows)
     except ir.MLIRError as e:
         raise diagnostics_error(e, source_name(args.model)) from None
-    out = Path(args.report_dir)
-    out.mkdir(parents=True, exist_ok=True)
     selection = report.pop("selection", None)
     periodic = report.pop("periodic", None)
-    write_json(out / "schedule.json", report)
-    write_atomically(out / "gantt.svg", spatial.gantt_svg(report))
-    if selection is not None:
-        write_json(out / "pipeline_selection.json", selection)
-    if periodic is not None:
-        write_json(out / "pipeline_periodic.json", periodic)
+    written = []
+    if args.report_dir:
+        out = Path(args.report_dir)
+        for name, data in (("schedule.json", report), ("gantt.svg", spatial.gantt_svg(report)),
+                           ("pipeline_selection.json", selection), ("pipeline_periodic.json", periodic)):
+            if data is not None:
+                (write_json if name.endswith(".json") else write_atomically)(out / name, data)
+                written.append(out / name)
     s = report["summary"]
     print(f"{args.model}: {s['tasks']} tasks on {s['cores_used']} cores ({report['algorithm']}, "
           f"{report['strategy']})")
@@ -105,9 +107,8 @@ def _schedule(args: argparse.Namespace) -> int:
                   f"over cores {periodic['cycle_cores']}, distance {periodic['cycle_distance']})")
         else:
             print(f"  periodic: {periodic['status']} {periodic['reason']}".rstrip())
-    print(f"report: {out / 'schedule.json'}, chart: {out / 'gantt.svg'}"
-          + (f", search: {out / 'pipeline_selection.json'}" if selection is not None else "")
-          + (f", periodic: {out / 'pipeline_periodic.json'}" if periodic is not None else ""))
+    if written:
+        print("wrote " + ", ".join(map(str, written)))
     return 0
 
 

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ from .report import format_summary, summary
 from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
 
 __all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "SimulationError", "Timing",
-           "compile", "format_periodic", "format_summary", "format_timing", "simulate", "summary"]
+           "check_output", "compile", "format_periodic", "format_summary", "format_timing", "simulate", "summary"]
 
 #: The spellings of the compile's enumerated options (the C++ vocabularies).
 PIMSIM_FORMS: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabulary("pimsim"))
@@ -101,8 +99,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     skipped (the manifest says why) when the program uses extension
     instructions or unrolls to more than ``unroll_limit`` instructions
     (0: no limit).
-    The directory appears only when every step succeeded (an existing
-    program directory there is replaced). The module is changed in place
+    The directory appears only when every step succeeded (its missing
+    parents are created; an existing program directory there is replaced,
+    anything else is refused before any work: see :func:`check_output`). The module is changed in place
     (it ends holding the nn graph, its schedule and the pim chip).
     Raises UserError with located diagnostics, ValueError for an unknown
     option value.
@@ -132,21 +131,18 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         chip = _raptor.Target.load(str(target_path))
     except ValueError as e:
         raise UserError(str(e)) from None
+    out = Path(output)
+    read = weights.path if isinstance(weights, weight_files.Weights) else weights
+    _outputs.check_replaceable(out, [read if isinstance(read, (str, os.PathLike)) else None, target])
     if isinstance(weights, (str, os.PathLike)):
         weights = weight_files.load(weights)
-    out = Path(output)
-    _outputs.check_replaceable(out)
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"cannot write '{out}': directory '{parent}' does not exist")
     say = progress or (lambda _: None)
-    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
-    options.output = str(staging)
     handle = weights.handle if weights is not None else None
     seconds: dict[str, float] = {}
     steps = _Steps(say, sum(len(_raptor.compile_steps(phase, options)) for phase in _phases(precision)) +
                    (1 if precision == "int8" else 0))
-    try:
+    with _outputs.staging(out) as staging:
+        options.output = str(staging)
         with module.context:
             chip.attach(module)
             try:
@@ -167,10 +163,15 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         manifest = json.loads((staging / "manifest.json").read_text())
         os.chmod(staging, 0o777 & ~current_umask())
         _outputs.install(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return CompileResult(out, manifest, seconds)
+
+
+def check_output(output: str | os.PathLike[str], inputs: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+    """Raises UserError unless :func:`compile` may write ``output``: it does
+    not exist, or is empty, or is a program directory holding only what
+    Raptor writes (no symbolic link, no user's file), and none of the files
+    ``inputs`` lies inside it. Commands call it before any work."""
+    _outputs.check_replaceable(Path(output), inputs)
 
 
 def _phases(precision: str) -> tuple[str, ...]:

@@ -13,36 +13,64 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from .. import _raptor
-from .._io import UserError
+from .._io import UserError, make_parents, remove_made, signals_held
 
-__all__ = ["check_replaceable", "install"]
+__all__ = ["check_replaceable", "install", "staging"]
 
-def check_replaceable(out: Path) -> None:
+
+def check_replaceable(out: Path, inputs: Iterable[str | os.PathLike[str] | None] = ()) -> None:
     """Raises UserError unless ``out`` does not exist, is an empty
     directory, or is a program directory holding only what Raptor writes
-    (the C++ emitter's own rule, simulator/Program.h checkReplaceable)."""
+    (the C++ emitter's own rule, simulator/Program.h checkReplaceable),
+    and none of ``inputs`` (files the compile reads) lies inside it: the
+    replacement would delete them."""
     try:
         _raptor.check_replaceable(str(out))
     except ValueError as e:
         raise UserError(str(e)) from None
+    if not out.is_dir():
+        return
+    root = out.resolve()
+    for name in inputs:
+        if name is None or not Path(name).exists():
+            continue
+        if root in Path(name).resolve().parents:
+            raise UserError(f"'{name}' is inside '{out}', which the compile replaces: "
+                            "move it or choose another output")
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait (are delivered after) while the block runs."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+def staging(out: Path) -> Iterator[Path]:
+    """A new empty directory beside ``out`` (its missing parents created)
+    for the program to be written into; on any exit that did not
+    :func:`install` it, it is removed, and so are the parents it created.
+    Its creation and removal run with SIGINT and SIGTERM held, so that no
+    interruption leaves it behind."""
+    parent = out.parent if str(out.parent) else Path(".")
+    made: list[Path] = []
+    path: Path | None = None
     try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        # (A signal held here arrives as the block ends: inside this try, so
+        # that what was created is removed.)
+        with signals_held():
+            made = make_parents(parent, out)
+            try:
+                path = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
+            except OSError as e:
+                raise UserError(f"cannot write '{out}': {e.strerror or e}") from None
+        yield path
+    except BaseException:
+        with signals_held():
+            if path is not None:
+                shutil.rmtree(path, ignore_errors=True)
+            remove_made(made)
+        raise
 
 
 def install(staging: Path, out: Path) -> None:
@@ -50,7 +78,7 @@ def install(staging: Path, out: Path) -> None:
     renamed aside, the new one renamed in, the old one removed last; the
     two renames run with SIGINT and SIGTERM held, so that ``out`` always
     names a whole program."""
-    with _signals_held():
+    with signals_held():
         aside = None
         if out.exists():
             aside = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old"))

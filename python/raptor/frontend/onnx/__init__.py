@@ -16,7 +16,8 @@ graph's own, or one given for an input in ``input_shapes``. An operator
 without an ``nn`` op is kept as the generic ``nn.aten`` op (target
 ``onnx.OpType``), or, in strict mode, all of them are named in one error.
 
-The package: ``importer`` (the graph walk, values and weights), ``shapes``
+The package: ``importer`` (the graph walk, values and weights), ``validate``
+(every node and initializer checked first), ``shapes``
 (static shapes), ``folding`` (constant nodes), ``generic`` (operators
 without a rule), ``rules`` (the conversion rules by operator family),
 ``tensors`` and ``errors`` (what they share).

@@ -110,25 +110,9 @@ class Importer(ImportState):
                     f"output '{out.name}': the imported graph computes shape {got} but the "
                     f"model declares {[d if d is not None else '?' for d in dims]}")
 
-    def _check_arity(self, node: Any, index: int) -> None:
-        """An ONNX file is untrusted: a node with fewer inputs or outputs than
-        its operator's schema allows is refused in one line (the rules index
-        them: a Gemm with one input was an IndexError)."""
-        schema = self.schema(node)
-        if schema is None:
-            return  # (unknown operators become generic calls)
-        name = node.name or f"{node.op_type}_{index}"
-        for what, got, low, high in (("inputs", len(node.input), schema.min_input, schema.max_input),
-                                     ("outputs", len(node.output), schema.min_output, schema.max_output)):
-            if not low <= got <= high:
-                bound = f"{low}" if low == high else f"{low} to {high}" if high < 2**31 - 1 else f"at least {low}"
-                noun = what[:-1] if got == 1 else what
-                raise OnnxImportError(f"node '{name}' ({node.op_type}) has {got} {noun}; the operator takes {bound}")
-
     def _node(self, index: int, node: Any, strict: bool) -> None:
         op = node.op_type
         domain = node.domain or "ai.onnx"
-        self._check_arity(node, index)
         loc = ir.Location.name(node.name or f"{op}_{index}")
         with loc:
             if domain == "ai.onnx" and folding.foldable(self, node):

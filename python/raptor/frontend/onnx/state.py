@@ -15,7 +15,7 @@ from mlir import ir
 
 from raptor.dialects import nn
 
-from . import shapes
+from . import shapes, validate
 from .errors import OnnxImportError, Unsupported, UnsupportedOperatorError
 from .tensors import dense, numpy_element_type, onnx_types
 
@@ -51,6 +51,7 @@ class ImportState:
         self.report = ImportReport()
         self.types = onnx_types()
         self.opset = self._check_opset()
+        validate.check_graph(model, self.opset)  # every node and initializer, before anything is read
         self.report.opset = self.opset
         self.consts: dict[str, np.ndarray] = {}
         self.initializers: set[str] = set()
@@ -158,7 +159,4 @@ class ImportState:
     def schema(self, node: Any) -> Any | None:
         """The ONNX schema of ``node``'s operator at the model's opset (None:
         an operator ONNX does not define)."""
-        try:
-            return self.onnx.defs.get_schema(node.op_type, self.opset, node.domain or "")
-        except Exception:  # onnx raises SchemaError, and more on odd domains
-            return None
+        return validate.schema_of(node, self.opset)

@@ -53,6 +53,19 @@ pim.chip @m cores 2 crossbars 2 of [128, 128] memory 65536 {
 
 // -----
 
+// A program directory lists a core's groups by position: the emitter wrote
+// these out of order and the loader refused the directory.
+pim.chip @m cores 2 crossbars 2 of [128, 128] memory 65536 {
+  pim.weight @w dense<1.0> : tensor<4x4xf32>
+  pim.core 0 {
+    // expected-error @+1 {{is group 1 of core 0 where group 0 belongs}}
+    pim.group 1 crossbars 1 weight @w matrix #layout.layout<(4,4):(1,4)> rows [0, 4] cols [0, 4]
+    pim.group 0 crossbars 1 weight @w matrix #layout.layout<(4,4):(1,4)> rows [0, 4] cols [0, 4]
+  }
+}
+
+// -----
+
 // The largest id (a hash set's reserved key) is an id like any other
 // until the group's own verifier bounds it (found by make fuzz).
 pim.chip @m cores 2 crossbars 2 of [8, 8] memory 65536 {

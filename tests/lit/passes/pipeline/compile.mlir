@@ -48,7 +48,7 @@
 // SELECTION:   "depth": 2,
 // SELECTION-NOT: phase_seconds
 
-// APP:         error: '{{.*}}app' exists and is not a program directory (no Raptor manifest): choose another output
+// APP:         error: '{{.*}}app' exists and is not a program directory (its manifest.json is not a Raptor manifest): choose another output
 // APP-KEPT:    a web app
 // FOREIGN:     error: '{{.*}}mine' holds 'notes.txt', which Raptor did not write: move it or choose another output
 // KEPT:        notes

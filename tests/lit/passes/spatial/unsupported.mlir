@@ -21,7 +21,7 @@ func.func @dynamic_linear(%x: tensor<?x4xf32>, %w: tensor<3x4xf32> {nn.param = "
 // A shape whose element count overflows int64 is reported, not asserted on
 // (fuzz repro K).
 func.func @huge(%x: tensor<4x9223372036854775807xf32> {nn.input = "x"}) -> tensor<4x9223372036854775807xf32> {
-  // expected-error @+1 {{result of type tensor<4x9223372036854775807xf32> has more elements than int64 counts}}
+  // expected-error @+1 {{result 0 of type tensor<4x9223372036854775807xf32> has more elements than int64 counts}}
   %0 = nn.relu %x : tensor<4x9223372036854775807xf32>
   return %0 : tensor<4x9223372036854775807xf32>
 }

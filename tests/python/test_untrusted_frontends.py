@@ -1,0 +1,135 @@
+"""Model files as untrusted input (issue 27): ONNX nodes are checked
+against their operator's schema and initializers against their data before
+anything is imported, and a damaged .pt2 archive is refused wherever torch
+fails on it. Each case is exit 1, one line, no traceback, and no output
+file; the unedited model imports."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+RAPTOR = [sys.executable, "-m", "raptor"]
+
+
+def _conv_model() -> onnx.ModelProto:
+    """A convolution, a relu, a max pool and a flatten (opset 17)."""
+    rng = np.random.default_rng(0)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3], group=1),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Add", ["p", "p"], ["a"]),
+             helper.make_node("Flatten", ["a"], ["y"], axis=1)]
+    graph = helper.make_graph(
+        nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 12])],
+        [numpy_helper.from_array(rng.standard_normal((3, 2, 3, 3)).astype(np.float32), "w"),
+         numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "b")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _import(path: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(RAPTOR + ["import", str(path), "-o", str(out)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def _refused(path: Path, tmp_path: Path) -> str:
+    out = tmp_path / "out.mlir"
+    r = _import(path, out)
+    assert r.returncode == 1, r.stderr
+    error = [line for line in r.stderr.splitlines() if not line.startswith("[")]
+    assert len(error) == 1 and error[0].startswith("raptor: error: ") and "Traceback" not in r.stderr, r.stderr
+    assert not out.exists() and not out.with_suffix(".safetensors").exists()
+    return error[0]
+
+
+def _type(node: int, attribute: str, kind: int) -> Callable[[onnx.ModelProto], None]:
+    def edit(m: onnx.ModelProto) -> None:
+        next(a for a in m.graph.node[node].attribute if a.name == attribute).type = kind
+    return edit
+
+
+def _drop(node: int, attribute: str) -> Callable[[onnx.ModelProto], None]:
+    def edit(m: onnx.ModelProto) -> None:
+        kept = [a for a in m.graph.node[node].attribute if a.name != attribute]
+        del m.graph.node[node].attribute[:]
+        m.graph.node[node].attribute.extend(kept)
+    return edit
+
+
+def _empty_input(m: onnx.ModelProto) -> None:
+    m.graph.node[3].input[0] = ""
+
+
+def _lying_dims(m: onnx.ModelProto) -> None:
+    m.graph.initializer[0].dims[0] = 2**40
+
+
+def _huge_input(m: onnx.ModelProto) -> None:
+    m.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 2**62
+
+
+@pytest.mark.parametrize("edit, message", [
+    (_type(0, "group", TensorProto.FLOAT), "node 'Conv_0' (Conv): attribute 'group' is FLOAT, the operator takes INT"),
+    (_drop(2, "kernel_shape"), "node 'MaxPool_2' (MaxPool) lacks its required attribute 'kernel_shape'"),
+    (_empty_input, "node 'Add_3' (Add) leaves its required input 0 ('A') empty"),
+    (_lying_dims, "initializer 'w' has shape [1099511627776, 2, 3, 3] (19791209299968 elements) but holds 216 "
+                  "bytes of data"),
+    (_huge_input, "view sizes [4611686018427387904, 12] overflow int64"),
+])
+def test_malformed_onnx_nodes_and_tensors_are_one_line(tmp_path: Path, edit: Callable[[onnx.ModelProto], None],
+                                                       message: str) -> None:
+    """A wrong attribute type, a missing required attribute, an emptied
+    required input (the rules indexed and read them: IndexError, TypeError
+    tracebacks), an initializer whose dims claim more than its data (numpy
+    was asked to reshape or allocate it), an input whose element count
+    overflows int64."""
+    model = _conv_model()
+    good = tmp_path / "good.onnx"
+    onnx.save(model, good)
+    assert _import(good, tmp_path / "good.mlir").returncode == 0
+    edit(model)
+    bad = tmp_path / "bad.onnx"
+    onnx.save(model, bad)
+    assert message in _refused(bad, tmp_path)
+
+
+class Tiny(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.c(x))
+
+
+def test_a_pt2_archive_damaged_past_its_loading_is_one_line(tmp_path: Path) -> None:
+    """A .pt2 whose model JSON has a guard list of the wrong type loads in
+    torch and fails building the module (a TypeError traceback)."""
+    good = tmp_path / "tiny.pt2"
+    torch.export.save(torch.export.export(Tiny().eval(), (torch.randn(1, 3, 8, 8),)), good)
+    assert _import(good, tmp_path / "good.mlir").returncode == 0
+    source = zipfile.ZipFile(good)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith("models/model.json"):
+                model = json.loads(data)
+                model["guards_code"] = 1.5
+                data = json.dumps(model).encode()
+            z.writestr(info.filename, data)
+    bad = tmp_path / "bad.pt2"
+    bad.write_bytes(out.getvalue())
+    assert f"'{bad}' is not a torch.export file: TypeError" in _refused(bad, tmp_path)
