@@ -161,6 +161,11 @@ bool isDepthwise(raptor::nn::ConvolutionOp conv) {
 FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
   Lanes one;
   one.tiles = {0};
+  // Refused here, where a compile first meets the graph, naming the aten
+  // operator (the lowering would only see 'nn.aten').
+  if (auto aten = dyn_cast<raptor::nn::AtenOp>(op))
+    return op->emitError() << aten.getTarget()
+                           << " has no PIM lowering (the importer kept it as the generic nn.aten op)";
   if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {
     auto w = cast<RankedTensorType>(conv.getWeight().getType());
     auto out = cast<RankedTensorType>(conv.getOut().getType());

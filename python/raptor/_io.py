@@ -169,13 +169,28 @@ def diagnostics_error(error: ir.MLIRError, source: str) -> UserError:
 
 
 def _where(location: ir.Location, source: str) -> str:
-    """``source:line:col`` for a file location, else MLIR's own spelling."""
+    """Where in the user's model a diagnostic points: ``source:line:col``
+    for a file location, ``source: node 'name'`` for an imported operator
+    (the torch node or ONNX node it came from), ``source`` alone when MLIR
+    knows nothing better (never ``loc(unknown)``)."""
     if location.is_a_file():
         # IR parsed from a string says "-"; a frontend's own locations (the
         # .sure parser's) already name their file.
         name = source if location.filename in ("-", "") else location.filename
         return f"{name}:{location.start_line}:{location.start_col}"
-    return f"{source}: {location}"
+    if location.is_a_name():
+        return f"{source}: node '{location.name_str}'"
+    if location.is_a_callsite():
+        return _where(location.callee, source)
+    if location.is_a_fused():
+        known = [_where(loc, source) for loc in location.locations]
+        return next((w for w in known if w != source), source)
+    return source
+
+
+def located_error(location: ir.Location, message: str, source: str) -> UserError:
+    """A one-line error about the operator at ``location`` of ``source``."""
+    return UserError(f"{_where(location, source)}: {message}")
 
 
 def read_text(path: str) -> str:

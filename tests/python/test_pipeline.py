@@ -157,7 +157,7 @@ def test_pipeline_cli_and_bad_depths(tmp_path: Path) -> None:
     out = subprocess.run(raptor_cmd + ["schedule", "shufflenet_v2", "--pipeline", "4", "--periodic", "--report-dir",
                                        str(tmp_path / "r")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "stages (cores)" in out.stdout and "predicted_interval_ns" in out.stdout
+    assert "stages (cores)" in out.stdout and "predicted interval" in out.stdout
     periodic = json.loads((tmp_path / "r" / "pipeline_periodic.json").read_text())
     assert periodic["status"] == "ok" and periodic["mode"] == "pipeline" and len(periodic["cycle"]) <= 128
     selection = json.loads((tmp_path / "r" / "pipeline_selection.json").read_text())

@@ -9,6 +9,7 @@ simulation, reports).
     raptor summary g.mlir --json
     raptor compile shufflenet_v2 -o out            per-core PIM programs
     raptor simulate out --check                    run them, compare with torch
+    raptor targets                                 the bundled targets (--target NAME)
     raptor codec-report unet --policy W --placement local --json
     raptor rdg gemv.sure --json gemv.json          reduced dependency graph
     raptor cycle-ratio graph.json --json           exact maximum cycle ratio
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from raptor._io import UserError
 
 from ..sweep import command as sweep
-from . import codec_report, models, pictures, programs, scheduling
+from . import codec_report, models, pictures, programs, scheduling, targets
 from .models import format_summary
 from .scheduling import format_cycle_ratio
 
@@ -41,7 +42,7 @@ __all__ = ["COMMANDS", "build_parser", "format_cycle_ratio", "format_summary", "
 #: The command groups, in the order ``raptor --help`` lists them: each
 #: module's ``register(subparsers)`` adds its commands (a new group is one
 #: more entry here).
-COMMANDS = (models, programs, scheduling, codec_report, pictures, sweep)
+COMMANDS = (models, programs, scheduling, targets, codec_report, pictures, sweep)
 
 
 def _version() -> str:

@@ -5,9 +5,11 @@ simulator on one, checked against the model if asked)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from mlir import ir
@@ -15,7 +17,7 @@ from mlir import ir
 import raptor
 from raptor import sources
 from raptor.pim import ARITHMETICS
-from raptor._io import UserError, load_npy, write_atomically
+from raptor._io import UserError, load_npy, located_error, write_atomically
 
 from .common import DEFAULTS, add_choice, add_pipeline_option, add_replication_options, count, write_json
 
@@ -132,7 +134,8 @@ def _compile(args: argparse.Namespace) -> int:
             from raptor.quant.accuracy import program_report
 
             say("[report] int8 against float32 on the calibration and held-out inputs ...")
-            report = program_report(str(result.directory), tensors or {}, model.reference, calibration)
+            with _located(model.source):
+                report = program_report(str(result.directory), tensors or {}, model.reference, calibration)
             write_json(result.directory / "reports" / "quantization.json", report)
     finally:
         model.cleanup()
@@ -148,6 +151,18 @@ def _compile(args: argparse.Namespace) -> int:
 
             print(format_report(report))
     return 0
+
+
+@contextlib.contextmanager
+def _located(source: str) -> Iterator[None]:
+    """The reference interpreter's refusals said at the operator of the
+    user's model (``source``), as the compiler's diagnostics are."""
+    from raptor import quant
+
+    try:
+        yield
+    except quant.OperatorError as e:
+        raise located_error(e.location, e.message, source) from None
 
 
 def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[int, ...], str]]) -> dict:
@@ -245,8 +260,9 @@ def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
             if not saved.is_file():
                 raise UserError(f"'{directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
             module = ir.Module.parse(saved.read_text(), context=raptor.Context())
-            (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
-                                      weight_files.load(model.weights) if model.weights else {})
+            with _located(source):
+                (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
+                                          weight_files.load(model.weights) if model.weights else {})
             report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
             report["integer_reference_max_difference"] = float(np.abs(out - want).max())
         return report

@@ -72,9 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _schedule(args: argparse.Namespace) -> int:
     from raptor import spatial
 
-    target = args.target or str(spatial.default_target())
-    if not Path(target).is_file():
-        raise UserError(f"cannot read target '{target}'")
+    target = spatial.resolve_target(args.target)
     module = sources.load(args.model, weights_as=None).module
     try:
         report = spatial.schedule_model(module, target, args.algorithm, args.replicate, args.replication_budget,
@@ -95,12 +93,12 @@ def _schedule(args: argparse.Namespace) -> int:
     print(f"{args.model}: {s['tasks']} tasks on {s['cores_used']} cores ({report['algorithm']}, "
           f"{report['strategy']})")
     if selection is not None:
-        print(f"  stages (cores)      {report['stages']}  ({selection['queue_evaluations']} queue evaluations)")
+        print(f"  stages (cores)        {report['stages']}  ({selection['queue_evaluations']} queue evaluations)")
     for key in ("completion_ns", "predicted_latency_ns", "predicted_interval_ns", "critical_path_ns",
                 "serial_work_ns", "max_core_work_ns", "transfer_work_ns"):
-        if key in s:
-            print(f"  {key:<20}{s[key] / 1e6:>14.3f} ms")
-    print(f"  {'crossbars_used':<20}{s['crossbars_used']:>14}")
+        if key in s:  # (the report's keys say their unit: the lines say it once, after the figure)
+            print(f"  {key.removesuffix('_ns').replace('_', ' '):<22}{s[key] / 1e6:>12.3f} ms")
+    print(f"  {'crossbars used':<22}{s['crossbars_used']:>12}")
     if periodic is not None:
         if periodic["status"] == "ok":
             print(f"  periodic: interval {periodic['interval_ns'] / 1e6:.3f} ms ({periodic['bound']}; critical cycle "

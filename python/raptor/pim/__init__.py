@@ -29,8 +29,8 @@ from mlir import ir
 
 from .. import _raptor
 from .. import weights as weight_files
-from .._io import UserError, current_umask, diagnostics_error
-from ..spatial import default_target
+from .._io import UserError, current_umask, diagnostics_error, located_error
+from ..spatial import resolve_target
 from . import _outputs
 from .report import format_summary, summary
 from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
@@ -76,6 +76,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     ``raptor-opt --raptor-compile`` runs. ``weights`` is the safetensors
     file of the ``nn.param`` weights (a path or an open
     :class:`raptor.weights.Weights`; read once); ``target`` a target file
+    or a bundled target's name (:func:`raptor.spatial.bundled_targets`)
     (default: the bundled 168-core chip; read once, then the module's
     ``pim.target``); ``replicate`` how weight lanes are copied onto spare
     crossbars (time, windows, balance, none, or auto: time in latency mode,
@@ -126,7 +127,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             raise ValueError("calibration needs at least one sample")
         if arithmetic not in ARITHMETICS:
             raise ValueError(f"unknown arithmetic '{arithmetic}' (expected one of {', '.join(ARITHMETICS)})")
-    target_path = Path(target) if target else default_target()
+    target_path = resolve_target(target)
     try:
         chip = _raptor.Target.load(str(target_path))
     except ValueError as e:
@@ -150,10 +151,14 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
                     seconds.update(steps.run(module, "compile", options, handle))
                     quantized_ir = None
                 else:
+                    _check_float_graph(module)
                     seconds.update(steps.run(module, "prepare-model", options, None))
                     seconds.update(steps.timed("calibrating", lambda: _calibrate(
-                        module, weights, calibration, calibration_samples, arithmetic, policy, placement)))
-                    quantized_ir = str(module)  # the integer reference's input, and the replay's
+                        module, weights, calibration, calibration_samples, arithmetic, policy, placement, source)))
+                    # The integer reference's input, and the replay's; with
+                    # the model's locations, so that its diagnostics name the
+                    # user's operators, not lines of this file.
+                    quantized_ir = module.operation.get_asm(enable_debug_info=True)
                     seconds.update(steps.run(module, "compile-backend", options, handle))
             except ir.MLIRError as e:
                 raise diagnostics_error(e, source) from None
@@ -198,9 +203,22 @@ class _Steps:
         return [(what, time.perf_counter() - start)]
 
 
+def _check_float_graph(module: ir.Module) -> None:
+    """Builds the float32 compute graph of a copy of ``module``: an int8
+    compile refuses what a float32 one would, with the same diagnostic,
+    before calibration runs the model (whose interpreter would stop at
+    the same operator with torch's words)."""
+    copy = module.operation.clone()
+    try:
+        _raptor.fold_batch_norm(copy)
+        _raptor.build_compute_graph(copy)
+    finally:
+        copy.erase()
+
+
 def _calibrate(module: ir.Module, weights: Mapping[str, np.ndarray] | None,
                samples: list[Mapping[str, np.ndarray]] | None, count: int, arithmetic: str, policy: str,
-               placement: str) -> None:
+               placement: str, source: str) -> None:
     """Chooses integer or float arithmetic, calibrates the placed module (one
     requantization per int8 layer in integer programs) and records the
     quantization on the module (``raptor.quantization``, which the emitter
@@ -212,9 +230,12 @@ def _calibrate(module: ir.Module, weights: Mapping[str, np.ndarray] | None,
     quant.require_encoded(module, policy)
     refusal = quant.integer_refusal(module)
     integer = arithmetic == "integer" or (arithmetic == "auto" and refusal is None)
-    source = "given" if samples is not None else f"{count} seeded random inputs"
-    cal = quant.calibrate(module, weights or {}, samples if samples is not None else quant.random_inputs(module, count),
-                          source, integer=integer)
+    inputs = samples if samples is not None else quant.random_inputs(module, count)
+    try:
+        cal = quant.calibrate(module, weights or {}, inputs, "given" if samples is not None else
+                              f"{count} seeded random inputs", integer=integer)
+    except quant.OperatorError as e:
+        raise located_error(e.location, e.message, source) from None
     if integer:  # one requantization per int8 layer (the reference reads the fused IR too)
         _raptor.fuse_rescales(module)
     report: dict[str, Any] = {"policy": policy, "placement": placement, "arithmetic": "integer" if integer else "float",

@@ -25,9 +25,9 @@ from mlir import ir
 
 from .. import _raptor
 from .._io import UserError, load_npy
-from .interpreter import _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
+from .interpreter import OperatorError, _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
+__all__ = ["Calibration", "OperatorError", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
            "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
@@ -70,7 +70,9 @@ def _observers(module: ir.Module) -> list[ir.Operation]:
     out = []
     for view in block.operations:
         op = view.operation
-        if op.operands and all(v in compile_time for v in op.operands) and op.name != "func.return":
+        # (as passes/nn/CompileTime: weights, data in the IR, what follows from them)
+        if op.name == "nn.constant" or (op.operands and all(v in compile_time for v in op.operands)
+                                        and op.name != "func.return"):
             compile_time.update(op.results)
             continue
         if op.name == "codec.observe":

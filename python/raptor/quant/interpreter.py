@@ -30,7 +30,7 @@ from mlir import ir
 from .. import _raptor, port_names
 from .._io import UserError
 
-__all__ = ["Codes", "Sums", "encoding_of", "evaluate", "quantize_per_channel", "scale_of"]
+__all__ = ["Codes", "OperatorError", "Sums", "encoding_of", "evaluate", "quantize_per_channel", "scale_of"]
 
 INT8_MAX = np.float32(127.0)
 #: Attention probabilities are encoded as round(32767 p) (16-bit codes).
@@ -266,7 +266,9 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                 outputs.append((value.double() * 2.0**-bits).float().numpy() if bits is not None else value.numpy())
             break
         operands = [env[v] for v in op.operands]
-        constant = bool(op.operands) and all(v in known for v in op.operands)
+        # Compile-time: computed from weights alone, or data in the IR (an
+        # interpolation matrix as a linear layer's weight).
+        constant = name == "nn.constant" or (bool(op.operands) and all(v in known for v in op.operands))
         a = _attrs(op)
         if name == "codec.rescale":
             _bind(env, known, op, [_rescale(op, operands[0], int8, bits, encoding)], constant)
@@ -303,10 +305,19 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                     raise UserError(f"codec.decode of subgraph {ident} reads f32 data")
             _bind(env, known, op, [result], constant)
             continue
-        if bits is not None and not constant:
-            results = _run_fixed(name, op, operands, [v in known for v in op.operands], a, bits, encoding, f32)
-        else:
-            results = _run(name, op, operands, a, int8, encoding, f32)
+        try:
+            if bits is not None and not constant:
+                results = _run_fixed(name, op, operands, [v in known for v in op.operands], a, bits, encoding, f32)
+            else:
+                results = _run(name, op, operands, a, int8, encoding, f32)
+        except OperatorError:
+            raise
+        except UserError as e:
+            raise OperatorError(op.location, str(e)) from None
+        except (RuntimeError, IndexError, ValueError, TypeError) as e:
+            # torch's own complaint (a shape it refuses, an index out of
+            # range) about this operator, said where the operator is.
+            raise OperatorError(op.location, f"{_display_name(op)}: {' '.join(str(e).split())}") from None
         if observe_values is not None and not constant:
             for r in results:
                 if isinstance(r, torch.Tensor) and r.is_floating_point() and r.numel():
@@ -475,6 +486,22 @@ _FIXED_VIEWS = ("view", "permute", "expand", "slice", "split_with_sizes", "clone
                 "constant")
 
 
+class OperatorError(UserError):
+    """The interpreter could not run one operator: ``location`` is the
+    operator's (the model's node), ``message`` names the operator and why."""
+
+    def __init__(self, location: ir.Location, message: str) -> None:
+        super().__init__(f"{location}: {message}")
+        self.location, self.message = location, message
+
+
+def _display_name(op: ir.Operation) -> str:
+    """The operator as the user knows it: the aten target of a generic op."""
+    if op.name == "nn.aten":
+        return ir.StringAttr(op.attributes["target"]).value
+    return op.name
+
+
 def _bind(env: dict[Any, Any], known: set[Any], op: ir.Operation, results: list[Any], constant: bool) -> None:
     for r, v in zip(op.results, results):
         env[r] = v
@@ -596,7 +623,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         from ..frontend._fx_rewrites import rotary_positional_embeddings
 
         return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"], a.get("head_dim"))]
-    raise UserError(f"the reference interpreter has no rule for '{name}'")
+    raise UserError(f"the reference interpreter has no rule for '{_display_name(op)}'")
 
 
 def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any],

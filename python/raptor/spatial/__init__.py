@@ -27,12 +27,12 @@ from .. import _raptor
 from . import cycle_ratio
 from .cycle_ratio import CycleRatio, EventGraph, RatioBracket, bisect_cycle_ratio, max_cycle_ratio
 from .cycle_ratio import load_graph as load_event_graph
-from .report import default_target, gantt_svg, schedule_model
+from .report import bundled_targets, default_target, gantt_svg, resolve_target, schedule_model
 
 __all__ = ["ALGORITHMS", "CycleRatio", "EventGraph", "RatioBracket", "TaskGraph", "ScheduleResult",
-           "bisect_cycle_ratio", "cycle_ratio", "default_target", "evaluate", "gantt_svg",
+           "bisect_cycle_ratio", "bundled_targets", "cycle_ratio", "default_target", "evaluate", "gantt_svg",
            "load_event_graph", "load_task_graph", "max_cycle_ratio", "optimistic_cost_table",
-           "schedule", "schedule_model"]
+           "resolve_target", "schedule", "schedule_model"]
 
 ALGORITHMS = ("peft", "heft")
 

@@ -12,11 +12,14 @@ their attributes back into a JSON-friendly report.
 from __future__ import annotations
 
 import html
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from mlir import ir
+
+from .._io import UserError
 
 from .. import _raptor
 
@@ -28,6 +31,29 @@ REPLICATION_RULES: tuple[str, ...] = tuple(name for name, _ in _raptor.vocabular
 def default_target() -> Path:
     """The bundled ISAAC-like target (168 cores x 96 crossbars of 128x128)."""
     return TARGETS / "isaac168.json"
+
+
+def bundled_targets() -> dict[str, Path]:
+    """The bundled targets by name (their file's stem), sorted."""
+    return {p.stem: p for p in sorted(TARGETS.glob("*.json"))}
+
+
+def resolve_target(target: str | os.PathLike[str] | None) -> Path:
+    """A ``--target`` argument as a file: a bundled target's name
+    (``raptor targets`` lists them), a target file, or None for the
+    default; UserError naming the bundled targets otherwise."""
+    if target is None:
+        return default_target()
+    bundled = bundled_targets()
+    if str(target) in bundled:
+        return bundled[str(target)]
+    path = Path(target)
+    if not path.is_file():
+        names = f"{', '.join(bundled)}; `raptor targets` lists them"
+        if path.suffix == ".json" or len(path.parts) > 1:
+            raise UserError(f"cannot read target '{target}': no such file (bundled targets: {names})")
+        raise UserError(f"unknown target '{target}': neither a target file nor a bundled target ({names})")
+    return path
 
 
 def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft", replicate: str = "auto",

@@ -25,15 +25,22 @@ PRESERVED_OPS: tuple[OpOverloadPacket, ...] = (
 
 
 def decomposition_table() -> dict[Any, Any]:
-    """``torch.export.default_decompositions()`` minus :data:`PRESERVED_OPS`.
+    """``torch.export.default_decompositions()`` minus :data:`PRESERVED_OPS`,
+    plus Raptor's own (``raptor.frontend._decompositions``: 1-d
+    convolutions, group norm, bilinear resizing into operators the back end
+    lowers).
 
     Returns the (``CustomDecompTable``) mapping from ``OpOverload`` to its
     decomposition, with every overload of each preserved packet removed.
     """
+    from ..frontend._decompositions import DECOMPOSITIONS
+
     table = torch.export.default_decompositions()
     for packet in PRESERVED_OPS:
         for overload_name in packet.overloads():
             table.pop(getattr(packet, overload_name), None)
+    for op, decomposition in DECOMPOSITIONS.items():
+        table[op] = decomposition
     return table
 
 

@@ -1,6 +1,6 @@
 """Convolution and pooling: Conv (asymmetric or automatic padding as an
-explicit pad in front), MaxPool, AveragePool and GlobalAveragePool over
-two spatial dimensions."""
+explicit pad in front; a 1-d one as a 2-d one of unit height), MaxPool,
+AveragePool and GlobalAveragePool over two spatial dimensions."""
 
 from __future__ import annotations
 
@@ -48,15 +48,29 @@ def _conv_padding(im: ImportState, a: dict[str, Any], x: ir.Value, kernel: list[
 @rule("Conv")
 def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
-    w = im.value(node.input[1])
     b = im.tensor(node, 2)
+    one_d = len(shape_of(x)) == 3 and im.is_const(node.input[1])
+    # A 1-d convolution is a 2-d one of unit height: its weight gets the
+    # height at import (a weight of its own), its input a view.
+    w = im.param(f"{node.input[1]}.2d", im.const(node.input[1])[:, :, None, :]) if one_d \
+        else im.value(node.input[1])
     kernel = shape_of(w)[2:]
     n = len(kernel)
     strides = list(a.get("strides", [1] * n))
     dilations = list(a.get("dilations", [1] * n))
-    x, padding = _conv_padding(im, a, x, kernel, strides, dilations)
-    return [nn.ConvolutionOp(x, w, strides, padding, dilations, bias=b, transposed=False,
-                             output_padding=[0] * n, groups=a.get("group", 1)).result]
+    if one_d:
+        x, (padding,) = _conv_padding(im, a, x, kernel[1:], strides, dilations)
+        strides, dilations = [1, *strides], [1, *dilations]
+        rows = shape_of(x)
+        x, padding = nn.ViewOp(x, [rows[0], rows[1], 1, rows[2]]).result, [0, padding]
+    else:
+        x, padding = _conv_padding(im, a, x, kernel, strides, dilations)
+    out = nn.ConvolutionOp(x, w, strides, padding, dilations, bias=b, transposed=False,
+                           output_padding=[0] * len(kernel), groups=a.get("group", 1)).result
+    if one_d:
+        sizes = shape_of(out)
+        out = nn.ViewOp(out, [sizes[0], sizes[1], sizes[3]]).result
+    return [out]
 
 
 def _pool_params(a: dict[str, Any], n: int) -> tuple[list[int], list[int], list[int]]:

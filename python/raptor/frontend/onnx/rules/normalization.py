@@ -1,8 +1,10 @@
 """Normalisation and reductions: inference BatchNormalization,
-LayerNormalization and ReduceMean."""
+LayerNormalization, InstanceNormalization (a layer norm of each channel,
+then the per-channel affine map) and ReduceMean."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from mlir import ir
@@ -51,3 +53,17 @@ def _reduce_mean(im: ImportState, node: Any, a: dict[str, Any], index: int) -> l
     if not is_float(x):
         raise Unsupported("integer mean")
     return [nn.MeanOp(x, dim=[d % rank for d in axes], keepdim=bool(a.get("keepdims", 1))).result]
+
+
+@rule("InstanceNormalization")
+def _instance_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    if len(shape) < 3 or not all(im.is_const(n) for n in node.input[1:3]):
+        raise Unsupported("not a normalisation of channels with constant scale and bias")
+    rows = nn.ViewOp(x, [shape[0], shape[1], math.prod(shape[2:])]).result
+    normed = nn.LayerNormOp(rows, [math.prod(shape[2:])], eps=float(a.get("epsilon", 1e-5))).result
+    out = nn.ViewOp(normed, shape).result
+    channel = [1, shape[1]] + [1] * (len(shape) - 2)
+    scale, bias = (im.param(f"{n}.channel", im.const(n).reshape(channel)) for n in node.input[1:3])
+    return [nn.AddOp(nn.MulOp(out, other=scale).result, other=bias).result]

@@ -1,0 +1,136 @@
+"""Raptor's own decompositions, applied with torch's when an exported
+program is decomposed (``raptor.zoo.decomposition_table``): operators the
+back end has no lowering for, rewritten into ones it lowers.
+
+- a 1-d convolution is a 2-d one of unit height (input and weight get a
+  height of 1; the result loses it again);
+- group norm is a layer norm of each group (the input viewed as
+  (N, groups, rest)) followed by the per-channel affine map;
+- bilinear resizing is linear in its input: per axis a constant matrix
+  product (an ``aten.linear`` whose weight is the interpolation matrix,
+  :func:`interpolation_matrix`), the other axis moved last in between.
+
+Each returns ``NotImplemented`` outside what it covers, and torch then
+keeps (or decomposes) the operator as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+aten = torch.ops.aten
+
+__all__ = ["DECOMPOSITIONS", "interpolation_matrix"]
+
+
+def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, stride: Sequence[int],
+                 padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+                 output_padding: Sequence[int], groups: int) -> Any:
+    if input.dim() != 3 or transposed:
+        return NotImplemented
+    out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
+                                   [0, padding[0]], [1, dilation[0]], False, [0, 0], groups)
+    return out.squeeze(2)
+
+
+def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, n: int, c: int,
+                hw: int, group: int, eps: float) -> Any:
+    grouped = input.reshape(n, group, (c // group) * hw)
+    normed = aten.layer_norm.default(grouped, [grouped.shape[-1]], None, None, eps)
+    out = normed.reshape(input.shape)
+    channel = [1, c] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(channel)
+    if bias is not None:
+        out = out + bias.reshape(channel)
+    # native_group_norm's saved statistics (training only: unused in an
+    # inference graph, and removed as dead code).
+    mean = grouped.mean(-1)
+    rstd = torch.rsqrt((grouped - mean.unsqueeze(-1)).pow(2).mean(-1) + eps)
+    return out, mean, rstd
+
+
+def interpolation_matrix(size: int, out: int, mode: str = "half_pixel", scale: float | None = None,
+                         linear: bool = True) -> np.ndarray:
+    """The (out, size) matrix of a 1-d resize: row ``o`` holds the weights
+    of output ``o``'s source elements. ``mode`` maps output coordinates to
+    input ones as ONNX's ``coordinate_transformation_mode`` (torch's
+    ``align_corners=False`` is ``half_pixel``, ``True`` is
+    ``align_corners``); ``scale`` is the given factor, which the mapping
+    uses instead of ``out / size`` (torch's ``scale_factor``). ``linear``:
+    interpolate between the two nearest elements (source coordinates
+    clamped to the input), else take the nearest one below (torch's
+    nearest, ONNX's ``floor``)."""
+    ratio = 1.0 / scale if scale else size / out
+    o = np.arange(out, dtype=np.float64)
+    if mode == "align_corners":
+        src = o * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    elif mode == "asymmetric":
+        src = o * ratio
+    elif mode in ("half_pixel", "pytorch_half_pixel"):
+        src = (o + 0.5) * ratio - 0.5
+        if mode == "pytorch_half_pixel" and out == 1:
+            src = np.zeros(out)
+    else:
+        raise ValueError(f"unknown coordinate mode '{mode}'")
+    matrix = np.zeros((out, size), np.float64)
+    rows = np.arange(out)
+    if not linear:
+        matrix[rows, np.clip(np.floor(src).astype(np.int64), 0, size - 1)] = 1.0
+        return matrix.astype(np.float32)
+    src = np.clip(src, 0.0, size - 1)
+    low = np.floor(src).astype(np.int64)
+    high = np.minimum(low + 1, size - 1)
+    fraction = src - low
+    np.add.at(matrix, (rows, low), 1.0 - fraction)
+    np.add.at(matrix, (rows, high), fraction)
+    return matrix.astype(np.float32)
+
+
+def resize_last_two(x: torch.Tensor, height: np.ndarray, width: np.ndarray) -> torch.Tensor:
+    """``x`` (..., H, W) resized by the (OH, H) and (OW, W) matrices: a
+    linear map along W, then along H (moved last for it); an identity
+    matrix is skipped."""
+    def along_last(t: torch.Tensor, matrix: np.ndarray) -> torch.Tensor:
+        if matrix.shape[0] == matrix.shape[1] and np.array_equal(matrix, np.eye(matrix.shape[0])):
+            return t
+        return aten.linear.default(t, torch.from_numpy(matrix))
+
+    y = along_last(x, width)
+    return along_last(y.transpose(-1, -2), height).transpose(-1, -2)
+
+
+def _bilinear(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+              scales_h: float | None = None, scales_w: float | None = None) -> Any:
+    if input.dim() != 4 or output_size is None:
+        return NotImplemented
+    mode = "align_corners" if align_corners else "half_pixel"
+    (h, w), (oh, ow) = input.shape[2:], output_size
+    # torch ignores the given scales with align_corners.
+    return resize_last_two(input, interpolation_matrix(h, oh, mode, None if align_corners else scales_h),
+                           interpolation_matrix(w, ow, mode, None if align_corners else scales_w))
+
+
+def _bilinear_vec(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+                  scale_factors: Sequence[float] | None) -> Any:
+    if input.dim() != 4:
+        return NotImplemented
+    if output_size is None:
+        if scale_factors is None:
+            return NotImplemented
+        output_size = [int(s * f) for s, f in zip(input.shape[2:], scale_factors)]
+        return _bilinear(input, output_size, align_corners, *scale_factors)
+    return _bilinear(input, output_size, align_corners)
+
+
+#: The decompositions, by the aten overload they replace.
+DECOMPOSITIONS = {
+    aten.convolution.default: _convolution,
+    aten.native_group_norm.default: _group_norm,
+    aten.upsample_bilinear2d.default: _bilinear,
+    aten.upsample_bilinear2d.vec: _bilinear_vec,
+}

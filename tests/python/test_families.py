@@ -1,0 +1,204 @@
+"""Model families the back end reaches through decompositions at import:
+1-d convolutions, group and instance norm, bilinear and nearest resizing.
+Each is a small torch model with random weights, saved as .pt2 and
+exported to ONNX, imported strictly, compiled (float32 in latency and
+pipeline mode, int8), simulated and compared with eager torch or
+onnxruntime."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper
+
+from raptor import pim, quant, sources, weights as weights_io
+from raptor.frontend._decompositions import interpolation_matrix
+
+torch.manual_seed(0)
+
+
+class Conv1d(torch.nn.Module):
+    """Whisper's front end in small: two 1-d convolutions, GELU, a stride."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv1d(4, 8, 3, padding=1)
+        self.b = torch.nn.Conv1d(8, 6, 5, stride=2, padding=2, dilation=1)
+        self.c = torch.nn.Conv1d(6, 6, 3, groups=3, padding=2, dilation=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c(F.gelu(self.b(F.relu(self.a(x)))))
+
+
+class GroupNorm(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.GroupNorm(2, 8)
+        torch.nn.init.uniform_(self.norm.weight, 0.5, 1.5)
+        torch.nn.init.uniform_(self.norm.bias, -0.5, 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.silu(self.norm(self.conv(x)))
+
+
+class Bilinear(torch.nn.Module):
+    """A segmentation head in small: features upsampled by 2 and to a size."""
+
+    def __init__(self, align_corners: bool = False) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.align_corners = align_corners
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.interpolate(self.conv(x), scale_factor=2, mode="bilinear", align_corners=self.align_corners)
+        return F.interpolate(y, size=(11, 13), mode="bilinear", align_corners=self.align_corners)
+
+
+FAMILIES = {
+    "conv1d": (Conv1d, (1, 4, 24)),
+    "group_norm": (GroupNorm, (1, 3, 8, 8)),
+    "bilinear": (Bilinear, (1, 3, 6, 6)),
+}
+
+
+def _save(tmp_path: Path, family: str) -> tuple[torch.nn.Module, Path, Path, np.ndarray]:
+    """The family's model, its .pt2 and .onnx files and an input."""
+    cls, shape = FAMILIES[family]
+    model = cls().eval()
+    x = torch.randn(shape)
+    pt2, onnx_file = tmp_path / f"{family}.pt2", tmp_path / f"{family}.onnx"
+    torch.export.save(torch.export.export(model, (x,)), pt2)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), onnx_file, dynamo=False, opset_version=17)
+    return model, pt2, onnx_file, x.numpy()
+
+
+def _compile(source: Path, out: Path, **options) -> pim.Program:
+    model = sources.load(str(source), strict=True)
+    try:
+        pim.compile(model.module, out, weights=model.weights, source=str(source), **options)
+    finally:
+        model.cleanup()
+    return pim.Program.load(out)
+
+
+def _output(program: pim.Program, x: np.ndarray) -> np.ndarray:
+    (out,) = program.simulate(x).outputs.values()
+    return out
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, family: str) -> None:
+    model, pt2, onnx_file, x = _save(tmp_path, family)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()
+    scale = float(np.abs(want).max())
+    latency = _output(_compile(pt2, tmp_path / "latency"), x)
+    assert latency.shape == want.shape and np.abs(latency - want).max() <= 2e-6 * scale
+    pipelined = _output(_compile(pt2, tmp_path / "pipeline", pipeline=2), x)
+    assert np.abs(pipelined - want).max() <= 2e-6 * scale
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    (runtime,) = session.run(None, {session.get_inputs()[0].name: x})
+    from_onnx = _output(_compile(onnx_file, tmp_path / "onnx"), x)
+    assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
+    # int8: the program computes what the integer reference does (exactly
+    # in integer arithmetic), and stays close to float32.
+    program = _compile(pt2, tmp_path / "int8", precision="int8")
+    integer = _output(program, x)
+    module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
+    imported = sources.load(str(pt2), weights_as="arrays")
+    (reference,) = quant.reference(module, {"x": x}, imported.tensors)
+    if program.manifest["program"].get("arithmetic") == "integer":
+        assert np.array_equal(integer, reference)
+    else:  # float32 between the codecs (a norm): equal to float rounding
+        assert np.abs(integer - reference).max() <= 1e-5 * float(np.abs(reference).max())
+    cosine = float(integer.ravel() @ want.ravel() / (np.linalg.norm(integer) * np.linalg.norm(want)))
+    assert cosine >= 0.99, cosine
+
+
+@pytest.mark.parametrize("size, out, align_corners, scale", [
+    (6, 12, False, 2.0), (6, 11, False, None), (5, 13, True, None), (7, 3, False, None), (4, 4, False, None),
+    (1, 5, True, None), (6, 9, False, 1.5)])
+def test_interpolation_matrix_is_torch_on_a_basis(size: int, out: int, align_corners: bool,
+                                                  scale: float | None) -> None:
+    # Brute force: torch resizing each unit vector gives the matrix's columns.
+    basis = torch.eye(size).reshape(size, 1, 1, size)
+    kw = {"scale_factor": (1.0, scale)} if scale else {"size": (1, out)}
+    columns = F.interpolate(basis, mode="bilinear", align_corners=align_corners, **kw).reshape(size, out)
+    mode = "align_corners" if align_corners else "half_pixel"
+    np.testing.assert_allclose(interpolation_matrix(size, out, mode, scale), columns.numpy().T, atol=1e-6)
+    nearest = F.interpolate(basis, mode="nearest", **kw).reshape(size, out)
+    np.testing.assert_array_equal(interpolation_matrix(size, out, "asymmetric", scale, linear=False),
+                                  nearest.numpy().T)
+
+
+def _resize_model(attributes: dict, scales: list[float] | None, sizes: list[int] | None) -> bytes:
+    inputs = ["x", "", "scales" if scales else "", "sizes" if sizes else ""]
+    initializers = []
+    if scales:
+        initializers.append(helper.make_tensor("scales", TensorProto.FLOAT, [4], scales))
+    if sizes:
+        initializers.append(helper.make_tensor("sizes", TensorProto.INT64, [4], sizes))
+    graph = helper.make_graph([helper.make_node("Resize", inputs, ["y"], **attributes)], "resize",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
+
+
+@pytest.mark.parametrize("attributes, scales, sizes", [
+    ({"mode": "linear"}, [1, 1, 2, 2], None),
+    ({"mode": "linear", "coordinate_transformation_mode": "align_corners"}, None, [1, 2, 9, 7]),
+    ({"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, [1, 1, 1.5, 0.5], None),
+    ({"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, None, [1, 2, 1, 10]),
+    ({"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
+     [1, 1, 2, 3], None),
+    ({"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
+     None, [1, 2, 7, 8]),
+])
+def test_onnx_resize_on_the_back_end_equals_onnxruntime(tmp_path: Path, attributes: dict,
+                                                        scales: list[float] | None, sizes: list[int] | None) -> None:
+    data = _resize_model(attributes, scales, sizes)
+    path = tmp_path / "resize.onnx"
+    path.write_bytes(data)
+    x = np.random.default_rng(0).standard_normal((1, 2, 5, 6)).astype(np.float32)
+    session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": x})
+    got = _output(_compile(path, tmp_path / "out"), x)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_onnx_instance_norm_on_the_back_end_equals_onnxruntime(tmp_path: Path) -> None:
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.InstanceNorm2d(4, affine=True)).eval()
+    torch.nn.init.uniform_(model[1].weight, 0.5, 1.5)
+    x = torch.randn(1, 3, 9, 9)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17)
+    assert "InstanceNormalization" in {n.op_type for n in onnx.load_from_string(buffer.getvalue()).graph.node}
+    path = tmp_path / "instance.onnx"
+    path.write_bytes(buffer.getvalue())
+    session = onnxruntime.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    got = _output(_compile(path, tmp_path / "out"), x.numpy())
+    np.testing.assert_allclose(got, want, atol=2e-5)
+
+
+def test_imported_families_keep_no_generic_operator(tmp_path: Path) -> None:
+    for family in FAMILIES:
+        _, pt2, onnx_file, _ = _save(tmp_path, family)
+        for path in (pt2, onnx_file):
+            model = sources.load(str(path), weights_as="arrays")
+            assert not model.report.generic, (path, model.report.generic)
+            assert set(model.tensors) == set(weights_io.param_names(model.module))
