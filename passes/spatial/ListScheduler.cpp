@@ -107,7 +107,7 @@ Schedule listSchedule(const TaskGraph &g, const Adjacency &a, Pick pick, Score s
       incoming.clear();
       for (unsigned e : a.predEdges[t]) {
         unsigned q = g.edges[e].from;
-        double transfer = g.transfer(g.edges[e], s.processor[q], p);
+        double transfer = g.transfer(e, s.processor[q], p);
         if (g.serialReceives && transfer > 0)
           incoming.push_back({s.finish[q], transfer});
         else

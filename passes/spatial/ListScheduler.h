@@ -32,10 +32,12 @@ struct TaskGraph {
   /// processor, at most `capacity` per processor (0: unlimited).
   std::vector<int64_t> tiles;
   int64_t capacity = 0;
-  /// Link cost (optional) of an edge between two processors; by default the
-  /// edge's `communication` across processors and 0 on one processor. The
-  /// priorities (ranks, OCT) use `communication` as the mean link cost.
-  std::function<double(const Edge &, unsigned from, unsigned to)> link;
+  /// Link cost (optional) of edge `edge` (its index in `edges`: copies of
+  /// the graph, as the capacity retry makes, keep the meaning) between two
+  /// processors; by default the edge's `communication` across processors
+  /// and 0 on one processor. The priorities (ranks, OCT) use
+  /// `communication` as the mean link cost.
+  std::function<double(size_t edge, unsigned from, unsigned to)> link;
   /// Whether a task receives its inputs from other processors one after
   /// the other (a PIM core has one transfer unit; rendezvous transfers do
   /// not overlap), in the order its producers finish. By default they
@@ -47,8 +49,8 @@ struct TaskGraph {
   double execution(unsigned task, unsigned processor) const {
     return cost[size_t(task) * numProcessors + processor];
   }
-  double transfer(const Edge &e, unsigned from, unsigned to) const {
-    return link ? link(e, from, to) : (from == to ? 0.0 : e.communication);
+  double transfer(size_t edge, unsigned from, unsigned to) const {
+    return link ? link(edge, from, to) : (from == to ? 0.0 : edges[edge].communication);
   }
   /// Empty when valid, else a one-line description of the problem (sizes,
   /// negative costs, bad edge endpoints, a cycle).

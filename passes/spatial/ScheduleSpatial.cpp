@@ -451,8 +451,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       serial += g.graph.execution(i, 0);
       longest[i] += g.graph.execution(i, 0);
     }
-    for (const sp::TaskGraph::Edge &e : g.graph.edges) {
-      transfers += g.graph.transfer(e, core[e.from], core[e.to]);
+    for (auto [i, e] : llvm::enumerate(g.graph.edges)) {
+      transfers += g.graph.transfer(i, core[e.from], core[e.to]);
       longest[e.to] = std::max(longest[e.to], longest[e.from] + g.graph.execution(e.to, 0));
     }
     double critical = g.tasks.empty() ? 0 : *std::max_element(longest.begin(), longest.end());
@@ -484,9 +484,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   }
 
   LogicalResult latency(sp::GraphOp graph, const raptor::pim::TargetModel &t, GraphTasks &g) {
-    g.graph.link = [&](const sp::TaskGraph::Edge &e, unsigned from, unsigned to) {
-      size_t i = &e - g.graph.edges.data();
-      return double(t.transferNs(g.edgeBytes[i], from, to));
+    g.graph.link = [&](size_t edge, unsigned from, unsigned to) {
+      return double(t.transferNs(g.edgeBytes[edge], from, to));
     };
     sp::Schedule s = sp::scheduleWithCapacity(g.graph, algorithm == sp::ListAlgorithm::PEFT);
     if (!s.feasible)

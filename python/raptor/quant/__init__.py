@@ -31,10 +31,11 @@ __all__ = ["Calibration", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits
            "quantize_per_channel", "random_inputs", "reference", "scale_of"]
 
 
-def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal") -> None:
+def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal-coalesced") -> None:
     """Folds batch norms, then places and materializes codecs (in place; each
     requantizer applied as a decode and an encode, as the PIM back end runs it):
-    the ``raptor-prepare-model`` phase of an int8 compile.
+    the ``raptor-prepare-model`` phase of an int8 compile, with the compile's
+    defaults (passes/pipeline/CompilePipeline.h).
 
     Raises UserError when the policy gives no operator of the model an INT8
     variant (nothing would be quantized)."""
