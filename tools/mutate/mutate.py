@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """`make mutate`: seeded, bounded mutation testing of Raptor's Python package and C++.
 
-Python: a sample of cosmic-ray mutations per module of python/raptor, each run
-against that module's tests. C++: a sample of single-token mutations of the
+Python: a sample of cosmic-ray mutations and one of semantic mutations (two
+arguments swapped, a term dropped, a variable replaced by another of its
+type, a default changed) per module of python/raptor, each run against that
+module's tests. C++: a sample of single-token mutations of the
 .cpp files of dialects/ and passes/, each rebuilt incrementally and run
 against its module's lit tests and pytest files. Prints the kill ratio per
 module, writes build/mutate/report.json and lists the survivors with their
 diffs. Every edit is made in place and always undone; the mutated sources
 must have no uncommitted changes. See docs/mutation.md.
 
+Every run draws a fresh seed unless --seed gives one; the seed is printed
+and recorded in the report, and --seed reproduces the sample.
+
 Example:
-  python tools/mutate/mutate.py                       # the default run (about 55 minutes)
+  python tools/mutate/mutate.py                       # the default run, a fresh seed
+  python tools/mutate/mutate.py --seed 15             # the sample of seed 15 again
   python tools/mutate/mutate.py --side python --per-module 3 --modules raptor.rdg
   python tools/mutate/mutate.py --list                # the sample only, nothing run
   python tools/mutate/mutate.py --rerun build/mutate/report.json   # re-test its survivors
@@ -20,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import random
 import signal
 import sys
 import time
@@ -41,8 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--side", choices=["python", "c++", "both"], default="both")
     p.add_argument("--per-module", type=int, default=5, metavar="N",
                    help="Python mutants per module (default 5)")
+    p.add_argument("--semantic", type=int, default=3, metavar="N",
+                   help="Python semantic mutants per module (default 3)")
     p.add_argument("--cpp", type=int, default=16, metavar="N", help="C++ mutants in all (default 16)")
-    p.add_argument("--seed", type=int, default=15, help="sampling seed (default 15)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="sampling seed (default: drawn afresh, printed; give it to reproduce a sample)")
     p.add_argument("--modules", nargs="*", default=None,
                    help="only these modules (raptor.rdg, passes/spatial, ...)")
     p.add_argument("--timeout-factor", type=float, default=3.0,
@@ -98,8 +108,12 @@ def main(argv: list[str] | None = None) -> int:
                 m.tests = [*lit_dirs, *py_tests]
                 cpp_mutants.append((m, _cpp_site(m)))
     else:
+        if args.seed is None:
+            args.seed = random.SystemRandom().randrange(1, 1_000_000)
+        _log(f"mutate: seed {args.seed} (reproduce this sample with --seed {args.seed})")
         if args.side in ("python", "both"):
             py_mutants = python_side.sample(args.per_module, args.seed, args.modules)
+            py_mutants += python_side.sample(args.semantic, args.seed, args.modules, family="semantic")
         if args.side in ("c++", "both"):
             cpp_mutants = cpp_side.sample(args.cpp, args.seed, args.modules)
     if args.list:
@@ -110,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         require_clean(["python/raptor"])
     if cpp_mutants:
         require_clean(["dialects", "passes"])
-    config = {"seed": args.seed, "per_module": args.per_module, "cpp": args.cpp,
+    config = {"seed": args.seed, "per_module": args.per_module, "semantic": args.semantic, "cpp": args.cpp,
               "side": args.side, "modules": args.modules,
               "rerun": str(args.rerun) if args.rerun else None}
     start = time.monotonic()
@@ -126,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         report.write(args.out, everything, config)
     print(report.table(report.summarize(everything)))
     print(f"\nsurvivors:\n{report.survivors(everything)}")
-    print(f"\n{config['seconds']} s; report: {args.out}")
+    print(f"\nseed {args.seed}; {config['seconds']} s; report: {args.out}")
     return 0
 
 

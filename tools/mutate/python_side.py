@@ -1,11 +1,14 @@
-"""The Python side: cosmic-ray's mutation operators on python/raptor, sampled.
+"""The Python side: cosmic-ray's mutation operators and the semantic ones
+(semantic.py) on python/raptor, sampled.
 
 cosmic-ray (pinned in requirements/mutate.txt) enumerates every mutation of a
 file as an (operator, occurrence) pair and has no sampling of its own, so
 this driver enumerates them with cosmic-ray's operators, groups them by
 source site, draws a seeded sample of sites per module (one mutation per
 site), applies each with cosmic-ray's `mutate_code` and runs only that
-module's tests (tools/mutate/testmap.py), with a per-mutant timeout.
+module's tests (tools/mutate/testmap.py), with a per-mutant timeout. The
+semantic operators' sites are drawn apart (their own count per module), so
+that each family's kill ratio is measured on a sample of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import semantic
 from common import INVALID, KILLED, PYTHON, ROOT, SURVIVED, TIMEOUT, Mutant, edited, run_bounded, \
     test_env, unified_diff
 from testmap import PYTHON_MODULES, python_module_of, tests_for_python
@@ -37,12 +41,19 @@ def _operators() -> list[tuple[str, Any]]:
             if name not in _EXCLUDED_OPERATORS]
 
 
-def enumerate_mutations(source: str) -> dict[Site, list[tuple[str, int]]]:
-    """Every (operator name, occurrence) cosmic-ray can apply to `source`, by site.
+def enumerate_mutations(source: str, family: str = "cosmic-ray") -> dict[Site, list[tuple[str, int]]]:
+    """Every (operator name, occurrence) of `family` (cosmic-ray or semantic)
+    that applies to `source`, by site.
 
-    The occurrence is counted in the pre-order walk cosmic-ray's
+    cosmic-ray's occurrence is counted in the pre-order walk its
     MutationVisitor uses, so `mutate_code(source, op, occurrence)` applies
     exactly the mutation found here."""
+    if family == "semantic":
+        found: dict[Site, list[tuple[str, int]]] = defaultdict(list)
+        for name, muts in semantic.mutations(source).items():
+            for k, m in enumerate(muts):
+                found[(m.line, m.column)].append((name, k))
+        return found
     from cosmic_ray.ast import ast_nodes, get_ast
 
     by_site: dict[Site, list[tuple[str, int]]] = defaultdict(list)
@@ -84,11 +95,10 @@ def _unobservable(source: str) -> Callable[[Site], bool]:
     return lambda site: any(lo <= site < hi for lo, hi in spans)
 
 
-def sample(per_module: int, seed: int, modules: Sequence[str] | None = None) -> list[Mutant]:
-    """`per_module` mutants for each module (all of them where it has fewer sites)."""
-    from cosmic_ray.mutating import mutate_code
-    from cosmic_ray.plugins import get_operator
-
+def sample(per_module: int, seed: int, modules: Sequence[str] | None = None,
+           family: str = "cosmic-ray") -> list[Mutant]:
+    """`per_module` mutants of `family` for each module (all of them where it
+    has fewer sites)."""
     sites_of: dict[str, list[tuple[Path, Site, list[tuple[str, int]]]]] = defaultdict(list)
     for path in sorted((ROOT / "python" / "raptor").rglob("*.py")):
         module = python_module_of(path.relative_to(ROOT).as_posix())
@@ -96,33 +106,41 @@ def sample(per_module: int, seed: int, modules: Sequence[str] | None = None) -> 
             continue
         source = path.read_text(encoding="utf-8")
         skip = _unobservable(source)
-        for site, muts in sorted(enumerate_mutations(source).items()):
+        for site, muts in sorted(enumerate_mutations(source, family).items()):
             if not skip(site):
                 sites_of[module].append((path, site, muts))
     mutants: list[Mutant] = []
+    salt = "" if family == "cosmic-ray" else f":{family}"  # (the cosmic-ray draws of a seed stay as they were)
     for module in sorted(sites_of):
-        rng = random.Random(f"{seed}:{module}")
+        rng = random.Random(f"{seed}:{module}{salt}")
         chosen = rng.sample(sites_of[module], min(per_module, len(sites_of[module])))
         for path, site, muts in sorted(chosen, key=lambda c: (str(c[0]), c[1])):
             name, occurrence = rng.choice(sorted(muts))
             rel = path.relative_to(ROOT).as_posix()
             source = path.read_text(encoding="utf-8")
-            mutated = mutate_code(source, get_operator(name)(), occurrence)
+            mutated = mutate(source, f"{name}#{occurrence}")
             mutants.append(Mutant("python", module, rel, site[0], f"{name}#{occurrence}",
                                   unified_diff(rel, source, mutated or source),
                                   tests_for_python(module)))
     return mutants
 
 
-def current_diff(mutant: Mutant) -> str:
-    """The diff `mutant` makes to today's source (a rerun checks it is the one recorded)."""
+def mutate(source: str, operator: str) -> str | None:
+    """`source` with the mutation `operator` ("name#occurrence") applied, by
+    cosmic-ray or by semantic.py; None when it does not apply."""
+    name, occurrence = operator.split("#")
+    if name in semantic.OPERATORS:
+        return semantic.mutate_code(source, name, int(occurrence))
     from cosmic_ray.mutating import mutate_code
     from cosmic_ray.plugins import get_operator
 
+    return mutate_code(source, get_operator(name)(), int(occurrence))
+
+
+def current_diff(mutant: Mutant) -> str:
+    """The diff `mutant` makes to today's source (a rerun checks it is the one recorded)."""
     source = (ROOT / mutant.path).read_text(encoding="utf-8")
-    name, occurrence = mutant.operator.split("#")
-    return unified_diff(mutant.path, source, mutate_code(source, get_operator(name)(), int(occurrence))
-                        or source)
+    return unified_diff(mutant.path, source, mutate(source, mutant.operator) or source)
 
 
 def baseline_seconds(tests: Sequence[str]) -> float:
@@ -140,9 +158,6 @@ def _pytest_cmd(tests: Sequence[str]) -> list[str]:
 
 def run(mutants: list[Mutant], timeout_factor: float, log: Callable[[str], None]) -> None:
     """Applies each mutant in place (always restored) and runs its module's tests."""
-    from cosmic_ray.mutating import mutate_code
-    from cosmic_ray.plugins import get_operator
-
     baselines: dict[tuple[str, ...], float] = {}
     for i, mutant in enumerate(mutants, 1):
         key = tuple(mutant.tests)
@@ -151,8 +166,7 @@ def run(mutants: list[Mutant], timeout_factor: float, log: Callable[[str], None]
             log(f"[python] baseline {mutant.module}: {baselines[key]:.1f} s")
         path = ROOT / mutant.path
         source = path.read_text(encoding="utf-8")
-        name, occurrence = mutant.operator.split("#")
-        mutated = mutate_code(source, get_operator(name)(), int(occurrence))
+        mutated = mutate(source, mutant.operator)
         start = time.monotonic()
         if mutated is None or mutated == source:
             mutant.outcome, mutant.detail = INVALID, "no mutation applied"
@@ -180,4 +194,4 @@ def _first_failure(tail: str) -> str:
     return tail.strip().splitlines()[-1][:300] if tail.strip() else ""
 
 
-__all__ = ["PYTHON_MODULES", "enumerate_mutations", "run", "sample"]
+__all__ = ["PYTHON_MODULES", "current_diff", "enumerate_mutations", "mutate", "run", "sample"]

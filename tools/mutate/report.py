@@ -16,14 +16,20 @@ def kill_ratio(counts: Counter[str]) -> float | None:
     return (counts[KILLED] + counts[TIMEOUT]) / valid if valid else None
 
 
+def family(m: Mutant) -> str:
+    """The table a mutant counts in: its side, and for the semantic operators
+    "python semantic" (their kill ratio is measured apart from cosmic-ray's)."""
+    return f"{m.side} semantic" if m.operator.startswith("semantic/") else m.side
+
+
 def summarize(mutants: Iterable[Mutant]) -> dict[str, dict[str, dict[str, object]]]:
-    """{side: {module: {mutants, killed, survived, timeout, invalid, kill_ratio}}}, with a
-    "total" row per side."""
+    """{family: {module: {mutants, killed, survived, timeout, invalid, kill_ratio}}}, with a
+    "total" row per family (python, python semantic, c++)."""
     rows: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     for m in mutants:
         if m.outcome:
-            rows[m.side][m.module][m.outcome] += 1
-            rows[m.side]["total"][m.outcome] += 1
+            rows[family(m)][m.module][m.outcome] += 1
+            rows[family(m)]["total"][m.outcome] += 1
     out: dict[str, dict[str, dict[str, object]]] = {}
     for side, modules in rows.items():
         out[side] = {}

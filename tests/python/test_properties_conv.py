@@ -1,0 +1,89 @@
+"""Random convolutions, each lowered alone (one nn.convolution, its bias,
+nothing around it) to PIM programs, simulated and compared with torch's
+conv2d: every combination the lowering's window walks must get right,
+stride and padding per axis, dilation, groups, non-square kernels and maps
+(batch 1: the PIM lowering refuses other batches in one line, tested
+last). Fixed seeds and small shapes (the whole file runs in
+seconds); every case names its parameters when it fails."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from pim_helpers import compile_and_run
+
+# 8 cores of 8 crossbars of 16 x 16: the weight tiles of these convolutions
+# fit, and lanes spread over several cores.
+TARGET = {
+    "name": "tests: 8 cores x 8 crossbars of 16x16",
+    "clock": {"period_ns": 1.0},
+    "cores": {"count": 8, "mesh_rows": 2, "mesh_cols": 4},
+    "crossbar": {"per_core": 8, "rows": 16, "cols": 16, "cell_bits": 8, "weight_bits": 8},
+    "network": {"link_bytes_per_cycle": 4, "hop_latency_cycles": 1},
+    "memory": {"local_bytes": 1048576},
+}
+
+
+def case(seed: int) -> dict:
+    """A convolution drawn from `seed`: every parameter per axis, the output
+    at least one pixel each way."""
+    rng = random.Random(seed)
+    while True:
+        groups = rng.choice([1, 1, 2, 3])
+        c = dict(groups=groups, cin=groups * rng.randint(1, 3),
+                 cout=groups * rng.randint(1, 2), kernel=(rng.randint(1, 3), rng.randint(1, 3)),
+                 stride=(rng.randint(1, 3), rng.randint(1, 3)), padding=(rng.randint(0, 2), rng.randint(0, 2)),
+                 dilation=(rng.randint(1, 2), rng.randint(1, 2)), size=(rng.randint(4, 9), rng.randint(4, 9)),
+                 bias=rng.random() < 0.7)
+        out = [(s + 2 * p - d * (k - 1) - 1) // st + 1
+               for s, p, d, k, st in zip(c["size"], c["padding"], c["dilation"], c["kernel"], c["stride"])]
+        if min(out) >= 1:
+            return c
+
+
+SEEDS = range(14)
+
+
+def test_the_sample_covers_every_parameter() -> None:
+    """The fixed seeds draw each parameter's non-trivial values (else a walk
+    could ignore one and every case still pass)."""
+    cases = [case(s) for s in SEEDS]
+    for key in ("stride", "padding", "dilation", "kernel", "size"):
+        for axis in (0, 1):
+            assert len({c[key][axis] for c in cases}) >= 2, (key, axis)
+    assert {c["groups"] for c in cases} >= {1, 2, 3}
+    assert any(c["stride"][0] != c["stride"][1] for c in cases)
+    assert any(c["padding"][0] != c["padding"][1] for c in cases)
+    assert any(c["kernel"][0] != c["kernel"][1] for c in cases)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Path) -> None:
+    c = case(seed)
+    torch.manual_seed(seed)
+    conv = torch.nn.Conv2d(c["cin"], c["cout"], c["kernel"], stride=c["stride"], padding=c["padding"],
+                           dilation=c["dilation"], groups=c["groups"], bias=c["bias"]).eval()
+    x = torch.randn(1, c["cin"], *c["size"])
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps(TARGET))
+    run = compile_and_run(conv, x, tmp_path / "out", target=target)
+    assert run.output.shape == run.reference.shape, c
+    np.testing.assert_allclose(run.output, run.reference, rtol=1e-4, atol=1e-5 * np.abs(run.reference).max(),
+                               err_msg=str(c))
+
+
+def test_a_batch_of_two_is_refused_in_one_line(tmp_path: Path) -> None:
+    from raptor._io import UserError
+
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps(TARGET))
+    with pytest.raises(UserError, match=r"'nn.convolution' op the PIM lowering supports 2-d convolutions of "
+                                        r"batch 1$"):
+        compile_and_run(torch.nn.Conv2d(2, 2, 3).eval(), torch.randn(2, 2, 5, 5), tmp_path / "out", target=target)
+    assert not (tmp_path / "out").exists()
