@@ -202,12 +202,16 @@ def test_the_default_calibration_is_four_inputs_of_numpys_default_rng_0(files: d
 # --- raptor schedule and spatial.schedule_model -------------------------------
 
 def test_schedule_defaults(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    """No options: ./reports, PEFT and the time rule within half the
-    crossbars in latency mode; schedule_model's keywords omitted agree."""
+    """No options: nothing written where the user did not say (reports only
+    with --report-dir), PEFT and the time rule within half the crossbars in
+    latency mode; schedule_model's keywords omitted agree."""
     monkeypatch.chdir(files["root"])
+    before = sorted(p.name for p in files["root"].iterdir())
     _raptor("schedule", files["model"], "--target", files["target"])
-    written = json.loads((files["root"] / "reports" / "schedule.json").read_text())
-    assert (files["root"] / "reports" / "gantt.svg").is_file()
+    assert sorted(p.name for p in files["root"].iterdir()) == before
+    _raptor("schedule", files["model"], "--target", files["target"], "--report-dir", "out")
+    written = json.loads((files["root"] / "out" / "schedule.json").read_text())
+    assert (files["root"] / "out" / "gantt.svg").is_file()
 
     def scheduled(**options) -> dict:
         report = spatial.schedule_model(sources.load(str(files["model"]), weights_as=None).module,
