@@ -29,4 +29,22 @@ def SummarizeGraph : Pass<"raptor-summarize-graph", "mlir::ModuleOp"> {
   ];
 }
 
+def VerifyTensorSizes : Pass<"raptor-verify-tensor-sizes"> {
+  let summary = "Refuse shaped types whose element count overflows int64";
+  let description = [{
+    Walks every type of the IR once (results, region arguments, attributes
+    such as a function's signature, nested types included) and fails, with
+    the error at the op holding it, on the first tensor, memref or vector
+    type whose static sizes multiply, or at 8 bytes per element, past
+    int64. MLIR's own element counts assert on such a type; passes that
+    count elements or bytes can then rely on every count fitting.
+    `raptor-opt` runs it before any pipeline it is given, as the Python
+    entry points do after parsing.
+
+    ```
+    raptor-opt model.mlir --raptor-verify-tensor-sizes
+    ```
+  }];
+}
+
 #endif // RAPTOR_PASSES_GRAPH_PASSES

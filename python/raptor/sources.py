@@ -285,10 +285,14 @@ def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[
     say("importing into the nn dialect")
     try:
         module, report, tensors = frontend.import_model(proto, input_shapes, strict=strict, context=context)
+    except frontend.DynamicShapeError as e:
+        if input_shapes is not None:
+            raise UserError(f"{source}: {e}") from None
+        # Only `raptor import` takes --input-shape: the other commands say how to use it.
+        raise UserError(f"{source}: input '{e.input}' has a dynamic shape: import it with static sizes first, "
+                        f"`raptor import {source} --input-shape {e.input}={e.sizes} -o model.mlir`") from None
     except frontend.OnnxImportError as e:
-        hint = "" if input_shapes is not None else (
-            f" (import it with `raptor import {source} --input-shape ...` first if its shapes are dynamic)")
-        raise UserError(f"{source}: {e}{hint}") from None
+        raise UserError(f"{source}: {e}") from None
 
     def reference(x: np.ndarray) -> np.ndarray:
         try:

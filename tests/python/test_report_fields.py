@@ -88,3 +88,50 @@ def test_schedule_dag_summary_fields_against_a_hand_count(tmp_path: Path) -> Non
             assert tasks[t]["finish"] - tasks[t]["start"] == cost[t][proc[t]]
         for a, b, c in edges:
             assert tasks[b]["start"] >= tasks[a]["finish"] + (c if proc[a] != proc[b] else 0)
+
+
+class _Stages(torch.nn.Module):
+    """Four convolutions: enough layers for a pipeline of several stages."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(c, 8, 3, padding=1) for c in (3, 8, 8, 8))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for conv in self.convs:
+            x = torch.relu(conv(x))
+        return x
+
+
+def test_the_pipeline_summary_predicts_the_interval_the_simulator_measures(tmp_path: Path) -> None:
+    """raptor compile --pipeline prints the scheduler's interval (and the
+    stages and first inference of the manifest's schedule); the timing
+    simulator's steady-state interval of the same program agrees within 10%."""
+    torch.manual_seed(0)
+    source = tmp_path / "stages.pt2"
+    torch.export.save(torch.export.export(_Stages().eval(), (torch.randn(1, 3, 12, 12),)), source)
+    out = tmp_path / "program"
+    run = subprocess.run(RAPTOR + ["compile", str(source), "-o", str(out), "--pipeline", "3", "-q", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    schedule = json.loads((out / "manifest.json").read_text())["schedule"]
+    assert summary["schedule_mode"] == schedule["mode"] == "pipeline"
+    assert summary["predicted_interval_ns"] == schedule["predicted_interval_ns"] > 0
+    assert summary["predicted_latency_ns"] == schedule["predicted_latency_ns"] >= schedule["predicted_interval_ns"]
+    assert summary["pipeline_stages"] == len(schedule["stage_cores"]) and 1 < summary["pipeline_stages"] <= 3
+    text = pim.format_summary(summary, str(out))
+    interval = schedule["predicted_interval_ns"]
+    assert (f"  pipeline estimate: {summary['pipeline_stages']} stages, interval {interval / 1e6:.3f} ms "
+            f"({1e9 / interval:,.0f} inferences/s), first inference "
+            f"{schedule['predicted_latency_ns'] / 1e6:.3f} ms") in text.splitlines()
+    timed = subprocess.run(RAPTOR + ["simulate", str(out), "--timing", "--throughput", "--json"],
+                           capture_output=True, text=True, timeout=300)
+    assert timed.returncode == 0, timed.stderr
+    measured = json.loads(timed.stdout)["interval_ns"]
+    assert measured == pytest.approx(interval, rel=0.10)
+    latency = subprocess.run(RAPTOR + ["compile", str(source), "-o", str(tmp_path / "latency"), "-q", "--json"],
+                             capture_output=True, text=True, timeout=300)
+    lines = pim.format_summary(json.loads(latency.stdout), "d").splitlines()
+    assert any(line.startswith("  schedule estimate: ") for line in lines)
+    assert not any("pipeline estimate" in line for line in lines)

@@ -86,7 +86,7 @@ def _huge_input(m: onnx.ModelProto) -> None:
     (_empty_input, "node 'Add_3' (Add) leaves its required input 0 ('A') empty"),
     (_lying_dims, "initializer 'w' has shape [1099511627776, 2, 3, 3] (19791209299968 elements) but holds 216 "
                   "bytes of data"),
-    (_huge_input, "view sizes [4611686018427387904, 12] overflow int64"),
+    (_huge_input, "input 'x' of shape [4611686018427387904, 2, 4, 4] has more elements than int64 counts"),
 ])
 def test_malformed_onnx_nodes_and_tensors_are_one_line(tmp_path: Path, edit: Callable[[onnx.ModelProto], None],
                                                        message: str) -> None:
@@ -103,6 +103,42 @@ def test_malformed_onnx_nodes_and_tensors_are_one_line(tmp_path: Path, edit: Cal
     bad = tmp_path / "bad.onnx"
     onnx.save(model, bad)
     assert message in _refused(bad, tmp_path)
+
+
+def test_input_shapes_overflowing_int64_are_refused_at_the_input(tmp_path: Path) -> None:
+    """Sizes given with --input-shape are checked as the graph's own are,
+    before any value of that shape is typed."""
+    model = _conv_model()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    source = tmp_path / "dynamic.onnx"
+    onnx.save(model, source)
+    r = subprocess.run(RAPTOR + ["import", str(source), "--input-shape", f"x={2**61},2,4,4", "-o",
+                                 str(tmp_path / "m.mlir")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.splitlines()[-1] == (f"raptor: error: {source}: input 'x' of shape [{2**61}, 2, 4, 4] has more "
+                                         "elements than int64 counts")
+    assert not (tmp_path / "m.mlir").exists()
+
+
+def test_commands_without_input_shape_say_how_to_give_one(tmp_path: Path) -> None:
+    """raptor compile takes no --input-shape: a dynamic ONNX input names the
+    raptor import command that fixes it; errors of other kinds get no such hint."""
+    model = _conv_model()
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    source = tmp_path / "dynamic.onnx"
+    onnx.save(model, source)
+    out = tmp_path / "program"
+    r = subprocess.run(RAPTOR + ["compile", str(source), "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert r.stderr.splitlines()[-1] == (
+        f"raptor: error: {source}: input 'x' has a dynamic shape: import it with static sizes first, "
+        f"`raptor import {source} --input-shape x=N,2,4,4 -o model.mlir`")
+    _empty_input(model)
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+    onnx.save(model, source)
+    r = subprocess.run(RAPTOR + ["compile", str(source), "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "--input-shape" not in r.stderr and "leaves its required input 0" in r.stderr, \
+        r.stderr
 
 
 class Tiny(torch.nn.Module):

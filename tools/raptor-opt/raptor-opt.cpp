@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "support/OversizedShapes.h"
 #include "capi/Registration.h"
+#include "passes/graph/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -17,6 +18,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -61,6 +63,28 @@ static mlir::LogicalResult runOptimizer(int argc, char **argv, mlir::DialectRegi
                          oversized->message);
     return mlir::failure();
   }
+  // The text screen sees what the parser would abort on; once parsed, every
+  // type (signatures, attributes, nested types) is screened by the one type
+  // walk the Python entry points use, before the user's pipeline runs.
+  // A --pass-pipeline replaces the pass manager's passes, so the user's
+  // pipeline is set up first and the screen put in front of its passes
+  // (printed and parsed back into the same anchor, as MLIR's crash
+  // reproducers do).
+  config.setPassPipelineSetupFn([cli = mlir::MlirOptMainConfig::createFromCLOptions()](mlir::PassManager &pm) {
+    if (mlir::failed(cli.setupPassPipeline(pm)))
+      return mlir::failure();
+    std::string user;
+    llvm::raw_string_ostream os(user);
+    pm.printAsTextualPipeline(os);
+    llvm::StringRef text(user);
+    size_t open = text.find('(');
+    if (open == llvm::StringRef::npos || !text.ends_with(")"))
+      return mlir::failure();
+    llvm::StringRef inner = text.slice(open + 1, text.size() - 1).trim();
+    std::string screened = ("raptor-verify-tensor-sizes" + llvm::Twine(inner.empty() ? "" : ",") + inner).str();
+    pm.clear();
+    return mlir::parsePassPipeline(screened, pm);
+  });
   std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputFilename, &errorMessage);
   if (!output) {
     llvm::errs() << errorMessage << "\n";

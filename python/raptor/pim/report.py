@@ -43,6 +43,12 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "transfer_bytes": sum(t["bytes"] for t in manifest.get("transfers", [])),
         "schedule_makespan_ns": schedule.get("makespan_ns"),
         "schedule_critical_path_ns": schedule.get("critical_path_ns"),
+        # Pipeline mode: stage cores, and the scheduler's predictions of one
+        # inference's latency and of the steady-state initiation interval.
+        "schedule_mode": schedule.get("mode", "latency"),
+        "pipeline_stages": len(schedule.get("stage_cores", [])) or None,
+        "predicted_latency_ns": schedule.get("predicted_latency_ns"),
+        "predicted_interval_ns": schedule.get("predicted_interval_ns"),
         "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
     }
 
@@ -75,7 +81,13 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
         f"local memory peak {s['local_bytes_peak'] / 2**20:.2f} MiB (core {s['local_bytes_peak_core']}), "
         f"{s['transfers']:,} transfers ({s['transfer_bytes'] / 2**20:.2f} MiB)",
     ]
-    if s["schedule_makespan_ns"] is not None:
+    if s["schedule_mode"] == "pipeline" and s["predicted_interval_ns"] is not None:
+        stages = f"{s['pipeline_stages']} stages, " if s["pipeline_stages"] else ""
+        latency = (f", first inference {s['predicted_latency_ns'] / 1e6:.3f} ms"
+                   if s["predicted_latency_ns"] is not None else "")
+        lines.append(f"  pipeline estimate: {stages}interval {s['predicted_interval_ns'] / 1e6:.3f} ms "
+                     f"({1e9 / s['predicted_interval_ns']:,.0f} inferences/s){latency}")
+    elif s["schedule_makespan_ns"] is not None:
         lines.append(f"  schedule estimate: {s['schedule_makespan_ns'] / 1e6:.3f} ms "
                      f"(critical path {s['schedule_critical_path_ns'] / 1e6:.3f} ms)")
     seconds = s["compile_seconds"]

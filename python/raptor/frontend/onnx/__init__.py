@@ -25,9 +25,9 @@ without a rule), ``rules`` (the conversion rules by operator family),
 
 from __future__ import annotations
 
-from .errors import OnnxImportError, UnsupportedOperatorError
+from .errors import DynamicShapeError, OnnxImportError, UnsupportedOperatorError
 from .importer import import_model, load_model
 from .state import SUPPORTED_OPSETS, ImportReport
 
-__all__ = ["ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOperatorError",
+__all__ = ["DynamicShapeError", "ImportReport", "OnnxImportError", "SUPPORTED_OPSETS", "UnsupportedOperatorError",
            "import_model", "load_model"]

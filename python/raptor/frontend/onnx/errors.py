@@ -8,6 +8,16 @@ class OnnxImportError(ValueError):
     """The model cannot be imported (unreadable file, opset, dynamic shape)."""
 
 
+class DynamicShapeError(OnnxImportError):
+    """A graph input has a dynamic size: ``input`` names it, ``sizes`` spells
+    the ``--input-shape`` value to give (``N`` where a size is unknown)."""
+
+    def __init__(self, message: str, input: str, sizes: str) -> None:
+        super().__init__(message)
+        self.input = input
+        self.sizes = sizes
+
+
 class UnsupportedOperatorError(OnnxImportError):
     """Raised in strict mode when operators have no ``nn`` op (all named)."""
 

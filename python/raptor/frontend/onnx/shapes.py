@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
-from .errors import OnnxImportError
+from .errors import DynamicShapeError, OnnxImportError
 
 #: A value's static type: (dims, ONNX element type).
 StaticType = tuple[list[int], int]
@@ -55,11 +55,16 @@ def input_types(graph: Any, initializers: set[str], input_shapes: Mapping[str, S
             if not t.HasField("shape") or any(not isinstance(d, int) or d <= 0 for d in dims):
                 spelled = "unknown" if not t.HasField("shape") else \
                     "[" + ", ".join(map(str, dims)) + "]"
-                raise OnnxImportError(
+                sizes = ",".join(str(d) if isinstance(d, int) and d > 0 else "N" for d in dims)
+                raise DynamicShapeError(
                     f"input '{i.name}' has a dynamic shape {spelled}: give its sizes with "
-                    f"--input-shape {i.name}=" + ",".join(
-                        str(d) if isinstance(d, int) and d > 0 else "N" for d in dims))
+                    f"--input-shape {i.name}={sizes}", i.name, sizes)
             shape = dims
+        # Checked here, before any value of that size is typed or viewed:
+        # MLIR's tensor types count elements in int64.
+        if math.prod(shape) >= 2**63:
+            raise OnnxImportError(f"input '{i.name}' of shape [{', '.join(map(str, shape))}] has more "
+                                  "elements than int64 counts")
         out.append((i.name, shape, t.elem_type))
     return out
 

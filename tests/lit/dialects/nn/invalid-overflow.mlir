@@ -11,8 +11,11 @@ func.func @kv_cache(%k: tensor<1x8x4x64xf16>) {
 
 // -----
 
-// Near miss: the largest past_length that still fits is accepted.
+// Near miss: the largest past_length whose dimension still fits passes the
+// op's verifier; the element count of its result does not, which raptor-opt's
+// screen of every type (raptor-verify-tensor-sizes, before any pass) reports.
 func.func @kv_cache_fits(%k: tensor<1x8x1x64xf32>) -> tensor<1x8x9223372036854775807x64xf32> {
+  // expected-error @+1 {{result 0 of type tensor<1x8x9223372036854775807x64xf32> has more elements than int64 counts}}
   %0:2 = nn.kv_cache %k, %k {past_length = 9223372036854775806} : (tensor<1x8x1x64xf32>, tensor<1x8x1x64xf32>) -> (tensor<1x8x9223372036854775807x64xf32>, tensor<1x8x9223372036854775807x64xf32>)
   return %0#0 : tensor<1x8x9223372036854775807x64xf32>
 }
