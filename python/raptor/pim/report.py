@@ -82,7 +82,8 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
         f"{s['transfers']:,} transfers ({s['transfer_bytes'] / 2**20:.2f} MiB)",
     ]
     if s["schedule_mode"] == "pipeline" and s["predicted_interval_ns"] is not None:
-        stages = f"{s['pipeline_stages']} stages, " if s["pipeline_stages"] else ""
+        n = s["pipeline_stages"]
+        stages = f"{n} stage{'s' if n != 1 else ''}, " if n else ""
         latency = (f", first inference {s['predicted_latency_ns'] / 1e6:.3f} ms"
                    if s["predicted_latency_ns"] is not None else "")
         lines.append(f"  pipeline estimate: {stages}interval {s['predicted_interval_ns'] / 1e6:.3f} ms "
