@@ -23,7 +23,7 @@ them are those measured on the same chip and timing rules (issue filing:
 pimsim-nn one pass, ResNet-18 greedy 8.149 ms, genetic 4.963 ms,
 SqueezeNet 1.1 greedy 3.266 ms).
 
-    python bench/pipeline_int8.py --json build/pipeline-int8.json [--models resnet18] [--depths 4,8]
+    python bench/pipeline_int8.py --json build/pipeline-int8.json [--models resnet18] [--depths 4,8] [--doc docs/scheduling.md]
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import raptor
 from raptor import pim, weights
 
 sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 from pim_models import _torchvision  # noqa: E402  (the same model preparation)
 
 MODELS = ("resnet18", "squeezenet1_1", "mobilenet_v2", "shufflenet_v2_x1_0", "googlenet")
@@ -115,6 +116,7 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated torchvision names")
     parser.add_argument("--depths", default="4,8", help="comma-separated pipeline depths")
     parser.add_argument("--json", required=True, help="write the rows as JSON here")
+    parser.add_argument("--doc", help="replace the table between this document's pipeline-int8 markers")
     args = parser.parse_args()
     rows: list[dict] = []
     with raptor.Context(), tempfile.TemporaryDirectory() as tmp:
@@ -125,6 +127,8 @@ def main() -> int:
                 print(json.dumps(rows[-1]), file=sys.stderr)
                 Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows},
                                                       indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "pipeline-int8", table(rows))
     print(table(rows))
     return 0
 

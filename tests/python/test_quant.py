@@ -325,7 +325,7 @@ def test_bad_quantization_inputs_are_refused(tmp_path: Path) -> None:
     (tmp_path / "junk.npy").write_text("not numpy")
     with pytest.raises(UserError, match="cannot read calibration data"):
         quant.load_samples(module, str(tmp_path / "junk.npy"))
-    with pytest.raises(UserError, match="policy Z gives no operator"):
+    with pytest.raises(UserError, match=r"policy Z gives no operator .*: a broader policy \(Y, X, W\) may find some"):
         pim.compile(module, tmp_path / "z", weights=path, precision="int8", policy="Z")
     assert not (tmp_path / "z").exists()
     with pytest.raises(ValueError, match="unknown precision"):
@@ -497,3 +497,34 @@ def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path, blocks:
         want = model(x).numpy()
     cosine = float(got.ravel() @ want.ravel() / np.linalg.norm(got) / np.linalg.norm(want))
     assert cosine > 0.99
+
+
+class _Einsum(nn.Module):
+    """A product with a weight: only policies X and W encode nn.matmul."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 6))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("bi,ij->bj", x, self.w)
+
+
+class _Negate(nn.Module):
+    """No operator any policy encodes."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return -x
+
+
+@pytest.mark.parametrize("model, policy, hint", [
+    (_Einsum, "Y", "a broader policy (X, W) may find some"),
+    (_Negate, "W", "no policy quantizes its operators, compile it in fp32")])
+def test_nothing_to_quantize_names_only_broader_policies(tmp_path: Path, model: type[nn.Module], policy: str,
+                                                         hint: str) -> None:
+    module, path, _ = _prepared(tmp_path, model(), torch.randn(2, 8))
+    with pytest.raises(UserError) as e:
+        pim.compile(module, tmp_path / "q", weights=path, precision="int8", policy=policy)
+    assert str(e.value) == (f"policy {policy} gives no operator of this model an INT8 variant (nothing to "
+                            f"quantize): {hint}")
+    assert not (tmp_path / "q").exists()

@@ -9,7 +9,7 @@ import contextlib
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mlir import ir
@@ -91,13 +91,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-instructions", type=count(1), metavar="N",
                    help="stop with an error after N executed instructions (default: 4e9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     p.set_defaults(run=_simulate)
 
 
 def _compile(args: argparse.Namespace) -> int:
     from raptor import pim
 
-    say = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    say = _progress(args.quiet)
     int8_only = [flag for flag, given in (("--policy", args.policy), ("--placement", args.placement),
                                           ("--calibrate", args.calibrate),
                                           ("--calibration-samples", args.calibration_samples),
@@ -184,19 +185,22 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from raptor import pim
 
-    program = pim.Program.load(args.directory, args.form)
+    say = _progress(args.quiet)
     if args.throughput and not args.timing:
         raise UserError("--throughput is a mode of --timing")
     if args.timeline and not args.timing:
         raise UserError("--timeline is a picture of --timing")
+    say(f"[simulate] loading {args.directory} ({args.form} programs)")
+    program = pim.Program.load(args.directory, args.form)
     if args.timing:
-        return _report_timing(program, args)
+        return _report_timing(program, args, say)
     arrays = _parse_named_arrays(args.input, program.inputs)
     seeded = [name for name, _, _ in program.inputs if name not in arrays]
     rng = np.random.default_rng(args.seed)
     for name, shape, _ in program.inputs:
         if name not in arrays:
             arrays[name] = rng.standard_normal(shape).astype(np.float32)
+    say(f"[simulate] computing on {len(program.manifest['cores'])} cores ...")
     run = program.simulate(arrays, args.max_instructions)
     report: dict = {"directory": str(args.directory), "form": args.form,
                     "random_inputs": seeded, "seconds": round(run.stats["seconds"], 3),
@@ -204,7 +208,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if run.stats["seconds"] > 0:
         report["instructions_per_second"] = int(run.stats["total"]["instructions"] / run.stats["seconds"])
     if args.check:
-        report.update(_check(program, arrays, run.outputs, args.directory))
+        report.update(_check(program, arrays, run.outputs, args.directory, say))
     if args.output:
         outputs = list(run.outputs.items())
         for item in args.output:
@@ -233,19 +237,27 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
+def _progress(quiet: bool) -> Callable[[str], None]:
+    """Progress lines on stderr (stdout keeps the report), or none with -q."""
+    return (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+
+
+def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[str], None]) -> dict:
     """``--check``: the simulated output against the model the manifest
     names (eager torch or onnxruntime) and, for int8, against the integer
     reference bit for bit."""
     import numpy as np
 
     source = program.manifest.get("source", "")
+    if source:
+        say(f"[check] loading {source}")
     model = sources.load(source) if source else None
     try:
         if model is None or model.reference is None:
             raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
         if len(program.inputs) != 1 or len(program.outputs) != 1:
             raise UserError("--check compares single-input, single-output models")
+        say(f"[check] running the model in {'onnxruntime' if source.endswith('.onnx') else 'eager torch'} ...")
         ref = model.reference(arrays[program.inputs[0][0]])
         out = outputs[program.outputs[0][0]]
         scale = float(np.abs(ref).max()) or 1.0
@@ -260,6 +272,7 @@ def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
             if not saved.is_file():
                 raise UserError(f"'{directory}' lacks reports/quantized_model.mlir (the integer reference's IR)")
             module = ir.Module.parse(saved.read_text(), context=raptor.Context())
+            say("[check] computing the integer reference ...")
             with _located(source):
                 (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
                                           weight_files.load(model.weights) if model.weights else {})
@@ -271,21 +284,26 @@ def _check(program, arrays: dict, outputs: dict, directory: str) -> dict:
             model.cleanup()
 
 
-def _report_timing(program, args: argparse.Namespace) -> int:
+def _report_timing(program, args: argparse.Namespace, say: Callable[[str], None]) -> int:
     from raptor import pim
 
     if args.input or args.output or args.check:
         raise UserError("--timing moves no data: --input, --output and --check belong to functional runs")
+    say(f"[timing] {'the steady state of streamed inferences' if args.throughput else 'one inference'} "
+        "by pimsim-nn's rules ...")
     timing = program.time(args.throughput, max_instructions=args.max_instructions, timeline=bool(args.timeline))
     if args.timeline:
         from raptor.pim.timeline import timeline_svg
 
         write_atomically(args.timeline, timeline_svg(timing, str(args.directory)))
-    schedule_ns = program.manifest.get("schedule", {}).get("makespan_ns")
+    schedule = program.manifest.get("schedule", {})
+    schedule_ns = schedule.get("predicted_latency_ns", schedule.get("makespan_ns"))
     if args.json:
         report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}
+        if "makespan_ns" in schedule:
+            report["schedule_makespan_ns"] = schedule["makespan_ns"]
         if schedule_ns is not None:
-            report["schedule_makespan_ns"] = schedule_ns
+            report["latency_estimate_ns"] = schedule_ns
         print(json.dumps(report, indent=2))
     else:
         print(pim.format_timing(timing, str(args.directory), schedule_ns))

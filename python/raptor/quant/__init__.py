@@ -49,8 +49,13 @@ def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal-coa
 def require_encoded(module: ir.Module, policy: str) -> None:
     """UserError unless the placement under ``policy`` encodes something."""
     if not encoded_subgraphs(module):
+        # Policies select more operators in the order Z < Y < X < W (docs/codec.md).
+        order = "ZYXW"
+        broader = order[order.index(policy) + 1:] if policy in order else ""
+        hint = (f"a broader policy ({', '.join(broader)}) may find some" if broader else
+                "no policy quantizes its operators, compile it in fp32")
         raise UserError(f"policy {policy} gives no operator of this model an INT8 variant (nothing to quantize): "
-                        "choose Y, X or W")
+                        f"{hint}")
 
 
 def _block(module: ir.Module) -> ir.Block:
