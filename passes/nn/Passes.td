@@ -27,6 +27,25 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
+  let summary = "Squares as products, quotients by square roots as products by reciprocal roots";
+  let description = [{
+    L2 norms reach the graph as powers (`x ** 2`, `sqrt(s)` as
+    `nn.pow {exponent = 0.5}`), which the PIM lowering does not compute.
+    This pass rewrites `nn.pow(x, 2)` as `nn.mul(x, x)`, and a quotient by a
+    square root, `a / sqrt(b)`, as `a * rsqrt(b)`, also when the root is
+    clamped below (`F.normalize`'s `norm.clamp_min(eps)`, as
+    `rsqrt(clamp(b, min = eps^2))`: the root is monotone) or broadcast by
+    `nn.expand` on its way to the quotient. A root that is not a divisor
+    stays a power. Same values up to float rounding.
+
+    ```
+    raptor-opt model.mlir --raptor-expand-powers
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def MaterializePadding : Pass<"raptor-materialize-padding", "mlir::ModuleOp"> {
   let summary = "Pad explicitly before padded convolutions and max-pools";
   let description = [{

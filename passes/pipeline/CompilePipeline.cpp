@@ -15,6 +15,7 @@ namespace {
 
 void prepareModelSteps(std::vector<CompileStep> &steps, const CompileOptions &o) {
   steps.push_back({"folding batch norms", [] { return createFoldBatchNorm(); }});
+  steps.push_back({"expanding powers", [] { return createExpandPowers(); }});
   if (o.precision != Precision::INT8)
     return;
   PlaceCodecsOptions place;

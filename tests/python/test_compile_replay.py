@@ -170,7 +170,7 @@ def test_documented_schedule_passes_give_raptor_schedules_schedule(work: Path) -
     """docs/scheduling.md's raptor-opt passes are `raptor schedule`'s: the
     same tasks on the same cores at the same times."""
     text = (ROOT / "docs" / "scheduling.md").read_text()
-    (line,) = [x for x in text.splitlines() if x.startswith("raptor-opt model.mlir --raptor-fold-batch-norm")]
+    (line,) = [x for x in text.splitlines() if x.startswith("raptor-opt model.mlir --raptor-prepare-model ")]
     args = shlex.split(line.split("  #")[0])
     printed = run([str(BIN / "raptor-opt"), *args[1:]], work).stdout
     opt = sorted(re.findall(r'spatial\.task "([^"]+)".*?core = (\d+) : i64.*?start_ns = (\d+) : i64', printed))

@@ -1,5 +1,6 @@
 """Model families the back end reaches through decompositions at import:
-1-d convolutions, group and instance norm, bilinear and nearest resizing.
+1-d convolutions, group and instance norm, bilinear and nearest resizing,
+L2 norms, sums and fills shaped like a tensor.
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -63,10 +64,27 @@ class Bilinear(torch.nn.Module):
         return F.interpolate(y, size=(11, 13), mode="bilinear", align_corners=self.align_corners)
 
 
+class L2Norm(torch.nn.Module):
+    """Embedding heads in small: features L2-normalized over channels
+    (F.normalize: a root of a sum of squares, clamped, as a divisor), a
+    sum over positions, and fills shaped like a tensor (full_like,
+    zeros_like)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        pooled = y.sum(dim=(2, 3), keepdim=True) * 0.05
+        return F.normalize(y, dim=1) + pooled + torch.full_like(y, 0.25) + torch.zeros_like(y)
+
+
 FAMILIES = {
     "conv1d": (Conv1d, (1, 4, 24)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),
+    "l2_norm": (L2Norm, (1, 3, 6, 6)),
 }
 
 

@@ -115,6 +115,55 @@ def as_strided_views(graph: fx.Graph) -> int:
     return count
 
 
+def shape_only_fills(graph: fx.Graph) -> int:
+    """``full_like``, ``zeros_like`` and ``ones_like`` read only their
+    input's static shape: as ``aten.full`` of that shape they depend on no
+    value, so the importer folds them into ``nn.constant``."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.full_like.default, aten.zeros_like.default, aten.ones_like.default):
+            continue
+        val = node.meta.get("val")
+        if val is None or any(not isinstance(d, int) for d in val.shape):
+            continue
+        fill = node.args[1] if _is(node, aten.full_like.default) else 0 if _is(node, aten.zeros_like.default) else 1
+        with graph.inserting_before(node):
+            full = graph.call_function(aten.full.default, (list(val.shape), fill), {"dtype": val.dtype})
+        full.meta = dict(node.meta)
+        node.replace_all_uses_with(full)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
+def sums_as_means(graph: fx.Graph) -> int:
+    """A floating-point ``sum`` over dimensions as the ``mean`` over them
+    times their element count: ``nn.mean`` is the reduction the back end
+    lowers (L2 norms, attention pooling and variances sum this way)."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.sum.dim_IntList) or node.kwargs.get("dtype") is not None:
+            continue
+        source, val = node.args[0], node.meta.get("val")
+        dims = node.args[1] if len(node.args) > 1 else None
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        if val is None or not val.dtype.is_floating_point or not dims:
+            continue
+        shape = _shape(source)
+        n = 1
+        for d in dims:
+            n *= shape[d]
+        with graph.inserting_before(node):
+            mean = graph.call_function(aten.mean.dim, (source, list(dims), keepdim))
+            scaled = graph.call_function(aten.mul.Tensor, (mean, float(n)))
+        mean.meta = dict(node.meta)
+        scaled.meta = dict(node.meta)
+        node.replace_all_uses_with(scaled)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def decompose_addmm(graph: fx.Graph) -> int:
     """``addmm(bias, x, w)`` (GPT-2's Conv1D, weight (in, out)) as
     ``mm(x, w) + bias``: two typed ops instead of a generic one."""

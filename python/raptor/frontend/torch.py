@@ -141,7 +141,8 @@ class _Emitter:
         o = self.options
         rw.drop_assertions(graph)
         # Counted only when they apply (the report lists recognised patterns).
-        for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm)):
+        for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm),
+                              ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:

@@ -209,8 +209,10 @@ def _check_float_graph(module: ir.Module) -> None:
     before calibration runs the model (whose interpreter would stop at
     the same operator with torch's words)."""
     copy = module.operation.clone()
+    prepare = _raptor.CompileOptions()
+    prepare.precision = "fp32"
     try:
-        _raptor.fold_batch_norm(copy)
+        _raptor.run_compile_phase(copy, "prepare-model", prepare)
         _raptor.build_compute_graph(copy)
     finally:
         copy.erase()

@@ -77,7 +77,11 @@ def schedule_model(module: ir.Module, target: str | Path, algorithm: str = "peft
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     with module.context:
         # The spellings are checked against the passes' own vocabularies.
-        _raptor.fold_batch_norm(module)
+        # The model prepared as raptor compile prepares it in fp32 (batch
+        # norms folded, powers expanded), so that both schedule one graph.
+        prepare = _raptor.CompileOptions()
+        prepare.precision = "fp32"
+        _raptor.run_compile_phase(module, "prepare-model", prepare)
         _raptor.build_compute_graph(module, str(target), replicate, replication_budget,
                                     pipeline is not None if follow_rows is None else follow_rows,
                                     "latency" if pipeline is None else "pipeline")

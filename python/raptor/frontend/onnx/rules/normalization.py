@@ -1,6 +1,7 @@
 """Normalisation and reductions: inference BatchNormalization,
 LayerNormalization, InstanceNormalization (a layer norm of each channel,
-then the per-channel affine map) and ReduceMean."""
+then the per-channel affine map) and the reductions ReduceMean, ReduceSum
+(float: the mean times the count) and ReduceL2."""
 
 from __future__ import annotations
 
@@ -41,18 +42,51 @@ def _layer_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> li
                            eps=float(a.get("epsilon", 1e-5))).result]
 
 
-@rule("ReduceMean")
-def _reduce_mean(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    x = im.value(node.input[0])
-    rank = len(shape_of(x))
+def _count(n: int) -> ir.Attribute:
+    return ir.FloatAttr.get(ir.F64Type.get(), float(n))
+
+
+def _reduced(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> tuple[ir.Value, int] | None:
+    """The mean of ``x`` over the node's axes (all when none are given) and
+    the number of elements each mean is over; None for an empty axes list
+    with ``noop_with_empty_axes``."""
+    shape = shape_of(x)
     axes = axes_of(im, node, a, 1)
     if not axes:
         if a.get("noop_with_empty_axes", 0):
-            return [x]
-        axes = list(range(rank))
+            return None
+        axes = list(range(len(shape)))
     if not is_float(x):
-        raise Unsupported("integer mean")
-    return [nn.MeanOp(x, dim=[d % rank for d in axes], keepdim=bool(a.get("keepdims", 1))).result]
+        raise Unsupported("an integer reduction")
+    dims = [d % len(shape) for d in axes]
+    return nn.MeanOp(x, dim=dims, keepdim=bool(a.get("keepdims", 1))).result, math.prod(shape[d] for d in dims)
+
+
+@rule("ReduceMean")
+def _reduce_mean(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    reduced = _reduced(im, node, a, x)
+    return [x if reduced is None else reduced[0]]
+
+
+@rule("ReduceSum")
+def _reduce_sum(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    # A sum as the mean times the count: nn.mean is the reduction the back end lowers.
+    x = im.value(node.input[0])
+    reduced = _reduced(im, node, a, x)
+    return [x if reduced is None else nn.MulOp(reduced[0], scalar=_count(reduced[1])).result]
+
+
+@rule("ReduceL2")
+def _reduce_l2(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    # sqrt(sum(x * x)); raptor-expand-powers turns a quotient by it into a
+    # product by rsqrt.
+    x = im.value(node.input[0])
+    squares = nn.MulOp(x, other=x).result
+    reduced = _reduced(im, node, a, squares)
+    if reduced is None:
+        return [nn.PowOp(squares, 0.5).result]
+    return [nn.PowOp(nn.MulOp(reduced[0], scalar=_count(reduced[1])).result, 0.5).result]
 
 
 @rule("InstanceNormalization")

@@ -1,0 +1,93 @@
+//===- ExpandPowers.cpp - Powers as the back end's operations ---*- C++ -*-===//
+//
+// raptor-expand-powers: squares become products and quotients by square
+// roots become products by reciprocal square roots (the vector unit's
+// rsqrt), so that L2 norms from either frontend reach the PIM lowering as
+// operations it computes.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/nn/NNOps.h"
+#include "passes/nn/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace raptor {
+#define GEN_PASS_DEF_EXPANDPOWERS
+#include "passes/nn/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace nn = raptor::nn;
+
+namespace {
+
+bool hasExponent(nn::PowOp pow, double exponent) { return pow.getExponent().convertToDouble() == exponent; }
+
+/// The divisor `other` of a quotient as a square root: (its radicand, the
+/// lower clamp of the root if any, the expands between root and quotient).
+struct Root {
+  Value radicand;
+  std::optional<double> atLeast;
+  SmallVector<nn::ExpandOp> expands;
+};
+
+std::optional<Root> rootOf(Value other) {
+  Root root;
+  while (auto expand = other.getDefiningOp<nn::ExpandOp>()) {
+    root.expands.push_back(expand);
+    other = expand.getSelf();
+  }
+  if (auto clamp = other.getDefiningOp<nn::ClampOp>(); clamp && clamp.getMin() && !clamp.getMax()) {
+    root.atLeast = clamp.getMin()->convertToDouble();
+    other = clamp.getSelf();
+  }
+  auto pow = other.getDefiningOp<nn::PowOp>();
+  if (!pow || !hasExponent(pow, 0.5))
+    return std::nullopt;
+  root.radicand = pow.getSelf();
+  return root;
+}
+
+struct ExpandPowersPass : raptor::impl::ExpandPowersBase<ExpandPowersPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> replaced;
+    getOperation().walk([&](nn::PowOp pow) {
+      if (!hasExponent(pow, 2.0))
+        return;
+      OpBuilder b(pow);
+      pow.getResult().replaceAllUsesWith(nn::MulOp::create(b, pow.getLoc(), pow.getSelf(), pow.getSelf(), Attribute()));
+      replaced.push_back(pow);
+    });
+    getOperation().walk([&](nn::DivOp div) {
+      std::optional<Root> root = div.getOther() ? rootOf(div.getOther()) : std::nullopt;
+      if (!root)
+        return;
+      OpBuilder b(div);
+      Location loc = div.getLoc();
+      Value r = root->radicand;
+      // sqrt(b) clamped below by eps >= 0 is sqrt(max(b, eps^2)); a negative
+      // bound never binds a root.
+      if (root->atLeast && *root->atLeast > 0)
+        r = nn::ClampOp::create(b, loc, r, b.getF64FloatAttr(*root->atLeast * *root->atLeast), FloatAttr());
+      r = nn::RsqrtOp::create(b, loc, r);
+      for (nn::ExpandOp expand : llvm::reverse(root->expands))
+        r = nn::ExpandOp::create(b, expand.getLoc(), r, expand.getSizeAttr());
+      div.getResult().replaceAllUsesWith(nn::MulOp::create(b, loc, div.getSelf(), r, Attribute()));
+      replaced.push_back(div);
+    });
+    // The replaced ops, then whatever only they used (the old roots).
+    SmallVector<Operation *> dead(replaced.rbegin(), replaced.rend());
+    while (!dead.empty()) {
+      Operation *op = dead.pop_back_val();
+      if (!op->use_empty() || !isa<nn::NNDialect>(op->getDialect()))
+        continue;
+      SmallVector<Value> operands(op->getOperands());
+      op->erase();
+      for (Value v : operands)
+        if (Operation *def = v.getDefiningOp(); def && def->use_empty())
+          dead.push_back(def);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,40 @@
+// raptor-expand-powers: squares as products; quotients by square roots (also
+// clamped below, also broadcast) as products by reciprocal roots.
+// RUN: %raptor-opt %s --raptor-expand-powers | FileCheck %s
+
+// CHECK-LABEL: func.func @normalize
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK: %[[SQ:.*]] = nn.mul %[[X]], %[[X]]
+// CHECK: %[[M:.*]] = nn.mean %[[SQ]]
+// CHECK: %[[C:.*]] = nn.clamp %[[M]] {min = 9.9999999999999992E-25 : f64}
+// CHECK: %[[R:.*]] = nn.rsqrt %[[C]]
+// CHECK: %[[E:.*]] = nn.expand %[[R]] {size = array<i64: 2, 8>}
+// CHECK: %[[Y:.*]] = nn.mul %[[X]], %[[E]]
+// CHECK-NOT: nn.pow
+// CHECK-NOT: nn.div
+// CHECK: return %[[Y]]
+func.func @normalize(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = nn.pow %x {exponent = 2.0 : f64} : tensor<2x8xf32>
+  %1 = nn.mean %0 {dim = array<i64: 1>, keepdim = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %2 = nn.pow %1 {exponent = 0.5 : f64} : tensor<2x1xf32>
+  %3 = nn.clamp %2 {min = 1.0e-12 : f64} : tensor<2x1xf32>
+  %4 = nn.expand %3 {size = array<i64: 2, 8>} : (tensor<2x1xf32>) -> tensor<2x8xf32>
+  %5 = nn.div %x, %4 : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %5 : tensor<2x8xf32>
+}
+
+// A root that is not a divisor stays a power, as do other exponents; a
+// negative lower clamp never binds a root and is dropped.
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[ROOT:.*]] = nn.pow %{{.*}} {exponent = 5.000000e-01 : f64}
+// CHECK: nn.pow %{{.*}} {exponent = 3.000000e+00 : f64}
+// CHECK: %[[R:.*]] = nn.rsqrt %arg0
+// CHECK-NEXT: nn.mul %arg0, %[[R]]
+// CHECK: return %[[ROOT]]
+func.func @kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = nn.pow %x {exponent = 0.5 : f64} : tensor<4xf32>
+  %1 = nn.pow %x {exponent = 3.0 : f64} : tensor<4xf32>
+  %2 = nn.clamp %0 {min = -1.0 : f64} : tensor<4xf32>
+  %3 = nn.div %x, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
