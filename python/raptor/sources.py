@@ -181,8 +181,14 @@ def _with_file(model: Model, file: Path | None, weights_as: WeightsAs) -> Model:
 
 
 def _one_line(e: BaseException) -> str:
-    """An exception of a frontend's dependency (torch, onnx) as one line."""
-    return f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+    """An exception of a frontend's dependency (torch, onnx) as one line.
+    The type is named, except for a failed assertion of the dependency's
+    own checks (torch's archive reader asserts on a damaged file), whose
+    name would read as a crash of Raptor's."""
+    text = " ".join(str(e).split())[:300]
+    if isinstance(e, AssertionError) and text:
+        return text
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 # -- torch ---------------------------------------------------------------------

@@ -174,3 +174,25 @@ def test_interrupted_compiles_leave_the_old_or_the_new_program(tmp_path: Path, m
         outcomes.add("old" if json.loads((out / "manifest.json").read_text()).get("mark") else "new")
         assert sorted(q.name for q in tmp_path.iterdir()) == ["p"], os.listdir(tmp_path)
     assert outcomes  # (which of the two depends on the machine's speed)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_command_loads_ends_it_without_a_traceback(tmp_path: Path, model: Path,
+                                                                      signum: int) -> None:
+    """The installed `raptor` command holds SIGINT and SIGTERM while MLIR,
+    numpy and the compiler load: a signal in that second ends it with the
+    signal's exit code, not with a traceback from inside an importer (the
+    fuzz harness found "ImportError: cannot load module more than once per
+    process" after a Ctrl-C in numpy's import). The instants cover the
+    loading and the start of the work."""
+    command = Path(sys.executable).parent / "raptor"
+    rng = random.Random(signum)
+    for instant in [rng.uniform(0.0, 0.8) for _ in range(10)]:
+        p = subprocess.Popen([str(command), "compile", str(model), "-o", str(tmp_path / "p"), "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(instant)
+        p.send_signal(signum)
+        _, err = p.communicate(timeout=300)
+        assert "Traceback" not in err, (instant, err)
+        assert p.returncode in (0, 128 + signum, -signum), (instant, p.returncode, err)
+        assert not [q.name for q in tmp_path.iterdir() if q.name.startswith(".")]

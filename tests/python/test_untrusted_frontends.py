@@ -169,3 +169,22 @@ def test_a_pt2_archive_damaged_past_its_loading_is_one_line(tmp_path: Path) -> N
     bad = tmp_path / "bad.pt2"
     bad.write_bytes(out.getvalue())
     assert f"'{bad}' is not a torch.export file: TypeError" in _refused(bad, tmp_path)
+
+
+def test_a_pt2_of_another_archive_format_is_one_line_naming_no_assertion(tmp_path: Path) -> None:
+    """torch's archive reader asserts on an unknown archive_format: the
+    error is its words, without "AssertionError" (which reads as a crash of
+    Raptor's; the fuzz harness classified it so)."""
+    good = tmp_path / "tiny.pt2"
+    torch.export.save(torch.export.export(Tiny().eval(), (torch.randn(1, 3, 8, 8),)), good)
+    source = zipfile.ZipFile(good)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for info in source.infolist():
+            data = source.read(info)
+            z.writestr(info.filename, b"pt3" if info.filename.endswith("/archive_format") else data)
+    bad = tmp_path / "bad.pt2"
+    bad.write_bytes(out.getvalue())
+    error = _refused(bad, tmp_path)
+    assert error.startswith(f"raptor: error: '{bad}' is not a torch.export file: ") and "Assertion" not in error, \
+        error

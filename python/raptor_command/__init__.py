@@ -1,0 +1,39 @@
+"""The ``raptor`` command's entry point, kept apart from the ``raptor``
+package so that it runs before any heavy import: Ctrl-C or SIGTERM while
+MLIR, numpy and the compiler load (about a second) ends the command with
+exit 130 (143) instead of a traceback from inside an importer (an
+interrupted numpy import cannot even be retried: "cannot load module more
+than once per process")."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def main() -> int:
+    """Loads the compiler with SIGINT and SIGTERM held, then runs the command."""
+    held = hasattr(signal, "pthread_sigmask")
+    if held:
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        from raptor.cli import main as run
+    finally:
+        if held:
+            try:
+                # A signal that arrived meanwhile is delivered here, before
+                # any work: SIGINT as KeyboardInterrupt, SIGTERM by its
+                # default action.
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+            except KeyboardInterrupt:
+                return 130
+    try:
+        return run()
+    except KeyboardInterrupt:  # (raised before run() installs its own handling)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
