@@ -276,17 +276,26 @@ def materialize_program(files: dict, directory: Path) -> None:
             d.unlink()
         shutil.rmtree(d, ignore_errors=True)
     directory.mkdir(parents=True)
+    outside = directory.parent / "outside"
+    outside.mkdir()
+    (outside / "copy").write_bytes(b"\0" * 4096)
     for name, value in files.items():
         path = directory / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(value, dict) and "symlink" in value:
-            path.symlink_to(value["symlink"])
-        elif isinstance(value, dict) and value.get("fifo"):
-            os.mkfifo(path)
-        else:
-            path.write_bytes(bytes.fromhex(value))
-    (directory.parent / "outside").mkdir(exist_ok=True)
-    (directory.parent / "outside" / "copy").write_bytes(b"\0" * 4096)
+        # A mutated name may collide with a directory or run through a file
+        # (`../outside`, `a/b` after `a`): that entry is left out, the
+        # directory stays as hostile as the rest made it.
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(value, dict) and "symlink" in value:
+                path.symlink_to(value["symlink"])
+            elif isinstance(value, dict) and value.get("fifo"):
+                os.mkfifo(path)
+            else:
+                path.write_bytes(bytes.fromhex(value))
+        except (OSError, TypeError, ValueError):  # (a mutated value that is not hex)
+            continue
 
 
 # Output directories -------------------------------------------------------------------
