@@ -1,6 +1,6 @@
 """Model families the back end reaches through decompositions at import:
 1-d convolutions, group and instance norm, bilinear and nearest resizing,
-L2 norms, sums and fills shaped like a tensor.
+L2 norms, sums and fills shaped like a tensor, gathers by constant indices.
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -22,6 +22,7 @@ from onnx import TensorProto, helper
 
 from raptor import pim, quant, sources, weights as weights_io
 from raptor.frontend._decompositions import interpolation_matrix
+from raptor.frontend._index_runs import index_runs
 
 torch.manual_seed(0)
 
@@ -80,11 +81,26 @@ class L2Norm(torch.nn.Module):
         return F.normalize(y, dim=1) + pooled + torch.full_like(y, 0.25) + torch.zeros_like(y)
 
 
+class Gather(torch.nn.Module):
+    """Channel and position picks by constant index lists (reordered and
+    repeated), and a sum over everything."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        picked = y[:, [0, 1, 2, 5, 4, 4]]
+        return picked[:, :, [3, 0, 1]] + 0.01 * y.sum()
+
+
 FAMILIES = {
     "conv1d": (Conv1d, (1, 4, 24)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),
     "l2_norm": (L2Norm, (1, 3, 6, 6)),
+    "gather": (Gather, (1, 3, 4, 4)),
 }
 
 
@@ -220,3 +236,10 @@ def test_imported_families_keep_no_generic_operator(tmp_path: Path) -> None:
             model = sources.load(str(path), weights_as="arrays")
             assert not model.report.generic, (path, model.report.generic)
             assert set(model.tensors) == set(weights_io.param_names(model.module))
+
+
+@pytest.mark.parametrize("picks, runs", [([0, 1, 2, 5, 4, 4], [(0, 3), (5, 6), (4, 5), (4, 5)]),
+                                         ([3], [(3, 4)]), ([2, 3, 0, 1], [(2, 4), (0, 2)])])
+def test_a_gather_is_the_slices_of_its_runs(picks: list[int], runs: list[tuple[int, int]]) -> None:
+    assert index_runs(picks) == runs
+    assert [i for start, end in runs for i in range(start, end)] == picks

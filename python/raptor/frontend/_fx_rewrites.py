@@ -19,8 +19,11 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
+
 import torch
 from torch import fx
+
+from ._index_runs import index_runs
 
 aten = torch.ops.aten
 
@@ -142,14 +145,16 @@ def sums_as_means(graph: fx.Graph) -> int:
     lowers (L2 norms, attention pooling and variances sum this way)."""
     count = 0
     for node in list(graph.nodes):
-        if not _is(node, aten.sum.dim_IntList) or node.kwargs.get("dtype") is not None:
+        if not _is(node, aten.sum.dim_IntList, aten.sum.default) or node.kwargs.get("dtype") is not None:
             continue
         source, val = node.args[0], node.meta.get("val")
-        dims = node.args[1] if len(node.args) > 1 else None
+        dims = node.args[1] if _is(node, aten.sum.dim_IntList) and len(node.args) > 1 else None
         keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
-        if val is None or not val.dtype.is_floating_point or not dims:
+        if val is None or not val.dtype.is_floating_point:
             continue
         shape = _shape(source)
+        if not dims:  # (none or an empty list: every dimension)
+            dims = list(range(len(shape)))
         n = 1
         for d in dims:
             n *= shape[d]
@@ -390,5 +395,40 @@ def fold_causal_masks(graph: fx.Graph, constant: set[fx.Node],
         else:
             kwargs["is_causal"] = True
         node.args, node.kwargs = tuple(args), kwargs
+        count += 1
+    return count
+
+
+def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
+    """``x[..., [i, j, ...], ...]`` by a constant 1-d index list along one
+    dimension (a gather of channels or positions) as slices of its runs
+    (frontend/_index_runs.py), where ``aten.index`` has no lowering."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.index.Tensor) or node in constant:
+            continue
+        source, indices = node.args[0], list(node.args[1])
+        given = [(d, i) for d, i in enumerate(indices) if i is not None]
+        if len(given) != 1 or not isinstance(given[0][1], fx.Node) or given[0][1] not in constant:
+            continue
+        dim, index_node = given[0]
+        index = evaluate(index_node, values)
+        size = _shape(source)[dim]
+        if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32) or len(index) == 0:
+            continue
+        picks = [int(i) % size for i in index.tolist() if -size <= int(i) < size]
+        if len(picks) != len(index):
+            continue  # (out of range: torch's own error at run time)
+        with graph.inserting_before(node):
+            pieces = []
+            for start, end in index_runs(picks):
+                piece = graph.call_function(aten.slice.Tensor, (source, dim, start, end))
+                val = source.meta["val"].narrow(dim, start, end - start)
+                piece.meta = {**node.meta, "val": val}
+                pieces.append(piece)
+            out = pieces[0] if len(pieces) == 1 else graph.call_function(aten.cat.default, (pieces, dim))
+        out.meta = dict(node.meta)
+        node.replace_all_uses_with(out)
+        graph.erase_node(node)
         count += 1
     return count

@@ -161,6 +161,8 @@ class _Emitter:
         if o.fold_causal_masks:
             self.report.rewrites["causal_mask"] += rw.fold_causal_masks(
                 graph, self.constant, self.evaluated)
+        if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
+            self.report.rewrites["constant_index"] += count
         graph.eliminate_dead_code()
         self.constant &= set(graph.nodes)
         return graph

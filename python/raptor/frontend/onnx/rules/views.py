@@ -13,6 +13,7 @@ from mlir import ir
 
 from raptor.dialects import nn
 
+from ..._index_runs import index_runs
 from ..errors import OnnxImportError, Unsupported
 from ..tensors import decode, dense, is_float, shape_of
 from .base import axes_of, rule
@@ -130,6 +131,18 @@ def _slice(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir
     return [x]
 
 
+def _slice(x: ir.Value, axis: int, start: int, end: int, size: int) -> ir.Value:
+    """x[start:end] along ``axis`` (x itself for the whole range)."""
+    if start == 0 and end == size:
+        return x
+    kw: dict[str, Any] = {"dim": axis}
+    if start:
+        kw["start"] = start
+    if end != size:
+        kw["end"] = end
+    return nn.SliceOp(x, **kw).result
+
+
 @rule("Gather")
 def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     data_name, idx_name = node.input[0], node.input[1]
@@ -148,9 +161,15 @@ def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
     if idx.ndim == 0:
         return [nn.SelectOp(x, axis, int(idx)).result]
     flat = idx.reshape(-1)
-    with ir.Location.name(idx_name):
-        table = nn.ConstantOp(dense(flat)).result
-    out = nn.IndexSelectOp(x, axis, table).result
+    if flat.size and ((flat < 0) | (flat >= shape[axis])).any():
+        raise Unsupported("indices out of range")
+    if flat.size:  # as slices of its runs (frontend/_index_runs.py), which the back end moves
+        pieces = [_slice(x, axis, start, end, shape[axis]) for start, end in index_runs(flat.tolist())]
+        out = pieces[0] if len(pieces) == 1 else nn.CatOp(pieces, dim=axis).result
+    else:
+        with ir.Location.name(idx_name):
+            table = nn.ConstantOp(dense(flat)).result
+        out = nn.IndexSelectOp(x, axis, table).result
     if idx.ndim == 1:
         return [out]
     return [_view(out, shape[:axis] + list(idx.shape) + shape[axis + 1:])]
