@@ -46,6 +46,25 @@ def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def ConvertWeightProducts : Pass<"raptor-convert-weight-products", "mlir::ModuleOp"> {
+  let summary = "Matrix products by a weight as linear layers";
+  let description = [{
+    `einsum("bi,ij->bj", x, w)` and `x @ w` with a weight `w` reach the
+    graph as `nn.matmul` whose right operand is computed at compile time
+    (a parameter through views and permutations). Such a product, with a
+    right operand of rank 2 (or rank 3 with a batch of 1), becomes
+    `nn.linear(x, w^T)`: the weight expression `w^T` is computed by the
+    compiler, and the layer gets crossbars (a matrix product of two
+    activations stays on the vector unit) and, in int8, its INT8 variant
+    under every policy that encodes linear layers. Same values.
+
+    ```
+    raptor-opt model.mlir --raptor-convert-weight-products
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def MaterializePadding : Pass<"raptor-materialize-padding", "mlir::ModuleOp"> {
   let summary = "Pad explicitly before padded convolutions and max-pools";
   let description = [{

@@ -1,6 +1,7 @@
 """Model families the back end reaches through decompositions at import:
 1-d convolutions, group and instance norm, bilinear and nearest resizing,
-L2 norms, sums and fills shaped like a tensor, gathers by constant indices.
+L2 norms, sums and fills shaped like a tensor, gathers by constant indices,
+einsum and @ by weights (linear layers on crossbars).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -95,12 +96,25 @@ class Gather(torch.nn.Module):
         return picked[:, :, [3, 0, 1]] + 0.01 * y.sum()
 
 
+class Einsum(torch.nn.Module):
+    """Products by weights written as einsum and @: linear layers on crossbars."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.randn(8, 12) / 3)
+        self.b = torch.nn.Parameter(torch.randn(12, 6) / 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(torch.einsum("bsi,ij->bsj", x, self.a)) @ self.b
+
+
 FAMILIES = {
     "conv1d": (Conv1d, (1, 4, 24)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),
     "l2_norm": (L2Norm, (1, 3, 6, 6)),
     "gather": (Gather, (1, 3, 4, 4)),
+    "einsum": (Einsum, (1, 5, 8)),
 }
 
 
@@ -227,6 +241,15 @@ def test_onnx_instance_norm_on_the_back_end_equals_onnxruntime(tmp_path: Path) -
     (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
     got = _output(_compile(path, tmp_path / "out"), x.numpy())
     np.testing.assert_allclose(got, want, atol=2e-5)
+
+
+def test_products_by_weights_take_crossbars_and_int8(tmp_path: Path) -> None:
+    """einsum and @ by a parameter become linear layers: crossbars hold the
+    weights, and policy Y (linear layers) quantizes them."""
+    _, pt2, _, _ = _save(tmp_path, "einsum")
+    program = _compile(pt2, tmp_path / "int8", precision="int8", policy="Y")
+    crossbars = sum(g["crossbars"] for c in program.manifest["cores"] for g in c["groups"])
+    assert crossbars >= 2 and program.manifest["quantization"]
 
 
 def test_imported_families_keep_no_generic_operator(tmp_path: Path) -> None:

@@ -60,3 +60,32 @@ def _matmul(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
                     return [result]
         return [nn.LinearOp(x, w, bias=bias).result]
     return [nn.MatmulOp(x, im.value(name)).result]
+
+
+@rule("Einsum")
+def _einsum(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """Einsum as a (batched) matrix product: ``...ij,jk->...ik`` or, with
+    the right operand transposed, ``...ij,kj->...ik``; a product by a weight
+    then becomes a linear layer (raptor-convert-weight-products)."""
+    equation = a.get("equation", b"")
+    equation = (equation.decode() if isinstance(equation, bytes) else str(equation)).replace(" ", "")
+    inputs, arrow, out = equation.partition("->")
+    operands = inputs.split(",")
+    if not arrow or len(operands) != 2 or len(node.input) != 2 or "." in equation:
+        raise Unsupported("an einsum other than a matrix product")
+    left, right = operands
+    if len(left) < 2 or len(right) != 2 or len(set(left)) != len(left) or len(set(right)) != 2:
+        raise Unsupported("an einsum other than a matrix product")
+    batch, i, j = left[:-2], left[-2], left[-1]
+    if right == j + right[1] and right[1] not in left:
+        k, transposed = right[1], False
+    elif right == right[0] + j and right[0] not in left:
+        k, transposed = right[0], True
+    else:
+        raise Unsupported("an einsum other than a matrix product")
+    if out != batch + i + k:
+        raise Unsupported("an einsum other than a matrix product")
+    x, w = im.value(node.input[0]), im.value(node.input[1])
+    if transposed:
+        w = nn.PermuteOp(w, [1, 0]).result
+    return [nn.MatmulOp(x, w).result]
