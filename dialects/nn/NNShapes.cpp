@@ -30,6 +30,25 @@ RankedTensorType like(RankedTensorType base, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, base.getElementType());
 }
 
+/// Appends the inferred result type `base` with `shape`, unless a static
+/// size is negative or the sizes multiply past int64 (shape arithmetic on
+/// huge inputs: the type would assert, or count wrongly later).
+LogicalResult pushInferred(SmallVectorImpl<Type> &types, std::optional<Location> loc, Type element,
+                           ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (!isDyn(d) && (d < 0 || llvm::MulOverflow(count, d, count)))
+      return emitOptionalError(loc, "inferred result shape [", shape,
+                               "] has a negative size or more elements than int64 counts");
+  types.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+LogicalResult pushInferred(SmallVectorImpl<Type> &types, std::optional<Location> loc, RankedTensorType base,
+                           ArrayRef<int64_t> shape) {
+  return pushInferred(types, loc, base.getElementType(), shape);
+}
+
 /// Maps a possibly negative dimension index into [0, rank).
 FailureOr<int64_t> normDim(std::optional<Location> loc, int64_t dim,
                            int64_t rank, StringRef what = "dim") {
@@ -275,7 +294,8 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       shape.push_back(o);
     }
   }
-  types.push_back(like(input, shape));
+  if (failed(pushInferred(types, loc, input, shape)))
+    return failure();
   return success();
 }
 
@@ -308,7 +328,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
     shape.pop_back();
   else
     shape.back() = outF;
-  types.push_back(like(input, shape));
+  if (failed(pushInferred(types, loc, input, shape)))
+    return failure();
   return success();
 }
 
@@ -338,7 +359,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     shape.push_back(as[as.size() - 2]);
   if (!bVec)
     shape.push_back(bs.back());
-  types.push_back(like(a, shape));
+  if (failed(pushInferred(types, loc, a, shape)))
+    return failure();
   return success();
 }
 
@@ -373,7 +395,8 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   }
   SmallVector<int64_t> shape(q.getShape());
   shape.back() = dim(v, 1);
-  types.push_back(like(q, shape));
+  if (failed(pushInferred(types, loc, q, shape)))
+    return failure();
   return success();
 }
 
@@ -398,8 +421,10 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   }
   types.push_back(input);
   // aten returns empty saved statistics in inference mode.
-  types.push_back(like(input, {0}));
-  types.push_back(like(input, {0}));
+  if (failed(pushInferred(types, loc, input, {0})))
+    return failure();
+  if (failed(pushInferred(types, loc, input, {0})))
+    return failure();
   return success();
 }
 
@@ -562,7 +587,8 @@ static LogicalResult inferBinary(std::optional<Location> loc, Value self,
   }
   if (trueDivide && category(element) != Category::Float)
     element = Float32Type::get(a.getContext());
-  types.push_back(RankedTensorType::get(shape, element));
+  if (failed(pushInferred(types, loc, element, shape)))
+    return failure();
   return success();
 }
 
@@ -614,7 +640,8 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
     else if (boolOr(adaptor.getKeepdimAttr(), false))
       shape.push_back(1);
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -660,7 +687,8 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<
                 boolOr(adaptor.getCeilModeAttr(), false));
   if (failed(shape))
     return failure();
-  types.push_back(like(self, *shape));
+  if (failed(pushInferred(types, loc, self, *shape)))
+    return failure();
   types.push_back(RankedTensorType::get(*shape, IntegerType::get(context, 64)));
   return success();
 }
@@ -677,7 +705,8 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
                 arrayOr(adaptor.getPaddingAttr()), {}, boolOr(adaptor.getCeilModeAttr(), false));
   if (failed(shape))
     return failure();
-  types.push_back(like(self, *shape));
+  if (failed(pushInferred(types, loc, self, *shape)))
+    return failure();
   return success();
 }
 
@@ -694,7 +723,8 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(MLIRContext *, std::optional
   SmallVector<int64_t> shape(self.getShape());
   shape[shape.size() - 2] = size[0];
   shape[shape.size() - 1] = size[1];
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -726,7 +756,8 @@ LogicalResult UpsampleNearest2dOp::inferReturnTypes(MLIRContext *,
                                  " gives an empty output for size ", in);
     }
   }
-  types.push_back(like(input, shape));
+  if (failed(pushInferred(types, loc, input, shape)))
+    return failure();
   return success();
 }
 
@@ -754,14 +785,17 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *,
                                first, " vs ", t);
     for (int64_t i = 0; i < rank; ++i) {
       int64_t s = t.getDimSize(i);
-      if (i == *dim)
-        shape[i] = isDyn(shape[i]) || isDyn(s) ? kDyn : shape[i] + s;
+      if (i == *dim && !isDyn(shape[i]) && !isDyn(s) && llvm::AddOverflow(shape[i], s, shape[i]))
+        return emitOptionalError(loc, "cat along dim ", i, " of ", first, " and ", t, " overflows int64");
+      else if (i == *dim)
+        shape[i] = isDyn(shape[i]) || isDyn(s) ? kDyn : shape[i];
       else if (!isDyn(shape[i]) && !isDyn(s) && shape[i] != s)
         return emitOptionalError(loc, "cat operands differ in dim ", i, ": ",
                                  first, " vs ", t);
     }
   }
-  types.push_back(like(first, shape));
+  if (failed(pushInferred(types, loc, first, shape)))
+    return failure();
   return success();
 }
 
@@ -788,7 +822,8 @@ LogicalResult SplitWithSizesOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(self.getShape());
   for (int64_t s : adaptor.getSplitSizes()) {
     shape[*dim] = s;
-    types.push_back(like(self, shape));
+    if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   }
   return success();
 }
@@ -821,7 +856,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     int64_t end = clampBound(adaptor.getEnd(), size);
     shape[*dim] = end > start ? (end - start + step - 1) / step : 0;
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -844,7 +880,8 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                              " of size ", size);
   SmallVector<int64_t> shape(self.getShape());
   shape.erase(shape.begin() + *dim);
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -870,7 +907,8 @@ LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *,
   if (failed(dim))
     return failure();
   shape[*dim] = index.getRank() == 0 ? 1 : index.getDimSize(0);
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -892,7 +930,8 @@ LogicalResult IndexOp::inferReturnTypes(MLIRContext *,
     shape = std::move(*next);
   }
   llvm::append_range(shape, self.getShape().drop_front(indices.size()));
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -936,7 +975,8 @@ LogicalResult AsStridedOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "as_strided reads element ", last, " of ", self, " (",
                                *elements, " elements): not a view of it");
   }
-  types.push_back(like(self, size));
+  if (failed(pushInferred(types, loc, self, size)))
+    return failure();
   return success();
 }
 
@@ -978,7 +1018,8 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
                                " elements)");
     }
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -1004,7 +1045,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
     seen[*n] = true;
     shape.push_back(self.getDimSize(*n));
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -1036,7 +1078,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
       shape.push_back(s);
     }
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -1061,7 +1104,8 @@ LogicalResult ConstantPadNdOp::inferReturnTypes(MLIRContext *,
     if (d < 0)
       return emitOptionalError(loc, "padding makes dim ", rank - 1 - p, " negative");
   }
-  types.push_back(like(self, shape));
+  if (failed(pushInferred(types, loc, self, shape)))
+    return failure();
   return success();
 }
 
@@ -1075,7 +1119,8 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "embedding weight must be 2-d, got ", weight);
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(weight.getDimSize(1));
-  types.push_back(like(weight, shape));
+  if (failed(pushInferred(types, loc, weight, shape)))
+    return failure();
   return success();
 }
 
@@ -1100,7 +1145,8 @@ LogicalResult KVCacheOp::inferReturnTypes(MLIRContext *,
     if (!isDyn(seq) && llvm::AddOverflow(seq, past, seq))
       return emitOptionalError(loc, "past_length ", past, " plus ", t.getShape()[shape.size() - 2],
                                " new positions overflows int64");
-    types.push_back(like(t, shape));
+    if (failed(pushInferred(types, loc, t, shape)))
+    return failure();
   }
   return success();
 }
@@ -1121,6 +1167,7 @@ LogicalResult FanOutOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(input.getShape());
   if (!isDyn(shape[*dim]) && llvm::MulOverflow(shape[*dim], repeats, shape[*dim]))
     return emitOptionalError(loc, "repeats = ", repeats, " of ", input.getDimSize(*dim), " overflows int64");
-  types.push_back(like(input, shape));
+  if (failed(pushInferred(types, loc, input, shape)))
+    return failure();
   return success();
 }

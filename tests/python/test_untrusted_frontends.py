@@ -188,3 +188,19 @@ def test_a_pt2_of_another_archive_format_is_one_line_naming_no_assertion(tmp_pat
     error = _refused(bad, tmp_path)
     assert error.startswith(f"raptor: error: '{bad}' is not a torch.export file: ") and "Assertion" not in error, \
         error
+
+
+def test_shape_arithmetic_past_int64_is_one_line(tmp_path: Path) -> None:
+    """An input of 2^63 - 1 columns fits int64; its concatenation with
+    itself does not (the fuzz harness's repro: MLIR's type constructor
+    aborted the importer). The nn op's shape inference refuses it at the
+    node."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2**63 - 1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]),
+                               helper.make_node("Concat", ["r", "x"], ["y"], axis=1)], "g", [x], [y])
+    source = tmp_path / "huge.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), source)
+    error = _refused(source, tmp_path)
+    assert "loc(\"Concat_1\"): cat along dim 1 of 'tensor<1x9223372036854775807xf32>'" in error and \
+        error.endswith("overflows int64"), error

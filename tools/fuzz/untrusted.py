@@ -96,7 +96,8 @@ def mutate_onnx(rng: random.Random, data: bytes) -> bytes:
         del node.attribute[rng.randrange(len(node.attribute))]
     elif kind == 4 and node is not None and node.attribute:
         a = rng.choice(node.attribute)
-        a.type = rng.choice([0, 1, 2, 3, 4, 6, 7, 8, 99])
+        # (protobuf refuses values outside the enumeration: UNDEFINED is the stray one)
+        a.type = rng.choice([0, 1, 2, 3, 4, 6, 7, 8])
     elif kind == 5 and node is not None and node.attribute:
         a = rng.choice(node.attribute)
         value = rng.choice(EXTREME_SIZES)
