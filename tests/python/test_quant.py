@@ -499,17 +499,6 @@ def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path, blocks:
     assert cosine > 0.99
 
 
-class _Einsum(nn.Module):
-    """A product with a weight: only policies X and W encode nn.matmul."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.w = nn.Parameter(torch.randn(8, 6))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("bi,ij->bj", x, self.w)
-
-
 class _Negate(nn.Module):
     """No operator any policy encodes."""
 
@@ -518,7 +507,7 @@ class _Negate(nn.Module):
 
 
 @pytest.mark.parametrize("model, policy, hint", [
-    (_Einsum, "Y", "a broader policy (X, W) may find some"),
+    (_Negate, "Y", "a broader policy (X, W) may find some"),
     (_Negate, "W", "no policy quantizes its operators, compile it in fp32")])
 def test_nothing_to_quantize_names_only_broader_policies(tmp_path: Path, model: type[nn.Module], policy: str,
                                                          hint: str) -> None:

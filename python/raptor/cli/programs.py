@@ -91,7 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-instructions", type=count(1), metavar="N",
                    help="stop with an error after N executed instructions (default: 4e9)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress messages (shown when stderr is a terminal)")
     p.set_defaults(run=_simulate)
 
 
@@ -185,12 +186,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from raptor import pim
 
-    say = _progress(args.quiet)
+    say = _progress(args.quiet, terminal_only=True)
     if args.throughput and not args.timing:
         raise UserError("--throughput is a mode of --timing")
     if args.timeline and not args.timing:
         raise UserError("--timeline is a picture of --timing")
-    say(f"[simulate] loading {args.directory} ({args.form} programs)")
     program = pim.Program.load(args.directory, args.form)
     if args.timing:
         return _report_timing(program, args, say)
@@ -237,9 +237,13 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(quiet: bool) -> Callable[[str], None]:
-    """Progress lines on stderr (stdout keeps the report), or none with -q."""
-    return (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+def _progress(quiet: bool, terminal_only: bool = False) -> Callable[[str], None]:
+    """Progress lines on stderr (stdout keeps the report), or none with -q;
+    with ``terminal_only``, only when stderr is a terminal (a script reading
+    a failed simulation's stderr gets its one error line)."""
+    if quiet or (terminal_only and not sys.stderr.isatty()):
+        return lambda m: None
+    return lambda m: print(m, file=sys.stderr, flush=True)
 
 
 def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[str], None]) -> dict:
