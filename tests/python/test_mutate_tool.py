@@ -125,3 +125,76 @@ def test_semantic_mutants_count_in_their_own_table() -> None:
     summary = report.summarize(mutants)
     assert summary["python"]["raptor.x"]["kill_ratio"] == 1.0
     assert summary["python semantic"]["raptor.x"]["kill_ratio"] == 0.0
+
+
+import cpp_semantic  # noqa: E402
+
+CPP_SEMANTIC_SOURCE = """\
+// pad(a, b) in a comment
+static int64_t walk(int64_t n, int64_t stride, double scale) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += pad(i, stride) + emit("x, y", n);
+  }
+  return std::max(n, sum) - stride;
+}
+"""
+
+
+def _cpp_edits(operator: str, path: str, source: str) -> set[str]:
+    lines = source.splitlines()
+    return {f"{s.line}: {cpp_side.apply(s, source).splitlines()[s.line - 1].strip()}"
+            for s in cpp_semantic.enumerate_sites(path, source) if s.operator == operator
+            and lines[s.line - 1] != cpp_side.apply(s, source).splitlines()[s.line - 1]}
+
+
+def test_cpp_semantic_operators_make_the_edits_read_off_by_hand() -> None:
+    src = CPP_SEMANTIC_SOURCE
+    # pad's arguments swap; emit's string is masked (not an argument to swap),
+    # max commutes, the parameters of the declaration are not a call's.
+    assert _cpp_edits(cpp_semantic.SWAP, "f.cpp", src) == {"5: sum += pad(stride, i) + emit(\"x, y\", n);"}
+    assert _cpp_edits(cpp_semantic.DROP, "f.cpp", src) == {
+        "5: sum = pad(i, stride) + emit(\"x, y\", n);", "5: sum += pad(i, stride);",
+        "7: return std::max(n, sum);"}
+    # int64_t names in scope stand for each other: `i` only inside its loop
+    # (and not on its own line), `sum` after line 3; the written `sum` and
+    # `++i` stay; the double `scale` has no peer.
+    replaced = _cpp_edits(cpp_semantic.REPLACE, "f.cpp", src)
+    assert "5: sum += pad(n, stride) + emit(\"x, y\", n);" in replaced
+    assert "7: return std::max(n, i) - stride;" not in replaced  # i is out of scope
+    assert "7: return std::max(stride, sum) - stride;" in replaced
+    assert not any(e.startswith(("5: n +=", "5: i +=", "5: stride +=", "4: for (int64_t i = 0; i < n; ++n)"))
+                   for e in replaced)
+    # Counted by hand: line 4 reads n (by stride or sum: 2); line 5 reads i,
+    # stride and n, each by the 3 other names in scope (9); line 7 reads n, sum
+    # and stride, each by the 2 others (6).
+    assert len(replaced) == 2 + 9 + 6
+    # Defaults live in headers and ODS only: none in a .cpp.
+    assert _cpp_edits(cpp_semantic.DEFAULT, "f.cpp", src) == set()
+
+
+def test_cpp_semantic_defaults_are_ods_options_and_header_members() -> None:
+    td = ('    Option<"budget", "budget", "double", /*default=*/"0.5",\n'
+          '    Option<"follow", "follow", "bool", /*default=*/"true", "desc">,\n'
+          '    Option<"out", "out", "std::string", /*default=*/"\\"-\\"", "x">,\n')
+    assert _cpp_edits(cpp_semantic.DEFAULT, "P.td", td) == {
+        '1: Option<"budget", "budget", "double", /*default=*/"1.0",',
+        '2: Option<"follow", "follow", "bool", /*default=*/"false", "desc">,'}
+    header = ("struct Options {\n  double budget = 0.5;\n  int64_t depth = 0;\n  bool quiet = false;\n"
+              "  std::string name = \"x\";\n  void f() {\n    int64_t local = 3;\n  }\n};\n")
+    assert _cpp_edits(cpp_semantic.DEFAULT, "O.h", header) == {
+        "2: double budget = 1.0;", "3: int64_t depth = 1;", "4: bool quiet = true;"}
+    # A header's code is not mutated by the other operators (its .cpp is).
+    assert _cpp_edits(cpp_semantic.DROP, "O.h", "  int64_t x = a + b;\n") == set()
+
+
+def test_the_cpp_semantic_sample_lets_every_operator_take_its_turn() -> None:
+    mutants = cpp_side.sample(24, 5, family="semantic")
+    assert len(mutants) == 24
+    operators = {m.operator for m, _ in mutants}
+    assert operators == set(cpp_semantic.OPERATORS)
+    assert all(m.diff and m.tests for m, _ in mutants)
+    # The same seed draws the same sample; the token family's stream is its own.
+    again = cpp_side.sample(24, 5, family="semantic")
+    assert [m.diff for m, _ in mutants] == [m.diff for m, _ in again]
+    assert {m.diff for m, _ in cpp_side.sample(24, 5)}.isdisjoint(m.diff for m, _ in mutants)

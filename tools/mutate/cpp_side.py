@@ -76,7 +76,7 @@ _UNOBSERVABLE = re.compile(r"\bassert\s*\(|LLVM_DEBUG|static_assert|#")
 _CLOSERS = {"block": "*/", "raw": ')"'}
 
 
-def _masked_lines(text: str) -> Iterator[tuple[int, str]]:
+def masked_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number, line) with comments and string/char literals blanked, columns kept."""
     out: list[str] = []
     i, n, state = 0, len(text), "code"
@@ -132,7 +132,7 @@ class Site:
 def enumerate_sites(rel_path: str) -> list[Site]:
     text = (ROOT / rel_path).read_text(encoding="utf-8")
     sites: list[Site] = []
-    for number, masked in _masked_lines(text):
+    for number, masked in masked_lines(text):
         if not masked.strip() or _UNOBSERVABLE.search(masked):
             continue
         for op in OPERATORS:
@@ -151,19 +151,53 @@ def apply(site: Site, text: str) -> str:
     return "\n".join(lines)
 
 
-def sample(count: int, seed: int, modules: list[str] | None = None) -> list[tuple[Mutant, Site]]:
-    """`count` mutants, dealt round-robin over the modules (in a seeded order) so
-    that every module is sampled; within a module, sites uniformly at random."""
+def _files(family: str) -> list[Path]:
+    """The files a family mutates: .cpp for the token operators; the semantic
+    ones also read headers and ODS (.td), where the options' defaults live."""
+    patterns = ["*.cpp"] if family == "token" else ["*.cpp", "*.h", "*.td"]
+    return sorted(p for top in ("algebra", "simulator", "dialects", "passes") for pattern in patterns
+                  for p in (ROOT / top).rglob(pattern))
+
+
+def _sites_of(rel: str, family: str) -> list[Site]:
+    if family == "token":
+        return enumerate_sites(rel)
+    import cpp_semantic
+
+    return cpp_semantic.enumerate_sites(rel, (ROOT / rel).read_text(encoding="utf-8"))
+
+
+def _shuffled(sites: list[Site], rng: random.Random, by_operator: bool) -> list[Site]:
+    """`sites` in a random order, taken from the end. By operator: the operators
+    take turns (each one's sites shuffled), so that an operator with many sites
+    (a variable replaced) does not crowd out the others in a small sample."""
+    if not by_operator:
+        return rng.sample(sites, len(sites))
+    groups = defaultdict(list)
+    for site in sites:
+        groups[site.operator].append(site)
+    queues = [rng.sample(groups[op], len(groups[op])) for op in sorted(groups)]
+    rng.shuffle(queues)
+    dealt = [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
+    return dealt[::-1]
+
+
+def sample(count: int, seed: int, modules: list[str] | None = None,
+           family: str = "token") -> list[tuple[Mutant, Site]]:
+    """`count` mutants of `family` ("token": cpp_side's operators, "semantic":
+    cpp_semantic's), dealt round-robin over the modules (in a seeded order) so
+    that every module is sampled; within a module, sites uniformly at random.
+    Each family draws from its own random stream."""
     by_module: dict[str, list[Site]] = defaultdict(list)
-    for path in sorted(p for top in ("algebra", "simulator", "dialects", "passes") for p in (ROOT / top).rglob("*.cpp")):
+    for path in _files(family):
         rel = path.relative_to(ROOT).as_posix()
         module = cpp_module_of(rel)
         if module and (not modules or module in modules):
-            by_module[module].extend(enumerate_sites(rel))
-    rng = random.Random(f"{seed}:c++")
+            by_module[module].extend(_sites_of(rel, family))
+    rng = random.Random(f"{seed}:c++" if family == "token" else f"{seed}:c++:{family}")
     order = sorted(by_module)
     rng.shuffle(order)
-    pools = {m: rng.sample(by_module[m], len(by_module[m])) for m in order}
+    pools = {m: _shuffled(by_module[m], rng, by_operator=family != "token") for m in order}
     chosen: list[tuple[str, Site]] = []
     while len(chosen) < count and any(pools.values()):
         for module in order:

@@ -34,10 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cpp_semantic  # noqa: E402
 import cpp_side  # noqa: E402
 import python_side  # noqa: E402
 import report  # noqa: E402
-from common import ROOT, SURVIVED, TIMEOUT, Mutant, require_clean  # noqa: E402
+from common import ROOT, SURVIVED, TIMEOUT, Mutant, require_clean, unified_diff  # noqa: E402
 from testmap import tests_for_cpp, tests_for_python  # noqa: E402
 
 
@@ -51,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--semantic", type=int, default=3, metavar="N",
                    help="Python semantic mutants per module (default 3)")
     p.add_argument("--cpp", type=int, default=16, metavar="N", help="C++ mutants in all (default 16)")
+    p.add_argument("--cpp-semantic", type=int, default=8, metavar="N",
+                   help="C++ semantic mutants in all (default 8)")
     p.add_argument("--seed", type=int, default=None,
                    help="sampling seed (default: drawn afresh, printed; give it to reproduce a sample)")
     p.add_argument("--modules", nargs="*", default=None,
@@ -74,11 +77,11 @@ def _log(message: str) -> None:
 
 def _cpp_site(m: Mutant) -> cpp_side.Site:
     column = int(m.detail.split()[-1]) if m.detail.startswith("column") else -1
-    for site in cpp_side.enumerate_sites(m.path):
+    text = (ROOT / m.path).read_text(encoding="utf-8")
+    sites = cpp_semantic.enumerate_sites(m.path, text) if m.operator.startswith("semantic/") \
+        else cpp_side.enumerate_sites(m.path)
+    for site in sites:
         if site.line == m.line and site.operator == m.operator and (column < 0 or site.column == column):
-            text = (ROOT / m.path).read_text(encoding="utf-8")
-            from common import unified_diff
-
             if unified_diff(m.path, text, cpp_side.apply(site, text)) == m.diff:
                 return site
     raise SystemExit(f"mutate: {m.path}:{m.line} has changed since the report: run afresh")
@@ -116,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             py_mutants += python_side.sample(args.semantic, args.seed, args.modules, family="semantic")
         if args.side in ("c++", "both"):
             cpp_mutants = cpp_side.sample(args.cpp, args.seed, args.modules)
+            cpp_mutants += cpp_side.sample(args.cpp_semantic, args.seed, args.modules, family="semantic")
     if args.list:
         for m in [*py_mutants, *(m for m, _ in cpp_mutants)]:
             print(f"{m.side:6} {m.module:32} {m.path}:{m.line} {m.operator}\n{m.diff}")
@@ -125,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     if cpp_mutants:
         require_clean(["dialects", "passes"])
     config = {"seed": args.seed, "per_module": args.per_module, "semantic": args.semantic, "cpp": args.cpp,
+              "cpp_semantic": args.cpp_semantic,
               "side": args.side, "modules": args.modules,
               "rerun": str(args.rerun) if args.rerun else None}
     start = time.monotonic()

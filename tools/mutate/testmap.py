@@ -101,9 +101,13 @@ def tests_for_python(module: str) -> list[str]:
     return _expand(PYTHON_MODULES[module])
 
 
+# ODS files shared by the modules of a directory: the module whose options they hold.
+_SHARED_FILES = {"passes/conversion/Passes.td": "passes/conversion/NNToSpatial"}
+
+
 def cpp_module_of(rel_path: str) -> str | None:
     directory = Path(rel_path).parent.as_posix()
-    return directory if directory in CPP_MODULES else None
+    return _SHARED_FILES.get(rel_path, directory if directory in CPP_MODULES else None)
 
 
 def tests_for_cpp(module: str) -> tuple[list[str], list[str]]:
