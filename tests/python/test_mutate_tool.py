@@ -198,3 +198,17 @@ def test_the_cpp_semantic_sample_lets_every_operator_take_its_turn() -> None:
     again = cpp_side.sample(24, 5, family="semantic")
     assert [m.diff for m, _ in mutants] == [m.diff for m, _ in again]
     assert {m.diff for m, _ in cpp_side.sample(24, 5)}.isdisjoint(m.diff for m, _ in mutants)
+
+
+def test_every_oracle_test_file_runs_for_some_module() -> None:
+    """The defaults, report-field, property and near-miss tests are what kill
+    semantic mutants: each must be in some module's test map, or `make mutate`
+    never runs it against a mutant."""
+    import testmap
+
+    mapped = {f for m in testmap.PYTHON_MODULES for f in testmap.tests_for_python(m)}
+    mapped |= {f for m in testmap.CPP_MODULES for f in testmap.tests_for_cpp(m)[1]}
+    wanted = {p.relative_to(testmap.ROOT).as_posix() for pattern in
+              ("test_defaults*.py", "test_report_fields*.py", "test_properties*.py", "test_near_misses*.py")
+              for p in testmap.TESTS.glob(pattern)}
+    assert len(wanted) >= 12 and wanted <= mapped, sorted(wanted - mapped)
