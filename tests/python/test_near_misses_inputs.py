@@ -67,6 +67,10 @@ def test_calibration_legal_near_misses_are_read_exactly(module: ir.Module, tmp_p
     (np.zeros((2, 3, 12), np.float32), r"has shape \(2, 3, 12\)"),
     (np.zeros((2, 1, 1, 3, 12), np.float32), r"has shape \(2, 1, 1, 3, 12\)"),
     (np.zeros((0, 1, 3, 12), np.float32), r"has shape \(0, 1, 3, 12\)"),
+    # The right number of elements in another layout: transposed, or a stack of two transposed.
+    (np.zeros((1, 12, 3), np.float32), r"has shape \(1, 12, 3\)"),
+    (np.zeros((2, 1, 12, 3), np.float32), r"has shape \(2, 1, 12, 3\)"),
+    (np.zeros((36,), np.float32), r"has shape \(36,\)"),
     # Integers of the right shape; a NaN or an infinity among the values.
     (DATA.astype(np.int32), r"has dtype int32, not a floating-point type"),
     (DATA.astype(bool), r"has dtype bool, not a floating-point type"),

@@ -265,6 +265,11 @@ def test_simulator_inputs_of_the_wrong_shape_are_refused(program: Path, tmp_path
     result = run(["simulate", str(program / "out"), "--input", str(tmp_path / "bad.npy")])
     assert result.returncode == 1
     assert "raptor: error: input 'x' has shape (2, 2) but the model expects (1, 3, 12)" in result.stderr
+    # The right element count in another layout is no more the model's input.
+    np.save(tmp_path / "transposed.npy", np.zeros((1, 12, 3), np.float32))
+    result = run(["simulate", str(program / "out"), "--input", str(tmp_path / "transposed.npy")])
+    assert result.returncode == 1
+    assert "raptor: error: input 'x' has shape (1, 12, 3) but the model expects (1, 3, 12)" in result.stderr
 
 
 @pytest.mark.parametrize("args, message", [
