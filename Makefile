@@ -28,12 +28,12 @@ pytest:
 	.venv/bin/python -m pytest -q tests/python
 
 bench: setup
-	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json
-	.venv/bin/python bench/import_roundtrip.py
+	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json --doc docs/benchmarks.md
+	.venv/bin/python bench/import_roundtrip.py --json docs/bench-import-roundtrip.json --doc docs/benchmarks.md
 	.venv/bin/python bench/import_coverage.py --markdown docs/frontend-coverage.md --json docs/frontend-coverage.json
 	.venv/bin/python bench/codec_tables.py --markdown docs/codec-evaluation.md --json docs/codec-evaluation.json
-	.venv/bin/python bench/codec_scaling.py --json docs/codec-scaling.json
-	.venv/bin/python bench/rdg_scaling.py --json docs/rdg-scaling.json
+	.venv/bin/python bench/codec_scaling.py --json docs/codec-scaling.json --doc docs/benchmarks.md
+	.venv/bin/python bench/rdg_scaling.py --json docs/rdg-scaling.json --doc docs/benchmarks.md
 
 # The fuzz harness over every entry point (FUZZ_SECONDS, default 30 minutes):
 # defects are minimized into build/fuzz/defects/, figures in build/fuzz/report.json.

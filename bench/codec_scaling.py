@@ -7,7 +7,7 @@ residual ladders and random DAGs of growing size, and on the zoo models.
 Prints time per edge and the log-log slope of time against edges (1.0 is
 linear), and writes the results as JSON.
 
-    python bench/codec_scaling.py [--max-edges 1000000] [--json docs/codec-scaling.json]
+    python bench/codec_scaling.py [--max-edges 1000000] [--json docs/codec-scaling.json] [--doc docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 
 from mlir import ir, passmanager
 
@@ -25,7 +26,13 @@ from raptor import zoo
 from raptor._io import write_atomically
 from raptor.codec.synthetic import GENERATORS
 
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
+
 PIPELINE = "builtin.module(raptor-place-codecs{policy=W materialize=false})"
+#: The generators' names in the table.
+TITLES = {"reshape_chain": "reshape chain", "concat_tree": "concatenate tree", "residual_ladder": "residual ladder",
+          "random_dag": "random DAG"}
 
 
 def count_edges(module: ir.Module) -> int:
@@ -53,11 +60,27 @@ def slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def table(synthetic: dict[str, dict]) -> str:
+    """Time per edge at each size (10^3 edges up, a decade a column) and the
+    log-log slope of each synthetic graph."""
+    columns = len(next(iter(synthetic.values()))["points"])
+    lines = ["| graph | 10^3 edges | " + " | ".join(f"10^{3 + k}" for k in range(1, columns)) + " | log-log slope |",
+             "|---|" + "---:|" * (columns + 1)]
+    for i, (name, r) in enumerate(synthetic.items()):
+        cells = [f"{1e6 * t / edges:.1f}" for edges, t in r["points"]]
+        if i == 0:
+            cells[0] += " µs/edge"
+        lines.append(f"| {TITLES[name]} | " + " | ".join(cells) + f" | {r['slope']:.3f} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-edges", type=int, default=1_000_000)
     parser.add_argument("--json", metavar="FILE",
                         help="also write the results as JSON here (e.g. docs/codec-scaling.json)")
+    parser.add_argument("--doc", metavar="FILE",
+                        help="replace the table between this document's codec-scaling markers")
     args = parser.parse_args()
     context = raptor.Context()
     context.enable_multithreading(False)
@@ -90,6 +113,8 @@ def main() -> int:
         print(f"  {name:<16}{r['slope']:.3f}")
     if args.json:
         write_atomically(args.json, json.dumps(results, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "codec-scaling", table(results["synthetic"]))
     return 0
 
 

@@ -10,18 +10,24 @@ smaller sizes). The machine-independent figures: Howard's iterations and the
 log-log slope of time against V + E (1 = linear).
 
     python bench/cycle_ratio.py [--max-nodes 100000] [--json docs/cycle-ratio-scaling.json]
+        [--doc docs/benchmarks.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from raptor._io import write_atomically
 from raptor.spatial import cycle_ratio
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 
 def event_graph(nodes: int, seed: int) -> np.ndarray:
@@ -43,6 +49,23 @@ def best_of(repeat: int, fn):
     return min(times), value
 
 
+def _ms(seconds: float) -> str:
+    """To 0.1 ms below 100 ms, whole above: 87.7 ms, 444 ms."""
+    return f"{1e3 * seconds:.1f} ms" if seconds < 0.1 else f"{1e3 * seconds:.0f} ms"
+
+
+def table(rows: list[dict]) -> str:
+    """Each size's solve time, Howard iterations and checks, and the bisection where it ran."""
+    lines = ["| V | V + E | solve | per (V + E) | Howard iterations | certification checks | bisection | probes |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        size = r["nodes"] + r["edges"]
+        bisect = f" {_ms(r['bisect_s'])} | {r['probes']} |" if "bisect_s" in r else " | |"
+        lines.append(f"| {r['nodes']:,} | {size:,} | {_ms(r['solve_s'])} | {1e9 * r['solve_s'] / size:.0f} ns | "
+                     f"{r['howard_iterations']} | {r['certification_checks']} |" + bisect)
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-nodes", type=int, default=100_000)
@@ -50,6 +73,8 @@ def main() -> int:
                         help="run the bisection up to this size (it is the slower cross-check)")
     parser.add_argument("--json", metavar="FILE",
                         help="also write the results as JSON here (e.g. docs/cycle-ratio-scaling.json)")
+    parser.add_argument("--doc", metavar="FILE",
+                        help="replace the table between this document's cycle-ratio-scaling markers")
     args = parser.parse_args()
     sizes = [n for n in (1_000, 3_000, 10_000, 30_000, 100_000, 300_000) if n <= args.max_nodes]
     rows = []
@@ -81,6 +106,8 @@ def main() -> int:
     if args.json:
         write_atomically(args.json, json.dumps(
             {"rows": rows, "time_slope": slope, "iterations_slope": iterations}, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "cycle-ratio-scaling", table(rows))
     return 0
 
 

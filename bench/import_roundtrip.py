@@ -7,7 +7,7 @@ Prints a table of wall times (medians) and the machine-independent ratios:
     parses and prints the generic form with the nn dialect unregistered:
     the cost of Raptor's verifiers and shape inference over bare parsing.
 
-    python bench/import_roundtrip.py [--model smollm2] [--repeat 5] [--json out.json]
+    python bench/import_roundtrip.py [--model smollm2] [--repeat 5] [--json out.json] [--doc docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ import raptor
 from raptor import zoo
 from raptor.frontend.torch import ImportOptions, import_program
 
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
+
 
 def _median_time(fn, repeat: int) -> float:
     times = []
@@ -36,11 +39,28 @@ def _median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+def table(r: dict) -> str:
+    """One run's results (its JSON): the steps' median times and ratios."""
+    return "\n".join([
+        f"| step ({r['model']}, {r['nn_ops']} nn ops) | time | ratio |",
+        "|---|---:|---|",
+        f"| torch.export + decompositions | {r['torch_export_s']:.3f} s | baseline |",
+        f"| nn import (FX rewrites + emission + verify) | {r['nn_import_s']:.3f} s | "
+        f"{r['import_over_export']:.3f} x export |",
+        f"| print nn IR | {r['print_s']:.3f} s | |",
+        f"| `raptor-opt` round trip (parse, verify, infer, print) | {r['raptor_opt_roundtrip_s']:.3f} s | "
+        f"{r['raptor_opt_over_mlir_opt']:.2f} x mlir-opt |",
+        f"| `mlir-opt` generic-form round trip, nn unregistered | {r['mlir_opt_generic_roundtrip_s']:.3f} s | "
+        "baseline |",
+    ])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="smollm2", choices=zoo.NAMES)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", help="also write the results as JSON here")
+    parser.add_argument("--doc", help="replace the table between this document's import-roundtrip markers")
     args = parser.parse_args()
 
     mlir_opt = Path(importlib.util.find_spec("mlir").submodule_search_locations[0]) / "bin" / "mlir-opt"
@@ -78,21 +98,12 @@ def main() -> int:
         "raptor_opt_over_mlir_opt": raptor_s / mlir_s,
         "nn_import_us_per_op": 1e6 * import_s / num_ops,
     }
-    rows = [
-        ("torch.export + decompositions", f"{export_s:8.3f} s", "baseline"),
-        ("nn import (rewrites + emission)", f"{import_s:8.3f} s",
-         f"{results['import_over_export']:.3f} x export"),
-        ("print nn IR", f"{print_s:8.3f} s", ""),
-        ("raptor-opt round trip", f"{raptor_s:8.3f} s",
-         f"{results['raptor_opt_over_mlir_opt']:.2f} x mlir-opt"),
-        ("mlir-opt generic round trip", f"{mlir_s:8.3f} s", "baseline"),
-    ]
-    print(f"{args.model}: {num_ops} nn ops, medians of {args.repeat} runs")
-    print(f"{'step':<34}{'time':>12}  ratio")
-    for name, t, ratio in rows:
-        print(f"{name:<34}{t:>12}  {ratio}")
+    print(f"{args.model}: medians of {args.repeat} runs")
+    print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "import-roundtrip", table(results))
     return 0
 
 

@@ -19,12 +19,14 @@ it), and both programs' latency in the timing simulator (the ratio is the
 machine-independent figure).
 
     python bench/integer_programs.py [--models resnet18,squeezenet1_1] [--json docs/integer-evaluation.json]
+        [--doc docs/quantization.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -36,6 +38,9 @@ from mlir import ir
 import raptor
 from raptor import pim, quant, sources, weights
 from raptor._io import UserError
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 MODELS = ("resnet18", "squeezenet1_1", "mobilenet_v2", "shufflenet_v2_x1_0", "efficientnet_b0")
 SIZE = 96
@@ -142,6 +147,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated torchvision names")
     ap.add_argument("--json", help="write the rows as JSON")
+    ap.add_argument("--doc", help="replace the table between this document's integer-evaluation markers")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="raptor-integer-") as tmp:
@@ -150,6 +156,8 @@ def main() -> int:
             rows.append(run_model(name, Path(tmp)))
             if args.json:
                 Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "integer-evaluation", table(rows))
     print(table(rows))
     return 0
 

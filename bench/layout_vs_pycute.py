@@ -21,6 +21,7 @@ and cold against cold) come from the same run, so they depend less on the
 machine than the rates do.
 
     python bench/layout_vs_pycute.py [--count 5000] [--rounds 5] [--json docs/layout-vs-pycute.json]
+        [--doc docs/layout.md]
 """
 
 from __future__ import annotations
@@ -29,13 +30,18 @@ import argparse
 import json
 import platform
 import random
+import sys
 import time
+from pathlib import Path
 
 import pycute
 
 from raptor import layout as rl
 from raptor._io import write_atomically
 from raptor._raptor import layout as core
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 OPERATIONS = ("composition", "complement", "logical_divide")
 
@@ -96,6 +102,17 @@ def check_agreement(cases: dict[str, list[tuple]]) -> None:
             assert r.size() == pycute.size(p) and all(r(i) == p(i) for i in range(r.size())), (name, ours)
 
 
+def table(operations: dict[str, dict]) -> str:
+    """Warm rates of each side and the ratios, one row per operation."""
+    lines = ["| operation | raptor via Python ops/s | raptor C++ core ops/s | pycute ops/s "
+             "| Python / pycute | (cold) | core / pycute |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, row in operations.items():
+        lines.append(f"| {name.replace('_', ' ')} | {row['raptor_python_ops_per_s']:,.0f} "
+                     f"| {row['raptor_core_ops_per_s']:,.0f} | {row['pycute_ops_per_s']:,.0f} "
+                     f"| {row['python_ratio']:.1f} | {row['python_ratio_cold']:.1f} | {row['core_ratio']:.1f} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=5000)
@@ -103,6 +120,8 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=250)
     parser.add_argument("--json", metavar="FILE",
                         help="also write the results as JSON here (e.g. docs/layout-vs-pycute.json)")
+    parser.add_argument("--doc", metavar="FILE",
+                        help="replace the table between this document's layout-vs-pycute markers")
     args = parser.parse_args()
     cases = make_cases(args.count)
     check_agreement(cases)
@@ -143,12 +162,9 @@ def main() -> int:
               f"{row['python_ratio_cold']:>8.1f}{row['core_ratio']:>13.1f}")
     if args.json:
         write_atomically(args.json, json.dumps(results, indent=2) + "\n")
-    print("\n| operation | raptor via Python ops/s | raptor C++ core ops/s | pycute ops/s "
-          "| Python / pycute | (cold) | core / pycute |\n|---|---:|---:|---:|---:|---:|---:|")
-    for name, row in results["operations"].items():
-        print(f"| {name.replace('_', ' ')} | {row['raptor_python_ops_per_s']:,.0f} "
-              f"| {row['raptor_core_ops_per_s']:,.0f} | {row['pycute_ops_per_s']:,.0f} "
-              f"| {row['python_ratio']:.1f} | {row['python_ratio_cold']:.1f} | {row['core_ratio']:.1f} |")
+    if args.doc:
+        replace_block(Path(args.doc), "layout-vs-pycute", table(results["operations"]))
+    print("\n" + table(results["operations"]))
     return 0
 
 

@@ -10,6 +10,7 @@ in the same run: compile time over torch.export time, simulation time over
 torch's eager inference time.
 
     python bench/pim_models.py [--models resnet18,shufflenet_v2] [--json docs/pim-benchmarks.json]
+        [--doc docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ import torchvision
 import raptor
 from raptor import pim, sources, weights, zoo
 from raptor.frontend.torch import import_program
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 TORCHVISION = ("resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0",
                "squeezenet1_0", "googlenet", "regnet_y_400mf", "densenet121")
@@ -127,6 +131,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(DEFAULT), help="comma-separated zoo or torchvision names")
     parser.add_argument("--json", help="also write the rows as JSON here")
+    parser.add_argument("--doc", help="replace the table between this document's pim-benchmarks markers")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,6 +140,8 @@ def main() -> int:
     print(table(rows))
     if args.json:
         Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "pim-benchmarks", table(rows))
     return 0
 
 

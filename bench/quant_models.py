@@ -14,6 +14,7 @@ baseline of the traffic columns (the machine-independent figure: traffic
 over the float32 program's, measured and predicted).
 
     python bench/quant_models.py [--models shufflenet_v2,resnet18] [--json docs/quant-evaluation.json]
+        [--doc docs/quantization.md]
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from raptor import codec, pim, quant, sources, weights, zoo
 from raptor._io import UserError
 from raptor.frontend.torch import import_program
 from raptor.quant.accuracy import program_report, traffic
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 CNN_CONFIGS = (("Y", "local"), ("Y", "nonlocal"), ("W", "local"), ("W", "nonlocal"), ("W", "nonlocal-coalesced"))
 TRANSFORMER_CONFIGS = (("Y", "nonlocal-coalesced"),)
@@ -161,7 +165,8 @@ def _int8_row(name: str, policy: str, placement: str, work: Path) -> dict:
     return row
 
 
-def tables(rows: list[dict]) -> str:
+def accuracy_table(rows: list[dict]) -> str:
+    """The int8 rows' accuracy against float32 torch on the held-out inputs."""
     lines = ["| model | policy | placement | offset / subgraphs | max rel | mean rel | min cosine | top-1 | "
              "bit-exact |", "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
@@ -173,8 +178,13 @@ def tables(rows: list[dict]) -> str:
         lines.append(f"| {r['model']} | {r['policy']} | {r['placement']} | {r['offset_subgraphs']} / "
                      f"{r['encoded_subgraphs']} | {h['max_relative_error']:.4f} | {h['mean_relative_error']:.4f} | "
                      f"{h['min_cosine']:.5f} | {top1} | {exact} |")
-    lines += ["", "| model | policy | placement | predicted MiB | measured MiB | measured codec MiB | "
-              "predicted / fp32 | measured / fp32 |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    return "\n".join(lines)
+
+
+def traffic_table(rows: list[dict]) -> str:
+    """Every row's traffic, predicted and measured, beside its model's float32 row."""
+    lines = ["| model | policy | placement | predicted MiB | measured MiB | measured codec MiB | "
+             "predicted / fp32 | measured / fp32 |", "|---|---|---|---:|---:|---:|---:|---:|"]
     base = {r["model"]: r for r in rows if r["precision"] == "fp32"}
     for r in rows:
         b = base[r["model"]]
@@ -191,6 +201,8 @@ def main() -> int:
     ap.add_argument("--json", help="write the rows as JSON (as they complete)")
     ap.add_argument("--merge", action="store_true",
                     help="keep the JSON file's other rows (other models, or other configurations with --configs)")
+    ap.add_argument("--doc", help="replace the tables between this document's quant-accuracy and "
+                                  "quant-traffic markers")
     ap.add_argument("--configs", help="only these POLICY:PLACEMENT pairs, e.g. W:local (the float32 row is "
                                       "kept from the JSON file with --merge)")
     args = ap.parse_args()
@@ -228,7 +240,10 @@ def main() -> int:
     rows.sort(key=lambda r: (order.get(r["model"], len(order)), configs.get((r["policy"], r["placement"]), 99)))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
-    print(tables(rows))
+    if args.doc:
+        replace_block(Path(args.doc), "quant-accuracy", accuracy_table(rows))
+        replace_block(Path(args.doc), "quant-traffic", traffic_table(rows))
+    print(accuracy_table(rows) + "\n\n" + traffic_table(rows))
     return 0
 
 

@@ -7,7 +7,7 @@ as 3V. Prints parse (Python), extraction (C++ pass via the binding) and
 analysis times (free schedule, KMW, linear schedule; they enumerate the
 N x N x V points) per arc, and the log-log slope against arcs.
 
-    python bench/rdg_scaling.py [--n 6] [--json docs/rdg-scaling.json]
+    python bench/rdg_scaling.py [--n 6] [--json docs/rdg-scaling.json] [--doc docs/benchmarks.md]
 """
 
 from __future__ import annotations
@@ -17,10 +17,14 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 
 from raptor import rdg
 from raptor._io import write_atomically
 from raptor.rdg.analysis import analyze
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 
 
 def system(variables: int, n: int) -> str:
@@ -46,11 +50,22 @@ def slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def table(rows: list[dict]) -> str:
+    """Each size's best times: parse, extraction, analyses."""
+    lines = ["| variables | arcs | parse (Python) | extraction (C++) | analyses |", "|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['variables']} | {r['arcs']} | {1e3 * r['parse_s']:.1f} ms | "
+                     f"{1e3 * r['extract_s']:.2f} ms | {1e3 * r['analyze_s']:.1f} ms |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="domain extent (N x N)")
     parser.add_argument("--json", metavar="FILE",
                         help="also write the results as JSON here (e.g. docs/rdg-scaling.json)")
+    parser.add_argument("--doc", metavar="FILE",
+                        help="replace the table between this document's rdg-scaling markers")
     args = parser.parse_args()
     rows, series = [], {"parse": [], "extract": [], "analyze": []}
     # Warm up (imports, the first context) outside the measurements.
@@ -75,6 +90,8 @@ def main() -> int:
     print("log-log slope against arcs: " + ", ".join(f"{k} {s:.2f}" for k, s in slopes.items()))
     if args.json:
         write_atomically(args.json, json.dumps({"n": args.n, "rows": rows, "slopes": slopes}, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "rdg-scaling", table(rows))
     return 0
 
 

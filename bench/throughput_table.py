@@ -20,6 +20,7 @@ simulated over predicted, simulated over the bounds.
 A configuration that fails to compile is a row with its error.
 
     python bench/throughput_table.py [--models shufflenet_v2,unet] [--pipeline 8] [--json docs/throughput.json]
+        [--doc docs/scheduling.md]
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from raptor import _raptor, pim, spatial
 from raptor._io import UserError
 
 sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
 from pim_models import _torchvision, _zoo  # noqa: E402  (the same model preparation)
 
 DEFAULT = ("shufflenet_v2", "unet", "siglip", "smollm2", "resnet18")
@@ -200,6 +202,7 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(DEFAULT), help="comma-separated zoo or torchvision names")
     parser.add_argument("--pipeline", type=int, default=8, help="the pipeline depth of the pipeline rows")
     parser.add_argument("--json", help="also write the rows as JSON here")
+    parser.add_argument("--doc", help="replace the table between this document's throughput markers")
     args = parser.parse_args()
     rows: list[dict] = []
     partial: list[dict] = []
@@ -217,6 +220,8 @@ def main() -> int:
     print(table(rows))
     if args.json:
         Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "throughput", table(rows))
     return 0
 
 
