@@ -120,18 +120,46 @@ def current_umask() -> int:
 
 
 def load_npy(path: str | os.PathLike[str], what: str) -> "np.ndarray":
-    """A .npy file as untrusted input: memory-mapped, so that nothing is
-    allocated before its header has been checked against the file's size
-    (a header claiming terabytes is one line, not an allocation); a
-    one-line UserError naming ``what`` otherwise."""
+    """A .npy file as untrusted input: its header read and checked against
+    the file's size first, then the data memory-mapped, so that nothing is
+    allocated that the file does not hold (a header claiming terabytes is
+    one line, not an allocation); a one-line UserError naming ``what``
+    otherwise. numpy's header parser evaluates the header's text, so a
+    damaged header fails in many ways (a tokenizer or syntax error, a
+    ValueError, a TypeError): every one is this file's fault, not ours."""
     import numpy as np
 
     if not Path(path).is_file():
         raise UserError(f"cannot read {what} '{path}': not a regular file")
     try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
+            try:
+                shape, _fortran, dtype = read_header(f)
+            except Exception as e:  # noqa: BLE001
+                reason = e.args[0] if e.args and isinstance(e.args[0], str) else type(e).__name__
+                raise ValueError(f"its header is damaged ({reason.splitlines()[0]})") from None
+            data_offset = f.tell()
+        size = Path(path).stat().st_size
+        count = 1
+        for n in shape:
+            count *= n
+        if any(n < 0 for n in shape):
+            raise ValueError(f"its header has a negative dimension in the shape {tuple(shape)}")
+        if dtype.hasobject:
+            raise ValueError("it holds Python objects, which are not read")
+        if count * dtype.itemsize > size - data_offset:
+            raise ValueError(f"its header claims {count * dtype.itemsize} bytes of data but the file holds "
+                             f"{size - data_offset}")
+        if count == 0:
+            return np.empty(shape, dtype)  # (nothing to map: mmap refuses a length of 0)
         return np.load(path, allow_pickle=False, mmap_mode="r")
-    except (OSError, ValueError, EOFError) as e:
-        raise UserError(f"cannot read {what} '{path}': {e}") from None
+    except Exception as e:  # noqa: BLE001 (see above: a damaged header raises anything)
+        raise UserError(f"cannot read {what} '{path}': {str(e) or type(e).__name__}".splitlines()[0]) from None
 
 
 def parse_module(text: str, source: str, context: ir.Context) -> ir.Module:

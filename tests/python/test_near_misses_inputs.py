@@ -9,6 +9,7 @@ the array written here, not with anything the reader computes)."""
 from __future__ import annotations
 
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -114,3 +115,41 @@ def test_a_header_claiming_terabytes_allocates_nothing(module: ir.Module, tmp_pa
     os.mkfifo(fifo)
     with pytest.raises(UserError, match=r"not a regular file"):
         quant.load_samples(module, str(fifo))
+
+
+def _npy(header: str, data: bytes = b"", version: bytes = b"\x01\x00") -> bytes:
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY" + version + struct.pack("<H", len(header)) + header.encode() + data
+
+
+@pytest.mark.parametrize("content, message", [
+    # Found by make fuzz: numpy evaluates the header's text, and a damaged one
+    # raised a tokenizer error or an OverflowError from mmap, as tracebacks.
+    (b"\x93NUMPY\x01\x00\x01\x00{", r"its header is damaged"),
+    (_npy("{'descr': False, 'shape': (12,"), r"its header is damaged"),
+    (_npy("{'descr': '<f4', 'shape': (36,)}"), r"its header is damaged"),  # no fortran_order
+    (_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"), r"a negative dimension in the shape \(-1,\)"),
+    (_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (36,), }", b"\0" * 143),
+     r"its header claims 144 bytes of data but the file holds 143"),
+    (_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (36,), }", b"\0" * 144, b"\x09\x09"),
+     r"unsupported .npy format version 9.9"),
+])
+def test_damaged_npy_headers_are_one_line_errors(module: ir.Module, tmp_path: Path, content: bytes,
+                                                 message: str) -> None:
+    path = tmp_path / "damaged.npy"
+    path.write_bytes(content)
+    with pytest.raises(UserError, match=r"cannot read calibration data '.*damaged.npy': ") as info:
+        quant.load_samples(module, str(path))
+    assert re.search(message, str(info.value)) and "\n" not in str(info.value)
+    # The legal neighbour: the same header with its 144 bytes is read exactly.
+    good = tmp_path / "good.npy"
+    good.write_bytes(_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 12), }", DATA.tobytes()))
+    (sample,) = quant.load_samples(module, str(good))
+    np.testing.assert_array_equal(sample["x"], DATA)
+
+
+def test_an_empty_array_is_read_without_mapping_and_refused_by_shape(module: ir.Module, tmp_path: Path) -> None:
+    path = tmp_path / "empty.npy"
+    np.save(path, np.zeros((0, 1, 3, 12), np.float32))
+    with pytest.raises(UserError, match=r"has shape \(0, 1, 3, 12\)"):
+        quant.load_samples(module, str(path))
