@@ -30,7 +30,7 @@ import raptor
 
 from . import weights as weights_io
 from . import zoo
-from ._io import UserError, parse_module, read_text
+from ._io import UserError, parse_module, read_text, signals_held
 
 __all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load"]
 
@@ -197,9 +197,19 @@ def _one_line(e: BaseException) -> str:
 _Imported = tuple[ir.Module, dict[str, np.ndarray], ImportReport]
 
 
+# torch's C++ calls back into Python (the dispatcher, the exporter's
+# tracing): a KeyboardInterrupt raised inside such a callback is thrown
+# through C++ frames that cannot pass it on, and the process aborts
+# ("terminate called after throwing an instance of
+# 'pybind11::error_already_set'"). So torch's work runs with SIGINT and
+# SIGTERM held, one call at a time: a signal is delivered when the call
+# returns, as a KeyboardInterrupt the command turns into exit 130.
+
+
 def _torch_frontend() -> ModuleType:
     try:
-        from .frontend import torch as frontend
+        with signals_held():
+            from .frontend import torch as frontend
     except ImportError as e:
         raise UserError(f"the torch frontend needs the 'torch' extra ({e.name} is missing)") from None
     return frontend
@@ -212,7 +222,8 @@ def _zoo_reference(name: str) -> Reference:
             import torch
         except ImportError as e:
             raise UserError(f"this needs the 'torch' extra ({e.name} is missing)") from None
-        return zoo.reference_output(name, torch.from_numpy(x)).numpy()
+        with signals_held():
+            return zoo.reference_output(name, torch.from_numpy(x)).numpy()
 
     return reference
 
@@ -221,7 +232,8 @@ def _import_program(ep: Any, source: str, options: Any, context: ir.Context) -> 
     """An exported program (decomposed) as (module, weights, report)."""
     frontend = _torch_frontend()
     try:
-        module, report = frontend.import_program(ep, options, context)
+        with signals_held():
+            module, report = frontend.import_program(ep, options, context)
     except (frontend.UnsupportedOperatorError, frontend.ExportError) as e:
         raise UserError(f"{source}: {e}") from None
     tensors = weights_io.from_exported_program(ep, module)
@@ -231,7 +243,8 @@ def _import_program(ep: Any, source: str, options: Any, context: ir.Context) -> 
 def _export_zoo(name: str, strict: bool, context: ir.Context, say: Callable[[str], None]) -> _Imported:
     frontend = _torch_frontend()
     say(f"building and exporting {name} with torch.export")
-    ep = zoo.export(name)
+    with signals_held():
+        ep = zoo.export(name)
     say("importing into the nn dialect")
     return _import_program(ep, name, frontend.ImportOptions(strict=strict, **zoo.import_options(name)), context)
 
@@ -240,30 +253,33 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
                 say: Callable[[str], None]) -> tuple[ir.Module, dict[str, np.ndarray], ImportReport, Reference]:
     """A torch.export.save file: (module, weights, report, reference)."""
     frontend = _torch_frontend()
-    import torch
+    with signals_held():
+        import torch
 
     say(f"loading {source}")
     export_log = logging.getLogger("torch.export")
     level = export_log.level
     export_log.setLevel(logging.CRITICAL)  # torch logs a traceback before raising
     try:
-        ep = torch.export.load(source)
-        # The reference: the program as saved, before the decompositions
-        # (a damaged archive can load and fail only here).
-        eager = ep.module()
+        with signals_held():
+            ep = torch.export.load(source)
+            # The reference: the program as saved, before the decompositions
+            # (a damaged archive can load and fail only here).
+            eager = ep.module()
     except Exception as e:
         raise UserError(f"'{source}' is not a torch.export file: {_one_line(e)}") from None
     finally:
         export_log.setLevel(level)
     try:
-        decomposed = ep.run_decompositions(zoo.decomposition_table())
+        with signals_held():
+            decomposed = ep.run_decompositions(zoo.decomposition_table())
     except Exception as e:  # torch raises many kinds here
         raise UserError(f"{source}: torch could not decompose the exported program: {_one_line(e)}") from None
     say("importing into the nn dialect")
     module, tensors, report = _import_program(decomposed, source, frontend.ImportOptions(strict=strict), context)
 
     def reference(x: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
+        with torch.no_grad(), signals_held():
             out = eager(torch.from_numpy(x))
         out = out[0] if isinstance(out, (tuple, list)) else out
         return out.detach().numpy()

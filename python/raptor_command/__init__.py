@@ -3,7 +3,9 @@ package so that it runs before any heavy import: Ctrl-C or SIGTERM while
 MLIR, numpy and the compiler load (about a second) ends the command with
 exit 130 (143) instead of a traceback from inside an importer (an
 interrupted numpy import cannot even be retried: "cannot load module more
-than once per process")."""
+than once per process"). The ``raptor`` executable (tools/raptor-launcher)
+blocks both signals before Python starts and runs this module, so that the
+interpreter's own start is covered too."""
 
 from __future__ import annotations
 

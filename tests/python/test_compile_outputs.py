@@ -183,11 +183,15 @@ def test_a_signal_while_the_command_loads_ends_it_without_a_traceback(tmp_path: 
     numpy and the compiler load: a signal in that second ends it with the
     signal's exit code, not with a traceback from inside an importer (the
     fuzz harness found "ImportError: cannot load module more than once per
-    process" after a Ctrl-C in numpy's import). The instants cover the
-    loading and the start of the work."""
+    process" after a Ctrl-C in numpy's import, and "Fatal Python error:
+    init_import_site" with a KeyboardInterrupt traceback when the signal came
+    within Python's own start, which the launcher now covers). The instants
+    cover the interpreter's start (the first 30 ms), the loading and the
+    start of the work."""
     command = Path(sys.executable).parent / "raptor"
+    assert command.read_bytes()[:4] == b"\x7fELF"  # the launcher (tools/raptor-launcher), not a Python script
     rng = random.Random(signum)
-    for instant in [rng.uniform(0.0, 0.8) for _ in range(10)]:
+    for instant in [0.0, 0.002, 0.005, 0.01, 0.02, 0.03] + [rng.uniform(0.0, 0.8) for _ in range(8)]:
         p = subprocess.Popen([str(command), "compile", str(model), "-o", str(tmp_path / "p"), "-q"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         time.sleep(instant)
