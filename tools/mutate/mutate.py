@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if py_mutants:
         require_clean(["python/raptor"])
     if cpp_mutants:
-        require_clean(["dialects", "passes"])
+        require_clean(["algebra", "simulator", "dialects", "passes"])
     config = {"seed": args.seed, "per_module": args.per_module, "semantic": args.semantic, "cpp": args.cpp,
               "cpp_semantic": args.cpp_semantic,
               "side": args.side, "modules": args.modules,
