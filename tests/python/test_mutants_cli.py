@@ -183,3 +183,51 @@ def test_a_failed_weights_write_is_one_line_naming_the_os_reason(linear_pt2: Pat
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err == f"raptor: error: cannot write '{weights.beside(out)}': No space left on device"
     assert not out.exists()
+
+
+def test_simulate_prints_its_counts_and_rate_as_the_json_reports_them(linear_pt2: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The text summary of `raptor simulate`: the instructions, MVMs and bytes
+    sent of the JSON report, and a rate of instructions per second that is
+    the instructions over the seconds it prints (to the seconds' rounding)."""
+    import json
+    import re
+
+    directory = tmp_path / "p"
+    assert cli.main(["compile", str(linear_pt2), "-o", str(directory), "--format", "none", "-q"]) == 0
+    capsys.readouterr()
+    assert cli.main(["simulate", str(directory), "--seed", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert cli.main(["simulate", str(directory), "--seed", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    found = re.fullmatch(rf"{re.escape(str(directory))}: simulated ([\d,]+) instructions in ([\d.]+) s "
+                         r"\(([\d,]+)/s\), ([\d,]+) MVMs, ([\d,]+) bytes sent between cores", first)
+    assert found, first
+    instructions, seconds, rate, mvmuls, sent = found.groups()
+    assert int(instructions.replace(",", "")) == report["instructions"] > 0
+    assert int(mvmuls.replace(",", "")) == report["mvmuls"] > 0
+    assert int(sent.replace(",", "")) == report["sent_bytes"]
+    rate_value, shown = int(rate.replace(",", "")), float(seconds)
+    assert rate_value > 0
+    if shown >= 0.01:  # (a faster run prints 0.00 s)
+        assert report["instructions"] / (shown + 0.005) <= rate_value <= report["instructions"] / (shown - 0.005)
+
+
+def test_a_zoo_name_with_export_is_built_exported_and_imported() -> None:
+    """sources.load(NAME, export=True) builds the zoo model with torch,
+    exports and imports it (what `raptor import --model NAME` does): the
+    module has the bundled graph's input and nn operators, and the reference
+    is the eager model."""
+    import numpy as np
+
+    from raptor import sources
+
+    model = sources.load("shufflenet_v2", export=True, strict=True)
+    try:
+        text = str(model.module)
+        assert "tensor<1x3x224x224xf32> {nn.input" in text and "nn.convolution" in text
+        assert model.weights is not None and model.weights.is_file()
+        x = np.zeros((1, 3, 224, 224), np.float32)
+        assert model.reference(x).shape == (1, 1000)
+    finally:
+        model.cleanup()

@@ -132,3 +132,29 @@ def test_the_weights_reader_agrees_with_safetensors(tmp_path: Path) -> None:
         expected = (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).numpy()
         assert ours[name].dtype == expected.dtype and ours[name].shape == expected.shape, name
         np.testing.assert_array_equal(ours[name], expected)
+
+
+def test_a_parent_that_is_a_file_is_named_beside_the_file_being_written(tmp_path: Path) -> None:
+    """The error names what was to be written and which of its parents is
+    in the way (two different paths: the target, and a file three levels up)."""
+    (tmp_path / "f").write_text("x")
+    target = tmp_path / "f" / "sub" / "x.txt"
+    with pytest.raises(UserError) as info:
+        write_atomically(target, "data")
+    assert str(info.value) == f"cannot write '{target}': '{tmp_path / 'f'}' is not a directory"
+    assert (tmp_path / "f").read_text() == "x"
+
+
+def test_a_fused_location_points_at_its_first_known_part() -> None:
+    """A fused location (an op folded from several) is where its first part
+    that is not just the source name points; the source alone when none is."""
+    from raptor._io import located_error
+
+    with raptor.Context():
+        fused = ir.Location.fused([ir.Location.unknown(), ir.Location.name("conv1"),
+                                   ir.Location.file("m.mlir", 3, 4)])
+        assert str(located_error(fused, "bad", "model.pt2")) == "model.pt2: node 'conv1': bad"
+        inner = ir.Location.fused([ir.Location.unknown(), ir.Location.file("m.mlir", 3, 4)])
+        assert str(located_error(inner, "bad", "model.pt2")) == "m.mlir:3:4: bad"
+        nothing = ir.Location.fused([ir.Location.unknown()])
+        assert str(located_error(nothing, "bad", "model.pt2")) == "model.pt2: bad"

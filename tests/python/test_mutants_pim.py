@@ -22,3 +22,35 @@ def test_the_periodic_report_shows_milliseconds() -> None:
         "  event graph: 1,234 events, 5,678 edges",
         "       2.0000 ms  mvm: c3:2 -> c0:1",
         "       0.5000 ms  send: c0:1 -> c3:2"]
+
+
+def test_int8_alone_compiles_to_integer_arithmetic_on_pimsims_instructions(tmp_path) -> None:
+    """`--precision int8` without --arithmetic: a model whose every operator
+    has an integer lowering gets integer arithmetic (the documented `auto`),
+    so its program uses pimsim-nn's instructions only; the summary names the
+    chip the manifest records (the default target's name, then a bundled
+    one's)."""
+    import json
+    import subprocess
+    import sys
+
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)).eval()
+    torch.export.save(torch.export.export(model, (torch.randn(1, 3),)), tmp_path / "m.pt2")
+    raptor = [sys.executable, "-m", "raptor", "compile", str(tmp_path / "m.pt2"), "-q", "--json", "--format", "none"]
+    run = subprocess.run(raptor + ["-o", str(tmp_path / "q"), "--precision", "int8"], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    manifest = json.loads((tmp_path / "q" / "manifest.json").read_text())
+    assert manifest["quantization"]["arithmetic"] == "integer"
+    assert not manifest["program"]["extensions"] and manifest["program"]["pimsim_compatible"]
+    summary = json.loads(run.stdout)
+    assert summary["target"] == manifest["target"]
+    assert summary["target"].startswith("ISAAC-like chip: 168 cores")
+    small = subprocess.run(raptor + ["-o", str(tmp_path / "s"), "--target", "small", "--precision", "int8"], capture_output=True,
+                           text=True, timeout=300)
+    assert small.returncode == 0, small.stderr
+    assert json.loads(small.stdout)["target"] == json.loads((tmp_path / "s" / "manifest.json").read_text())["target"]
+    assert json.loads(small.stdout)["target"] != summary["target"]

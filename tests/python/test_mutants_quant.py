@@ -68,3 +68,23 @@ def test_int8_zero_padding_pads_with_the_code_of_zero(tmp_path: Path) -> None:
     with torch.no_grad():
         exact = model(x).numpy()
     assert np.abs(got - exact).max() < 0.1 * np.abs(exact).max()
+
+
+def test_the_interpreter_reads_gelus_approximation_and_its_default() -> None:
+    """nn.gelu without `approximate` is the exact GELU (the attribute's
+    default, elided when printed); `approximate = "tanh"` is torch's tanh
+    form: against torch on values where the two differ."""
+    from raptor.quant.interpreter import evaluate
+
+    x = np.linspace(-4, 4, 16, dtype=np.float32).reshape(1, 16)
+    for attribute, approximate in (("", "none"), (' {approximate = "tanh"}', "tanh")):
+        text = ("func.func @main(%x: tensor<1x16xf32> {nn.input = \"x\"}) -> tensor<1x16xf32> {\n"
+                f"  %y = nn.gelu %x{attribute} : tensor<1x16xf32>\n"
+                "  return %y : tensor<1x16xf32>\n}\n")
+        module = ir.Module.parse(text, context=raptor.Context())
+        (got,) = evaluate(module, {"x": x}, {}, mode="fp32")
+        want = torch.nn.functional.gelu(torch.from_numpy(x), approximate=approximate).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    exact = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    tanh = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
+    assert np.abs(exact - tanh).max() > 1e-4  # the two forms are told apart here

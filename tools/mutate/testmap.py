@@ -17,7 +17,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
     "raptor": ["test_python_api.py", "test_mutants_core*.py"],
     "raptor._io": ["test_mutants_core*.py", "test_cycle_ratio.py", "test_cli.py"],
     "raptor.cli": ["test_cli.py", "test_mutants_cli*.py", "test_import_cli.py", "test_cycle_ratio.py", "test_defaults.py",
-                   "test_report_fields.py", "test_doc_commands.py"],
+                   "test_report_fields.py", "test_doc_commands.py", "test_rdg_picture.py", "test_quant.py"],
     "raptor.sources": ["test_mutants_cli*.py", "test_cli.py", "test_import_cli.py"],
     "raptor.weights": ["test_mutants_core*.py", "test_import_cli.py", "test_pim_program.py"],
     "raptor.codec": ["test_codec_api.py", "test_codec_properties.py", "test_mutants_codec*.py"],
