@@ -207,11 +207,16 @@ def test_compile_and_check_an_onnx_file_against_onnxruntime(files: dict[str, Pat
     assert not (tmp_path / "dynamic").exists()
 
 
-def test_model_files_are_read_by_summary_and_codec_report(files: dict[str, Path]) -> None:
+def test_model_files_are_read_by_summary_and_codec_report(files: dict[str, Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """summary and codec-report import a .pt2 file as compile does (no
-    weights file is left behind); an ONNX file with a dynamic batch is
-    refused in one line that says what to do."""
+    weights file is left behind, in a temporary directory of this test's
+    own: other processes' temporaries come and go in the system's); an ONNX
+    file with a dynamic batch is refused in one line that says what to do."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     before = set(Path(tempfile.gettempdir()).glob("raptor-*.safetensors"))
+    assert before == set()
     result = _raptor("summary", str(files["pt2"]))
     assert result.returncode == 0, result.stderr
     assert "nn.convolution" in result.stdout and "output" in result.stdout
