@@ -69,7 +69,8 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                      ["test_cli.py", "test_mutants_cli*.py"]),
     # The constant evaluator and the weights reader serve the PIM lowering: tests there.
     "passes/nn": (["passes/nn", "dialects/nn", "passes/pim/mutants-constants.mlir",
-                   "passes/pim/mutants-broadcast-constants.mlir", "passes/pim/mutants-weights.mlir"],
+                   "passes/pim/mutants-broadcast-constants.mlir", "passes/pim/mutants-weights.mlir",
+                   "passes/pim/mutants-embedding-constants.mlir"],
                   ["test_python_api.py", "test_import_cli.py", "test_mutants_nn*.py"]),
     "passes/pim": (["passes/pim"], ["test_pim_program.py", "test_mutants_pim*.py", "test_report_fields_periodic.py"]),
     "passes/rdg": (["passes/rdg", "rdg"], ["test_rdg.py", "test_rdg_analysis.py",
