@@ -82,6 +82,11 @@ class Model:
     #: What the import did (None for IR: a bundled graph or an .mlir file).
     report: ImportReport | None = None
 
+    @property
+    def reference_name(self) -> str:
+        """What :attr:`reference` runs: onnxruntime for an ONNX file, else torch."""
+        return "onnxruntime" if self.source.endswith(".onnx") else "torch"
+
     def cleanup(self) -> None:
         """Deletes the temporary files (an imported model's weights file)."""
         for path in self.temporary:

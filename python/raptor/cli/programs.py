@@ -137,7 +137,8 @@ def _compile(args: argparse.Namespace) -> int:
 
             say("[report] int8 against float32 on the calibration and held-out inputs ...")
             with _located(model.source):
-                report = program_report(str(result.directory), tensors or {}, model.reference, calibration)
+                report = program_report(str(result.directory), tensors or {}, model.reference, calibration,
+                                        reference_name=model.reference_name)
             write_json(result.directory / "reports" / "quantization.json", report)
     finally:
         model.cleanup()
@@ -261,11 +262,11 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
             raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
         if len(program.inputs) != 1 or len(program.outputs) != 1:
             raise UserError("--check compares single-input, single-output models")
-        say(f"[check] running the model in {'onnxruntime' if source.endswith('.onnx') else 'eager torch'} ...")
+        say(f"[check] running the model in {'eager torch' if model.reference_name == 'torch' else 'onnxruntime'} ...")
         ref = model.reference(arrays[program.inputs[0][0]])
         out = outputs[program.outputs[0][0]]
         scale = float(np.abs(ref).max()) or 1.0
-        report = {"reference": "onnxruntime" if source.endswith(".onnx") else "torch",
+        report = {"reference": model.reference_name,
                   "max_error": float(np.abs(out - ref).max())}
         report["max_error_relative"] = report["max_error"] / scale
         if "quantization" in program.manifest:

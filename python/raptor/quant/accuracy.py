@@ -80,12 +80,14 @@ def traffic(stats: Mapping[str, Any]) -> dict[str, int]:
 def program_report(directory: str, weights: Mapping[str, np.ndarray],
                    torch_reference: Callable[[np.ndarray], np.ndarray] | None = None,
                    calibration: Sequence[Mapping[str, np.ndarray]] | None = None, held_out: int = 8,
-                   simulate: bool = True) -> dict[str, Any]:
+                   simulate: bool = True, reference_name: str = "torch") -> dict[str, Any]:
     """The quantization report of an int8 program directory: accuracy of
     the integer reference against float32 (``torch_reference`` on the
     single input, else the float32 interpreter) on the calibration inputs
     and on ``held_out`` seeded inputs (seed 1), and whether the simulated
-    program equals the integer reference bit for bit on the first of them."""
+    program equals the integer reference bit for bit on the first of them.
+    ``reference_name`` names what ``torch_reference`` runs (onnxruntime for
+    an ONNX model) in the report's ``fp32_oracle``."""
     import json
     from pathlib import Path
 
@@ -118,7 +120,7 @@ def program_report(directory: str, weights: Mapping[str, np.ndarray],
         return evaluate(module, sample, weights, mode="int8")[0]
 
     report: dict[str, Any] = {"policy": q["policy"], "placement": q["placement"],
-                              "fp32_oracle": "torch" if torch_reference is not None else "fp32 interpreter",
+                              "fp32_oracle": reference_name if torch_reference is not None else "fp32 interpreter",
                               "calibration": compare(calibration, exact, integer),
                               "held_out": compare(tests, exact, integer)}
     if simulate and tests:
