@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import tempfile
@@ -139,15 +140,13 @@ def load_npy(path: str | os.PathLike[str], what: str) -> "np.ndarray":
             if read_header is None:
                 raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
             try:
-                shape, _fortran, dtype = read_header(f)
+                shape, fortran, dtype = read_header(f)
             except Exception as e:  # noqa: BLE001
                 reason = e.args[0] if e.args and isinstance(e.args[0], str) else type(e).__name__
                 raise ValueError(f"its header is damaged ({reason.splitlines()[0]})") from None
             data_offset = f.tell()
         size = Path(path).stat().st_size
-        count = 1
-        for n in shape:
-            count *= n
+        count = math.prod(shape)
         if any(n < 0 for n in shape):
             raise ValueError(f"its header has a negative dimension in the shape {tuple(shape)}")
         if dtype.hasobject:
@@ -157,7 +156,9 @@ def load_npy(path: str | os.PathLike[str], what: str) -> "np.ndarray":
                              f"{size - data_offset}")
         if count == 0:
             return np.empty(shape, dtype)  # (nothing to map: mmap refuses a length of 0)
-        return np.load(path, allow_pickle=False, mmap_mode="r")
+        # The header is checked: map the data after it (np.load would parse the header again).
+        return np.memmap(path, dtype=dtype, mode="r", offset=data_offset, shape=tuple(shape),
+                         order="F" if fortran else "C")
     except Exception as e:  # noqa: BLE001 (see above: a damaged header raises anything)
         raise UserError(f"cannot read {what} '{path}': {str(e) or type(e).__name__}".splitlines()[0]) from None
 
