@@ -122,6 +122,16 @@ void bindPim(nb::module_ &m) {
           "Reads a program directory; form 'compact' runs Raptor's loops, 'pimsim' pimsim-nn's unrolled files.")
       .def_prop_ro("inputs", [](const PimProgram &p) { return ioList(p.program.inputs); })
       .def_prop_ro("outputs", [](const PimProgram &p) { return ioList(p.program.outputs); })
+      .def_prop_ro(
+          "vocabularies",
+          [](const PimProgram &p) {
+            nb::dict out;
+            for (const IoBuffer &io : p.program.inputs)
+              if (io.vocabulary)
+                out[nb::str(io.name.c_str())] = io.vocabulary;
+            return out;
+          },
+          "The token-id inputs (an embedding's indices) and their vocabulary sizes.")
       .def_prop_ro("cores", [](const PimProgram &p) { return p.program.cores; })
       .def(
           "sizes",

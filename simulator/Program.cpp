@@ -385,6 +385,8 @@ llvm::json::Object ioJson(const IoBuffer &io) {
                        {"layout", io.layout}};
   if (io.dtype == "int32")
     o["fixed_point_bits"] = io.fixedPointBits;
+  if (io.vocabulary)
+    o["vocabulary"] = io.vocabulary;
   return o;
 }
 
@@ -418,6 +420,14 @@ Expected<IoBuffer> ioFrom(const llvm::json::Value &v, StringRef where, int64_t g
     if (*bits < 0 || *bits > 30)
       return failure(where + ": fixed_point_bits " + llvm::Twine(*bits) + " is outside 0..30");
     io.fixedPointBits = *bits;
+  }
+  if (o->get("vocabulary")) {
+    Expected<int64_t> vocabulary = intField(*o, "vocabulary", where);
+    if (!vocabulary)
+      return vocabulary.takeError();
+    if (io.dtype != "int32" || io.fixedPointBits != 0 || *vocabulary < 1 || *vocabulary > (int64_t(1) << 24))
+      return failure(where + ": 'vocabulary' needs an int32 buffer without fixed point and a size in 1..2^24");
+    io.vocabulary = *vocabulary;
   }
   Expected<int64_t> address = intField(*o, "address", where);
   if (!address)

@@ -56,6 +56,9 @@ struct IoBuffer {
   /// (integer-only programs: the host converts, rounding half to even).
   std::string dtype = "float32";
   int64_t fixedPointBits = 0;
+  /// Token ids (an embedding's indices): int32 integers in [0, vocabulary),
+  /// written unscaled; 0 for any other buffer.
+  int64_t vocabulary = 0;
   int64_t address = 0;
   std::string layout;
 };

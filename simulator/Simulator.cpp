@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -752,6 +753,18 @@ llvm::Error FunctionalSimulator::setInput(llvm::StringRef name, llvm::ArrayRef<f
     return failure("input '" + name + "' needs " + llvm::Twine(elementsOf(*io)) + " elements of shape " +
                    shapeText(*io) + ", got " + llvm::Twine(values.size()));
   layout::Layout l = layout::parseLayout(io->layout).layout;
+  // Token ids address rows of a table in global memory: one outside it
+  // would read other data, so the host refuses it (as torch's embedding does).
+  // (Ids arrive as floats, exact up to the vocabulary's 2^24 bound.)
+  if (io->vocabulary)
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!(values[i] >= 0 && values[i] < float(io->vocabulary)) || values[i] != std::floor(values[i])) {
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%g", double(values[i]));
+        return failure(llvm::formatv("input '{0}' element {1} is {2}: token ids must be integers in 0..{3}", name,
+                                     i, shown, io->vocabulary - 1)
+                           .str());
+      }
   if (io->dtype == "int32") { // the host's conversion to fixed point
     int32_t *base = reinterpret_cast<int32_t *>(global.data() + io->address);
     for (size_t i = 0; i < values.size(); ++i)

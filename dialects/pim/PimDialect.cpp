@@ -177,6 +177,12 @@ LogicalResult IoOp::verify() {
   if (l.size() != type.getNumElements())
     return emitOpError() << "layout " << l.str() << " has " << l.size() << " elements but the "
                          << "tensor has " << type.getNumElements();
+  if (std::optional<int64_t> vocabulary = getVocabulary()) {
+    if (getKind() != "input" || !type.getElementType().isInteger(32))
+      return emitOpError("has a vocabulary but is not an int32 input (token ids)");
+    if (*vocabulary < 1 || *vocabulary > (int64_t(1) << 24))
+      return emitOpError() << "vocabulary " << *vocabulary << " is outside 1..2^24 (ids pass through float32)";
+  }
   return success();
 }
 

@@ -139,10 +139,17 @@ def Pim_IoOp : Pim_Op<"io", [Symbol, HasParent<"ChipOp">]> {
     `layout` maps the tensor's coordinates (torch dimensions in reverse, the
     first mode fastest, as CuTe layouts do) to element offsets from
     `address`: the host writes inputs and reads outputs through it.
+
+    An input with a `vocabulary` holds token ids (an embedding's indices):
+    int32 integers in [0, vocabulary), written unscaled also in an
+    integer-only program; the host refuses any other id.
+    ```mlir
+    pim.io @in_ids "input" name "ids" at 0 : tensor<1x8xi32> layout #layout.layout<(8,1):(1,8)> {vocabulary = 500 : i64}
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$kind, StrAttr:$name,
                        Pim_I64:$address, TypeAttrOf<AnyRankedTensor>:$type,
-                       Pim_LayoutAttr:$layout);
+                       Pim_LayoutAttr:$layout, OptionalAttr<Pim_I64>:$vocabulary);
   let assemblyFormat = "$sym_name $kind `name` $name `at` $address `:` $type `layout` $layout attr-dict";
   let hasVerifier = 1;
 }

@@ -133,7 +133,10 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
     b.name = io.getName().str();
     b.shape.assign(type.getShape().begin(), type.getShape().end());
     b.address = io.getAddress();
-    if (type.getElementType().isInteger(32)) {
+    if (std::optional<int64_t> vocabulary = io.getVocabulary()) {
+      b.dtype = "int32"; // token ids: unscaled integers
+      b.vocabulary = *vocabulary;
+    } else if (type.getElementType().isInteger(32)) {
       if (!fixedPoint)
         return io.emitOpError("holds int32 fixed point, but the chip has no 'fixed_point_bits'");
       b.dtype = "int32";

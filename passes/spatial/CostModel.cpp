@@ -237,6 +237,18 @@ FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
     for (Value r : op->getResults())
       ns += timing.copyInstructionNs(tensorBytes(r));
     one.ns = {ns};
+  } else if (auto lookup = dyn_cast<raptor::nn::EmbeddingOp>(op)) {
+    // The ids' load, then per id its row's: four scalar instructions
+    // computing the address and the ld.
+    int64_t width = cast<RankedTensorType>(out.getType()).getShape().back();
+    int64_t ids = numElements(lookup.getIndices());
+    pim::Instruction row, all;
+    row.opcode = all.opcode = pim::Opcode::Ld;
+    row.size = kElementBytes * width;
+    all.size = kElementBytes * ids;
+    pim::AccessContext context;
+    one.ns = {timing.instructionNs(all, context, 0) +
+              double(ids) * (timing.instructionNs(row, context, 0) + 4 * timing.decodeNs(pim::Opcode::Sld))};
   } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
     // Both operands are activations: one vector-matrix product per row of
     // the left operand (an extension instruction, timed as vector work).

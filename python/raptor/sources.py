@@ -283,9 +283,15 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     say("importing into the nn dialect")
     module, tensors, report = _import_program(decomposed, source, frontend.ImportOptions(strict=strict), context)
 
+    # Token ids reach the host as float32 (as the simulator takes them):
+    # the program as saved takes its input's own dtype.
+    user_inputs = set(ep.graph_signature.user_inputs)
+    dtype = next((n.meta["val"].dtype for n in ep.graph.nodes
+                  if n.op == "placeholder" and n.name in user_inputs and "val" in n.meta), torch.float32)
+
     def reference(x: np.ndarray) -> np.ndarray:
         with torch.no_grad(), signals_held():
-            out = eager(torch.from_numpy(x))
+            out = eager(torch.from_numpy(np.ascontiguousarray(x)).to(dtype))
         out = out[0] if isinstance(out, (tuple, list)) else out
         return out.detach().numpy()
 
@@ -327,6 +333,8 @@ def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[
         except ImportError as e:
             raise UserError(f"checking against onnxruntime needs it installed ({e.name} is missing)") from None
         session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
-        return session.run(None, {session.get_inputs()[0].name: x})[0]
+        feed = session.get_inputs()[0]
+        integer = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}.get(feed.type)  # token ids
+        return session.run(None, {feed.name: x.astype(integer) if integer else x})[0]
 
     return module, tensors, ImportReport(report.generic, opset=report.opset, folded=report.folded), reference

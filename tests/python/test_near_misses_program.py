@@ -117,6 +117,12 @@ _DELETE = object()
     (lambda m: m["inputs"][0].update(shape=[1, 3, 13]), r"inputs\[0\]: layout .* does not have the shape's 39 elements"),
     (lambda m: m["inputs"][0].update(dtype="float16"), r"inputs\[0\]: dtype 'float16' is not supported"),
     (lambda m: m["inputs"][0].update(layout=m["inputs"][0]["layout"][:-1]), r"inputs\[0\]: layout '.*': expected"),
+    # A vocabulary (token ids) on a float32 input, of 0 ids, one past 2^24 (ids pass through float32).
+    (lambda m: m["inputs"][0].update(vocabulary=10), r"inputs\[0\]: 'vocabulary' needs an int32 buffer"),
+    (lambda m: m["inputs"][0].update(dtype="int32", fixed_point_bits=0, vocabulary=0),
+     r"inputs\[0\]: 'vocabulary' needs .* a size in 1\.\.2\^24"),
+    (lambda m: m["inputs"][0].update(dtype="int32", fixed_point_bits=0, vocabulary=2**24 + 1),
+     r"inputs\[0\]: 'vocabulary' needs .* a size in 1\.\.2\^24"),
     (set_in(["outputs"], _DELETE), r"manifest.json': missing 'outputs'"),
     # The input one byte past the end of global memory; a negative address.
     (lambda m: m["inputs"][0].update(address=m["global_memory_bytes"] - 4 * cosize(m["inputs"][0]["layout"]) + 1),

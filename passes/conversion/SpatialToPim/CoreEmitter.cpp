@@ -310,6 +310,40 @@ void CoreEmitter::ld(Address local, int64_t global, int64_t bytes) {
   append(in);
 }
 
+void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBytes) {
+  SmallVector<unsigned> locked;
+  checkImmediate(table);
+  checkImmediate(rowBytes);
+  if (globalHi != 0) {
+    Instruction hi;
+    hi.opcode = Opcode::Sldi;
+    hi.rd = 0;
+    hi.imm = 0;
+    append(hi);
+    globalHi = 0;
+  }
+  Instruction in;
+  in.opcode = Opcode::Sld;
+  in.rd = 1;
+  in.rs1 = uint8_t(resolve(id, locked));
+  append(in);
+  in = Instruction();
+  in.opcode = Opcode::Smuli;
+  in.rd = in.rs1 = 1;
+  in.imm = int32_t(rowBytes);
+  append(in);
+  in.opcode = Opcode::Saddi;
+  in.imm = int32_t(table);
+  append(in);
+  globalLo.reset();
+  in = Instruction();
+  in.opcode = Opcode::Ld;
+  in.size = rowBytes;
+  in.rd = uint8_t(resolve(local, locked));
+  in.rs1 = 0;
+  append(in);
+}
+
 void CoreEmitter::st(int64_t global, Address local, int64_t bytes) {
   SmallVector<unsigned> locked;
   setGlobal(global);

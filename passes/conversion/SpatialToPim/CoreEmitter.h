@@ -65,6 +65,10 @@ public:
   void lmv(Address rd, Address rs1, int64_t bytes);
   void lldi(Address rd, uint8_t byte, int64_t bytes);
   void ld(Address local, int64_t global, int64_t bytes);
+  /// Row `LMem[id]` (an int32 read by `sld`) of a table of `rowBytes` rows
+  /// at global address `table` (below 2^31) loaded to `local`: the address
+  /// is computed in r1, which then holds no known global address.
+  void gather(Address local, Address id, int64_t table, int64_t rowBytes);
   void st(int64_t global, Address local, int64_t bytes);
   void send(Address local, int64_t core, int64_t bytes, int64_t tag);
   void recv(Address local, int64_t core, int64_t bytes, int64_t tag);

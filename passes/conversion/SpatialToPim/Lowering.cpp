@@ -568,11 +568,19 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
 
 FailureOr<const nn::HostTensor *> Lowering::constantOf(Value v) { return constants.evaluate(v); }
 
-Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
+namespace {
+/// What identifies data by content: a hash of its bytes and element type,
+/// and its size.
+std::pair<uint64_t, size_t> contentKey(ArrayRef<char> bytes, DenseElementsAttr value) {
   uint64_t hash = llvm::hash_combine(llvm::hash_value(llvm::StringRef(bytes.data(), bytes.size())),
                                      value.getElementType().getIntOrFloatBitWidth(),
                                      value.getElementType().isInteger());
-  auto key = std::make_pair(hash, bytes.size());
+  return {hash, bytes.size()};
+}
+} // namespace
+
+int64_t Lowering::globalData(ArrayRef<char> bytes, DenseElementsAttr value) {
+  auto key = contentKey(bytes, value);
   auto it = dataByContent.find(key);
   if (it == dataByContent.end()) {
     int64_t address = globalAlloc(int64_t(bytes.size()));
@@ -582,23 +590,33 @@ Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
     DataOp::create(b, chip.getLoc(), name, address, value);
     it = dataByContent.emplace(key, std::make_pair(address, name)).first;
   }
+  return it->second.first;
+}
+
+Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
+  auto key = contentKey(bytes, value);
+  int64_t global = globalData(bytes, value);
   if (auto loaded = loadedByContent.find({core, key.first, key.second}); loaded != loadedByContent.end())
     return Address::at(loaded->second);
   FailureOr<int> local = scratch(int64_t(bytes.size()));
   if (failed(local))
     llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a constant");
-  here().ld(Address::at(buffers[*local].address), it->second.first, int64_t(bytes.size()));
+  here().ld(Address::at(buffers[*local].address), global, int64_t(bytes.size()));
   loadedByContent[{core, key.first, key.second}] = buffers[*local].address;
   return Address::at(buffers[*local].address);
 }
 
+std::vector<int32_t> Lowering::roundedIntegers(const std::vector<float> &values) {
+  std::vector<int32_t> integers;
+  integers.reserve(values.size());
+  for (float v : values) // (NaN: 0, as the host's conversion)
+    integers.push_back(std::isnan(v) ? 0 : int32_t(std::clamp<double>(std::nearbyint(v), INT32_MIN, INT32_MAX)));
+  return integers;
+}
+
 Address Lowering::placeConstant(std::vector<float> values) {
-  if (integerOnly()) {
-    std::vector<int32_t> integers;
-    for (float v : values) // (NaN: 0, as the host's conversion)
-      integers.push_back(std::isnan(v) ? 0 : int32_t(std::clamp<double>(std::nearbyint(v), INT32_MIN, INT32_MAX)));
-    return placeIntegers(std::move(integers));
-  }
+  if (integerOnly())
+    return placeIntegers(roundedIntegers(values));
   auto type = RankedTensorType::get({int64_t(values.size())}, Float32Type::get(chip.getContext()));
   return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
                    DenseElementsAttr::get(type, llvm::ArrayRef(values)));
@@ -865,6 +883,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::ScaledDotProductAttentionOp o) { return lowerAttention(o); })
       .Case([&](nn::MatmulOp o) { return lowerMatmul(o); })
       .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
+      .Case([&](nn::EmbeddingOp o) { return lowerEmbedding(o); })
       .Case([&](codec::EncodeOp o) { return lowerEncode(o); })
       .Case([&](codec::DecodeOp o) { return lowerDecode(o); })
       .Case([&](codec::RescaleOp o) { return lowerRescale(o); })
@@ -873,7 +892,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       })
       .Default([&](Operation *o) {
         return o->emitOpError("has no PIM lowering (supported: convolution, linear, element-wise, "
-                              "pooling, mean, norms, softmax, attention, views, cat, pad)");
+                              "pooling, mean, norms, softmax, attention, embedding, views, cat, pad)");
       });
 }
 
@@ -928,17 +947,27 @@ LogicalResult Lowering::run() {
     if (!name)
       continue;
     auto type = cast<RankedTensorType>(arg.getType());
-    if (!type.hasStaticShape() || !type.getElementType().isF32())
+    // Integers are token ids (the host writes them as int32, unscaled).
+    IntegerAttr vocabulary;
+    if (type.hasStaticShape() && type.getElementType().isSignlessInteger()) {
+      FailureOr<int64_t> rows = tokenVocabulary(arg, name.getValue());
+      if (failed(rows))
+        return failure();
+      vocabulary = b.getI64IntegerAttr(*rows);
+    } else if (!type.hasStaticShape() || !type.getElementType().isF32()) {
       return func.emitError() << "input '" << name.getValue()
-                              << "' must be a static float32 tensor for the PIM lowering";
+                              << "' must be a static float32 tensor (or token ids of nn.embedding) for the PIM "
+                                 "lowering";
+    }
     SmallVector<int64_t, 4> shape = shapeOf(arg);
     Layout l = inputLayout(arg, shape);
     int64_t address = globalAlloc(4 * l.cosize());
     IoOp::create(b, chip.getLoc(), b.getStringAttr("in_" + name.getValue()), b.getStringAttr("input"), name,
-                 b.getI64IntegerAttr(address), TypeAttr::get(ioType(type)),
-                 layout::LayoutAttr::get(chip.getContext(), l));
+                 b.getI64IntegerAttr(address),
+                 TypeAttr::get(vocabulary ? RankedTensorType::get(type.getShape(), b.getI32Type()) : ioType(type)),
+                 layout::LayoutAttr::get(chip.getContext(), l), vocabulary);
     Buffer g;
-    g.type = realType();
+    g.type = vocabulary ? ElementType::I32 : realType();
     g.core = -1;
     g.address = address;
     g.bytes = 4 * l.cosize();
@@ -967,7 +996,7 @@ LogicalResult Lowering::run() {
     std::string name = "out" + std::to_string(i);
     auto io = IoOp::create(b, chip.getLoc(), b.getStringAttr(name), b.getStringAttr("output"),
                            b.getStringAttr(name), b.getI64IntegerAttr(address), TypeAttr::get(ioType(type)),
-                           layout::LayoutAttr::get(chip.getContext(), l));
+                           layout::LayoutAttr::get(chip.getContext(), l), IntegerAttr());
     outputs.push_back({result, address, l, false, io});
     usesLeft[result] += 1;
   }

@@ -266,6 +266,11 @@ private:
   mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
   /// Data in global memory (one copy per content), loaded into scratch.
   Address placeData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);
+  /// The global address of that one copy (a pim.data made on first use).
+  int64_t globalData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);
+  /// Real values as the program holds them in an integer-only program
+  /// (rounded to int32, NaN 0).
+  static std::vector<int32_t> roundedIntegers(const std::vector<float> &values);
   mlir::LogicalResult lowerView(mlir::Operation *op);
   mlir::LogicalResult storeOutputs(mlir::Operation *op);
   int64_t globalAlloc(int64_t bytes);
@@ -288,12 +293,19 @@ public:
   mlir::LogicalResult lowerAttention(nn::ScaledDotProductAttentionOp op);
   mlir::LogicalResult lowerMatmul(nn::MatmulOp op);
   mlir::LogicalResult lowerRotary(nn::RotaryEmbeddingOp op);
+  // EmbeddingOps.cpp.
+  mlir::LogicalResult lowerEmbedding(nn::EmbeddingOp op);
 };
+
+/// The rows of the smallest table a model input of integers indexes as
+/// nn.embedding's token ids (through views), or a diagnostic at the first
+/// other reader: the PIM lowering takes integer inputs only as token ids.
+mlir::FailureOr<int64_t> tokenVocabulary(mlir::BlockArgument input, llvm::StringRef name);
 
 /// Whether an integer-only program can compute `op` (CodecOps.cpp): the
 /// int8 matrix operators, codecs, ReLU, clamps, sigmoid, tanh and SiLU,
 /// sums, differences, products and quotients by a scalar, pooling, means,
-/// concatenation and padding; views always.
+/// concatenation, padding and embedding lookups; views always.
 bool hasIntegerLowering(mlir::Operation *op);
 /// The first operator of `func` an integer-only program cannot compute
 /// (views and compile-time values excepted).

@@ -185,7 +185,7 @@ def _parse_named_arrays(items: list[str] | None, inputs: list[tuple[str, tuple[i
 def _simulate(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from raptor import pim
+    from raptor import pim, quant
 
     say = _progress(args.quiet, terminal_only=True)
     if args.throughput and not args.timing:
@@ -198,9 +198,10 @@ def _simulate(args: argparse.Namespace) -> int:
     arrays = _parse_named_arrays(args.input, program.inputs)
     seeded = [name for name, _, _ in program.inputs if name not in arrays]
     rng = np.random.default_rng(args.seed)
+    vocabularies = program.vocabularies
     for name, shape, _ in program.inputs:
         if name not in arrays:
-            arrays[name] = rng.standard_normal(shape).astype(np.float32)
+            arrays[name] = quant.random_input(shape, rng, vocabularies.get(name))
     say(f"[simulate] computing on {len(program.manifest['cores'])} cores ...")
     run = program.simulate(arrays, args.max_instructions)
     report: dict = {"directory": str(args.directory), "form": args.form,

@@ -284,6 +284,12 @@ class Program:
         return list(self._handle.outputs)
 
     @property
+    def vocabularies(self) -> dict[str, int]:
+        """The inputs holding token ids (an embedding's indices), each with
+        its vocabulary size: the ids it may hold are 0..size-1."""
+        return dict(self._handle.vocabularies)
+
+    @property
     def manifest(self) -> dict[str, Any]:
         return json.loads((self.directory / "manifest.json").read_text())
 

@@ -28,7 +28,7 @@ from .._io import UserError, load_npy
 from .interpreter import OperatorError, _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
 __all__ = ["Calibration", "OperatorError", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
-           "quantize_per_channel", "random_inputs", "reference", "scale_of"]
+           "quantize_per_channel", "random_input", "random_inputs", "reference", "scale_of", "token_vocabularies"]
 
 
 def prepare(module: ir.Module, policy: str = "Y", placement: str = "nonlocal-coalesced") -> None:
@@ -104,10 +104,49 @@ def input_shapes(module: ir.Module) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def token_vocabularies(module: ir.Module) -> dict[str, int]:
+    """The integer inputs read as ``nn.embedding``'s token ids (directly or
+    through ``nn.view``), each with the rows of the smallest table it
+    indexes: the ids it may hold are 0..rows-1. The PIM lowering finds the
+    same bound for the program's manifest (tokenVocabulary in
+    EmbeddingOps.cpp; tests/python/test_token_ids.py compares the two)."""
+    block = _block(module)
+    arg_attrs = ir.ArrayAttr(block.owner.attributes["arg_attrs"]) if "arg_attrs" in block.owner.attributes else []
+    bounds = {}
+    for i, arg in enumerate(block.arguments):
+        if i >= len(arg_attrs) or "nn.input" not in ir.DictAttr(arg_attrs[i]):
+            continue
+        if not isinstance(ir.RankedTensorType(arg.type).element_type, ir.IntegerType):
+            continue
+        rows, work = [], [arg]
+        while work:
+            value = work.pop()
+            for use in value.uses:
+                owner = use.owner
+                if owner.name == "nn.view":
+                    work.append(owner.results[0])
+                elif owner.name == "nn.embedding" and use.operand_number == 1:
+                    rows.append(ir.RankedTensorType(owner.operands[0].type).shape[0])
+        if rows:
+            bounds[ir.StringAttr(ir.DictAttr(arg_attrs[i])["nn.input"]).value] = min(rows)
+    return bounds
+
+
+def random_input(shape: tuple[int, ...], rng: np.random.Generator, vocabulary: int | None = None) -> np.ndarray:
+    """A seeded random input: standard-normal reals, or (``vocabulary``)
+    uniform token ids 0..vocabulary-1, held as float32 like every input
+    the host writes."""
+    if vocabulary is not None:
+        return rng.integers(0, vocabulary, shape).astype(np.float32)
+    return rng.standard_normal(shape).astype(np.float32)
+
+
 def random_inputs(module: ir.Module, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
-    """``count`` seeded standard-normal inputs for the model."""
+    """``count`` seeded random inputs for the model: standard-normal reals,
+    token ids drawn inside their vocabulary."""
     rng = np.random.default_rng(seed)
-    return [{name: rng.standard_normal(shape).astype(np.float32) for name, shape in input_shapes(module).items()}
+    ids = token_vocabularies(module)
+    return [{name: random_input(shape, rng, ids.get(name)) for name, shape in input_shapes(module).items()}
             for _ in range(count)]
 
 
@@ -119,15 +158,22 @@ def load_samples(module: ir.Module, path: str) -> list[dict[str, np.ndarray]]:
         raise UserError(f"a calibration file serves one input; the model has {len(shapes)}")
     (name, shape), = shapes.items()
     data = load_npy(path, "calibration data")
-    if not np.issubdtype(data.dtype, np.floating):
+    vocabulary = token_vocabularies(module).get(name)
+    if vocabulary is None and not np.issubdtype(data.dtype, np.floating):
         raise UserError(f"calibration data '{path}' has dtype {data.dtype}, not a floating-point type")
+    if vocabulary is not None and not np.issubdtype(data.dtype, np.integer):
+        raise UserError(f"calibration data '{path}' has dtype {data.dtype}: the model's input '{name}' holds "
+                        "token ids, an integer type")
     if tuple(data.shape) == shape:
         data = data[None]
     if tuple(data.shape[1:]) != shape or data.shape[0] == 0:
         raise UserError(f"calibration data '{path}' has shape {tuple(data.shape)}; the model's input '{name}' "
                         f"needs {shape} or (N, {', '.join(map(str, shape))})")
-    if not np.isfinite(data).all():
+    if vocabulary is None and not np.isfinite(data).all():
         raise UserError(f"calibration data '{path}' holds NaN or infinite values")
+    if vocabulary is not None and data.size and not (data.min() >= 0 and data.max() < vocabulary):
+        raise UserError(f"calibration data '{path}' holds token ids outside 0..{vocabulary - 1}, the vocabulary "
+                        f"of input '{name}'")
     return [{name: np.array(d, dtype=np.float32)} for d in data]  # (copies: the file is only mapped)
 
 

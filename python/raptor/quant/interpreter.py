@@ -239,9 +239,10 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                 observe_values(env[arg].numpy())
     int8 = mode == "int8"
     bits = fixed_point_bits(module) if int8 else None
-    if bits is not None:  # the host's conversion of the inputs to fixed point
+    if bits is not None:  # the host's conversion of the inputs to fixed point (token ids stay integers)
         for arg in block.arguments:
-            if arg in env and arg not in known:
+            if arg in env and arg not in known and not isinstance(ir.RankedTensorType(arg.type).element_type,
+                                                                   ir.IntegerType):
                 env[arg] = fixed_constant(env[arg].numpy(), bits).double()
 
     def encoding(subgraph: int) -> tuple[np.float32, int]:
@@ -478,6 +479,8 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
         return [real(F.pad(self.double(), a["pad"], value=float(value)))]
     if kind == "cat":
         return [real(torch.cat([v.long() for v in x], a.get("dim", 0)))]
+    if kind == "embedding":  # rows of the table in fixed point, picked by the (unscaled) ids
+        return [real(F.embedding(arg["indices"].long(), arg["weight"].double()))]
     raise UserError(f"'{name}' has no integer-only rule (the PIM lowering refuses it too)")
 
 
@@ -606,7 +609,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "constant_pad_nd":
         return [F.pad(self, a["pad"], value=a.get("value", 0.0))]
     if kind == "constant":
-        data = np.array(ir.DenseElementsAttr(op.attributes["value"]))
+        data = _dense_values(ir.DenseElementsAttr(op.attributes["value"]))
         return [torch.from_numpy(data.astype(np.float32) if np.issubdtype(data.dtype, np.floating) else data)]
     if kind == "embedding":
         return [F.embedding(arg["indices"].long(), arg["weight"], a.get("padding_idx", -1)
@@ -624,6 +627,17 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
 
         return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"], a.get("head_dim"))]
     raise UserError(f"the reference interpreter has no rule for '{_display_name(op)}'")
+
+
+def _dense_values(attr: ir.DenseElementsAttr) -> np.ndarray:
+    """The elements of a dense attribute. MLIR's buffer protocol reads a
+    splat of i1 ``true`` (one packed byte) as eight trues and then falses,
+    so boolean splats (a transformer's all-true attention mask) are
+    expanded here."""
+    element = ir.ShapedType(attr.type).element_type
+    if attr.is_splat and isinstance(element, ir.IntegerType) and element.width == 1:
+        return np.full(ir.ShapedType(attr.type).shape, ir.BoolAttr(attr.get_splat_value()).value, dtype=bool)
+    return np.array(attr)
 
 
 def _matrix(kind: str, arg: dict[str, Any], a: dict[str, Any],

@@ -378,6 +378,20 @@ pim.chip @m cores 2 crossbars 2 of [8, 8] memory 1024 {
 // -----
 
 pim.chip @m cores 2 crossbars 2 of [8, 8] memory 1024 {
+  // expected-error @+1 {{has a vocabulary but is not an int32 input (token ids)}}
+  pim.io @x "input" name "x" at 0 : tensor<4xf32> layout #layout.layout<(4):(1)> {vocabulary = 8 : i64}
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 1024 {
+  // expected-error @+1 {{vocabulary 0 is outside 1..2^24 (ids pass through float32)}}
+  pim.io @x "input" name "x" at 0 : tensor<4xi32> layout #layout.layout<(4):(1)> {vocabulary = 0 : i64}
+}
+
+// -----
+
+pim.chip @m cores 2 crossbars 2 of [8, 8] memory 1024 {
   // expected-error @+1 {{needs a non-negative global address}}
   pim.data @c at -4 dense<1.0> : tensor<2xf32>
 }

@@ -11,6 +11,8 @@ pim.chip @m cores 4 crossbars 8 of [128, 128] memory 65536 {
   pim.data @c at 256 dense<[1.0, 2.0]> : tensor<2xf32>
   // CHECK: pim.io @x "input" name "x" at 0 : tensor<1x32xf32> layout #layout.layout<(32,1):(1,32)>
   pim.io @x "input" name "x" at 0 : tensor<1x32xf32> layout #layout.layout<(32,1):(1,32)>
+  // CHECK: pim.io @ids "input" name "ids" at 128 : tensor<1x8xi32> layout #layout.layout<(8,1):(1,8)> {vocabulary = 500 : i64}
+  pim.io @ids "input" name "ids" at 128 : tensor<1x8xi32> layout #layout.layout<(8,1):(1,8)> {vocabulary = 500 : i64}
   // CHECK: pim.io @y "output" name "out0" at 128 : tensor<1x64xf32> layout #layout.layout<(64,1):(1,64)>
   pim.io @y "output" name "out0" at 128 : tensor<1x64xf32> layout #layout.layout<(64,1):(1,64)>
   // CHECK: pim.core 0 {

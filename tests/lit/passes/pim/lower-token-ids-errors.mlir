@@ -1,0 +1,21 @@
+// Integer inputs are token ids of nn.embedding only: any other reader is
+// refused at its location, and a table the compiler does not know.
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial --raptor-lower-to-pim -o /dev/null
+
+func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %x: tensor<1x2xf32> {nn.input = "x"}) -> tensor<1x2xf32> {
+  %t = nn.constant dense<1.0> : tensor<4x3xf32>
+  %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
+  %v = nn.view %ids {size = array<i64: 2>} : (tensor<1x2xi64>) -> tensor<2xi64>
+  // expected-error @+1 {{'nn.index_select' op reads the integer input 'ids': the PIM lowering takes integer inputs only as the token ids of nn.embedding (through views)}}
+  %s = nn.index_select %x, %v {dim = 1 : i64} : (tensor<1x2xf32>, tensor<2xi64>) -> tensor<1x2xf32>
+  return %s : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %t: tensor<4x3xf32> {nn.input = "table"}) -> tensor<1x2x3xf32> {
+  // expected-error @+1 {{'nn.embedding' op needs a table known at compile time (a weight) for the PIM lowering}}
+  %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
+  %r = nn.relu %e : tensor<1x2x3xf32>
+  return %r : tensor<1x2x3xf32>
+}

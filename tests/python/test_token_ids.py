@@ -1,0 +1,245 @@
+"""Token-id inputs: models that take integer ids (BERT, Llama, a small
+classifier) compile with the embedding table in global memory, each id
+fetching its row with an ld the program addresses itself (sld, smuli,
+saddi). Checked against eager torch and onnxruntime (float32), the integer
+reference (int8, bit for bit when integer-only), and from the command line:
+random ids inside the vocabulary, ids outside it refused in one line, int8
+calibration files of ids."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import raptor
+from mlir import ir
+from raptor import pim, quant, sources
+from raptor.quant import interpreter
+
+VOCABULARY, LENGTH = 97, 12
+
+
+class TokenClassifier(torch.nn.Module):
+    """Ids -> embedding -> linear -> ReLU: every operator has an
+    integer-only lowering, so the int8 program runs on the ISA alone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = torch.nn.Embedding(VOCABULARY, 16)
+        self.fc = torch.nn.Linear(16, 8)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.fc(self.embed(ids)))
+
+
+class LastHidden(torch.nn.Module):
+    """A transformers model fed token ids, returning its last hidden state."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids).last_hidden_state
+
+
+def _bert() -> torch.nn.Module:
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=32)
+    config._attn_implementation = "sdpa"
+    return LastHidden(BertModel(config))
+
+
+def _llama() -> torch.nn.Module:
+    from transformers import LlamaConfig, LlamaModel
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=VOCABULARY, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=0, use_cache=False)
+    config._attn_implementation = "sdpa"
+    return LastHidden(LlamaModel(config))
+
+
+MODELS = {"classifier": TokenClassifier, "bert": _bert, "llama": _llama}
+#: Those the TorchScript ONNX exporter takes (Llama's mask needs aten::diff).
+ONNX = ("classifier", "bert")
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[torch.nn.Module, Path, Path]]:
+    """Each model in eval mode with its .pt2 and (ONNX: TorchScript) .onnx files."""
+    root = tmp_path_factory.mktemp("token-ids")
+    ids = torch.randint(0, VOCABULARY, (1, LENGTH), generator=torch.Generator().manual_seed(1))
+    out = {}
+    for name, build in MODELS.items():
+        model = build().eval()
+        pt2, onnx_file = root / f"{name}.pt2", root / f"{name}.onnx"
+        torch.export.save(torch.export.export(model, (ids,)), pt2)
+        if name in ONNX:
+            with warnings.catch_warnings(), torch.no_grad():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(model, (ids,), onnx_file, dynamo=False, opset_version=17,
+                                  input_names=["input_ids"])
+        out[name] = (model, pt2, onnx_file)
+    return out
+
+
+def _compile(source: Path, out: Path, **options) -> pim.Program:
+    model = sources.load(str(source), strict=True)
+    try:
+        pim.compile(model.module, out, weights=model.weights, source=str(source), **options)
+    finally:
+        model.cleanup()
+    return pim.Program.load(out)
+
+
+def _ids(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, VOCABULARY, (1, LENGTH))
+
+
+def _raptor(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "raptor", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_float32_programs_equal_torch_and_onnxruntime(saved, tmp_path: Path, name: str) -> None:
+    model, pt2, onnx_file = saved[name]
+    ids = _ids(2)
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids)).numpy()
+    scale = float(np.abs(want).max())
+    program = _compile(pt2, tmp_path / "pt2")
+    assert program.vocabularies == {next(iter(program.inputs))[0]: VOCABULARY}
+    (got,) = program.simulate(ids).outputs.values()
+    assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * scale
+    if name not in ONNX:
+        return
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    (runtime,) = session.run(None, {"input_ids": ids})
+    (from_onnx,) = _compile(onnx_file, tmp_path / "onnx").simulate(ids).outputs.values()
+    assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_int8_programs_compute_the_integer_reference(saved, tmp_path: Path, name: str) -> None:
+    model, pt2, _ = saved[name]
+    ids = _ids(3)
+    # (The calibration draws its random ids inside the vocabulary: torch's
+    # embedding raises on any other.)
+    program = _compile(pt2, tmp_path / "int8", precision="int8")
+    (got,) = program.simulate(ids).outputs.values()
+    module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
+    imported = sources.load(str(pt2), weights_as="arrays")
+    (reference,) = quant.reference(module, {program.inputs[0][0]: ids.astype(np.float32)}, imported.tensors)
+    if name == "classifier":  # every operator integer-only: the ISA alone, bit for bit
+        assert program.manifest["program"]["arithmetic"] == "integer"
+        assert np.array_equal(got, reference)
+    else:  # float32 between the codecs (norms, softmax): equal to float rounding
+        assert np.abs(got - reference).max() <= 1e-5 * float(np.abs(reference).max())
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids)).numpy()
+    cosine = float(got.ravel() @ want.ravel() / (np.linalg.norm(got) * np.linalg.norm(want)))
+    assert cosine >= 0.99, cosine
+
+
+def test_the_compiler_and_the_calibration_bound_the_ids_alike(saved, tmp_path: Path) -> None:
+    """The lowering's vocabulary (the manifest) and quant's (the random
+    calibration ids) are two implementations of one rule: they agree,
+    also through a view of the ids and with two tables of different rows."""
+    _, pt2, _ = saved["bert"]
+    model = sources.load(str(pt2), strict=True)
+    try:
+        assert quant.token_vocabularies(model.module) == {"input_ids": VOCABULARY}
+        program = pim.compile(model.module, tmp_path / "bert", weights=model.weights, source=str(pt2))
+    finally:
+        model.cleanup()
+    assert pim.Program.load(tmp_path / "bert").vocabularies == {"input_ids": VOCABULARY}
+    assert program is not None
+    text = """
+    func.func @main(%ids: tensor<6xi64> {nn.input = "ids"}) -> tensor<1x6x2xf32> {
+      %a = nn.constant dense<1.0> : tensor<9x2xf32>
+      %b = nn.constant dense<2.0> : tensor<5x2xf32>
+      %v = nn.view %ids {size = array<i64: 1, 6>} : (tensor<6xi64>) -> tensor<1x6xi64>
+      %x = nn.embedding %a, %v : (tensor<9x2xf32>, tensor<1x6xi64>) -> tensor<1x6x2xf32>
+      %y = nn.embedding %b, %v : (tensor<5x2xf32>, tensor<1x6xi64>) -> tensor<1x6x2xf32>
+      %s = nn.add %x, %y : (tensor<1x6x2xf32>, tensor<1x6x2xf32>) -> tensor<1x6x2xf32>
+      return %s : tensor<1x6x2xf32>
+    }"""
+    module = ir.Module.parse(text, context=raptor.Context())
+    assert quant.token_vocabularies(module) == {"ids": 5}
+    pim.compile(module, tmp_path / "two")
+    two = pim.Program.load(tmp_path / "two")
+    assert two.vocabularies == {"ids": 5}
+    (out,) = two.simulate(np.array([0, 4, 1, 3, 2, 4])).outputs.values()
+    assert np.array_equal(out, np.full((1, 6, 2), 3.0, np.float32))
+    inputs = quant.random_inputs(module, 8, seed=5)
+    drawn = np.concatenate([i["ids"] for i in inputs])
+    assert drawn.min() >= 0 and drawn.max() <= 4 and set(np.unique(drawn)) == {0, 1, 2, 3, 4}
+
+
+def test_the_command_line_draws_checks_and_refuses_ids(saved, tmp_path: Path) -> None:
+    _, pt2, _ = saved["classifier"]
+    out = tmp_path / "prog"
+    r = _raptor("compile", str(pt2), "-o", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    r = _raptor("simulate", str(out), "--check", "--json", "-q")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["random_inputs"] == ["ids"] and report["reference"] == "torch"
+    assert report["max_error_relative"] <= 2e-6
+    for bad, shown in (([VOCABULARY] + [0] * (LENGTH - 1), f"{VOCABULARY}"), ([0, -1] + [0] * (LENGTH - 2), "-1"),
+                       ([0.5] + [0] * (LENGTH - 1), "0.5")):
+        path = tmp_path / "bad.npy"
+        np.save(path, np.array([bad]))
+        r = _raptor("simulate", str(out), "--input", str(path))
+        assert r.returncode == 1
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+        assert f"is {shown}: token ids must be integers in 0..{VOCABULARY - 1}" in lines[0], lines[0]
+    r = _raptor("simulate", str(out), "--timing", "--json", "-q")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["latency_ns"] > 0
+
+
+def test_int8_calibration_files_hold_ids_inside_the_vocabulary(saved, tmp_path: Path) -> None:
+    _, pt2, _ = saved["classifier"]
+    good = tmp_path / "ids.npy"
+    np.save(good, np.stack([_ids(s) for s in range(3)]))
+    r = _raptor("compile", str(pt2), "-o", str(tmp_path / "int8"), "--precision", "int8", "--calibrate", str(good),
+                "-q")
+    assert r.returncode == 0, r.stderr
+    cases = [(np.full((1, LENGTH), VOCABULARY), f"outside 0..{VOCABULARY - 1}"),
+             (np.zeros((1, LENGTH), np.float32), "token ids, an integer type")]
+    for data, message in cases:
+        path = tmp_path / "bad.npy"
+        np.save(path, data)
+        r = _raptor("compile", str(pt2), "-o", str(tmp_path / "bad"), "--precision", "int8", "--calibrate",
+                    str(path), "-q")
+        assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert not (tmp_path / "bad").exists()
+
+
+def test_the_reference_reads_boolean_splats_as_all_true() -> None:
+    """MLIR's buffer protocol reads ``dense<true>`` of i1 as eight trues and
+    then falses: a transformer's all-true attention mask (what BERT without
+    an attention_mask has) must be all true in the reference."""
+    with raptor.Context():
+        attr = ir.DenseElementsAttr(ir.Attribute.parse("dense<true> : tensor<1x1x16x1xi1>"))
+        values = interpreter._dense_values(attr)
+        assert values.shape == (1, 1, 16, 1) and values.all()
+        mixed = interpreter._dense_values(ir.DenseElementsAttr(ir.Attribute.parse("dense<[true, false]> : tensor<2xi1>")))
+        assert mixed.tolist() == [True, False]
