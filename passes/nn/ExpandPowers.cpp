@@ -1,7 +1,8 @@
 //===- ExpandPowers.cpp - Powers as the back end's operations ---*- C++ -*-===//
 //
-// raptor-expand-powers: squares become products and quotients by square
-// roots become products by reciprocal square roots (the vector unit's
+// raptor-expand-powers: squares, cubes and fourth powers become products,
+// x**-0.5 and quotients by square roots become (products by) reciprocal
+// square roots (the vector unit's
 // rsqrt), so that L2 norms from either frontend reach the PIM lowering as
 // operations it computes.
 //
@@ -52,10 +53,23 @@ struct ExpandPowersPass : raptor::impl::ExpandPowersBase<ExpandPowersPass> {
   void runOnOperation() override {
     SmallVector<Operation *> replaced;
     getOperation().walk([&](nn::PowOp pow) {
-      if (!hasExponent(pow, 2.0))
-        return;
       OpBuilder b(pow);
-      pow.getResult().replaceAllUsesWith(nn::MulOp::create(b, pow.getLoc(), pow.getSelf(), pow.getSelf(), Attribute()));
+      Location loc = pow.getLoc();
+      Value x = pow.getSelf(), result;
+      auto product = [&](Value a, Value c) -> Value { return nn::MulOp::create(b, loc, a, c, Attribute()); };
+      // Products in torch's order: (x x) x for GPT-2's x**3, (x x)(x x).
+      if (hasExponent(pow, 2.0))
+        result = product(x, x);
+      else if (hasExponent(pow, 3.0))
+        result = product(product(x, x), x);
+      else if (hasExponent(pow, 4.0)) {
+        Value square = product(x, x);
+        result = product(square, square);
+      } else if (hasExponent(pow, -0.5))
+        result = nn::RsqrtOp::create(b, loc, x);
+      else
+        return;
+      pow.getResult().replaceAllUsesWith(result);
       replaced.push_back(pow);
     });
     getOperation().walk([&](nn::DivOp div) {

@@ -28,11 +28,13 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
 }
 
 def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
-  let summary = "Squares as products, quotients by square roots as products by reciprocal roots";
+  let summary = "Small whole powers as products, quotients by square roots as products by reciprocal roots";
   let description = [{
     L2 norms reach the graph as powers (`x ** 2`, `sqrt(s)` as
     `nn.pow {exponent = 0.5}`), which the PIM lowering does not compute.
-    This pass rewrites `nn.pow(x, 2)` as `nn.mul(x, x)`, and a quotient by a
+    This pass rewrites `nn.pow(x, 2)` as `nn.mul(x, x)` (3 and 4 as products
+    too, in torch's order: GPT-2's tanh GELU cubes), `nn.pow(x, -0.5)` as
+    `nn.rsqrt(x)`, and a quotient by a
     square root, `a / sqrt(b)`, as `a * rsqrt(b)`, also when the root is
     clamped below (`F.normalize`'s `norm.clamp_min(eps)`, as
     `rsqrt(clamp(b, min = eps^2))`: the root is monotone) or broadcast by

@@ -241,6 +241,10 @@ def _import_program(ep: Any, source: str, options: Any, context: ir.Context) -> 
             module, report = frontend.import_program(ep, options, context)
     except (frontend.UnsupportedOperatorError, frontend.ExportError) as e:
         raise UserError(f"{source}: {e}") from None
+    except ir.MLIRError as e:  # an operator whose nn op refuses what torch exported
+        diagnostics = e.error_diagnostics
+        detail = f"{diagnostics[0].location}: {diagnostics[0].message}" if diagnostics else _one_line(e)
+        raise UserError(f"{source}: the nn graph does not verify: {detail}") from None
     tensors = weights_io.from_exported_program(ep, module)
     return module, tensors, ImportReport(report.generic, rewrites=report.rewrites)
 

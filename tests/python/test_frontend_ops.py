@@ -140,6 +140,22 @@ def test_nan_to_num() -> None:
     np.testing.assert_array_equal(evaluate(module, [x.numpy()], {})[0], NanGuard()(x).numpy())
 
 
+class EmptyPast(torch.nn.Module):
+    """An empty KV cache's concatenation: torch.cat skips a 1-d tensor of no
+    elements (its legacy rule), whatever the dimension."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("past", torch.empty(0))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.past, x, self.past, x * 2], dim=-2)
+
+
+def test_a_concatenation_skips_empty_one_dimensional_tensors() -> None:
+    _check(EmptyPast(), torch.randn(1, 2, 3, 4), expect={"nn.cat"})
+
+
 def test_gpt2_imports_without_kv_cache_objects() -> None:
     """Decoder configurations default to use_cache=True; import_module turns
     it off for the export (and restores it), and GPT-2's Conv1D (addmm) and

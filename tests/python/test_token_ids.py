@@ -1,5 +1,5 @@
-"""Token-id inputs: models that take integer ids (BERT, Llama, a small
-classifier) compile with the embedding table in global memory, each id
+"""Token-id inputs: models that take integer ids (BERT, GPT-2, Llama, a
+small classifier) compile with the embedding table in global memory, each id
 fetching its row with an ld the program addresses itself (sld, smuli,
 saddi). Checked against eager torch and onnxruntime (float32), the integer
 reference (int8, bit for bit when integer-only), and from the command line:
@@ -72,9 +72,20 @@ def _llama() -> torch.nn.Module:
     return LastHidden(LlamaModel(config))
 
 
-MODELS = {"classifier": TokenClassifier, "bert": _bert, "llama": _llama}
+def _gpt2() -> torch.nn.Module:
+    """GPT-2 views its ids (``input_ids.view(-1, length)``) and cubes in its GELU."""
+    from transformers import GPT2Config, GPT2Model
+
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=VOCABULARY, n_embd=32, n_layer=1, n_head=2, n_positions=32, bos_token_id=1,
+                        eos_token_id=2)
+    config._attn_implementation = "sdpa"
+    return LastHidden(GPT2Model(config))
+
+
+MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama}
 #: Those the TorchScript ONNX exporter takes (Llama's mask needs aten::diff).
-ONNX = ("classifier", "bert")
+ONNX = ("classifier", "bert", "gpt2")
 
 
 @pytest.fixture(scope="module")

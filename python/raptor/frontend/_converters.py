@@ -57,6 +57,19 @@ def _binary(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
     return kw
 
 
+def _cat(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
+    """torch.cat skips 1-d tensors of no elements (its legacy rule, which
+    an empty KV cache's past relies on): so does ``nn.cat``'s operand list."""
+    def empty(t: Any) -> bool:
+        return isinstance(t, ir.Value) and ir.RankedTensorType(t.type).shape == [0]
+
+    kept = [t for t in kw["tensors"] if not empty(t)]
+    if not kept:
+        return None
+    kw["tensors"] = kept
+    return kw
+
+
 def _alpha(kw: dict[str, Any], types: list[ir.Type]) -> dict[str, Any] | None:
     alpha = kw.get("alpha", 1)
     if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
@@ -214,7 +227,7 @@ RULES: dict[Any, Rule] = {
     aten.pow.Tensor_Scalar: Rule(nn.PowOp, adapt=_floats("exponent")),
     aten.nan_to_num.default: Rule(nn.NanToNumOp, adapt=_nan_to_num),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
-    aten.cat.default: Rule(nn.CatOp),
+    aten.cat.default: Rule(nn.CatOp, adapt=_cat),
     aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),
     aten.slice.Tensor: Rule(nn.SliceOp, adapt=_slice),
     aten.view.default: Rule(nn.ViewOp),

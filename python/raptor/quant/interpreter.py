@@ -556,6 +556,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [torch.clamp(self, a.get("min"), a.get("max"))]
     if kind == "softmax":
         return [torch.softmax(self, a["dim"])]
+    if kind == "pow":
+        return [torch.pow(self, a["exponent"])]
     if kind == "convolution":
         if a.get("transposed", False):
             raise UserError("transposed convolutions are not interpreted")

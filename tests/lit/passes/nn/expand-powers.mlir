@@ -1,5 +1,6 @@
-// raptor-expand-powers: squares as products; quotients by square roots (also
-// clamped below, also broadcast) as products by reciprocal roots.
+// raptor-expand-powers: squares, cubes and fourth powers as products (in
+// torch's order), x**-0.5 as rsqrt; quotients by square roots (also clamped
+// below, also broadcast) as products by reciprocal roots.
 // RUN: %raptor-opt %s --raptor-expand-powers | FileCheck %s
 
 // CHECK-LABEL: func.func @normalize
@@ -23,17 +24,33 @@ func.func @normalize(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   return %5 : tensor<2x8xf32>
 }
 
+// CHECK-LABEL: func.func @whole
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[S:.*]] = nn.mul %[[X]], %[[X]]
+// CHECK-NEXT: %[[C:.*]] = nn.mul %[[S]], %[[X]]
+// CHECK-NEXT: %[[S2:.*]] = nn.mul %[[X]], %[[X]]
+// CHECK-NEXT: %[[F:.*]] = nn.mul %[[S2]], %[[S2]]
+// CHECK-NEXT: %[[R:.*]] = nn.rsqrt %[[X]]
+// CHECK-NOT: nn.pow
+// CHECK: return %[[C]], %[[F]], %[[R]]
+func.func @whole(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = nn.pow %x {exponent = 3.0 : f64} : tensor<4xf32>
+  %1 = nn.pow %x {exponent = 4.0 : f64} : tensor<4xf32>
+  %2 = nn.pow %x {exponent = -0.5 : f64} : tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
 // A root that is not a divisor stays a power, as do other exponents; a
 // negative lower clamp never binds a root and is dropped.
 // CHECK-LABEL: func.func @kept
 // CHECK: %[[ROOT:.*]] = nn.pow %{{.*}} {exponent = 5.000000e-01 : f64}
-// CHECK: nn.pow %{{.*}} {exponent = 3.000000e+00 : f64}
+// CHECK: nn.pow %{{.*}} {exponent = 5.000000e+00 : f64}
 // CHECK: %[[R:.*]] = nn.rsqrt %arg0
 // CHECK-NEXT: nn.mul %arg0, %[[R]]
 // CHECK: return %[[ROOT]]
 func.func @kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = nn.pow %x {exponent = 0.5 : f64} : tensor<4xf32>
-  %1 = nn.pow %x {exponent = 3.0 : f64} : tensor<4xf32>
+  %1 = nn.pow %x {exponent = 5.0 : f64} : tensor<4xf32>
   %2 = nn.clamp %0 {min = -1.0 : f64} : tensor<4xf32>
   %3 = nn.div %x, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
