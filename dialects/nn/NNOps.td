@@ -234,6 +234,20 @@ def NN_SubOp : NN_BinaryOp<"sub", "Element-wise subtraction", "aten.sub.Tensor",
 def NN_MulOp : NN_BinaryOp<"mul", "Element-wise multiplication", "aten.mul.Tensor">;
 def NN_DivOp : NN_BinaryOp<"div", "Element-wise division", "aten.div.Tensor">;
 
+def NN_WhereOp : NN_InferOp<"where"> {
+  let summary = "Element-wise selection (aten.where.self)";
+  let nnAtenName = "aten.where.self";
+  let description = [{
+    `self` where the boolean `condition` holds, else `other`, the three
+    broadcast with numpy's rules (T5's relative-position bias over its mask,
+    a decomposed `nan_to_num`). The PIM lowering computes it at compile
+    time.
+  }];
+  let arguments = (ins NN_Tensor:$condition, NN_Tensor:$self, NN_Tensor:$other);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
 class NN_UnaryOp<string mnemonic, string what, string aten,
                  dag extraArgs = (ins)>
     : NN_Op<mnemonic, [Pure, SameOperandsAndResultType]> {

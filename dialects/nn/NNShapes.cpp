@@ -184,6 +184,7 @@ RAPTOR_NN_COMPATIBLE(AddOp)
 RAPTOR_NN_COMPATIBLE(SubOp)
 RAPTOR_NN_COMPATIBLE(MulOp)
 RAPTOR_NN_COMPATIBLE(DivOp)
+RAPTOR_NN_COMPATIBLE(WhereOp)
 RAPTOR_NN_COMPATIBLE(MeanOp)
 RAPTOR_NN_COMPATIBLE(MaxPool2dOp)
 RAPTOR_NN_COMPATIBLE(AvgPool2dOp)
@@ -590,6 +591,21 @@ static LogicalResult inferBinary(std::optional<Location> loc, Value self,
   if (failed(pushInferred(types, loc, element, shape)))
     return failure();
   return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  RankedTensorType c = tensorType(adaptor.getCondition()), a = tensorType(adaptor.getSelf()),
+                   b = tensorType(adaptor.getOther());
+  if (!c.getElementType().isInteger(1))
+    return emitOptionalError(loc, "condition must be a tensor of i1, not ", c.getElementType());
+  auto both = broadcast(loc, a.getShape(), b.getShape());
+  if (failed(both))
+    return failure();
+  auto all = broadcast(loc, c.getShape(), *both);
+  if (failed(all))
+    return failure();
+  return pushInferred(types, loc, promote(a, b), *all);
 }
 
 #define RAPTOR_NN_BINARY(OP, TRUE_DIVIDE)                                      \

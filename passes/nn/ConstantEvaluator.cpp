@@ -217,6 +217,24 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
       .Case([&](DivOp o) {
         return binary(o.getSelf(), o.getOther(), o.getScalarAttr(), 1.0, [](float x, float y) { return x / y; });
       })
+      .Case([&](WhereOp o) -> R {
+        FailureOr<const HostTensor *> c = operand(o.getCondition()), a = operand(o.getSelf()),
+                                      b = operand(o.getOther());
+        if (failed(c) || failed(a) || failed(b))
+          return failure();
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        std::vector<float> picked(out.data.size());
+        broadcast(outShape, (*c)->shape, [&](int64_t k, int64_t i) { picked[size_t(k)] = (*c)->data[size_t(i)]; });
+        broadcast(outShape, (*a)->shape, [&](int64_t k, int64_t i) {
+          if (picked[size_t(k)] != 0)
+            out.data[size_t(k)] = (*a)->data[size_t(i)];
+        });
+        broadcast(outShape, (*b)->shape, [&](int64_t k, int64_t i) {
+          if (picked[size_t(k)] == 0)
+            out.data[size_t(k)] = (*b)->data[size_t(i)];
+        });
+        return out;
+      })
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
       .Case([&](CloneOp o) { return unary(o.getSelf(), [](float x) { return x; }); })

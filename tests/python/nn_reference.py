@@ -12,6 +12,8 @@ import torch
 import torch.nn.functional as F
 from mlir import ir
 
+from raptor.quant.interpreter import _dense_values
+
 
 def _attr(op: Any, name: str, default: Any = None) -> Any:
     if name not in op.attributes:
@@ -29,8 +31,8 @@ def _attr(op: Any, name: str, default: Any = None) -> Any:
         return list(a)
     if isinstance(a, ir.DenseF64ArrayAttr):
         return list(a)
-    if isinstance(a, ir.DenseElementsAttr):
-        return torch.from_numpy(np.array(a))
+    if isinstance(a, ir.DenseElementsAttr):  # (boolean splats read as the interpreter reads them)
+        return torch.from_numpy(np.array(_dense_values(a)))
     return a
 
 
@@ -95,6 +97,8 @@ def _run(env: dict, op: Any) -> list[torch.Tensor]:
         return [F.gelu(o("self_"), approximate=_attr(op, "approximate", "none"))]
     if name == "nn.nan_to_num":
         return [torch.nan_to_num(o("self_"), _attr(op, "nan", 0.0), _attr(op, "posinf"), _attr(op, "neginf"))]
+    if name == "nn.where":
+        return [torch.where(_operand(env, op, "condition").bool(), _operand(env, op, "self_"), _operand(env, op, "other"))]
     if name == "nn.pow":
         return [torch.pow(o("self_"), _attr(op, "exponent"))]
     if name == "nn.hardtanh":

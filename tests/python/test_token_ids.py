@@ -1,5 +1,5 @@
-"""Token-id inputs: models that take integer ids (BERT, GPT-2, Llama, a
-small classifier) compile with the embedding table in global memory, each id
+"""Token-id inputs: models that take integer ids (BERT, GPT-2, Llama, T5's
+encoder, a small classifier) compile with the embedding table in global memory, each id
 fetching its row with an ld the program addresses itself (sld, smuli,
 saddi). Checked against eager torch and onnxruntime (float32), the integer
 reference (int8, bit for bit when integer-only), and from the command line:
@@ -83,9 +83,19 @@ def _gpt2() -> torch.nn.Module:
     return LastHidden(GPT2Model(config))
 
 
-MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama}
+def _t5() -> torch.nn.Module:
+    """T5's encoder: a per-head relative-position bias (an embedding of
+    bucketed positions, selected by ``where``) added to every head's scores."""
+    from transformers import T5Config, T5EncoderModel
+
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=VOCABULARY, d_model=32, d_kv=8, d_ff=64, num_layers=1, num_heads=4)
+    return LastHidden(T5EncoderModel(config))
+
+
+MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "t5": _t5}
 #: Those the TorchScript ONNX exporter takes (Llama's mask needs aten::diff).
-ONNX = ("classifier", "bert", "gpt2")
+ONNX = ("classifier", "bert", "gpt2", "t5")
 
 
 @pytest.fixture(scope="module")

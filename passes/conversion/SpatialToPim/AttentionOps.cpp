@@ -139,26 +139,49 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
   if (k[0] != B || v[0] != B) // batch broadcasting of keys
     return op.emitOpError("the PIM lowering needs keys and values with the queries' batch");
   double scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(double(E));
-  // The additive mask over (L, S): causal, a compile-time mask, or none.
+  // The additive mask: causal, a compile-time mask broadcast over
+  // (B, H, L, S), or none. It is kept as (mb, mh, L, S), mb in {1, B} and mh
+  // in {1, H}: the loops step over a broadcast batch or head with stride 0
+  // (T5's per-head position bias has mh = H, a padding mask mb = B).
   std::vector<float> mask;
-  if (op.getIsCausal()) {
-    mask.assign(size_t(L * S), 0.0f);
-    for (int64_t i = 0; i < L; ++i)
-      for (int64_t j = i + 1; j < S; ++j)
-        mask[size_t(i * S + j)] = -INFINITY;
-  }
+  int64_t mb = 1, mh = 1;
+  std::optional<SmallVector<int64_t, 4>> maskShape;
+  const nn::HostTensor *given = nullptr;
   if (Value m = op.getAttnMask()) {
     SmallVector<int64_t, 4> ms = shapeOf(m);
-    if (!known.contains(m) || elementCount(ms) != L * S)
-      return op.emitOpError("the PIM lowering needs a compile-time (L, S) attention mask");
+    int64_t full[4] = {B, H, L, S};
+    bool fits = known.contains(m) && ms.size() <= 4;
+    while (fits && ms.size() < 4)
+      ms.insert(ms.begin(), 1);
+    for (size_t d = 0; fits && d < 4; ++d)
+      fits = ms[d] == 1 || ms[d] == full[d];
+    if (!fits)
+      return op.emitOpError() << "the PIM lowering needs a compile-time attention mask broadcastable to (" << B
+                              << ", " << H << ", " << L << ", " << S << ")";
     FailureOr<const nn::HostTensor *> c = constantOf(m);
     if (failed(c))
       return failure();
-    bool boolean = cast<RankedTensorType>(m.getType()).getElementType().isInteger(1);
-    if (mask.empty())
-      mask.assign(size_t(L * S), 0.0f);
-    for (size_t i = 0; i < mask.size(); ++i)
-      mask[i] += boolean ? ((*c)->data[i] != 0 ? 0.0f : -INFINITY) : (*c)->data[i];
+    given = *c;
+    maskShape = ms;
+    mb = ms[0], mh = ms[1];
+  }
+  if (op.getIsCausal() || given) {
+    mask.assign(size_t(mb * mh * L * S), 0.0f);
+    bool boolean = given && cast<RankedTensorType>(op.getAttnMask().getType()).getElementType().isInteger(1);
+    for (int64_t b = 0; b < mb; ++b)
+      for (int64_t h = 0; h < mh; ++h)
+        for (int64_t i = 0; i < L; ++i)
+          for (int64_t j = 0; j < S; ++j) {
+            float &x = mask[size_t(((b * mh + h) * L + i) * S + j)];
+            if (op.getIsCausal() && j > i)
+              x = -INFINITY;
+            if (!given)
+              continue;
+            const SmallVector<int64_t, 4> &ms = *maskShape;
+            int64_t at = ((b * ms[1] + h) * ms[2] + (ms[2] > 1 ? i : 0)) * ms[3] + (ms[3] > 1 ? j : 0);
+            float v = given->data[size_t(at)];
+            x += boolean ? (v != 0 ? 0.0f : -INFINITY) : v;
+          }
   }
   // int8 (the placement encoded q, k and v): the codes are widened to
   // f32, exact integers, so that the products are exact sums of codes;
@@ -212,7 +235,8 @@ LogicalResult Lowering::lowerAttention(nn::ScaledDotProductAttentionOp op) {
   for (Address invariant : {p, t, s, ones, scaled, levels, c})
     walks.push_back(Walk{invariant, {0, 0, 0, 0}});
   if (maskBase)
-    walks.push_back(Walk{*maskBase, {0, 0, 0, S * 4}});
+    walks.push_back(Walk{*maskBase, {mb > 1 ? mh * L * S * 4 : 0, mh > 1 ? group * L * S * 4 : 0,
+                                      mh > 1 ? L * S * 4 : 0, S * 4}});
   e.nest({B, Hk, group, L}, walks, [&](ArrayRef<Address> a) {
     Address p = a[4], t = a[5], s = a[6], ones = a[7], scaled = a[8], levels = a[9], c = a[10];
     e.matrixVector(Opcode::ExtVmatvec, p, a[2], a[0], S, E); // scores = K q

@@ -884,6 +884,10 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::MatmulOp o) { return lowerMatmul(o); })
       .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
       .Case([&](nn::EmbeddingOp o) { return lowerEmbedding(o); })
+      .Case([&](nn::WhereOp o) {
+        return o.emitOpError("on operands computed at run time has no PIM lowering (the instruction set has no "
+                             "select; a where of compile-time operands is computed by the compiler)");
+      })
       .Case([&](codec::EncodeOp o) { return lowerEncode(o); })
       .Case([&](codec::DecodeOp o) { return lowerDecode(o); })
       .Case([&](codec::RescaleOp o) { return lowerRescale(o); })

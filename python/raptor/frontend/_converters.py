@@ -228,6 +228,7 @@ RULES: dict[Any, Rule] = {
     aten.nan_to_num.default: Rule(nn.NanToNumOp, adapt=_nan_to_num),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
     aten.cat.default: Rule(nn.CatOp, adapt=_cat),
+    aten.where.self: Rule(nn.WhereOp),
     aten.split_with_sizes.default: Rule(nn.SplitWithSizesOp),
     aten.slice.Tensor: Rule(nn.SliceOp, adapt=_slice),
     aten.view.default: Rule(nn.ViewOp),

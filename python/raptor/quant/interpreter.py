@@ -558,6 +558,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [torch.softmax(self, a["dim"])]
     if kind == "pow":
         return [torch.pow(self, a["exponent"])]
+    if kind == "where":
+        return [torch.where(arg["condition"].bool(), arg["self"], arg["other"])]
     if kind == "convolution":
         if a.get("transposed", False):
             raise UserError("transposed convolutions are not interpreted")

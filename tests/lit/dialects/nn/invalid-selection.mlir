@@ -1,5 +1,5 @@
 // Diagnostics of the selection and view operators (select, index_select,
-// index, alias, as_strided) and of hardtanh, clamp, pow, nan_to_num and
+// index, alias, as_strided, where) and of hardtanh, clamp, pow, nan_to_num and
 // average pooling.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics
 
@@ -249,5 +249,23 @@ func.func @nan_to_num_integer(%x: tensor<4xi32>) {
 func.func @nan_to_num_nan(%x: tensor<4xf32>) {
   // expected-error @+1 {{'nn.nan_to_num' op nan replacement must not be NaN}}
   %0 = nn.nan_to_num %x {nan = 0x7FF8000000000000 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @where_float_condition(%c: tensor<4xf32>, %x: tensor<4xf32>) {
+  // expected-error @+2 {{condition must be a tensor of i1, not 'f32'}}
+  // expected-error @+1 {{'nn.where' op failed to infer returned types}}
+  %0 = nn.where %c, %x, %x : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @where_shapes(%c: tensor<3xi1>, %x: tensor<4xf32>) {
+  // expected-error @+2 {{shapes [3] and [4] are not broadcast-compatible}}
+  // expected-error @+1 {{'nn.where' op failed to infer returned types}}
+  %0 = nn.where %c, %x, %x : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }

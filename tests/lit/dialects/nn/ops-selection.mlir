@@ -17,6 +17,15 @@ func.func @select(%x: tensor<1x197x768xf32>, %d: tensor<?x4xf32>) -> (tensor<1x7
   return %0, %1, %2 : tensor<1x768xf32>, tensor<1x197xf32>, tensor<4xf32>
 }
 
+// where broadcasts its condition and both branches (numpy rules) and takes
+// the promoted element type of the branches.
+// CHECK-LABEL: func.func @where
+// CHECK: nn.where %arg0, %arg1, %arg2 : (tensor<1x1x4x1xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+func.func @where(%c: tensor<1x1x4x1xi1>, %x: tensor<1x2x4x4xf32>, %k: tensor<f32>) -> tensor<1x2x4x4xf32> {
+  %0 = nn.where %c, %x, %k : (tensor<1x1x4x1xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
 // index_select takes a 1-d or 0-d integer index tensor.
 // CHECK-LABEL: func.func @index_select
 // CHECK: nn.index_select %arg0, %arg1 {dim = 0 : i64} : (tensor<169x3xf32>, tensor<2401xi64>) -> tensor<2401x3xf32>
