@@ -228,8 +228,8 @@ FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
   if (!out || !isa<RankedTensorType>(out.getType()))
     return op->emitError("compute graphs need ops with tensor results");
   const pim::TimingConfig &timing = t.timing;
-  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp, raptor::nn::SplitWithSizesOp,
-          raptor::codec::ObserveOp>(op)) {
+  if (isa<raptor::nn::ViewOp, raptor::nn::ExpandOp, raptor::nn::SliceOp, raptor::nn::SelectOp,
+          raptor::nn::SplitWithSizesOp, raptor::codec::ObserveOp>(op)) {
     one.ns = {0}; // views (and calibration points, identities once calibrated): address arithmetic
   } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp, raptor::nn::FanOutOp,
                  raptor::nn::KVCacheOp, raptor::nn::CatOp>(op)) {

@@ -1,7 +1,8 @@
 """Model families the back end reaches through decompositions at import:
 1-d convolutions, group and instance norm, bilinear and nearest resizing,
 L2 norms, sums and fills shaped like a tensor, gathers by constant indices,
-einsum and @ by weights (linear layers on crossbars).
+einsum and @ by weights (linear layers on crossbars), selections of a
+run-time value by index.
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -108,6 +109,20 @@ class Einsum(torch.nn.Module):
         return torch.relu(torch.einsum("bsi,ij->bsj", x, self.a)) @ self.b
 
 
+class FusedProjections(torch.nn.Module):
+    """BLOOM's fused query, key and value: one linear layer, its output
+    picked apart by index (aten.select on a run-time value)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 3 * 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        fused = self.qkv(x).view(1, 5, 3, 8)
+        q, k, v = fused[:, :, 0], fused[:, :, 1], fused[:, :, -1]
+        return torch.relu(q * k + v)
+
+
 FAMILIES = {
     "conv1d": (Conv1d, (1, 4, 24)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
@@ -115,6 +130,7 @@ FAMILIES = {
     "l2_norm": (L2Norm, (1, 3, 6, 6)),
     "gather": (Gather, (1, 3, 4, 4)),
     "einsum": (Einsum, (1, 5, 8)),
+    "select": (FusedProjections, (1, 5, 8)),
 }
 
 

@@ -60,7 +60,7 @@ spatial::PipelineStages coreStages(func::FuncOp func, spatial::GraphOp graph) {
 }
 
 bool isView(Operation *op) {
-  return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SplitWithSizesOp, nn::CloneOp,
+  return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SelectOp, nn::SplitWithSizesOp, nn::CloneOp,
              nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp, codec::ObserveOp>(op);
 }
 } // namespace
@@ -755,6 +755,55 @@ LogicalResult Lowering::lowerView(Operation *op) {
           wv.shape = in.shape;
           wv.pieces.push_back(*w);
           out = slice(wv);
+          if (!out)
+            return o.emitOpError("cannot be expressed on a row-major copy");
+        }
+        define(o.getOut(), *out);
+        return success();
+      })
+      .Case([&](nn::SelectOp o) -> R {
+        // One index of a dimension (BLOOM's fused query, key and value):
+        // the pieces holding it cut to it, that dimension then dropped.
+        TensorValue in = input(o.getSelf());
+        int64_t rank = int64_t(in.shape.size()), dim = int64_t(o.getDim());
+        if (dim < 0)
+          dim += rank;
+        int64_t index = int64_t(o.getIndex());
+        if (index < 0)
+          index += in.shape[size_t(dim)];
+        SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
+        auto select = [&](const TensorValue &value) -> std::optional<TensorValue> {
+          TensorValue out;
+          out.shape = shape;
+          for (const Piece &p : value.pieces) {
+            int64_t lo = p.origin[size_t(dim)];
+            if (index < lo || index >= lo + p.sizes[size_t(dim)])
+              continue;
+            std::optional<Piece> q = sliced(p, size_t(dim), index - lo, 1, 1);
+            if (!q)
+              return std::nullopt;
+            SmallVector<int64_t, 4> sizes(q->sizes);
+            sizes.erase(sizes.begin() + dim);
+            SmallVector<int64_t, 4> origin(q->origin);
+            origin.erase(origin.begin() + dim);
+            std::optional<Piece> r = reshaped(*q, sizes);
+            if (!r)
+              return std::nullopt;
+            r->origin = origin;
+            r->partial = q->partial;
+            out.pieces.push_back(*r);
+          }
+          return out;
+        };
+        std::optional<TensorValue> out = select(in);
+        if (!out) {
+          FailureOr<Piece> w = whole(o.getSelf());
+          if (failed(w))
+            return failure();
+          TensorValue wv;
+          wv.shape = in.shape;
+          wv.pieces.push_back(*w);
+          out = select(wv);
           if (!out)
             return o.emitOpError("cannot be expressed on a row-major copy");
         }

@@ -485,7 +485,7 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
 
 
 #: Operators that only move elements: the same on fixed point as on floats.
-_FIXED_VIEWS = ("view", "permute", "expand", "slice", "split_with_sizes", "clone", "fan_out", "upsample_nearest2d",
+_FIXED_VIEWS = ("view", "permute", "expand", "slice", "select", "split_with_sizes", "clone", "fan_out", "upsample_nearest2d",
                 "constant")
 
 
@@ -604,6 +604,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         n = self.shape[dim]
         start, end = a.get("start", 0), a.get("end", n)
         return [self.narrow(dim, 0, n)[(slice(None),) * (dim % self.dim()) + (slice(start, end, step),)]]
+    if kind == "select":
+        return [self.select(a["dim"], a["index"])]
     if kind == "view":
         return [self.reshape(a["size"])]
     if kind == "permute":
