@@ -163,9 +163,19 @@ FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
   one.tiles = {0};
   // Refused here, where a compile first meets the graph, naming the aten
   // operator (the lowering would only see 'nn.aten').
-  if (auto aten = dyn_cast<raptor::nn::AtenOp>(op))
+  if (auto aten = dyn_cast<raptor::nn::AtenOp>(op)) {
+    // Arithmetic on token ids (RoBERTa's position ids from its padding)
+    // says so: the ids are only embedding indices to the back end.
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && isa<IntegerType>(cast<ShapedType>(arg.getType()).getElementType()))
+        return op->emitError() << aten.getTarget()
+                               << " computes on the integer model input (token ids) at run time, which the PIM "
+                                  "lowering does not: it reads token ids only as embedding indices (give the "
+                                  "model what it derives from them, such as position ids, as inputs or constants)";
     return op->emitError() << aten.getTarget()
                            << " has no PIM lowering (the importer kept it as the generic nn.aten op)";
+  }
   if (auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op)) {
     auto w = cast<RankedTensorType>(conv.getWeight().getType());
     auto out = cast<RankedTensorType>(conv.getOut().getType());

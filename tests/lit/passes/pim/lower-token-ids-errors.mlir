@@ -1,5 +1,6 @@
 // Integer inputs are token ids of nn.embedding only: any other reader is
-// refused at its location, and a table the compiler does not know.
+// refused at its location (arithmetic on the ids already by the compute
+// graph), and a table the compiler does not know.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial --raptor-lower-to-pim -o /dev/null
 
 func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %x: tensor<1x2xf32> {nn.input = "x"}) -> tensor<1x2xf32> {
@@ -18,4 +19,15 @@ func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %t: tensor<4x3xf32> {n
   %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
   %r = nn.relu %e : tensor<1x2x3xf32>
   return %r : tensor<1x2x3xf32>
+}
+
+// -----
+
+// RoBERTa derives its position ids from the ids (their padding) at run time.
+func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}) -> tensor<1x2x3xf32> {
+  %t = nn.constant dense<1.0> : tensor<4x3xf32>
+  // expected-error @+1 {{aten.ne.Scalar computes on the integer model input (token ids) at run time, which the PIM lowering does not}}
+  %m = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<1x2xi64>) -> tensor<1x2xi1>
+  %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
+  return %e : tensor<1x2x3xf32>
 }
