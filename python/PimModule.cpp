@@ -45,7 +45,7 @@ nb::dict countersDict(const CoreCounters &c) {
   return d;
 }
 
-nb::dict timingDict(const TimingResult &r) {
+nb::dict timingDict(const TimingResult &r, const std::vector<std::string> &operators) {
   nb::dict d;
   d["ok"] = r.ok;
   d["error"] = r.error;
@@ -78,6 +78,19 @@ nb::dict timingDict(const TimingResult &r) {
   for (const TimelineSpan &s : r.timeline)
     timeline.append(nb::make_tuple(s.core, kinds[s.kind], s.startNs, s.endNs));
   d["timeline"] = timeline;
+  nb::list tasks;
+  for (const TaskTiming &t : r.tasks) {
+    nb::dict k;
+    k["name"] = size_t(t.origin) < operators.size() ? operators[size_t(t.origin)] : std::string();
+    k["core"] = t.core;
+    k["instructions"] = t.instructions;
+    k["start_ns"] = t.startNs;
+    k["end_ns"] = t.endNs;
+    k["busy_ns"] = t.busyNs;
+    k["blocked_ns"] = t.blockedNs;
+    tasks.append(k);
+  }
+  d["tasks"] = tasks;
   return d;
 }
 
@@ -162,7 +175,7 @@ void bindPim(nb::module_ &m) {
               nb::gil_scoped_release release;
               result = simulateTiming(p.program, *config, options);
             }
-            return timingDict(result);
+            return timingDict(result, p.program.operators);
           },
           nb::arg("throughput") = false, nb::arg("max_generations") = 0, nb::arg("max_instructions") = 0,
           nb::arg("timeline") = false,

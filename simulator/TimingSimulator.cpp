@@ -128,6 +128,8 @@ public:
     result.globalBusyNs = globalBusy;
     for (const auto &[name, count] : approximated)
       result.approximated.push_back({name, count});
+    for (const auto &[key, task] : tasks)
+      result.tasks.push_back(task);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
     return result;
   }
@@ -149,6 +151,20 @@ private:
   TimingResult result;
   /// Per span kind and core: the index of its last span in the timeline.
   std::array<std::vector<int64_t>, 5> lastSpan;
+  /// The first pass per (operator, core): a task's instructions run on its
+  /// core, and the sends of its inputs on their producers' cores.
+  std::map<std::pair<int64_t, int64_t>, TaskTiming> tasks;
+
+  TaskTiming *taskOf(size_t c, const Instruction &in) {
+    if (!cores[c].passEndNs.empty() || in.origin < 0 || size_t(in.origin) >= program.operators.size())
+      return nullptr;
+    auto [it, added] = tasks.try_emplace({in.origin, int64_t(c)});
+    if (added) {
+      it->second.origin = in.origin, it->second.core = int64_t(c);
+      it->second.startNs = INFINITY;
+    }
+    return &it->second;
+  }
 
   double period() const { return t.periodNs; }
 
@@ -287,6 +303,12 @@ private:
     core.decodeNs = issue + period();
     unitFree(core, in, unit) = end;
     double busy = end - start;
+    if (TaskTiming *task = taskOf(c, in)) {
+      ++task->instructions;
+      task->startNs = std::min(task->startNs, start);
+      task->endNs = std::max(task->endNs, end);
+      task->busyNs += busy;
+    }
     if (options.timeline && core.passEndNs.empty())
       span(c, unit == Unit::Matrix   ? TimelineSpan::Matrix
               : unit == Unit::Vector ? TimelineSpan::Vector
@@ -326,6 +348,8 @@ private:
   /// A wait of core `c` from `from` to `to` (recorded in the first pass).
   void waited(size_t c, double from, double to) {
     cores[c].stats.blockedNs += to - from;
+    if (TaskTiming *task = taskOf(c, cores[c].cursor.current()))
+      task->blockedNs += to - from;
     if (options.timeline && cores[c].passEndNs.empty())
       span(c, TimelineSpan::Wait, from, to);
   }
@@ -351,6 +375,8 @@ private:
         core.decodeNs += double(implicit) * t.decodeNs(Opcode::Saddi);
         core.stats.instructions += implicit;
         executed += implicit;
+        if (TaskTiming *task = taskOf(c, core.cursor.current())) // (the loop's, counted with its next step)
+          task->instructions += implicit;
       }
       const Instruction &in = core.cursor.current();
       const OpcodeInfo *info = lookupOpcode(uint8_t(in.opcode));
@@ -363,6 +389,11 @@ private:
           core.ibiw = in.ibiw, core.obiw = in.obiw;
         else if (!executeScalar(in, core.cursor.regs) && in.opcode == Opcode::Sld)
           core.cursor.regs[in.rd] = 0; // a loaded address: unknown to a timing model
+        if (TaskTiming *task = taskOf(c, in)) { // (no unit time: it holds the front end only)
+          ++task->instructions;
+          task->startNs = std::min(task->startNs, core.decodeNs);
+          task->endNs = std::max(task->endNs, core.decodeNs);
+        }
         core.decodeNs += t.decodeNs(in.opcode);
         count(core);
         core.cursor.advance();

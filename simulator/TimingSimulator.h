@@ -56,6 +56,20 @@ struct CoreTiming {
   double blockedNs = 0;       // of which waiting for a peer or an event
 };
 
+/// One task's instructions on one core in the first pass
+/// (Instruction::origin, an index of Program::operators; on its own core
+/// its work, on its producers' cores the sends of its inputs): from the
+/// start of the first to the end of the last, the sum of their execution
+/// times (`busyNs`, waits included) and of that the waits for a peer or an
+/// event (`blockedNs`). What the schedule's estimate of the task is
+/// compared with.
+struct TaskTiming {
+  int64_t origin = -1, core = -1;
+  int64_t instructions = 0;
+  double startNs = 0, endNs = 0;
+  double busyNs = 0, blockedNs = 0;
+};
+
 struct TimingResult {
   bool ok = false;
   std::string error; // a deadlock (who waits on what) or an exhausted budget
@@ -74,6 +88,9 @@ struct TimingResult {
   std::vector<TimelineSpan> timeline;
   /// Extension instructions (no pimsim-nn timing) timed as vector work.
   std::vector<std::pair<std::string, int64_t>> approximated;
+  /// The first pass per task and core, in operator order (pairs without
+  /// instructions left out).
+  std::vector<TaskTiming> tasks;
   double seconds = 0;
 };
 

@@ -467,3 +467,37 @@ def test_raptor_simulate_draws_the_timeline(tmp_path: Path) -> None:
     bad = subprocess.run([*RAPTOR, "simulate", str(tmp_path / "p"), "--timeline", str(out)],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "--timeline is a picture of --timing" in bad.stderr
+
+
+def test_the_tasks_account_for_every_cores_time(compiled: Path) -> None:
+    """Per task and core, the first pass's unit time and waits add up to
+    each core's own totals (the prologue's setbw holds no unit), every task
+    lies inside the inference and the last one ends as the last core
+    retires; the report lists them."""
+    program_ = pim.Program.load(compiled)
+    timing = program_.time()
+    operators = set(program_.manifest["operators"])
+    busy: dict[int, float] = {}
+    blocked: dict[int, float] = {}
+    count: dict[int, int] = {}
+    for t in timing.tasks:
+        assert t.name in operators and 0 <= t.start_ns <= t.end_ns <= timing.latency_ns
+        assert 0 <= t.blocked_ns <= t.busy_ns
+        busy[t.core] = busy.get(t.core, 0) + t.busy_ns
+        blocked[t.core] = blocked.get(t.core, 0) + t.blocked_ns
+        count[t.core] = count.get(t.core, 0) + t.instructions
+    for i, c in enumerate(timing.cores):
+        if not c.instructions:
+            assert i not in busy
+            continue
+        assert busy[i] == pytest.approx(c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns, abs=1e-6)
+        assert blocked[i] == pytest.approx(c.blocked_ns, abs=1e-6)
+        assert c.instructions - 2 <= count[i] <= c.instructions  # (the prologue: setbw, at most one sldi)
+    convolutions = [t for t in timing.tasks if t.name.startswith("nn.convolution") and t.busy_ns > t.blocked_ns]
+    assert convolutions and max(t.end_ns for t in timing.tasks) == pytest.approx(
+        max(c.finish_ns for c in timing.cores), abs=10)
+    report = subprocess.run(RAPTOR + ["simulate", str(compiled), "--timing", "--json"], capture_output=True,
+                            text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    tasks = json.loads(report.stdout)["tasks"]
+    assert len(tasks) == len(timing.tasks) and {"name", "core", "start_ns", "end_ns", "busy_ns"} <= set(tasks[0])

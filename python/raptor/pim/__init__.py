@@ -33,9 +33,9 @@ from .._io import UserError, current_umask, diagnostics_error, located_error
 from ..spatial import resolve_target
 from . import _outputs
 from .report import format_summary, summary
-from .timing import CoreTiming, Periodic, Timing, format_periodic, format_timing
+from .timing import CoreTiming, Periodic, TaskTiming, Timing, format_periodic, format_timing
 
-__all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "SimulationError", "Timing",
+__all__ = ["CompileResult", "CoreTiming", "Periodic", "Program", "Simulation", "SimulationError", "TaskTiming", "Timing",
            "check_output", "compile", "format_periodic", "format_summary", "format_timing", "simulate", "summary"]
 
 #: The spellings of the compile's enumerated options (the C++ vocabularies).

@@ -3,6 +3,7 @@
     from raptor import pim
     timing = pim.Program.load("out").time()                 # one inference
     timing.latency_ns, timing.cores[0].matrix_ns
+    max(timing.tasks, key=lambda t: t.span_ns)             # the task that took longest
     steady = pim.Program.load("out").time(throughput=True)  # programs as loop bodies
     steady.interval_ns, steady.converged
     pim.Program.load("out").periodic()                      # the recurrence bound, exact, with its cycle
@@ -17,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["CoreTiming", "Periodic", "Timing", "format_periodic", "format_timing"]
+__all__ = ["CoreTiming", "Periodic", "TaskTiming", "Timing", "format_periodic", "format_timing"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,27 @@ class CoreTiming:
     memory_ns: float
     communication_ns: float
     blocked_ns: float
+
+
+@dataclass(frozen=True)
+class TaskTiming:
+    """One task of the first pass (``name`` as the manifest's operators
+    list says it, ``"<op> <task>"``): on ``core`` from the start of its first
+    instruction to the end of its last; ``busy_ns`` sums its instructions'
+    execution (waits included), ``blocked_ns`` is the part spent waiting for
+    a peer or an event (its inputs' senders)."""
+
+    name: str
+    core: int
+    instructions: int
+    start_ns: float
+    end_ns: float
+    busy_ns: float
+    blocked_ns: float
+
+    @property
+    def span_ns(self) -> float:
+        return self.end_ns - self.start_ns
 
 
 @dataclass(frozen=True)
@@ -53,6 +75,8 @@ class Timing:
     #: With ``time(timeline=True)``: the first pass, (core, kind, start_ns,
     #: end_ns) with kind matrix, vector, memory, transfer or wait.
     timeline: list[tuple[int, str, float, float]] = field(default_factory=list)
+    #: The first pass per task, in the manifest's operator order.
+    tasks: list[TaskTiming] = field(default_factory=list)
 
     @classmethod
     def from_stats(cls, stats: dict[str, Any], throughput: bool) -> Timing:
@@ -61,7 +85,8 @@ class Timing:
                    converged=bool(stats["converged"]), generation_end_ns=list(stats["generation_end_ns"]),
                    cores=[CoreTiming(**c) for c in stats["cores"]], global_requests=stats["global_requests"],
                    global_busy_ns=stats["global_busy_ns"], approximated=dict(stats["approximated"]),
-                   seconds=stats["seconds"], timeline=list(stats.get("timeline", [])))
+                   seconds=stats["seconds"], timeline=list(stats.get("timeline", [])),
+                   tasks=[TaskTiming(**t) for t in stats.get("tasks", [])])
 
     @property
     def busiest_core(self) -> int:
@@ -93,6 +118,11 @@ def format_timing(t: Timing, directory: str, schedule_ns: float | None = None) -
         lines.append(f"  busiest core {t.busiest_core}: matrix {b.matrix_ns / 1e6:.4f} ms, vector "
                      f"{b.vector_ns / 1e6:.4f} ms, memory {b.memory_ns / 1e6:.4f} ms, communication "
                      f"{b.communication_ns / 1e6:.4f} ms ({b.blocked_ns / 1e6:.4f} ms blocked)")
+    if t.tasks:
+        longest = sorted(t.tasks, key=lambda k: k.span_ns, reverse=True)[:3]
+        lines.append("  longest tasks: " + ", ".join(
+            f"{k.name.split(' ')[-1]} on core {k.core} {k.span_ns / 1e6:.4f} ms ({k.blocked_ns / 1e6:.4f} blocked)"
+            for k in longest))
     lines.append(f"  global memory: {t.global_requests:,} requests, {t.global_busy_ns / 1e6:.4f} ms of service")
     if t.approximated:
         lines.append("  timed as vector work (no pimsim-nn timing): " +
