@@ -44,6 +44,9 @@ struct QueueCost {
   /// global memory): the interval's per-core bound.
   unsigned busiestCore = 0;
   double busiestNs = 0;
+  /// The latency run's start of each task's computation (the first
+  /// inference), by graph task index.
+  std::vector<double> taskStartNs;
   double larger() const { return std::max(intervalNs, alternativeTieIntervalNs); }
   double smaller() const { return std::min(intervalNs, alternativeTieIntervalNs); }
 };

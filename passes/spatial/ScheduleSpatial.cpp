@@ -282,6 +282,7 @@ sp::QueueCost queueCost(const sp::QueueProgram &program) {
     }
   c.available = true;
   c.latencyNs = latency.latencyNs;
+  c.taskStartNs = latency.taskStartNs;
   c.intervalNs = first.intervalNs;
   c.alternativeTieIntervalNs = second.intervalNs;
   for (unsigned core = 0; core < first.coreBusyNs.size(); ++core)
@@ -462,6 +463,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     graph->setAttr("transfer_work_ns", b.getI64IntegerAttr(rounded(transfers)));
     graph->setAttr("cores_used", b.getI64IntegerAttr(int64_t(used.size())));
     if (cost.available) {
+      // Each task's predicted start: what Timing.tasks is compared with.
+      for (auto [i, task] : llvm::enumerate(g.tasks))
+        if (i < cost.taskStartNs.size())
+          task->setAttr("predicted_start_ns", b.getI64IntegerAttr(rounded(cost.taskStartNs[i])));
       graph->setAttr("predicted_latency_ns", b.getI64IntegerAttr(rounded(cost.latencyNs)));
       graph->setAttr("predicted_interval_ns", b.getI64IntegerAttr(rounded(cost.intervalNs)));
       graph->setAttr("alternative_tie_interval_ns", b.getI64IntegerAttr(rounded(cost.alternativeTieIntervalNs)));

@@ -17,7 +17,7 @@ from mlir import ir
 import raptor
 from raptor import _raptor, pim
 
-from pim_helpers import compile_and_run
+from pim_helpers import compile_and_run, imported
 
 RAPTOR = [sys.executable, "-m", "raptor"]
 
@@ -501,3 +501,30 @@ def test_the_tasks_account_for_every_cores_time(compiled: Path) -> None:
     assert report.returncode == 0, report.stderr
     tasks = json.loads(report.stdout)["tasks"]
     assert len(tasks) == len(timing.tasks) and {"name", "core", "start_ns", "end_ns", "busy_ns"} <= set(tasks[0])
+
+
+def test_the_schedules_predicted_starts_follow_dependencies_and_the_simulator(tmp_path: Path) -> None:
+    """Each task's predicted start (the queue model's, on the graph) comes
+    after its inputs' predicted computation ends; the last predicted end
+    comes just before the predicted latency (the output's store); and each
+    simulated task ends within a factor 2 of its prediction."""
+    torch.manual_seed(0)
+    with raptor.Context():
+        module = imported(SmallNet(), torch.randn(1, 3, 6, 6), tmp_path / "w.safetensors")
+        result = pim.compile(module, tmp_path / "net", weights=str(tmp_path / "w.safetensors"))
+        graph = next(op for op in module.body.operations if op.operation.name == "spatial.graph")
+        tasks = list(graph.regions[0].blocks[0].operations)
+        value = lambda t, key: ir.IntegerAttr(t.attributes[key]).value  # noqa: E731
+        ends = {}
+        for t in tasks:
+            start = value(t, "predicted_start_ns")
+            for dep in t.operands:
+                assert start >= ends[dep.owner.result] - 1  # (rounded to ns)
+            ends[t.result] = start + value(t, "cost_ns")
+        latency = result.manifest["schedule"]["predicted_latency_ns"]
+        assert 0.9 * latency <= max(ends.values()) <= latency  # (then the output's store)
+        predicted = {(ir.StringAttr(t.attributes["op"]).value + " " + ir.StringAttr(t.attributes["name"]).value,
+                      value(t, "core")): value(t, "predicted_start_ns") + value(t, "cost_ns") for t in tasks}
+    timing = pim.Program.load(tmp_path / "net").time()
+    matched = [(predicted[(k.name, k.core)], k.end_ns) for k in timing.tasks if (k.name, k.core) in predicted]
+    assert matched and all(0.5 * sim <= pred <= 2 * sim for pred, sim in matched if sim > 1000)
