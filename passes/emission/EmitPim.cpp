@@ -298,6 +298,20 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
     for (auto graph : module.getOps<raptor::spatial::GraphOp>()) {
       if (Attribute selection = graph->getAttr("selection"))
         reportFiles.push_back({"pipeline_selection.json", raptor::jsonOfAttribute(selection)});
+      // The schedule per task, named as the manifest's operators ("<op>
+      // <task>"): what `raptor simulate --timing` compares the simulated
+      // tasks with.
+      llvm::json::Array scheduled;
+      for (auto task : graph.getBody().getOps<raptor::spatial::TaskOp>()) {
+        auto op = task->getAttrOfType<StringAttr>("op");
+        llvm::json::Object t{{"name", (op ? op.getValue().str() + " " : std::string()) + task.getName().str()},
+                             {"cost_ns", task.getCostNs()}};
+        for (const char *key : {"core", "start_ns", "predicted_start_ns"})
+          if (auto v = task->getAttrOfType<IntegerAttr>(key))
+            t[key] = v.getInt();
+        scheduled.push_back(std::move(t));
+      }
+      reportFiles.push_back({"schedule_tasks.json", llvm::json::Value(std::move(scheduled))});
       llvm::json::Object schedule;
       for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
                               "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"})

@@ -501,6 +501,27 @@ def test_the_tasks_account_for_every_cores_time(compiled: Path) -> None:
     assert report.returncode == 0, report.stderr
     tasks = json.loads(report.stdout)["tasks"]
     assert len(tasks) == len(timing.tasks) and {"name", "core", "start_ns", "end_ns", "busy_ns"} <= set(tasks[0])
+    # Each task's own core has the schedule's predicted end beside it (the
+    # sends of its inputs on other cores have none; views have no work).
+    scheduled = program_.scheduled_tasks()
+    with_prediction = [t for t in tasks if "predicted_end_ns" in t]
+    assert with_prediction and all((t["name"], t["core"]) in scheduled for t in with_prediction)
+    assert {t["name"] for t in with_prediction} >= {name for (name, _), v in scheduled.items() if v["cost_ns"]}
+    text = subprocess.run(RAPTOR + ["simulate", str(compiled), "--timing"], capture_output=True, text=True,
+                          timeout=300)
+    assert f"tasks against the schedule: {len(with_prediction)} compared" in text.stdout
+
+
+def test_a_malformed_schedule_report_is_one_line(compiled: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "net"
+    shutil.copytree(compiled, copy)
+    (copy / "reports" / "schedule_tasks.json").write_text('[{"name": 3, "core": 0, "cost_ns": 1}]')
+    result = subprocess.run(RAPTOR + ["simulate", str(copy), "--timing"], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 1 and "is not a schedule report" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_the_schedules_predicted_starts_follow_dependencies_and_the_simulator(tmp_path: Path) -> None:

@@ -304,8 +304,15 @@ def _report_timing(program, args: argparse.Namespace, say: Callable[[str], None]
         write_atomically(args.timeline, timeline_svg(timing, str(args.directory)))
     schedule = program.manifest.get("schedule", {})
     schedule_ns = schedule.get("predicted_latency_ns", schedule.get("makespan_ns"))
+    # Each task's predicted end beside its simulated one (its own core).
+    scheduled = program.scheduled_tasks()
+    predicted = {(t.name, t.core): s["predicted_start_ns"] + s["cost_ns"] for t in timing.tasks
+                 if (s := scheduled.get((t.name, t.core))) and "predicted_start_ns" in s}
     if args.json:
         report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}
+        for task in report["tasks"]:
+            if (task["name"], task["core"]) in predicted:
+                task["predicted_end_ns"] = predicted[(task["name"], task["core"])]
         if "makespan_ns" in schedule:
             report["schedule_makespan_ns"] = schedule["makespan_ns"]
         if schedule_ns is not None:
@@ -313,6 +320,12 @@ def _report_timing(program, args: argparse.Namespace, say: Callable[[str], None]
         print(json.dumps(report, indent=2))
     else:
         print(pim.format_timing(timing, str(args.directory), schedule_ns))
+        if predicted:
+            late = max((t for t in timing.tasks if (t.name, t.core) in predicted),
+                       key=lambda t: abs(t.end_ns - predicted[(t.name, t.core)]))
+            print(f"  tasks against the schedule: {len(predicted):,} compared; farthest "
+                  f"{late.name.split(' ')[-1]} on core {late.core}, simulated end {late.end_ns / 1e6:.4f} ms, "
+                  f"predicted {predicted[(late.name, late.core)] / 1e6:.4f} ms")
     return 0
 
 

@@ -289,6 +289,28 @@ class Program:
         its vocabulary size: the ids it may hold are 0..size-1."""
         return dict(self._handle.vocabularies)
 
+    def scheduled_tasks(self) -> dict[tuple[str, int], dict[str, int]]:
+        """The schedule per task (``reports/schedule_tasks.json``), keyed as
+        :attr:`Timing.tasks` are, (name, core): ``cost_ns``, the list
+        schedule's ``start_ns`` and the queue model's
+        ``predicted_start_ns``. Empty for a directory without the report;
+        UserError when it is malformed."""
+        path = self.directory / "reports" / "schedule_tasks.json"
+        if not path.is_file():
+            return {}
+        try:
+            rows = json.loads(path.read_text())
+            out = {}
+            for r in rows:
+                if not isinstance(r["name"], str) or not all(
+                        isinstance(r[k], int) for k in ("core", "cost_ns") if k in r):
+                    raise TypeError("a name must be a string and core, cost_ns integers")
+                if "core" in r:
+                    out[(r["name"], r["core"])] = {k: v for k, v in r.items() if k not in ("name", "core")}
+            return out
+        except (ValueError, TypeError, KeyError) as e:
+            raise UserError(f"'{path}' is not a schedule report: {type(e).__name__}: {e}") from None
+
     @property
     def manifest(self) -> dict[str, Any]:
         return json.loads((self.directory / "manifest.json").read_text())
