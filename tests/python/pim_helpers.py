@@ -73,3 +73,16 @@ def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *,
     reference = reference[0] if isinstance(reference, (tuple, list)) else reference
     (output,) = simulation.outputs.values()
     return Run(output, reference.detach().numpy(), simulation.stats, result.manifest, directory)
+
+
+def compile_source(source: Path, out: Path, **options) -> pim.Program:
+    """A .pt2 or .onnx file imported strictly and compiled into `out`
+    (``options`` as raptor.pim.compile takes them), loaded."""
+    from raptor import sources
+
+    model = sources.load(str(source), strict=True)
+    try:
+        pim.compile(model.module, out, weights=model.weights, source=str(source), **options)
+    finally:
+        model.cleanup()
+    return pim.Program.load(out)

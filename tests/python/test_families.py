@@ -26,6 +26,8 @@ from raptor import pim, quant, sources, weights as weights_io
 from raptor.frontend._decompositions import interpolation_matrix
 from raptor.frontend._index_runs import index_runs
 
+from pim_helpers import compile_source
+
 torch.manual_seed(0)
 
 
@@ -147,15 +149,6 @@ def _save(tmp_path: Path, family: str) -> tuple[torch.nn.Module, Path, Path, np.
     return model, pt2, onnx_file, x.numpy()
 
 
-def _compile(source: Path, out: Path, **options) -> pim.Program:
-    model = sources.load(str(source), strict=True)
-    try:
-        pim.compile(model.module, out, weights=model.weights, source=str(source), **options)
-    finally:
-        model.cleanup()
-    return pim.Program.load(out)
-
-
 def _output(program: pim.Program, x: np.ndarray) -> np.ndarray:
     (out,) = program.simulate(x).outputs.values()
     return out
@@ -167,17 +160,17 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     with torch.no_grad():
         want = model(torch.from_numpy(x)).numpy()
     scale = float(np.abs(want).max())
-    latency = _output(_compile(pt2, tmp_path / "latency"), x)
+    latency = _output(compile_source(pt2, tmp_path / "latency"), x)
     assert latency.shape == want.shape and np.abs(latency - want).max() <= 2e-6 * scale
-    pipelined = _output(_compile(pt2, tmp_path / "pipeline", pipeline=2), x)
+    pipelined = _output(compile_source(pt2, tmp_path / "pipeline", pipeline=2), x)
     assert np.abs(pipelined - want).max() <= 2e-6 * scale
     session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
     (runtime,) = session.run(None, {session.get_inputs()[0].name: x})
-    from_onnx = _output(_compile(onnx_file, tmp_path / "onnx"), x)
+    from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
     # int8: the program computes what the integer reference does (exactly
     # in integer arithmetic), and stays close to float32.
-    program = _compile(pt2, tmp_path / "int8", precision="int8")
+    program = compile_source(pt2, tmp_path / "int8", precision="int8")
     integer = _output(program, x)
     module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
     imported = sources.load(str(pt2), weights_as="arrays")
@@ -237,7 +230,7 @@ def test_onnx_resize_on_the_back_end_equals_onnxruntime(tmp_path: Path, attribut
     x = np.random.default_rng(0).standard_normal((1, 2, 5, 6)).astype(np.float32)
     session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
     (want,) = session.run(None, {"x": x})
-    got = _output(_compile(path, tmp_path / "out"), x)
+    got = _output(compile_source(path, tmp_path / "out"), x)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, atol=1e-5)
 
@@ -255,7 +248,7 @@ def test_onnx_instance_norm_on_the_back_end_equals_onnxruntime(tmp_path: Path) -
     path.write_bytes(buffer.getvalue())
     session = onnxruntime.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
     (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
-    got = _output(_compile(path, tmp_path / "out"), x.numpy())
+    got = _output(compile_source(path, tmp_path / "out"), x.numpy())
     np.testing.assert_allclose(got, want, atol=2e-5)
 
 
@@ -263,7 +256,7 @@ def test_products_by_weights_take_crossbars_and_int8(tmp_path: Path) -> None:
     """einsum and @ by a parameter become linear layers: crossbars hold the
     weights, and policy Y (linear layers) quantizes them."""
     _, pt2, _, _ = _save(tmp_path, "einsum")
-    program = _compile(pt2, tmp_path / "int8", precision="int8", policy="Y")
+    program = compile_source(pt2, tmp_path / "int8", precision="int8", policy="Y")
     crossbars = sum(g["crossbars"] for c in program.manifest["cores"] for g in c["groups"])
     assert crossbars >= 2 and program.manifest["quantization"]
 

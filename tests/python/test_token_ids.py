@@ -23,6 +23,8 @@ from mlir import ir
 from raptor import pim, quant, sources
 from raptor.quant import interpreter
 
+from pim_helpers import compile_source
+
 VOCABULARY, LENGTH = 97, 12
 
 
@@ -117,15 +119,6 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[torch.nn.
     return out
 
 
-def _compile(source: Path, out: Path, **options) -> pim.Program:
-    model = sources.load(str(source), strict=True)
-    try:
-        pim.compile(model.module, out, weights=model.weights, source=str(source), **options)
-    finally:
-        model.cleanup()
-    return pim.Program.load(out)
-
-
 def _ids(seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, VOCABULARY, (1, LENGTH))
 
@@ -141,7 +134,7 @@ def test_float32_programs_equal_torch_and_onnxruntime(saved, tmp_path: Path, nam
     with torch.no_grad():
         want = model(torch.from_numpy(ids)).numpy()
     scale = float(np.abs(want).max())
-    program = _compile(pt2, tmp_path / "pt2")
+    program = compile_source(pt2, tmp_path / "pt2")
     assert program.vocabularies == {next(iter(program.inputs))[0]: VOCABULARY}
     (got,) = program.simulate(ids).outputs.values()
     assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * scale
@@ -151,7 +144,7 @@ def test_float32_programs_equal_torch_and_onnxruntime(saved, tmp_path: Path, nam
 
     session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
     (runtime,) = session.run(None, {"input_ids": ids})
-    (from_onnx,) = _compile(onnx_file, tmp_path / "onnx").simulate(ids).outputs.values()
+    (from_onnx,) = compile_source(onnx_file, tmp_path / "onnx").simulate(ids).outputs.values()
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
 
 
@@ -161,7 +154,7 @@ def test_int8_programs_compute_the_integer_reference(saved, tmp_path: Path, name
     ids = _ids(3)
     # (The calibration draws its random ids inside the vocabulary: torch's
     # embedding raises on any other.)
-    program = _compile(pt2, tmp_path / "int8", precision="int8")
+    program = compile_source(pt2, tmp_path / "int8", precision="int8")
     (got,) = program.simulate(ids).outputs.values()
     module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
     imported = sources.load(str(pt2), weights_as="arrays")

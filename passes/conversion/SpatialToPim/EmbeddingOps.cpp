@@ -58,19 +58,9 @@ LogicalResult Lowering::lowerEmbedding(nn::EmbeddingOp op) {
   int64_t rowBytes = 4 * width;
   // The table as the program holds reals, once in global memory.
   std::vector<float> data = (*table)->data;
-  int64_t base;
-  if (integerOnly()) {
-    for (float &x : data)
-      x = fixedPoint(x);
-    std::vector<int32_t> integers = roundedIntegers(data);
-    auto type = RankedTensorType::get({int64_t(integers.size())}, IntegerType::get(chip.getContext(), 32));
-    base = globalData({reinterpret_cast<const char *>(integers.data()), integers.size() * 4},
-                      DenseElementsAttr::get(type, llvm::ArrayRef(integers)));
-  } else {
-    auto type = RankedTensorType::get({int64_t(data.size())}, Float32Type::get(chip.getContext()));
-    base = globalData({reinterpret_cast<const char *>(data.data()), data.size() * 4},
-                      DenseElementsAttr::get(type, llvm::ArrayRef(data)));
-  }
+  for (float &x : data)
+    x = fixedPoint(x);
+  int64_t base = globalReals(std::move(data));
   // The address register is 32 bits (and the immediates signed 32): the
   // last row must end below 2^31.
   if (base + rows * rowBytes >= (int64_t(1) << 31))

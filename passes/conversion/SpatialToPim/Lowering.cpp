@@ -614,18 +614,36 @@ std::vector<int32_t> Lowering::roundedIntegers(const std::vector<float> &values)
   return integers;
 }
 
+namespace {
+/// A vector of f32 or int32 as its bytes and its pim.data attribute.
+template <typename T>
+std::pair<ArrayRef<char>, DenseElementsAttr> dataOf(const std::vector<T> &values, Type element) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, element);
+  return {{reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T)},
+          DenseElementsAttr::get(type, llvm::ArrayRef(values))};
+}
+} // namespace
+
 Address Lowering::placeConstant(std::vector<float> values) {
   if (integerOnly())
     return placeIntegers(roundedIntegers(values));
-  auto type = RankedTensorType::get({int64_t(values.size())}, Float32Type::get(chip.getContext()));
-  return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
-                   DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+  auto [bytes, attr] = dataOf(values, Float32Type::get(chip.getContext()));
+  return placeData(bytes, attr);
 }
 
 Address Lowering::placeIntegers(std::vector<int32_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())}, IntegerType::get(chip.getContext(), 32));
-  return placeData({reinterpret_cast<const char *>(values.data()), values.size() * 4},
-                   DenseElementsAttr::get(type, llvm::ArrayRef(values)));
+  auto [bytes, attr] = dataOf(values, IntegerType::get(chip.getContext(), 32));
+  return placeData(bytes, attr);
+}
+
+int64_t Lowering::globalReals(std::vector<float> values) {
+  if (integerOnly()) {
+    std::vector<int32_t> integers = roundedIntegers(values);
+    auto [bytes, attr] = dataOf(integers, IntegerType::get(chip.getContext(), 32));
+    return globalData(bytes, attr);
+  }
+  auto [bytes, attr] = dataOf(values, Float32Type::get(chip.getContext()));
+  return globalData(bytes, attr);
 }
 
 std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int slice) {
@@ -649,6 +667,25 @@ LogicalResult Lowering::lowerView(Operation *op) {
   auto whole = [&](Value v) -> FailureOr<Piece> {
     Layout l = rowMajor(shapeOf(v));
     return materialize(v, [&](const Piece &) { return true; }, l);
+  };
+  // A view computed piece by piece, or on a row-major copy of the operand
+  // when a piece's layout cannot express it.
+  auto viewOrCopy = [&](Operation *o, Value self, Value result,
+                        llvm::function_ref<std::optional<TensorValue>(const TensorValue &)> view) -> R {
+    std::optional<TensorValue> out = view(input(self));
+    if (!out) {
+      FailureOr<Piece> w = whole(self);
+      if (failed(w))
+        return failure();
+      TensorValue copy;
+      copy.shape = shapeOf(self);
+      copy.pieces.push_back(*w);
+      out = view(copy);
+      if (!out)
+        return o->emitOpError("cannot be expressed on a row-major copy");
+    }
+    define(result, *out);
+    return success();
   };
   for (Value operand : op->getOperands())
     if (!values.count(operand) && !known.contains(operand)) {
@@ -746,20 +783,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
           }
           return out;
         };
-        std::optional<TensorValue> out = slice(in);
-        if (!out) {
-          FailureOr<Piece> w = whole(o.getSelf());
-          if (failed(w))
-            return failure();
-          TensorValue wv;
-          wv.shape = in.shape;
-          wv.pieces.push_back(*w);
-          out = slice(wv);
-          if (!out)
-            return o.emitOpError("cannot be expressed on a row-major copy");
-        }
-        define(o.getOut(), *out);
-        return success();
+        return viewOrCopy(o, o.getSelf(), o.getOut(), slice);
       })
       .Case([&](nn::SelectOp o) -> R {
         // One index of a dimension (BLOOM's fused query, key and value):
@@ -795,20 +819,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
           }
           return out;
         };
-        std::optional<TensorValue> out = select(in);
-        if (!out) {
-          FailureOr<Piece> w = whole(o.getSelf());
-          if (failed(w))
-            return failure();
-          TensorValue wv;
-          wv.shape = in.shape;
-          wv.pieces.push_back(*w);
-          out = select(wv);
-          if (!out)
-            return o.emitOpError("cannot be expressed on a row-major copy");
-        }
-        define(o.getOut(), *out);
-        return success();
+        return viewOrCopy(o, o.getSelf(), o.getOut(), select);
       })
       .Case([&](nn::SplitWithSizesOp o) -> R {
         TensorValue in = input(o.getSelf());

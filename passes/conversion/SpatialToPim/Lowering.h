@@ -136,6 +136,9 @@ public:
   Address placeConstant(std::vector<float> values);
   /// The same for integers (an int8 operator's bias in its accumulator's units).
   Address placeIntegers(std::vector<int32_t> values);
+  /// Values as placeConstant holds them, in global memory only (a table
+  /// read by computed addresses): their global address.
+  int64_t globalReals(std::vector<float> values);
   /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes);
   /// returns its symbol name.
   std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0);
