@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "mutate"))
 
 import cpp_side  # noqa: E402
+import python_side  # noqa: E402
 import report  # noqa: E402
 from common import KILLED, SURVIVED, TIMEOUT, INVALID, Mutant, edited  # noqa: E402
 
@@ -212,3 +213,17 @@ def test_every_oracle_test_file_runs_for_some_module() -> None:
               ("test_defaults*.py", "test_report_fields*.py", "test_properties*.py", "test_near_misses*.py")
               for p in testmap.TESTS.glob(pattern)}
     assert len(wanted) >= 12 and wanted <= mapped, sorted(wanted - mapped)
+
+
+def test_a_mutation_cosmic_ray_cannot_apply_is_none_not_a_crash() -> None:
+    """cosmic-ray's ExceptionReplacer lists the names of a tuple of dotted
+    exceptions but raises applying them when the try has another dotted
+    clause (raptor.sources has one): `make mutate` drew such a mutant and
+    stopped with a traceback. It is now not applicable, as the run records
+    mutants that change nothing; the others still apply."""
+    source = ("def f():\n    try:\n        g()\n    except (m.A, m.B) as e:\n        raise\n"
+              "    except ir.E as e:\n        raise\n")
+    outcomes = [python_side.mutate(source, f"{name}#{occurrence}")
+                for muts in python_side.enumerate_mutations(source).values() for name, occurrence in muts]
+    assert outcomes.count(None) == 2
+    assert any(o is not None and o != source for o in outcomes)
