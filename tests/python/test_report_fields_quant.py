@@ -108,3 +108,25 @@ def test_traffic_splits_a_simulations_counters_by_hand() -> None:
     assert accuracy.traffic(stats) == {
         "local_read_bytes": 100, "global_read_bytes": 20, "received_bytes": 7, "read_bytes": 127,
         "codec_read_bytes": 16, "operator_read_bytes": 86, "unattributed_read_bytes": 25}
+
+
+def test_the_calibration_rows_measure_int8_against_float32(int8_program: Path) -> None:
+    """Each calibration row is the int8 output measured against the float32
+    one (relative to float32's largest), recomputed from the calibration
+    file, eager torch and the integer reference: not the other way round."""
+    from raptor import sources
+
+    root = int8_program.parent
+    torch.manual_seed(0)
+    model = randomize(SmallCnn())
+    samples = np.load(root / "cal.npy")
+    imported = sources.load(str(root / "m.pt2"), weights_as="arrays")
+    (name,) = quant.input_shapes(imported.module)
+    rows = _report(int8_program)["calibration"]["per_sample"]
+    for sample, row in zip(samples, rows):
+        with torch.no_grad():
+            fp32 = model(torch.from_numpy(sample)).numpy()
+        (int8,) = quant.reference(program_module(int8_program), {name: sample}, imported.tensors)
+        want = accuracy.metrics(int8, fp32)["max_relative_error"]
+        assert row["max_relative_error"] == pytest.approx(want, rel=1e-6)
+        assert float(np.abs(int8 - fp32).max() / np.abs(fp32).max()) == pytest.approx(want, rel=1e-6)

@@ -257,3 +257,24 @@ def test_the_reference_reads_boolean_splats_as_all_true() -> None:
         assert values.shape == (1, 1, 16, 1) and values.all()
         mixed = interpreter._dense_values(ir.DenseElementsAttr(ir.Attribute.parse("dense<[true, false]> : tensor<2xi1>")))
         assert mixed.tolist() == [True, False]
+
+
+def test_the_onnx_reference_feeds_ids_as_integers_and_needs_onnxruntime(saved, monkeypatch) -> None:
+    """onnxruntime takes the ids in the model's int64 (the host holds them as
+    float32); without onnxruntime installed the check says what is missing
+    in one line."""
+    _, _, onnx_file = saved["classifier"]
+    model = sources.load(str(onnx_file), strict=True)
+    try:
+        ids = _ids(4)
+        import onnxruntime
+
+        session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+        (want,) = session.run(None, {"input_ids": ids})
+        assert np.array_equal(model.reference(ids.astype(np.float32)), want)
+        monkeypatch.setitem(sys.modules, "onnxruntime", None)
+        with pytest.raises(pim.UserError, match="checking against onnxruntime needs it installed") as info:
+            model.reference(ids.astype(np.float32))
+        assert "\n" not in str(info.value)
+    finally:
+        model.cleanup()
