@@ -173,7 +173,7 @@ def test_documented_schedule_passes_give_raptor_schedules_schedule(work: Path) -
     (line,) = [x for x in text.splitlines() if x.startswith("raptor-opt model.mlir --raptor-prepare-model ")]
     args = shlex.split(line.split("  #")[0])
     printed = run([str(BIN / "raptor-opt"), *args[1:]], work).stdout
-    opt = sorted(re.findall(r'spatial\.task "([^"]+)".*?core = (\d+) : i64.*?start_ns = (\d+) : i64', printed))
+    opt = sorted(re.findall(r'spatial\.task "([^"]+)".*?\bcore = (\d+) : i64.*?\bstart_ns = (\d+) : i64', printed))
     run([str(BIN / "raptor"), "schedule", "model.mlir", "--target", "chip.json", "--report-dir", "sched"], work)
     report = json.loads((work / "sched" / "schedule.json").read_text())
     cli = sorted((t["name"], str(t["core"]), str(t["start_ns"])) for t in report["tasks"])
