@@ -87,6 +87,7 @@ public:
       cores.emplace_back(p, std::max<int64_t>(config.robSize, 1));
     for (auto &last : lastSpan)
       last.assign(cores.size(), -1);
+    lastTask.assign(cores.size(), nullptr);
   }
 
   TimingResult run() {
@@ -155,15 +156,21 @@ private:
   /// core, and the sends of its inputs on their producers' cores.
   std::map<std::pair<int64_t, int64_t>, TaskTiming> tasks;
 
+  /// Per core, the task of its last instruction: consecutive instructions
+  /// mostly share one, so the map is searched once per change of task.
+  std::vector<TaskTiming *> lastTask;
+
   TaskTiming *taskOf(size_t c, const Instruction &in) {
     if (!cores[c].passEndNs.empty() || in.origin < 0 || size_t(in.origin) >= program.operators.size())
       return nullptr;
-    auto [it, added] = tasks.try_emplace({in.origin, int64_t(c)});
+    if (lastTask[c] && lastTask[c]->origin == in.origin)
+      return lastTask[c];
+    auto [it, added] = tasks.try_emplace({in.origin, int64_t(c)}); // (map nodes never move)
     if (added) {
       it->second.origin = in.origin, it->second.core = int64_t(c);
       it->second.startNs = INFINITY;
     }
-    return &it->second;
+    return lastTask[c] = &it->second;
   }
 
   double period() const { return t.periodNs; }
