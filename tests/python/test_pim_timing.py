@@ -549,3 +549,21 @@ def test_the_schedules_predicted_starts_follow_dependencies_and_the_simulator(tm
     timing = pim.Program.load(tmp_path / "net").time()
     matched = [(predicted[(k.name, k.core)], k.end_ns) for k in timing.tasks if (k.name, k.core) in predicted]
     assert matched and all(0.5 * sim <= pred <= 2 * sim for pred, sim in matched if sim > 1000)
+
+
+def test_a_task_name_two_operators_share_on_a_core_is_not_compared(compiled: Path, tmp_path: Path) -> None:
+    """Operators sharing a location name can give two tasks one name on
+    one core (the bundled ShuffleNetV2 has such): neither is compared with
+    the schedule, rather than one with the other's prediction."""
+    import shutil
+
+    copy = tmp_path / "net"
+    shutil.copytree(compiled, copy)
+    path = copy / "reports" / "schedule_tasks.json"
+    rows = json.loads(path.read_text())
+    placed = [r for r in rows if "core" in r]
+    twin = dict(placed[0], predicted_start_ns=placed[0]["predicted_start_ns"] + 10**6)
+    path.write_text(json.dumps(rows + [twin]))
+    scheduled = pim.Program.load(copy).scheduled_tasks()
+    assert (placed[0]["name"], placed[0]["core"]) not in scheduled
+    assert (placed[1]["name"], placed[1]["core"]) in scheduled and len(scheduled) == len(placed) - 1

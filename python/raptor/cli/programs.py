@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -304,10 +305,13 @@ def _report_timing(program, args: argparse.Namespace, say: Callable[[str], None]
         write_atomically(args.timeline, timeline_svg(timing, str(args.directory)))
     schedule = program.manifest.get("schedule", {})
     schedule_ns = schedule.get("predicted_latency_ns", schedule.get("makespan_ns"))
-    # Each task's predicted end beside its simulated one (its own core).
+    # Each task's predicted end beside its simulated one (its own core;
+    # names that several operators share on a core are not compared).
     scheduled = program.scheduled_tasks()
+    seen = Counter((t.name, t.core) for t in timing.tasks)
     predicted = {(t.name, t.core): s["predicted_start_ns"] + s["cost_ns"] for t in timing.tasks
-                 if (s := scheduled.get((t.name, t.core))) and "predicted_start_ns" in s}
+                 if seen[(t.name, t.core)] == 1 and (s := scheduled.get((t.name, t.core)))
+                 and "predicted_start_ns" in s}
     if args.json:
         report = {"directory": str(args.directory), "form": args.form, **timing.to_json()}
         for task in report["tasks"]:

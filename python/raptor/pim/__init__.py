@@ -293,21 +293,27 @@ class Program:
         """The schedule per task (``reports/schedule_tasks.json``), keyed as
         :attr:`Timing.tasks` are, (name, core): ``cost_ns``, the list
         schedule's ``start_ns`` and the queue model's
-        ``predicted_start_ns``. Empty for a directory without the report;
+        ``predicted_start_ns``. Two tasks of one name on one core (graphs
+        whose operators share a location name) say nothing about either:
+        they are left out. Empty for a directory without the report;
         UserError when it is malformed."""
         path = self.directory / "reports" / "schedule_tasks.json"
         if not path.is_file():
             return {}
         try:
             rows = json.loads(path.read_text())
-            out = {}
+            out: dict[tuple[str, int], dict[str, int]] = {}
+            ambiguous = set()
             for r in rows:
                 if not isinstance(r["name"], str) or not all(
                         isinstance(r[k], int) for k in ("core", "cost_ns") if k in r):
                     raise TypeError("a name must be a string and core, cost_ns integers")
                 if "core" in r:
-                    out[(r["name"], r["core"])] = {k: v for k, v in r.items() if k not in ("name", "core")}
-            return out
+                    key = (r["name"], r["core"])
+                    if key in out:
+                        ambiguous.add(key)
+                    out[key] = {k: v for k, v in r.items() if k not in ("name", "core")}
+            return {k: v for k, v in out.items() if k not in ambiguous}
         except (ValueError, TypeError, KeyError) as e:
             raise UserError(f"'{path}' is not a schedule report: {type(e).__name__}: {e}") from None
 
