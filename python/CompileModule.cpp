@@ -259,6 +259,8 @@ void bindCompile(nb::module_ &m) {
       .def_rw("source", &raptor::CompileOptions::source)
       .def_rw("replication_budget", &raptor::CompileOptions::replicationBudget)
       .def_rw("pipeline_depth", &raptor::CompileOptions::pipelineDepth, "0: latency mode")
+      .def_rw("row_block", &raptor::CompileOptions::rowBlock, "latency mode: rows per streamed block (0: whole "
+                                                               "tensors)")
       .def_rw("unroll_limit", &raptor::CompileOptions::unrollLimit);
   spellingProperty(options, "precision", &raptor::CompileOptions::precision, raptor::kPrecisions, "precision");
   spellingProperty(options, "policy", &raptor::CompileOptions::policy, raptor::codec::kPolicyChoices, "policy");
@@ -350,19 +352,21 @@ void bindCompile(nb::module_ &m) {
   m.def(
       "build_compute_graph",
       [](nb::handle module, const std::string &target, const std::string &replicate, double budget,
-         bool followRows, const std::string &mode) {
+         bool followRows, const std::string &mode, int64_t rowBlock) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
         o.replicate = parseSpelling(llvm::ArrayRef(raptor::spatial::kReplicationRules), replicate, "replication rule");
         o.mode = parseSpelling(llvm::ArrayRef(raptor::spatial::kScheduleModes), mode, "mode");
         o.replicationBudget = budget;
         o.followRows = followRows;
+        o.rowBlock = rowBlock;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
       nb::arg("module"), nb::arg("target") = "", nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
-      nb::arg("follow_rows") = true, nb::arg("mode") = "latency",
+      nb::arg("follow_rows") = true, nb::arg("mode") = "latency", nb::arg("row_block") = 0,
       "raptor-build-compute-graph for the target file (empty: the module's pim.target); follow_rows: "
-      "element-wise and pooling operators follow row copies; mode: the schedule the graph is for.");
+      "element-wise and pooling operators follow row copies; mode: the schedule the graph is for; row_block: "
+      "latency mode's rows per streamed block (0: whole tensors).");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,

@@ -40,6 +40,14 @@ LogicalResult TaskOp::verify() {
       return emitOpError("rows must be a non-empty half-open range [begin, end) of non-negative rows");
   if (int64_t(getReplica()) < 0)
     return emitOpError("replica must be non-negative");
+  if (auto block = getBlock()) {
+    if (int64_t(*block) < 0)
+      return emitOpError("block must be non-negative");
+    if (!getRows())
+      return emitOpError("a row block needs its rows");
+    if (*block > 0 && getTiles() > 0)
+      return emitOpError("a row block after the first uses the first block's crossbars: it holds no tiles");
+  }
   auto graph = (*this)->getParentOfType<GraphOp>();
   if (graph.getCrossbarsPerCore() > 0 && int64_t(getTiles()) > int64_t(graph.getCrossbarsPerCore()))
     return emitOpError() << "needs " << getTiles() << " crossbars but a core has "

@@ -67,6 +67,13 @@ def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
     A replicated lane (`replica` > 0 on the copies) holds a copy of those
     tiles and computes the output rows `rows` (half-open): image rows of a
     convolution, the rows of a linear layer's row dimension.
+    A streamed lane (`block` set) computes its rows as one of a copy's row
+    blocks, in order: block 0 holds the copy's tiles, a later block holds
+    none (`tiles` = 0), runs on block 0's core with its crossbars and
+    depends on the block before it. Its consumers start on the rows it
+    made, before the copy's later blocks exist.
+    `position` is the task's place in the lowering's global order (the
+    order the cores' sends and receives follow; by `start_ns` without it).
   }];
   let arguments = (ins StrAttr:$name, Variadic<Spatial_TaskType>:$deps,
                        DenseI64ArrayAttr:$bytes, I64Attr:$cost_ns,
@@ -78,7 +85,8 @@ def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {
                        OptionalAttr<DenseI64ArrayAttr>:$rows,
                        DefaultValuedAttr<I64Attr, "0">:$replica,
                        OptionalAttr<I64Attr>:$core, OptionalAttr<I64Attr>:$start_ns,
-                       OptionalAttr<I64Attr>:$slot, OptionalAttr<BoolAttr>:$last);
+                       OptionalAttr<I64Attr>:$slot, OptionalAttr<BoolAttr>:$last,
+                       OptionalAttr<I64Attr>:$block, OptionalAttr<I64Attr>:$position);
   let results = (outs Spatial_TaskType:$done);
   let assemblyFormat = "$name (`after` `(` $deps^ `)`)? `bytes` $bytes attr-dict";
   let hasVerifier = 1;

@@ -26,6 +26,12 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     operator with the most output windows per copy; `none` keeps one copy.
     Copies use at most `replication-budget` of the chip's crossbars in all.
 
+    `row-block=R` (latency mode) streams rows within one inference: each
+    copy of a convolution's lane becomes tasks of about R output rows (row
+    blocks, on one core and its crossbars, in order), element-wise and
+    pooling operators follow with blocks of their own, and each block
+    depends on the producer blocks holding the input rows its windows read.
+
     The target comes from `target=FILE.json` (read once, then kept as the
     module's `pim.target` and the graph's `target`, a `#pim.target`) or,
     without the option, from the module's `pim.target`.
@@ -51,7 +57,11 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                         "Fraction of the chip's crossbars the lanes and their copies may use">,
                  Option<"followRows", "follow-rows", "bool", /*default=*/"true",
                         "Element-wise and pooling operators follow their input's row copies with copies "
-                        "of their own (docs/scheduling.md)">];
+                        "of their own (docs/scheduling.md)">,
+                 Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
+                        "Latency mode: convolutions compute their output rows in blocks of about this many "
+                        "rows, one task each, and the operators after them follow, so that a layer starts on "
+                        "its input's first rows (0: whole tensors)">];
 }
 
 def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {

@@ -42,6 +42,7 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   build.replicationBudget = o.replicationBudget;
   build.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   build.followRows = o.followRows == FollowRows::On || (o.followRows == FollowRows::Auto && pipelined);
+  build.rowBlock = o.rowBlock;
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;
@@ -119,6 +120,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<FollowRows> followRows{*this, "follow-rows",
                                 llvm::cl::desc("Element-wise and pooling operators follow row copies"),
                                 llvm::cl::init(defaults.followRows), choicesOf(kFollowRows)};
+  Option<int64_t> rowBlock{*this, "row-block",
+                           llvm::cl::desc("Latency mode: rows per streamed block of a convolution (0: whole "
+                                          "tensors)"),
+                           llvm::cl::init(defaults.rowBlock)};
   Option<spatial::ListAlgorithm> algorithm{*this, "algorithm", llvm::cl::desc("Latency mode's list scheduler"),
                                            llvm::cl::init(defaults.algorithm), choicesOf(spatial::kListAlgorithms)};
   Option<int64_t> pipeline{*this, "pipeline",
@@ -143,6 +148,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.replicate = replicate;
     o.replicationBudget = replicationBudget;
     o.followRows = followRows;
+    o.rowBlock = rowBlock;
     o.algorithm = algorithm;
     o.pipelineDepth = pipeline;
     o.pimsim = pimsim;

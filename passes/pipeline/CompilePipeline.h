@@ -70,6 +70,9 @@ struct CompileOptions {
   spatial::ReplicationRule replicate = spatial::ReplicationRule::Auto;
   double replicationBudget = 0.5;
   FollowRows followRows = FollowRows::Auto;
+  /// Latency mode: rows per streamed block of a convolution (0: whole
+  /// tensors per task).
+  int64_t rowBlock = 0;
 
   spatial::ListAlgorithm algorithm = spatial::ListAlgorithm::PEFT;
   /// The most pipeline stages; 0: latency mode.

@@ -45,6 +45,10 @@ struct TaskGraph {
   bool serialReceives = false;
   /// Processors fixed in advance (-1: free), e.g. by a capacity fallback.
   std::vector<int> fixedProcessor;
+  /// Tasks that run on another task's processor (-1: free): the other task
+  /// is one of its predecessors (a row block on its first block's
+  /// crossbars).
+  std::vector<int> sameProcessorAs;
 
   double execution(unsigned task, unsigned processor) const {
     return cost[size_t(task) * numProcessors + processor];

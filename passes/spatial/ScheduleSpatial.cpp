@@ -35,6 +35,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
 
 namespace raptor {
@@ -90,6 +91,14 @@ struct GraphTasks {
         graph.edges.push_back({index[dep], unsigned(i), t.meanTransferNs(b)});
         edgeBytes.push_back(b);
       }
+      graph.sameProcessorAs.push_back(-1);
+      if (auto block = task.getBlock(); block && *block > 0)
+        for (Value dep : task.getDeps()) // the block before it, on whose crossbars it runs
+          if (auto before = dep.getDefiningOp<sp::TaskOp>();
+              before && before.getBlock() && *before.getBlock() + 1 == *block &&
+              before.getSource() == task.getSource() && before.getLane() == task.getLane() &&
+              before.getReplica() == task.getReplica())
+            graph.sameProcessorAs.back() = int(index[dep]);
       int64_t source = task.getSource() ? int64_t(*task.getSource()) : -1;
       group.push_back(dense.try_emplace(source, dense.size()).first->second);
       int64_t load = 0, store = 0;
@@ -216,6 +225,61 @@ struct GraphTasks {
     std::stable_sort(order.begin(), order.end(),
                      [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
     return {order, start};
+  }
+
+  /// A lowering order for the list schedule `s` that puts each task where
+  /// its first receive begins in the schedule (its start less the serial
+  /// receives of its inputs from other cores), tasks with such receives
+  /// before the others at one time, in a topological order that keeps each
+  /// core's order of tasks. Against the order by start: a core that
+  /// finishes a task sends its data before it starts its next task (which
+  /// starts first, the transfer taking time), so the consumer is not a
+  /// task late on every layer.
+  std::vector<unsigned> transferOrder(const raptor::pim::TargetModel &t, const sp::Schedule &s) const {
+    unsigned n = graph.numTasks;
+    std::vector<double> key(s.start.begin(), s.start.end());
+    std::vector<bool> remote(n, false);
+    std::vector<std::vector<unsigned>> succ(n);
+    std::vector<unsigned> waiting(n, 0);
+    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes)) {
+      succ[e.from].push_back(e.to);
+      ++waiting[e.to];
+      if (s.processor[e.from] != s.processor[e.to] && bytes > 0) {
+        key[e.to] -= double(t.transferNs(bytes, s.processor[e.from], s.processor[e.to]));
+        remote[e.to] = true;
+      }
+    }
+    // Each core keeps the schedule's order of its tasks: only the places
+    // of the cores' sequences relative to each other move.
+    std::map<unsigned, std::vector<unsigned>> perCore;
+    for (unsigned i = 0; i < n; ++i)
+      perCore[s.processor[i]].push_back(i);
+    for (auto &[core, list] : perCore) {
+      std::stable_sort(list.begin(), list.end(),
+                       [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
+      for (size_t k = 1; k < list.size(); ++k) {
+        succ[list[k - 1]].push_back(list[k]);
+        ++waiting[list[k]];
+        // Its receives cannot begin before its core is done with the task
+        // before it (a receive is an instruction of the core).
+        key[list[k]] = std::max(key[list[k]], s.finish[list[k - 1]]);
+      }
+    }
+    using Entry = std::tuple<int64_t, bool, unsigned>; // (key, no receive, graph index): smallest first
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+    for (unsigned i = 0; i < n; ++i)
+      if (!waiting[i])
+        ready.push({rounded(key[i]), !remote[i], i});
+    std::vector<unsigned> order;
+    while (!ready.empty()) {
+      unsigned i = std::get<2>(ready.top());
+      ready.pop();
+      order.push_back(i);
+      for (unsigned j : succ[i])
+        if (--waiting[j] == 0)
+          ready.push({rounded(key[j]), !remote[j], j});
+    }
+    return order;
   }
 
   /// The queue model's view of a placement in a lowering order.
@@ -498,14 +562,27 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
              << "no core can hold this task's " << g.graph.tiles[s.failedTask] << " crossbars next to the others (tried "
              << s.strategy << ")";
     place(g.tasks, s.processor, s.start);
-    // The lowering's order: start times, then the graph's order. (Copies
-    // the list scheduler put on one core stay separate tasks: merging
-    // them would need new start times consistent with its order.)
+    // The lowering's order (`position`): start times, then the graph's
+    // order; or the transfer-first order when the queue model finds its
+    // programs faster. (Copies the list scheduler put on one core stay
+    // separate tasks: merging them would need new start times consistent
+    // with its order.)
     std::vector<unsigned> order(g.tasks.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
-    summarize(graph, g, s.processor, queueCost(sp::programOf(g.placed(t, s.processor, order))));
+    sp::QueueCost cost = queueCost(sp::programOf(g.placed(t, s.processor, order)));
+    // The order whose programs the queue model finds faster.
+    std::vector<unsigned> early = g.transferOrder(t, s);
+    sp::QueueCost earlyCost = queueCost(sp::programOf(g.placed(t, s.processor, early)));
+    if (earlyCost.available && (!cost.available || earlyCost.latencyNs < cost.latencyNs)) {
+      order = std::move(early);
+      cost = std::move(earlyCost);
+    }
+    Builder positions(&getContext());
+    for (auto [position, i] : llvm::enumerate(order))
+      g.tasks[i].setPositionAttr(positions.getI64IntegerAttr(int64_t(position)));
+    summarize(graph, g, s.processor, cost);
     if (failed(writePeriodic(graph, g.placed(t, s.processor, order))))
       return failure();
     Builder b(&getContext());

@@ -122,7 +122,11 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
     int64_t kh = weight.getShape()[2];
     return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
   }
-  if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
+  if (auto cat = dyn_cast<nn::CatOp>(op)) {
+    // Along the channels: each block of rows is the blocks of its inputs.
+    if ((cat.getDim() + 4) % 4 != 1)
+      return std::nullopt;
+  } else if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
            nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
            raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op)) {
     // Element-wise operators, codecs (one element in, one out) and the
@@ -171,6 +175,17 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
     sp::ReplicationRule rule = replicate;
     if (rule == sp::ReplicationRule::Auto)
       rule = mode == sp::ScheduleMode::Pipeline ? sp::ReplicationRule::Balance : sp::ReplicationRule::Time;
+    if (rowBlock < 0) {
+      module.emitError() << "row-block must be a number of rows (0: whole tensors), not " << int64_t(rowBlock);
+      return signalPassFailure();
+    }
+    if (rowBlock > 0 && mode == sp::ScheduleMode::Pipeline) {
+      module.emitError() << "row-block streams rows within one inference: a latency-mode schedule (mode=latency)";
+      return signalPassFailure();
+    }
+    // Streamed rows need the element-wise operators between convolutions
+    // to stream too.
+    bool follow = followRows || rowBlock > 0;
     if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
       module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
       return signalPassFailure();
@@ -218,8 +233,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         for (int64_t tiles : lanes->tiles)
           totalTiles += tiles;
         int64_t vectorRows = 0;
-        if (followRows && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
-            rowsRead(&op, known, 0, 1))
+        // (A concatenation follows streamed rows only: in pipeline mode
+        // its copies would move the schedules documented.)
+        if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
+            (rowBlock > 0 || !isa<raptor::nn::CatOp>(op)) && rowsRead(&op, known, 0, 1))
           vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
         planned.push_back({&op, position, std::move(*lanes), vectorRows});
       }
@@ -231,21 +248,31 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       }
       int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
       std::vector<int64_t> copies = planCopies(planned, t, spare, rule);
+      // Row blocks per copy (row-block): a convolution's copy computes its
+      // rows in blocks of about row-block rows, one task each.
+      std::vector<int64_t> blocks(planned.size(), 1);
+      if (rowBlock > 0)
+        for (auto [index, p] : llvm::enumerate(planned))
+          if (isa<raptor::nn::ConvolutionOp>(p.op) && !p.lanes.matrix.empty() && p.lanes.rows > 1)
+            blocks[index] = ceilDiv(ceilDiv(p.lanes.rows, copies[index]), int64_t(rowBlock));
 
       // Element-wise and pooling operators on maps that arrive in row
-      // copies follow them with as many copies (at most their rows), so
-      // that no single lane gathers the whole map.
-      llvm::DenseMap<Operation *, int64_t> copiesOf, plannedCopies;
+      // copies (or blocks) follow them with as many copies (blocks) of
+      // their own (at most their rows), so that no single lane gathers the
+      // whole map.
+      llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> copiesOf, plannedCopies;
       for (auto [index, p] : llvm::enumerate(planned))
-        plannedCopies[p.op] = copies[index];
+        plannedCopies[p.op] = {copies[index], blocks[index]};
       for (auto [index, p] : llvm::enumerate(planned)) {
         if (p.vectorRows) {
           int64_t rows = p.vectorRows;
-          int64_t n = 1;
+          int64_t n = 1, b = 1;
           bool fromInputs = true;
           for (Value operand : p.op->getOperands())
             if (Operation *def = operand.getDefiningOp()) {
-              n = std::max(n, copiesOf.lookup(def));
+              auto [copiesOfDef, blocksOfDef] = copiesOf.lookup(def);
+              n = std::max(n, copiesOfDef);
+              b = std::max(b, blocksOfDef);
               fromInputs = false;
             }
           // On the model's inputs alone (the first encoder), it leads: as
@@ -256,13 +283,16 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           while (fromInputs && reader->hasOneUse()) {
             reader = *reader->getUsers().begin();
             if (!isa<raptor::codec::ObserveOp>(reader)) {
-              n = std::max(n, plannedCopies.lookup(reader));
+              auto [readerCopies, readerBlocks] = plannedCopies.lookup(reader);
+              n = std::max(n, readerCopies);
+              b = std::max(b, readerBlocks);
               break;
             }
           }
           copies[index] = std::min(n, rows);
+          blocks[index] = std::max<int64_t>(1, std::min(b, rows / copies[index]));
         }
-        copiesOf[p.op] = copies[index];
+        copiesOf[p.op] = {copies[index], blocks[index]};
       }
 
       struct Produced {
@@ -275,18 +305,20 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         Operation &op = *p.op;
         const sp::Lanes &lanes = p.lanes;
         int64_t n = copies[index];
-        bool followsRows = n > 1 && lanes.matrix.empty();
-        // The dependencies of copy k and what it receives from each: the
-        // producer tasks holding rows it reads, the rows they share (every
-        // producer task for an operator that is no copy). Without a row
-        // view of the producers, a copy of a lane still receives only the
-        // input rows its windows read.
-        auto depsOf = [&](int64_t k, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
+        // Split: its tasks compute ranges of output rows (copies, blocks).
+        bool split = n > 1 || blocks[index] > 1;
+        bool followsRows = split && lanes.matrix.empty();
+        int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
+        // The dependencies of the task computing output rows [begin, end)
+        // and what it receives from each: the producer tasks holding rows
+        // it reads, the rows they share (every producer task for an
+        // operator that is not split). Without a row view of the
+        // producers, a copy of a lane still receives only the input rows
+        // its windows read.
+        auto depsOf = [&](int64_t begin, int64_t end, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
           std::optional<std::pair<int64_t, int64_t>> need;
           int64_t neededRows = lanes.inputRows;
-          if (n > 1) {
-            int64_t rows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
-            auto [begin, end] = sp::rowsOfCopy(rows, n, k);
+          if (split) {
             need = rowsRead(&op, known, begin, end);
             neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
           }
@@ -304,7 +336,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                 if (lo >= hi)
                   continue;
                 b = ceilDiv(b * (hi - lo), rows.second - rows.first);
-              } else if (n > 1 && !followsRows) {
+              } else if (split && !followsRows) {
                 b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
               }
               deps.push_back(lane);
@@ -319,37 +351,52 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         SmallVector<std::pair<int64_t, int64_t>> resultRows;
         for (unsigned l = 0; l < lanes.count; ++l)
           for (int64_t k = 0; k < n; ++k) {
-            SmallVector<Value> deps;
-            SmallVector<int64_t> bytes;
-            depsOf(k, deps, bytes);
-            int64_t tiles = lanes.tiles[l];
-            std::string suffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
-            std::string weight = tiles ? (lanes.weight.empty() ? base : lanes.weight) + suffix : "";
-            DenseI64ArrayAttr rowTiles, colTiles, rows;
-            if (!lanes.matrix.empty()) {
-              const sp::MatrixTiling::Lane &m = lanes.matrix[l];
-              rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
-              colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+            auto [copyBegin, copyEnd] = n > 1 ? sp::rowsOfCopy(outRows, n, k) : std::pair<int64_t, int64_t>{0, outRows};
+            int64_t copyBlocks = std::max<int64_t>(1, std::min(blocks[index], copyEnd - copyBegin));
+            std::string copySuffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
+            std::string weight = lanes.tiles[l] ? (lanes.weight.empty() ? base : lanes.weight) + copySuffix : "";
+            Value previousBlock;
+            for (int64_t j = 0; j < copyBlocks; ++j) {
+              auto [blockBegin, blockEnd] = sp::rowsOfCopy(copyEnd - copyBegin, copyBlocks, j);
+              int64_t begin = copyBegin + blockBegin, end = copyBegin + blockEnd;
+              SmallVector<Value> deps;
+              SmallVector<int64_t> bytes;
+              depsOf(begin, end, deps, bytes);
+              // A later block of a lane's copy runs after the one before it, on
+              // its crossbars. (An element-wise operator's blocks hold no
+              // crossbars: they are copies like any other.)
+              bool onCrossbars = !lanes.matrix.empty() && copyBlocks > 1;
+              if (previousBlock && onCrossbars) {
+                deps.push_back(previousBlock);
+                bytes.push_back(0);
+              }
+              int64_t tiles = j == 0 ? lanes.tiles[l] : 0;
+              std::string suffix = copySuffix + (copyBlocks > 1 ? "/" + std::to_string(j) : "");
+              DenseI64ArrayAttr rowTiles, colTiles, rows;
+              if (!lanes.matrix.empty()) {
+                const sp::MatrixTiling::Lane &m = lanes.matrix[l];
+                rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
+                colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+              }
+              double ns = lanes.ns[l];
+              std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
+              if (split) {
+                span = {begin, end};
+                rows = builder.getDenseI64ArrayAttr({begin, end});
+                ns *= double(end - begin) / double(outRows);
+              }
+              auto task = sp::TaskOp::create(
+                  builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
+                  builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                  builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
+                  builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
+                  builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
+                  IntegerAttr(), IntegerAttr(), BoolAttr(),
+                  onCrossbars ? builder.getI64IntegerAttr(j) : IntegerAttr(), IntegerAttr());
+              results.push_back(task.getDone());
+              resultRows.push_back(span);
+              previousBlock = task.getDone();
             }
-            double ns = lanes.ns[l];
-            int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2]
-                                          : lanes.rows;
-            std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
-            if (n > 1) {
-              auto [begin, end] = sp::rowsOfCopy(outRows, n, k);
-              span = {begin, end};
-              rows = builder.getDenseI64ArrayAttr({begin, end});
-              ns *= double(end - begin) / double(outRows);
-            }
-            auto task = sp::TaskOp::create(
-                builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
-                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
-                builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
-                builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
-                builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
-                IntegerAttr(), IntegerAttr(), BoolAttr());
-            results.push_back(task.getDone());
-            resultRows.push_back(span);
           }
         int64_t tasks = int64_t(results.size());
         for (Value r : op.getResults())
@@ -358,7 +405,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
             // 4-d result; otherwise every task holds "all rows".
             SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
             auto type = cast<RankedTensorType>(r.getType());
-            if (type.getRank() != 4 || (n > 1 && !followsRows && lanes.rows != type.getShape()[2]))
+            if (type.getRank() != 4 || (split && !followsRows && lanes.rows != type.getShape()[2]))
               for (auto &span : rowsHeld)
                 span = {0, std::numeric_limits<int64_t>::max()};
             producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};

@@ -476,6 +476,10 @@ void CoreEmitter::emitRegionTokens() {
 
 int64_t CoreEmitter::group(int64_t count, StringRef weight, Attribute matrix, ArrayRef<int64_t> rows,
                            ArrayRef<int64_t> cols) {
+  auto key = std::make_tuple(weight.str(), matrix.getAsOpaquePointer(), rows[0], rows[1], cols[0], cols[1], count);
+  if (auto it = declared.find(key); it != declared.end())
+    return it->second;
+  declared[key] = groups;
   OpBuilder b(core.getContext());
   Block &block = core.getBody().front();
   if (lastGroup)

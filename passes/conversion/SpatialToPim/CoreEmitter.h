@@ -15,7 +15,10 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <set>
 #include <utility>
 #include <vector>
@@ -99,7 +102,9 @@ public:
   /// freed them.
   void handOver(int64_t receiver) { regionReceivers.insert(receiver); }
 
-  /// Appends a group (its id is the next one) and returns the id.
+  /// Appends a group (its id is the next one) and returns the id; the id of
+  /// the group declared before when another task (a later row block, a
+  /// co-located copy) binds the same tiles of the same weight again.
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
                 llvm::ArrayRef<int64_t> rows, llvm::ArrayRef<int64_t> cols);
   int64_t crossbarsUsed() const { return crossbars; }
@@ -134,6 +139,8 @@ private:
   mlir::OpBuilder builder;
   int64_t groups = 0, crossbars = 0;
   mlir::Operation *lastGroup = nullptr;
+  /// Declared groups by (weight, matrix layout, rows, cols, crossbars).
+  std::map<std::tuple<std::string, const void *, int64_t, int64_t, int64_t, int64_t, int64_t>, int64_t> declared;
 
   struct Temp {
     bool valid = false;

@@ -7,6 +7,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <numeric>
+
 
 using namespace mlir;
 
@@ -159,6 +161,8 @@ void Lowering::release(int id) {
     release(copy);
   for (auto &[key, pack] : b.packs)
     release(pack);
+  for (auto &[key, gather] : b.gathers)
+    release(gather);
 }
 
 void Lowering::retain(const TensorValue &v) {
@@ -240,6 +244,52 @@ FailureOr<Piece> Lowering::packed(const Piece &p) {
   return q;
 }
 
+FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on) {
+  // The longest contiguous prefix of the linear coordinates (colexicographic
+  // over the leaves) in a layout: its leaves' strides are the running
+  // products of the shapes before them.
+  auto contiguous = [](const Layout &l) {
+    std::vector<int64_t> shape = l.shape.flatten(), stride = l.stride.flatten();
+    int64_t run = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 1)
+        continue;
+      if (stride[i] != run)
+        break;
+      run *= shape[i];
+    }
+    return run;
+  };
+  Layout compact = storageOrder(p, p.sizes);
+  // Both layouts enumerate the coordinates in one order: a run contiguous
+  // in both divides both prefixes.
+  int64_t run = std::gcd(contiguous(p.layout), contiguous(compact));
+  int64_t elements = p.layout.size(), loads = elements / run;
+  constexpr int64_t kMostLoads = 1024; // beyond: one load of the whole extent
+  if (loads > kMostLoads)
+    return std::optional<Piece>();
+  Piece q = p;
+  q.offset = 0;
+  q.layout = compact;
+  auto key = std::make_tuple(on, p.offset, p.layout.str());
+  if (auto it = buffers[p.buffer].gathers.find(key); it != buffers[p.buffer].gathers.end()) {
+    q.buffer = it->second;
+    return std::optional<Piece>(q);
+  }
+  int64_t eb = bytesOf(buffers[p.buffer].type);
+  FailureOr<int> dst = allocate(on, eb * elements);
+  if (failed(dst))
+    return failure();
+  buffers[*dst].refs = 1; // held by the source's gather table
+  buffers[*dst].type = buffers[p.buffer].type;
+  int64_t global = buffers[p.buffer].address, local = buffers[*dst].address;
+  for (int64_t i = 0; i < elements; i += run)
+    emitter(on).ld(Address::at(local + eb * compact(i)), global + eb * (p.offset + p.layout(i)), eb * run);
+  buffers[p.buffer].gathers[key] = *dst;
+  q.buffer = *dst;
+  return std::optional<Piece>(q);
+}
+
 FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   Buffer &source = buffers[p.buffer];
   if (source.core == on)
@@ -252,6 +302,16 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     if (failed(q))
       return failure();
     return localize(*q, on);
+  }
+  if (source.core < 0 && hi - lo > 2 * elements + 64) {
+    // From global memory: load the runs, not the gaps between them (every
+    // copy of a first layer would load most of the input through global
+    // memory's one controller).
+    FailureOr<std::optional<Piece>> q = gathered(p, on);
+    if (failed(q))
+      return failure();
+    if (*q)
+      return **q;
   }
   auto key = std::make_tuple(on, lo, hi);
   auto it = source.copies.find(key);
@@ -1084,9 +1144,10 @@ LogicalResult Lowering::run() {
     for (Value operand : op->getOperands())
       if (!known.contains(operand))
         ++usesLeft[operand];
-  std::stable_sort(order.begin(), order.end(), [](auto a, auto b) {
-    return int64_t(*a.first.getStartNs()) < int64_t(*b.first.getStartNs());
-  });
+  // The scheduler's global order (`position`), else start times.
+  auto positionOf = [](spatial::TaskOp t) { return int64_t(t.getPosition() ? *t.getPosition() : *t.getStartNs()); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return positionOf(a.first) < positionOf(b.first); });
   for (auto &[t, op] : order) {
     task = t;
     core = int64_t(*t.getCore());

@@ -2,8 +2,9 @@
 //
 // The state of raptor-lower-to-pim: buffers on each core, the pieces every
 // nn value occupies, transfers, constants and model inputs/outputs in
-// global memory. Tasks are lowered in one global order (start time, then
-// graph order): every core's sends and receives are then a subsequence of
+// global memory. Tasks are lowered in one global order (the scheduler's
+// `position`, else start time; then graph order; always topological):
+// every core's sends and receives are then a subsequence of
 // one sequence of transfers, so blocking rendezvous cannot deadlock (the
 // first pending transfer has both sides at it).
 //
@@ -49,6 +50,9 @@ struct Buffer {
   /// Compact copies of views of it on its own core (Lowering::packed):
   /// (offset, layout) -> buffer, made once for all the readers of the view.
   std::map<std::pair<int64_t, std::string>, int> packs;
+  /// Compact copies of sparse views of it (global memory) on other cores:
+  /// (core, offset, layout) -> buffer (Lowering::gathered).
+  std::map<std::tuple<int64_t, int64_t, std::string>, int> gathers;
   /// Crossing::Global: the regions elements [lo, hi) cross through, one
   /// per pipeline level after the buffer's, each with the core storing it
   /// (the buffer's, then a relay of every level): every reader of the
@@ -266,6 +270,10 @@ private:
   void release(const TensorValue &v);
   void release(int buffer);
   mlir::FailureOr<Piece> localize(const Piece &p, int64_t core);
+  /// A sparse view of global memory (rows of a channel-major input) loaded
+  /// into a compact buffer on `core` with one ld per contiguous run; none
+  /// when the view has too many runs.
+  mlir::FailureOr<std::optional<Piece>> gathered(const Piece &p, int64_t core);
   mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
   /// Data in global memory (one copy per content), loaded into scratch.
   Address placeData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);

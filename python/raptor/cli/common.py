@@ -58,6 +58,10 @@ def add_pipeline_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", type=count(1), metavar="N",
                    help="schedule for throughput: inferences streamed through at most N stages of cores "
                         "(default: latency mode, one inference as fast as possible)")
+    p.add_argument("--row-block", type=count(0), default=DEFAULTS.row_block, metavar="R",
+                   help="latency mode: convolutions compute and send their output rows in blocks of about R "
+                        "rows, and the layers after them start on the first blocks (0: whole tensors per task; "
+                        f"default: {DEFAULTS.row_block})")
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:

@@ -127,7 +127,7 @@ def _compile(args: argparse.Namespace) -> int:
         result = pim.compile(model.module, args.output, weights=tensors, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
-                             follow_rows=args.follow_rows, precision=args.precision,
+                             follow_rows=args.follow_rows, row_block=args.row_block, precision=args.precision,
                              policy=args.policy or DEFAULTS.policy, placement=args.placement or DEFAULTS.placement,
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,
                              arithmetic=args.arithmetic or "auto", pimsim=args.format,

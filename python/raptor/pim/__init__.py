@@ -63,7 +63,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
-            precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            row_block: int | None = None, precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>",
@@ -85,7 +85,11 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     throughput in at most N stages instead of latency (the search is
     recorded in ``reports/pipeline_selection.json`` of the directory);
     ``follow_rows`` whether element-wise and pooling operators follow their
-    input's row copies (default: in pipeline mode only);
+    input's row copies (default: in pipeline mode only); ``row_block=R``
+    (latency mode) streams rows within an inference: convolutions compute
+    their output rows in blocks of about R rows, one task each, and the
+    layers after them start on the first blocks (0: whole tensors; None:
+    the compiler's default);
     ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
@@ -114,6 +118,10 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     options.pipeline_depth = pipeline or 0
     options.follow_rows = "auto" if follow_rows is None else "on" if follow_rows else "off"
+    if row_block is not None:
+        if isinstance(row_block, bool) or not isinstance(row_block, int) or row_block < 0:
+            raise ValueError(f"row_block must be a non-negative integer, not {row_block!r}")
+        options.row_block = row_block
     options.replication_budget = replication_budget
     options.unroll_limit = unroll_limit
     options.source = source

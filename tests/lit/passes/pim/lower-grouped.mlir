@@ -8,7 +8,7 @@
 // RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // GRAPH: spatial.task "grouped#0" {{.*}}col_tiles = array<i64: 0, 2>{{.*}}row_tiles = array<i64: 0, 2>{{.*}}tiles = 2 : i64
-// GRAPH: spatial.task "depthwise#0" bytes [] {core = {{[0-9]+}} : i64, cost_ns = 819 : i64, last = true, op = "nn.convolution", predicted_start_ns = {{[0-9]+}} : i64, slot = 0 : i64, source = 4 : i64, start_ns = 0 : i64}
+// GRAPH: spatial.task "depthwise#0" bytes [] {core = {{[0-9]+}} : i64, cost_ns = 819 : i64, last = true, op = "nn.convolution", position = {{[0-9]+}} : i64, predicted_start_ns = {{[0-9]+}} : i64, slot = 0 : i64, source = 4 : i64, start_ns = 0 : i64}
 
 // The embedded weight is 16 x 16 (zeros off the diagonal blocks).
 // CHECK:      pim.weight @[[W:.*]] dense<"0x0000003F{{.*}}"> : tensor<16x16x1x1xf32>

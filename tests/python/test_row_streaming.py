@@ -1,0 +1,180 @@
+"""Row streaming in latency mode (`row_block`, docs/scheduling.md "Row
+streaming"): convolutions compute their rows in blocks on one core's
+crossbars, the operators after them follow block by block, and a layer
+starts on its input's first rows. The programs must equal torch (f32) and
+the integer reference (int8) as whole-tensor programs do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from mlir import ir
+from pim_helpers import export, randomize
+from torch import nn
+
+import raptor
+from raptor import pim, quant, weights
+from raptor.frontend.torch import import_program
+
+
+class Fire(nn.Module):
+    """SqueezeNet's shape in small: a squeeze, two expands concatenated
+    along the channels, a residual add, a pooling and a head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+        self.squeeze = nn.Conv2d(8, 4, 1)
+        self.e1 = nn.Conv2d(4, 8, 1)
+        self.e3 = nn.Conv2d(4, 8, 3, padding=1)
+        self.mix = nn.Conv2d(16, 8, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.head = nn.Conv2d(8, 4, 3, stride=2, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = self.stem(x)
+        q = torch.relu(self.squeeze(s))
+        cat = torch.cat([torch.relu(self.e1(q)), torch.relu(self.e3(q))], 1)
+        y = torch.relu(self.mix(cat)) + s
+        return self.head(self.pool(y))
+
+
+def _module(tmp_path: Path, x: torch.Tensor):
+    torch.manual_seed(3)
+    model = randomize(Fire())
+    ep = export(model, x)
+    module, _ = import_program(ep)
+    path = tmp_path / "m.safetensors"
+    weights.save(path, weights.from_exported_program(ep, module))
+    with torch.no_grad():
+        reference = model(x).numpy()
+    return module, path, reference
+
+
+def _tasks(module: ir.Module) -> list[dict]:
+    graph = next(op for op in module.body.operations if op.operation.name == "spatial.graph")
+    out = []
+    for op in graph.regions[0].blocks[0].operations:
+        a = op.attributes
+        get = lambda k: ir.IntegerAttr(a[k]).value if k in a else None  # noqa: E731
+        out.append({"name": ir.StringAttr(a["name"]).value, "op": ir.StringAttr(a["op"]).value,
+                    "source": get("source"), "lane": get("lane"), "replica": get("replica"), "block": get("block"),
+                    "core": get("core"), "start": get("start_ns"), "cost": get("cost_ns"),
+                    "tiles": get("tiles") or 0, "position": get("position"),
+                    "deps": [d.owner.attributes["name"] for d in op.operands],
+                    "rows": list(ir.DenseI64ArrayAttr(a["rows"])) if "rows" in a else None})
+    return out
+
+
+@pytest.fixture(scope="module")
+def float_programs(tmp_path_factory: pytest.TempPathFactory):
+    """The model compiled whole (row_block 0) and streamed (2 rows), each
+    with the IR it ends with."""
+    tmp = tmp_path_factory.mktemp("rows")
+    x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(0))
+    out = {}
+    for block in (0, 2):
+        module, path, reference = _module(tmp, x)
+        pim.compile(module, tmp / f"b{block}", weights=path, replicate="none", pimsim="none", row_block=block)
+        out[block] = (module, tmp / f"b{block}")
+    return x, reference, out
+
+
+def test_streamed_float_program_equals_torch(float_programs) -> None:
+    x, reference, out = float_programs
+    for block in (0, 2):
+        got = pim.simulate(out[block][1], x.numpy()).outputs["out0"]
+        np.testing.assert_allclose(got, reference, rtol=1e-4, atol=1e-5)
+
+
+def test_blocks_of_a_lane_share_its_core_and_crossbars(float_programs) -> None:
+    """Each lane's blocks cover its rows in order, on one core; only the
+    first holds the crossbars, and the program declares each weight group
+    once per core (the crossbars the schedule counted, not one set per
+    block)."""
+    _, _, out = float_programs
+    module, directory = out[2]
+    tasks = _tasks(module)
+    lanes = defaultdict(list)
+    for t in tasks:
+        if t["block"] is not None:
+            lanes[(t["source"], t["lane"], t["replica"])].append(t)
+    assert lanes and all(len(b) > 1 for b in lanes.values())
+    for blocks in lanes.values():
+        assert [b["block"] for b in blocks] == list(range(len(blocks)))
+        assert len({b["core"] for b in blocks}) == 1
+        assert blocks[0]["tiles"] > 0 and all(b["tiles"] == 0 for b in blocks[1:])
+        assert all(a["rows"][1] == b["rows"][0] for a, b in zip(blocks, blocks[1:]))
+        assert blocks[0]["rows"][0] == 0
+    manifest = pim.Program.load(directory).manifest
+    declared = sum(g["crossbars"] for c in manifest["cores"] for g in c["groups"])
+    assert declared == sum(t["tiles"] for t in tasks)
+
+
+def test_a_layer_starts_before_its_input_is_complete(float_programs) -> None:
+    """Streaming: the squeeze convolution starts before the last block of
+    the stem it reads has finished; in the whole-tensor program it waits
+    for all of it; streaming is faster in the timing simulator."""
+    _, _, out = float_programs
+
+    def overlaps(module: ir.Module) -> bool:
+        tasks = _tasks(module)
+        conv = [t for t in tasks if t["op"] == "nn.convolution"]
+        sources = sorted({t["source"] for t in conv})
+        end = {s: max(t["start"] + t["cost"] for t in conv if t["source"] == s) for s in sources}
+        # The stem and the squeeze that reads it (through its ReLU).
+        stem, squeeze = sources[:2]
+        return min(t["start"] for t in conv if t["source"] == squeeze) < end[stem]
+
+    assert overlaps(out[2][0]) and not overlaps(out[0][0])
+    whole, streamed = (pim.Program.load(out[b][1]).time().latency_ns for b in (0, 2))
+    assert streamed < whole
+
+
+def test_streamed_integer_program_equals_the_integer_reference(tmp_path: Path) -> None:
+    x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(1))
+    module, path, _ = _module(tmp_path, x)
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    pim.compile(module, tmp_path / "q", weights=path, precision="int8", calibration=samples, arithmetic="integer",
+                pimsim="none", replicate="none", row_block=3)
+    assert any(t["block"] for t in _tasks(module))
+    saved = ir.Module.parse((tmp_path / "q" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x.numpy()}, weights.load(path))
+    np.testing.assert_array_equal(pim.simulate(tmp_path / "q", x.numpy()).outputs["out0"], want)
+
+
+def test_row_blocks_are_refused_in_pipeline_mode_and_when_negative(tmp_path: Path) -> None:
+    x = torch.randn(1, 3, 12, 12)
+    module, path, _ = _module(tmp_path, x)
+    with pytest.raises(pim.UserError, match="row-block streams rows within one inference"):
+        pim.compile(module, tmp_path / "p", weights=path, pipeline=2, row_block=2, pimsim="none")
+    assert not (tmp_path / "p").exists()
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="row_block must be a non-negative integer"):
+            pim.compile(module, tmp_path / "n", weights=path, row_block=bad, pimsim="none")
+    cli = subprocess.run([sys.executable, "-m", "raptor", "compile", "shufflenet_v2", "-o", str(tmp_path / "c"),
+                          "--row-block", "-2"], capture_output=True, text=True)
+    assert cli.returncode == 2 and "--row-block: expected a non-negative integer" in cli.stderr
+
+
+def test_the_lowering_order_is_topological_and_keeps_each_core_order(float_programs) -> None:
+    """The scheduler's `position` (the order the lowering emits tasks, and
+    with them every send and receive): a topological order of the
+    dependencies that runs each core's tasks in the schedule's order, so
+    only where one core's transfers fall against another's moves."""
+    _, _, out = float_programs
+    for block in (0, 2):
+        tasks = _tasks(out[block][0])
+        assert sorted(t["position"] for t in tasks) == list(range(len(tasks)))
+        place = {t["name"]: t["position"] for t in tasks}
+        assert all(place[ir.StringAttr(d).value] < t["position"] for t in tasks for d in t["deps"])
+        for core in {t["core"] for t in tasks}:
+            mine = [t for t in tasks if t["core"] == core]
+            assert sorted(mine, key=lambda t: t["position"]) == sorted(mine, key=lambda t: (t["start"], t["position"]))
