@@ -4,7 +4,8 @@
 For each model (the zoo CNNs and torchvision CNNs with seeded random
 weights, as bench/pim_models.py prepares them; 224 x 224 for torchvision)
 on the default 168-core chip, f32 and int8, compiled with row blocks of R
-rows (0: whole tensors, the default): the timing simulator's latency of one
+rows (0: whole tensors; auto, the default: 8 rows unless the scheduler
+predicts whole tensors within 10% as fast): the timing simulator's latency of one
 inference, the compile's estimate (the queue model), the list schedule's
 makespan, the cores used and the largest local-memory peak of a core.
 Each streamed program is run on the same seeded input as the whole-tensor
@@ -36,10 +37,10 @@ from pim_models import _torchvision, _zoo  # noqa: E402  (the same model prepara
 
 MODELS = ("squeezenet1_1", "resnet18", "googlenet", "shufflenet_v2", "unet")
 ZOO = ("shufflenet_v2", "unet")
-BLOCKS = (0, 4, 8)
+BLOCKS: tuple[int | str, ...] = (0, 4, 8, "auto")
 
 
-def measure(name: str, precision: str, blocks: tuple[int, ...], work: Path) -> list[dict]:
+def measure(name: str, precision: str, blocks: tuple[int | str, ...], work: Path) -> list[dict]:
     module, weights_path, x, *_ = _zoo(name) if name in ZOO else _torchvision(name, work)
     asm = module.operation.get_asm(enable_debug_info=True)
     tensors = weights.load(weights_path)
@@ -61,7 +62,7 @@ def measure(name: str, precision: str, blocks: tuple[int, ...], work: Path) -> l
         outputs = program.simulate(np.asarray(x, dtype=np.float32)).outputs
         if whole_outputs is None:
             whole_outputs = outputs
-        row.update(simulated_ns=timing.latency_ns, predicted_ns=schedule.get("predicted_latency_ns"),
+        row.update(chosen_row_block=schedule.get("row_block", 0), simulated_ns=timing.latency_ns, predicted_ns=schedule.get("predicted_latency_ns"),
                    makespan_ns=schedule["makespan_ns"], cores=schedule["cores_used"],
                    tasks=len(json.loads((out / "reports" / "schedule_tasks.json").read_text())),
                    local_bytes_peak=max(c["local_bytes"] for c in result.manifest["cores"]),
@@ -83,6 +84,8 @@ def table(rows: list[dict]) -> str:
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         block = r["row_block"] or "whole"
+        if r["row_block"] == "auto" and "error" not in r:
+            block = f"auto ({r['chosen_row_block'] or 'whole'})"
         if "error" in r:
             lines.append(f"| {r['model']} | {r['precision']} | {block} | fails: {r['error']} |" + " |" * 8)
             continue
@@ -98,11 +101,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated zoo or torchvision names")
     parser.add_argument("--blocks", default=",".join(map(str, BLOCKS)),
-                        help="comma-separated row blocks (0: whole tensors, measured first)")
+                        help="comma-separated row blocks or 'auto' (0: whole tensors, measured first)")
     parser.add_argument("--json", required=True, help="write the rows as JSON here")
     parser.add_argument("--doc", help="replace the table between this document's row-streaming markers")
     args = parser.parse_args()
-    blocks = tuple(int(b) for b in args.blocks.split(","))
+    blocks = tuple(b if b == "auto" else int(b) for b in args.blocks.split(","))
     if blocks[0] != 0:
         parser.error("--blocks must start with 0 (the whole-tensor program every figure is compared with)")
     rows: list[dict] = []

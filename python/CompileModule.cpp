@@ -250,6 +250,7 @@ void bindCompile(nb::module_ &m) {
           "__getitem__", [](const Weights &w, const std::string &name) { return weightArray(*w.file, name); },
           "A tensor as a numpy array of its own (float types as float32).");
 
+  m.attr("AUTO_ROW_BLOCK") = raptor::CompileOptions::kAutoRowBlock;
   nb::class_<raptor::CompileOptions> options(m, "CompileOptions",
                                              "What a compile is told (raptor compile's defaults; passes/pipeline).");
   options.def(nb::init<>())
@@ -261,6 +262,8 @@ void bindCompile(nb::module_ &m) {
       .def_rw("pipeline_depth", &raptor::CompileOptions::pipelineDepth, "0: latency mode")
       .def_rw("row_block", &raptor::CompileOptions::rowBlock, "latency mode: rows per streamed block (0: whole "
                                                                "tensors)")
+      .def_rw("row_block_alternative", &raptor::CompileOptions::rowBlockAlternative,
+              "with row_block: keep the faster of the streamed and whole-tensor schedules (queue model)")
       .def_rw("unroll_limit", &raptor::CompileOptions::unrollLimit);
   spellingProperty(options, "precision", &raptor::CompileOptions::precision, raptor::kPrecisions, "precision");
   spellingProperty(options, "policy", &raptor::CompileOptions::policy, raptor::codec::kPolicyChoices, "policy");

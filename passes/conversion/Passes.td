@@ -31,6 +31,9 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     blocks, on one core and its crossbars, in order), element-wise and
     pooling operators follow with blocks of their own, and each block
     depends on the producer blocks holding the input rows its windows read.
+    With `row-block-alternative` the whole-tensor graph is built beside it
+    (`@<name>_tasks_whole`, `alternative_of` the streamed one), and
+    raptor-schedule-spatial keeps whichever its queue model predicts faster.
 
     The target comes from `target=FILE.json` (read once, then kept as the
     module's `pim.target` and the graph's `target`, a `#pim.target`) or,
@@ -61,7 +64,10 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                  Option<"rowBlock", "row-block", "int64_t", /*default=*/"0",
                         "Latency mode: convolutions compute their output rows in blocks of about this many "
                         "rows, one task each, and the operators after them follow, so that a layer starts on "
-                        "its input's first rows (0: whole tensors)">];
+                        "its input's first rows (0: whole tensors)">,
+                 Option<"rowBlockAlternative", "row-block-alternative", "bool", /*default=*/"false",
+                        "With row-block: also build the whole-tensor graph, for raptor-schedule-spatial to keep "
+                        "the one whose programs its queue model finds faster">];
 }
 
 def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {

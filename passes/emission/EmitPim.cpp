@@ -314,10 +314,14 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       reportFiles.push_back({"schedule_tasks.json", llvm::json::Value(std::move(scheduled))});
       llvm::json::Object schedule;
       for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
-                              "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns"})
+                              "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns",
+                              "alternative_latency_ns"})
         if (auto v = graph->getAttrOfType<IntegerAttr>(key))
           schedule[key] = v.getInt();
-      for (const char *key : {"algorithm", "mode", "prediction", "crossing"})
+      // Rows per streamed block (0: whole tensors per task).
+      auto rowBlock = graph->getAttrOfType<IntegerAttr>("row_block");
+      schedule["row_block"] = rowBlock ? rowBlock.getInt() : 0;
+      for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();
       if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))

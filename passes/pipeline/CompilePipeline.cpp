@@ -42,7 +42,12 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   build.replicationBudget = o.replicationBudget;
   build.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   build.followRows = o.followRows == FollowRows::On || (o.followRows == FollowRows::Auto && pipelined);
-  build.rowBlock = o.rowBlock;
+  // `auto` has nothing to compare in pipeline mode (stages overlap
+  // inferences, not rows): whole tensors. An explicit row block there is
+  // the pass's error.
+  bool automatic = o.rowBlockAlternative && pipelined;
+  build.rowBlock = automatic ? 0 : o.rowBlock;
+  build.rowBlockAlternative = o.rowBlockAlternative && !pipelined;
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;
@@ -124,6 +129,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                            llvm::cl::desc("Latency mode: rows per streamed block of a convolution (0: whole "
                                           "tensors)"),
                            llvm::cl::init(defaults.rowBlock)};
+  Option<bool> rowBlockAlternative{*this, "row-block-alternative",
+                                   llvm::cl::desc("With row-block: keep whichever of the streamed and the "
+                                                  "whole-tensor schedules the queue model finds faster"),
+                                   llvm::cl::init(defaults.rowBlockAlternative)};
   Option<spatial::ListAlgorithm> algorithm{*this, "algorithm", llvm::cl::desc("Latency mode's list scheduler"),
                                            llvm::cl::init(defaults.algorithm), choicesOf(spatial::kListAlgorithms)};
   Option<int64_t> pipeline{*this, "pipeline",
@@ -149,6 +158,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.replicationBudget = replicationBudget;
     o.followRows = followRows;
     o.rowBlock = rowBlock;
+    o.rowBlockAlternative = rowBlockAlternative;
     o.algorithm = algorithm;
     o.pipelineDepth = pipeline;
     o.pimsim = pimsim;

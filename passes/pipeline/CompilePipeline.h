@@ -70,9 +70,15 @@ struct CompileOptions {
   spatial::ReplicationRule replicate = spatial::ReplicationRule::Auto;
   double replicationBudget = 0.5;
   FollowRows followRows = FollowRows::Auto;
+  /// The rows per block `--row-block auto` streams (bench/row_streaming.py:
+  /// 8 beat 4 on the int8 CNNs that stream at all).
+  static constexpr int64_t kAutoRowBlock = 8;
   /// Latency mode: rows per streamed block of a convolution (0: whole
-  /// tensors per task).
-  int64_t rowBlock = 0;
+  /// tensors per task); with rowBlockAlternative, the whole-tensor graph
+  /// too, the scheduler keeping it unless the streamed one is clearly
+  /// faster (the default, `--row-block auto`; pipeline mode: whole).
+  int64_t rowBlock = kAutoRowBlock;
+  bool rowBlockAlternative = true;
 
   spatial::ListAlgorithm algorithm = spatial::ListAlgorithm::PEFT;
   /// The most pipeline stages; 0: latency mode.

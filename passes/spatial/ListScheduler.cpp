@@ -167,24 +167,6 @@ std::string TaskGraph::validate() const {
     if (!(e.communication >= 0) || !std::isfinite(e.communication))
       return "communication costs must be finite and non-negative";
   }
-  if (!sameProcessorAs.empty()) {
-    if (sameProcessorAs.size() != numTasks)
-      return "sameProcessorAs must name one task (or -1) per task";
-    std::vector<std::vector<unsigned>> preds(numTasks);
-    for (const Edge &e : edges)
-      preds[e.to].push_back(e.from);
-    for (unsigned t = 0; t < numTasks; ++t) {
-      int other = sameProcessorAs[t];
-      if (other < 0)
-        continue;
-      bool predecessor = unsigned(other) < numTasks &&
-                         std::find(preds[t].begin(), preds[t].end(), unsigned(other)) != preds[t].end();
-      if (!predecessor) {
-        os << "task " << t << " shares the processor of " << other << ", which is not one of its predecessors";
-        return os.str();
-      }
-    }
-  }
   if (adjacency(*this).topo.size() != numTasks)
     return "the task graph has a cycle";
   return "";

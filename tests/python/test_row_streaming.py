@@ -138,12 +138,16 @@ def test_a_layer_starts_before_its_input_is_complete(float_programs) -> None:
 
 
 def test_streamed_integer_program_equals_the_integer_reference(tmp_path: Path) -> None:
-    x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(1))
+    """At 32 x 32 the input's encoder blocks read rows of the channel-major
+    input: sparse views of global memory, loaded one channel at a time."""
+    x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))
     module, path, _ = _module(tmp_path, x)
     samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
     pim.compile(module, tmp_path / "q", weights=path, precision="int8", calibration=samples, arithmetic="integer",
                 pimsim="none", replicate="none", row_block=3)
     assert any(t["block"] for t in _tasks(module))
+    manifest = pim.Program.load(tmp_path / "q").manifest
+    assert manifest["inputs"][0]["layout"].endswith(":(1,32,1024,3072)")  # channel-major
     saved = ir.Module.parse((tmp_path / "q" / "reports" / "quantized_model.mlir").read_text(),
                             context=raptor.Context())
     (want,) = quant.reference(saved, {"x": x.numpy()}, weights.load(path))
@@ -178,3 +182,45 @@ def test_the_lowering_order_is_topological_and_keeps_each_core_order(float_progr
         for core in {t["core"] for t in tasks}:
             mine = [t for t in tasks if t["core"] == core]
             assert sorted(mine, key=lambda t: t["position"]) == sorted(mine, key=lambda t: (t["start"], t["position"]))
+
+
+def test_auto_keeps_whole_tensors_unless_streaming_is_clearly_faster(tmp_path: Path) -> None:
+    """The default (`auto`): both graphs are scheduled and the streamed one
+    is kept only when the queue model predicts it 10% faster; the manifest
+    says which form was kept and what the other was predicted to take, and
+    the compile's summary says so. Pipeline mode takes whole tensors."""
+    x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(0))
+    module, path, reference = _module(tmp_path, x)
+    result = pim.compile(module, tmp_path / "a", weights=path, replicate="none", pimsim="none")
+    schedule = result.manifest["schedule"]
+    kept, other = schedule["predicted_latency_ns"], schedule["alternative_latency_ns"]
+    if schedule["row_block"] == 8:
+        assert kept < 0.9 * other and any(t["block"] is not None for t in _tasks(module))
+    else:
+        assert schedule["row_block"] == 0 and not 0.9 * kept > other
+        assert all(t["block"] is None and t["rows"] is None for t in _tasks(module))
+    np.testing.assert_allclose(pim.simulate(tmp_path / "a", x.numpy()).outputs["out0"], reference, rtol=1e-4,
+                               atol=1e-5)
+    summary = pim.format_summary(pim.summary(result.manifest), "a")
+    assert ("rows streamed in blocks of 8 (whole tensors: " if schedule["row_block"] else
+            "whole tensors per task (streamed rows: ") in summary
+    module, path, _ = _module(tmp_path, x)
+    piped = pim.compile(module, tmp_path / "p", weights=path, pipeline=2, pimsim="none").manifest["schedule"]
+    assert piped["row_block"] == 0 and "alternative_latency_ns" not in piped
+
+
+def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: Path) -> None:
+    """U-Net without replication: the queue model predicts the streamed
+    graph clearly faster, but its programs need more local memory than a
+    core has (the queue model does not allocate buffers). The compile does
+    not fail: it lowers the whole-tensor graph and says why in the manifest
+    and the summary."""
+    from raptor import sources
+
+    model = sources.load("unet")
+    result = pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none")
+    schedule = result.manifest["schedule"]
+    assert schedule["row_block"] == 0
+    assert "more bytes of local memory" in schedule["row_block_fallback"]
+    summary = pim.format_summary(pim.summary(result.manifest), "u")
+    assert "streamed rows estimated faster but not lowered: task '" in summary

@@ -164,6 +164,230 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
     module->setAttr("pim.target", attr);
     return attr;
   }
+  /// The compute graph of `func`, named `name`: convolutions in row blocks
+  /// of about `blockRows` rows (0: whole tensors per task).
+  FailureOr<sp::GraphOp> buildGraph(ModuleOp module, func::FuncOp func, StringRef name,
+                                    raptor::pim::TargetAttr targetAttr, const raptor::pim::TargetModel &t,
+                                    sp::ReplicationRule rule, int64_t blockRows) {
+    // Streamed rows need the element-wise operators between convolutions
+    // to stream too.
+    bool follow = followRows || blockRows > 0;
+    OpBuilder builder(module.getBodyRegion());
+    builder.setInsertionPointToEnd(module.getBody());
+    auto graph = sp::GraphOp::create(builder, func.getLoc(),
+                                     builder.getStringAttr(name),
+                                     targetAttr,
+                                     builder.getI64IntegerAttr(t.cores),
+                                     builder.getI64IntegerAttr(t.crossbarsPerCore),
+                                     FlatSymbolRefAttr::get(func.getSymNameAttr()));
+    graph.getBody().emplaceBlock();
+    builder.setInsertionPointToStart(&graph.getBody().front());
+    // Operators as lanes first: replication is planned over all of them.
+    std::vector<PlannedOp> planned;
+    raptor::nn::CompileTimeValues known(func.front());
+    int64_t position = -1, totalTiles = 0;
+    for (Operation &op : func.front()) {
+      ++position;
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      // Weights, constants and what the compiler computes from them alone
+      // (folded batch norms, constant embeddings) are data, not work.
+      if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
+        continue;
+      if (!isa<raptor::nn::NNDialect>(op.getDialect()) &&
+          !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(
+              &op)) {
+        op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, rescale, observe) "
+                     "only; this op is neither");
+        return failure();
+      }
+      FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
+      if (failed(lanes))
+        return failure();
+      for (int64_t tiles : lanes->tiles)
+        totalTiles += tiles;
+      int64_t vectorRows = 0;
+      // (A concatenation follows streamed rows only: in pipeline mode
+      // its copies would move the schedules documented.)
+      if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
+          (blockRows > 0 || !isa<raptor::nn::CatOp>(op)) && rowsRead(&op, known, 0, 1))
+        vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
+      planned.push_back({&op, position, std::move(*lanes), vectorRows});
+    }
+    int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
+    if (totalTiles > chip) {
+      func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
+                       << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
+      return failure();
+    }
+    int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
+    std::vector<int64_t> copies = planCopies(planned, t, spare, rule);
+    // Row blocks per copy (row-block): a convolution's copy computes its
+    // rows in blocks of about row-block rows, one task each.
+    std::vector<int64_t> blocks(planned.size(), 1);
+    if (blockRows > 0)
+      for (auto [index, p] : llvm::enumerate(planned))
+        if (isa<raptor::nn::ConvolutionOp>(p.op) && !p.lanes.matrix.empty() && p.lanes.rows > 1)
+          blocks[index] = ceilDiv(ceilDiv(p.lanes.rows, copies[index]), blockRows);
+
+    // Element-wise and pooling operators on maps that arrive in row
+    // copies (or blocks) follow them with as many copies (blocks) of
+    // their own (at most their rows), so that no single lane gathers the
+    // whole map.
+    llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> copiesOf, plannedCopies;
+    for (auto [index, p] : llvm::enumerate(planned))
+      plannedCopies[p.op] = {copies[index], blocks[index]};
+    for (auto [index, p] : llvm::enumerate(planned)) {
+      if (p.vectorRows) {
+        int64_t rows = p.vectorRows;
+        int64_t n = 1, b = 1;
+        bool fromInputs = true;
+        for (Value operand : p.op->getOperands())
+          if (Operation *def = operand.getDefiningOp()) {
+            auto [copiesOfDef, blocksOfDef] = copiesOf.lookup(def);
+            n = std::max(n, copiesOfDef);
+            b = std::max(b, blocksOfDef);
+            fromInputs = false;
+          }
+        // On the model's inputs alone (the first encoder), it leads: as
+        // many copies as its one reader takes (past an observation
+        // point), which then reads its rows from them, not the whole
+        // input from one core.
+        Operation *reader = p.op;
+        while (fromInputs && reader->hasOneUse()) {
+          reader = *reader->getUsers().begin();
+          if (!isa<raptor::codec::ObserveOp>(reader)) {
+            auto [readerCopies, readerBlocks] = plannedCopies.lookup(reader);
+            n = std::max(n, readerCopies);
+            b = std::max(b, readerBlocks);
+            break;
+          }
+        }
+        copies[index] = std::min(n, rows);
+        blocks[index] = std::max<int64_t>(1, std::min(b, rows / copies[index]));
+      }
+      copiesOf[p.op] = {copies[index], blocks[index]};
+    }
+
+    struct Produced {
+      SmallVector<Value> tasks;
+      SmallVector<std::pair<int64_t, int64_t>> rows; // per task (all rows when it is no copy)
+      int64_t bytes = 0;                             // per task
+    };
+    llvm::DenseMap<Value, Produced> producers;
+    for (auto [index, p] : llvm::enumerate(planned)) {
+      Operation &op = *p.op;
+      const sp::Lanes &lanes = p.lanes;
+      int64_t n = copies[index];
+      // Split: its tasks compute ranges of output rows (copies, blocks).
+      bool split = n > 1 || blocks[index] > 1;
+      bool followsRows = split && lanes.matrix.empty();
+      int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
+      // The dependencies of the task computing output rows [begin, end)
+      // and what it receives from each: the producer tasks holding rows
+      // it reads, the rows they share (every producer task for an
+      // operator that is not split). Without a row view of the
+      // producers, a copy of a lane still receives only the input rows
+      // its windows read.
+      auto depsOf = [&](int64_t begin, int64_t end, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
+        std::optional<std::pair<int64_t, int64_t>> need;
+        int64_t neededRows = lanes.inputRows;
+        if (split) {
+          need = rowsRead(&op, known, begin, end);
+          neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
+        }
+        for (Value operand : op.getOperands()) {
+          auto it = producers.find(operand);
+          if (it == producers.end())
+            continue; // a graph input or weight, resident before the run
+          auto type = dyn_cast<RankedTensorType>(operand.getType());
+          bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
+          for (auto [lane, rows] : llvm::zip(it->second.tasks, it->second.rows)) {
+            int64_t b = it->second.bytes;
+            bool held = rows.second != std::numeric_limits<int64_t>::max();
+            if (aligned && held) {
+              int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
+              if (lo >= hi)
+                continue;
+              b = ceilDiv(b * (hi - lo), rows.second - rows.first);
+            } else if (split && !followsRows) {
+              b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
+            }
+            deps.push_back(lane);
+            bytes.push_back(std::max<int64_t>(1, b));
+          }
+        }
+      };
+      std::string base = op.getName().stripDialect().str();
+      if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+        base = name.getName().str();
+      SmallVector<Value> results;
+      SmallVector<std::pair<int64_t, int64_t>> resultRows;
+      for (unsigned l = 0; l < lanes.count; ++l)
+        for (int64_t k = 0; k < n; ++k) {
+          auto [copyBegin, copyEnd] = n > 1 ? sp::rowsOfCopy(outRows, n, k) : std::pair<int64_t, int64_t>{0, outRows};
+          int64_t copyBlocks = std::max<int64_t>(1, std::min(blocks[index], copyEnd - copyBegin));
+          std::string copySuffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
+          std::string weight = lanes.tiles[l] ? (lanes.weight.empty() ? base : lanes.weight) + copySuffix : "";
+          Value previousBlock;
+          for (int64_t j = 0; j < copyBlocks; ++j) {
+            auto [blockBegin, blockEnd] = sp::rowsOfCopy(copyEnd - copyBegin, copyBlocks, j);
+            int64_t begin = copyBegin + blockBegin, end = copyBegin + blockEnd;
+            SmallVector<Value> deps;
+            SmallVector<int64_t> bytes;
+            depsOf(begin, end, deps, bytes);
+            // A later block of a lane's copy runs after the one before it, on
+            // its crossbars. (An element-wise operator's blocks hold no
+            // crossbars: they are copies like any other.)
+            bool onCrossbars = !lanes.matrix.empty() && copyBlocks > 1;
+            if (previousBlock && onCrossbars) {
+              deps.push_back(previousBlock);
+              bytes.push_back(0);
+            }
+            int64_t tiles = j == 0 ? lanes.tiles[l] : 0;
+            std::string suffix = copySuffix + (copyBlocks > 1 ? "/" + std::to_string(j) : "");
+            DenseI64ArrayAttr rowTiles, colTiles, rows;
+            if (!lanes.matrix.empty()) {
+              const sp::MatrixTiling::Lane &m = lanes.matrix[l];
+              rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
+              colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
+            }
+            double ns = lanes.ns[l];
+            std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
+            if (split) {
+              span = {begin, end};
+              rows = builder.getDenseI64ArrayAttr({begin, end});
+              ns *= double(end - begin) / double(outRows);
+            }
+            auto task = sp::TaskOp::create(
+                builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
+                builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
+                builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
+                builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
+                builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
+                IntegerAttr(), IntegerAttr(), BoolAttr(),
+                onCrossbars ? builder.getI64IntegerAttr(j) : IntegerAttr(), IntegerAttr());
+            results.push_back(task.getDone());
+            resultRows.push_back(span);
+            previousBlock = task.getDone();
+          }
+        }
+      int64_t tasks = int64_t(results.size());
+      for (Value r : op.getResults())
+        if (isa<RankedTensorType>(r.getType())) {
+          // Rows of maps are in the result's own coordinates only for a
+          // 4-d result; otherwise every task holds "all rows".
+          SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
+          auto type = cast<RankedTensorType>(r.getType());
+          if (type.getRank() != 4 || (split && !followsRows && lanes.rows != type.getShape()[2]))
+            for (auto &span : rowsHeld)
+              span = {0, std::numeric_limits<int64_t>::max()};
+          producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
+        }
+    }
+    return graph;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<raptor::pim::TargetAttr> targetAttr = moduleTarget(module);
@@ -183,9 +407,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       module.emitError() << "row-block streams rows within one inference: a latency-mode schedule (mode=latency)";
       return signalPassFailure();
     }
-    // Streamed rows need the element-wise operators between convolutions
-    // to stream too.
-    bool follow = followRows || rowBlock > 0;
+    if (rowBlockAlternative && rowBlock <= 0) {
+      module.emitError() << "row-block-alternative compares row streaming with whole tensors: it needs "
+                            "row-block=R with R > 0";
+      return signalPassFailure();
+    }
     if (!(replicationBudget >= 0 && replicationBudget <= 1)) {
       module.emitError() << "replication-budget must be a fraction from 0 to 1, not " << replicationBudget;
       return signalPassFailure();
@@ -198,218 +424,34 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         func.emitError("compute graphs need a single-block function");
         return signalPassFailure();
       }
-      OpBuilder builder(module.getBodyRegion());
-      builder.setInsertionPointToEnd(module.getBody());
-      auto graph = sp::GraphOp::create(builder, func.getLoc(),
-                                       builder.getStringAttr(func.getSymName().str() + "_tasks"),
-                                       *targetAttr,
-                                       builder.getI64IntegerAttr(t.cores),
-                                       builder.getI64IntegerAttr(t.crossbarsPerCore),
-                                       FlatSymbolRefAttr::get(func.getSymNameAttr()));
-      graph.getBody().emplaceBlock();
-      builder.setInsertionPointToStart(&graph.getBody().front());
-      // Operators as lanes first: replication is planned over all of them.
-      std::vector<PlannedOp> planned;
-      raptor::nn::CompileTimeValues known(func.front());
-      int64_t position = -1, totalTiles = 0;
-      for (Operation &op : func.front()) {
-        ++position;
-        if (op.hasTrait<OpTrait::IsTerminator>())
-          continue;
-        // Weights, constants and what the compiler computes from them alone
-        // (folded batch norms, constant embeddings) are data, not work.
-        if (op.getNumResults() && llvm::all_of(op.getResults(), [&](Value r) { return known.contains(r); }))
-          continue;
-        if (!isa<raptor::nn::NNDialect>(op.getDialect()) &&
-            !isa<raptor::codec::EncodeOp, raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(
-                &op)) {
-          op.emitError("compute graphs take nn ops and materialized codecs (codec.encode, decode, rescale, observe) "
-                       "only; this op is neither");
-          return signalPassFailure();
-        }
-        FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
-        if (failed(lanes))
-          return signalPassFailure();
-        for (int64_t tiles : lanes->tiles)
-          totalTiles += tiles;
-        int64_t vectorRows = 0;
-        // (A concatenation follows streamed rows only: in pipeline mode
-        // its copies would move the schedules documented.)
-        if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
-            (rowBlock > 0 || !isa<raptor::nn::CatOp>(op)) && rowsRead(&op, known, 0, 1))
-          vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
-        planned.push_back({&op, position, std::move(*lanes), vectorRows});
-      }
-      int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
-      if (totalTiles > chip) {
-        func.emitError() << "the model needs " << totalTiles << " crossbars but the chip has "
-                         << chip << " (" << t.cores << " cores x " << t.crossbarsPerCore << ")";
+      std::string name = func.getSymName().str() + "_tasks";
+      FailureOr<sp::GraphOp> graph = buildGraph(module, func, name, *targetAttr, t, rule, rowBlock);
+      if (failed(graph))
         return signalPassFailure();
-      }
-      int64_t spare = std::max<int64_t>(0, int64_t(std::floor(replicationBudget * double(chip))) - totalTiles);
-      std::vector<int64_t> copies = planCopies(planned, t, spare, rule);
-      // Row blocks per copy (row-block): a convolution's copy computes its
-      // rows in blocks of about row-block rows, one task each.
-      std::vector<int64_t> blocks(planned.size(), 1);
       if (rowBlock > 0)
-        for (auto [index, p] : llvm::enumerate(planned))
-          if (isa<raptor::nn::ConvolutionOp>(p.op) && !p.lanes.matrix.empty() && p.lanes.rows > 1)
-            blocks[index] = ceilDiv(ceilDiv(p.lanes.rows, copies[index]), int64_t(rowBlock));
-
-      // Element-wise and pooling operators on maps that arrive in row
-      // copies (or blocks) follow them with as many copies (blocks) of
-      // their own (at most their rows), so that no single lane gathers the
-      // whole map.
-      llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> copiesOf, plannedCopies;
-      for (auto [index, p] : llvm::enumerate(planned))
-        plannedCopies[p.op] = {copies[index], blocks[index]};
-      for (auto [index, p] : llvm::enumerate(planned)) {
-        if (p.vectorRows) {
-          int64_t rows = p.vectorRows;
-          int64_t n = 1, b = 1;
-          bool fromInputs = true;
-          for (Value operand : p.op->getOperands())
-            if (Operation *def = operand.getDefiningOp()) {
-              auto [copiesOfDef, blocksOfDef] = copiesOf.lookup(def);
-              n = std::max(n, copiesOfDef);
-              b = std::max(b, blocksOfDef);
-              fromInputs = false;
-            }
-          // On the model's inputs alone (the first encoder), it leads: as
-          // many copies as its one reader takes (past an observation
-          // point), which then reads its rows from them, not the whole
-          // input from one core.
-          Operation *reader = p.op;
-          while (fromInputs && reader->hasOneUse()) {
-            reader = *reader->getUsers().begin();
-            if (!isa<raptor::codec::ObserveOp>(reader)) {
-              auto [readerCopies, readerBlocks] = plannedCopies.lookup(reader);
-              n = std::max(n, readerCopies);
-              b = std::max(b, readerBlocks);
-              break;
-            }
-          }
-          copies[index] = std::min(n, rows);
-          blocks[index] = std::max<int64_t>(1, std::min(b, rows / copies[index]));
-        }
-        copiesOf[p.op] = {copies[index], blocks[index]};
-      }
-
-      struct Produced {
-        SmallVector<Value> tasks;
-        SmallVector<std::pair<int64_t, int64_t>> rows; // per task (all rows when it is no copy)
-        int64_t bytes = 0;                             // per task
-      };
-      llvm::DenseMap<Value, Produced> producers;
-      for (auto [index, p] : llvm::enumerate(planned)) {
-        Operation &op = *p.op;
-        const sp::Lanes &lanes = p.lanes;
-        int64_t n = copies[index];
-        // Split: its tasks compute ranges of output rows (copies, blocks).
-        bool split = n > 1 || blocks[index] > 1;
-        bool followsRows = split && lanes.matrix.empty();
-        int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
-        // The dependencies of the task computing output rows [begin, end)
-        // and what it receives from each: the producer tasks holding rows
-        // it reads, the rows they share (every producer task for an
-        // operator that is not split). Without a row view of the
-        // producers, a copy of a lane still receives only the input rows
-        // its windows read.
-        auto depsOf = [&](int64_t begin, int64_t end, SmallVector<Value> &deps, SmallVector<int64_t> &bytes) {
-          std::optional<std::pair<int64_t, int64_t>> need;
-          int64_t neededRows = lanes.inputRows;
-          if (split) {
-            need = rowsRead(&op, known, begin, end);
-            neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
-          }
-          for (Value operand : op.getOperands()) {
-            auto it = producers.find(operand);
-            if (it == producers.end())
-              continue; // a graph input or weight, resident before the run
-            auto type = dyn_cast<RankedTensorType>(operand.getType());
-            bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
-            for (auto [lane, rows] : llvm::zip(it->second.tasks, it->second.rows)) {
-              int64_t b = it->second.bytes;
-              bool held = rows.second != std::numeric_limits<int64_t>::max();
-              if (aligned && held) {
-                int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
-                if (lo >= hi)
-                  continue;
-                b = ceilDiv(b * (hi - lo), rows.second - rows.first);
-              } else if (split && !followsRows) {
-                b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
-              }
-              deps.push_back(lane);
-              bytes.push_back(std::max<int64_t>(1, b));
-            }
-          }
+        (*graph)->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), int64_t(rowBlock)));
+      if (rowBlockAlternative) {
+        // The whole-tensor graph beside it: raptor-schedule-spatial keeps
+        // the one whose programs the queue model finds faster.
+        FailureOr<sp::GraphOp> whole = buildGraph(module, func, name + "_whole", *targetAttr, t, rule, 0);
+        if (failed(whole))
+          return signalPassFailure();
+        // A model without streamed rows (no convolution to split, a
+        // transformer) gives the same tasks twice: one graph is scheduled.
+        auto tasksOf = [](sp::GraphOp g) {
+          std::vector<std::pair<std::string, std::vector<int64_t>>> tasks;
+          for (sp::TaskOp task : g.getBody().getOps<sp::TaskOp>())
+            tasks.push_back({task.getName().str(), task.getRows() ? std::vector<int64_t>(task.getRows()->begin(),
+                                                                                          task.getRows()->end())
+                                                                  : std::vector<int64_t>()});
+          return tasks;
         };
-        std::string base = op.getName().stripDialect().str();
-        if (auto name = dyn_cast<NameLoc>(op.getLoc()))
-          base = name.getName().str();
-        SmallVector<Value> results;
-        SmallVector<std::pair<int64_t, int64_t>> resultRows;
-        for (unsigned l = 0; l < lanes.count; ++l)
-          for (int64_t k = 0; k < n; ++k) {
-            auto [copyBegin, copyEnd] = n > 1 ? sp::rowsOfCopy(outRows, n, k) : std::pair<int64_t, int64_t>{0, outRows};
-            int64_t copyBlocks = std::max<int64_t>(1, std::min(blocks[index], copyEnd - copyBegin));
-            std::string copySuffix = "#" + std::to_string(l) + (k ? "@" + std::to_string(k) : "");
-            std::string weight = lanes.tiles[l] ? (lanes.weight.empty() ? base : lanes.weight) + copySuffix : "";
-            Value previousBlock;
-            for (int64_t j = 0; j < copyBlocks; ++j) {
-              auto [blockBegin, blockEnd] = sp::rowsOfCopy(copyEnd - copyBegin, copyBlocks, j);
-              int64_t begin = copyBegin + blockBegin, end = copyBegin + blockEnd;
-              SmallVector<Value> deps;
-              SmallVector<int64_t> bytes;
-              depsOf(begin, end, deps, bytes);
-              // A later block of a lane's copy runs after the one before it, on
-              // its crossbars. (An element-wise operator's blocks hold no
-              // crossbars: they are copies like any other.)
-              bool onCrossbars = !lanes.matrix.empty() && copyBlocks > 1;
-              if (previousBlock && onCrossbars) {
-                deps.push_back(previousBlock);
-                bytes.push_back(0);
-              }
-              int64_t tiles = j == 0 ? lanes.tiles[l] : 0;
-              std::string suffix = copySuffix + (copyBlocks > 1 ? "/" + std::to_string(j) : "");
-              DenseI64ArrayAttr rowTiles, colTiles, rows;
-              if (!lanes.matrix.empty()) {
-                const sp::MatrixTiling::Lane &m = lanes.matrix[l];
-                rowTiles = builder.getDenseI64ArrayAttr({m.rowBegin, m.rowEnd});
-                colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
-              }
-              double ns = lanes.ns[l];
-              std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
-              if (split) {
-                span = {begin, end};
-                rows = builder.getDenseI64ArrayAttr({begin, end});
-                ns *= double(end - begin) / double(outRows);
-              }
-              auto task = sp::TaskOp::create(
-                  builder, op.getLoc(), sp::TaskType::get(&getContext()), builder.getStringAttr(base + suffix), deps,
-                  builder.getDenseI64ArrayAttr(bytes), builder.getI64IntegerAttr(int64_t(std::ceil(ns - 1e-9))),
-                  builder.getI64IntegerAttr(tiles), weight.empty() ? StringAttr() : builder.getStringAttr(weight),
-                  builder.getStringAttr(op.getName().getStringRef()), builder.getI64IntegerAttr(p.position),
-                  builder.getI64IntegerAttr(l), rowTiles, colTiles, rows, builder.getI64IntegerAttr(k), IntegerAttr(),
-                  IntegerAttr(), IntegerAttr(), BoolAttr(),
-                  onCrossbars ? builder.getI64IntegerAttr(j) : IntegerAttr(), IntegerAttr());
-              results.push_back(task.getDone());
-              resultRows.push_back(span);
-              previousBlock = task.getDone();
-            }
-          }
-        int64_t tasks = int64_t(results.size());
-        for (Value r : op.getResults())
-          if (isa<RankedTensorType>(r.getType())) {
-            // Rows of maps are in the result's own coordinates only for a
-            // 4-d result; otherwise every task holds "all rows".
-            SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
-            auto type = cast<RankedTensorType>(r.getType());
-            if (type.getRank() != 4 || (split && !followsRows && lanes.rows != type.getShape()[2]))
-              for (auto &span : rowsHeld)
-                span = {0, std::numeric_limits<int64_t>::max()};
-            producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
-          }
+        if (tasksOf(*graph) == tasksOf(*whole)) {
+          whole->erase();
+          (*graph)->removeAttr("row_block");
+        } else {
+          (*whole)->setAttr("alternative_of", FlatSymbolRefAttr::get((*graph).getSymNameAttr()));
+        }
       }
     }
   }

@@ -24,28 +24,63 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<raptor::spatial::GraphOp> graphs(module.getOps<raptor::spatial::GraphOp>());
-    if (graphs.size() != 1) {
+    // A `fallback_of` graph (raptor-schedule-spatial kept streamed rows over
+    // whole tensors) is lowered only when the streamed programs do not fit.
+    SmallVector<raptor::spatial::GraphOp> graphs, fallbacks;
+    for (auto graph : module.getOps<raptor::spatial::GraphOp>())
+      (graph->hasAttr("fallback_of") ? fallbacks : graphs).push_back(graph);
+    if (graphs.size() != 1 || fallbacks.size() > 1) {
       module.emitError() << "raptor-lower-to-pim needs exactly one scheduled spatial.graph (found "
                          << graphs.size() << "); run raptor-build-compute-graph and raptor-schedule-spatial";
       return signalPassFailure();
     }
     raptor::spatial::GraphOp graph = graphs.front();
+    if (fallbacks.empty()) {
+      if (failed(lower(module, graph)))
+        return signalPassFailure();
+      return;
+    }
+    raptor::spatial::GraphOp fallback = fallbacks.front();
+    std::string reason;
+    LogicalResult streamed = failure();
+    {
+      // The streamed attempt's errors are the fallback's reason, not the
+      // compile's.
+      ScopedDiagnosticHandler quiet(&getContext(), [&](Diagnostic &d) {
+        if (reason.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+          reason = d.str();
+        return success();
+      });
+      streamed = lower(module, graph);
+    }
+    if (succeeded(streamed)) {
+      fallback.erase();
+      return;
+    }
+    for (auto chip : llvm::make_early_inc_range(module.getOps<raptor::pim::ChipOp>()))
+      chip.erase();
+    StringAttr name = graph.getSymNameAttr();
+    graph.erase();
+    fallback->removeAttr("fallback_of");
+    fallback.setSymNameAttr(name);
+    fallback->setAttr("row_block_fallback", StringAttr::get(&getContext(), reason));
+    if (failed(lower(module, fallback)))
+      return signalPassFailure();
+  }
+
+  /// The programs of `graph`'s function, in a new pim.chip.
+  LogicalResult lower(ModuleOp module, raptor::spatial::GraphOp graph) {
     auto name = graph.getFunctionAttr();
     auto func = name ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(graph, name) : func::FuncOp();
-    if (!func || func.isExternal() || !func.getBody().hasOneBlock()) {
-      graph.emitError("names no single-block function (its 'function' attribute)");
-      return signalPassFailure();
-    }
+    if (!func || func.isExternal() || !func.getBody().hasOneBlock())
+      return graph.emitError("names no single-block function (its 'function' attribute)");
     const raptor::pim::TargetModel model = graph.getTarget().getModel();
     const raptor::pim::TargetModel *target = &model;
     std::shared_ptr<const raptor::nn::SafeTensorsFile> weights = preloaded;
     if (!weights && !weightsPath.empty()) {
       auto file = raptor::nn::SafeTensorsFile::open(weightsPath);
-      if (!file) {
-        module.emitError() << llvm::toString(file.takeError());
-        return signalPassFailure();
-      }
+      if (!file)
+        return module.emitError() << llvm::toString(file.takeError());
       weights = std::move(*file);
     }
     raptor::nn::ConstantEvaluator constants(weights.get());
@@ -57,8 +92,7 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
         target->localMemoryBytes, target->cellBits, target->weightBits, graph.getTarget());
     chip.getBody().emplaceBlock();
     raptor::pim::Lowering lowering(func, graph, *target, constants, chip);
-    if (failed(lowering.run()))
-      return signalPassFailure();
+    return lowering.run();
   }
 };
 

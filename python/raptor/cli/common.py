@@ -43,6 +43,16 @@ def count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def row_block(text: str) -> int | str:
+    """argparse type: a number of rows (0 or more) or 'auto'."""
+    if text == "auto":
+        return text
+    try:
+        return count(0)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer or 'auto', not '{text}'") from None
+
+
 def fraction(text: str) -> float:
     """argparse type: a number from 0 to 1."""
     try:
@@ -58,10 +68,12 @@ def add_pipeline_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", type=count(1), metavar="N",
                    help="schedule for throughput: inferences streamed through at most N stages of cores "
                         "(default: latency mode, one inference as fast as possible)")
-    p.add_argument("--row-block", type=count(0), default=DEFAULTS.row_block, metavar="R",
+    default = "auto" if DEFAULTS.row_block_alternative else DEFAULTS.row_block
+    p.add_argument("--row-block", type=row_block, default=default, metavar="R|auto",
                    help="latency mode: convolutions compute and send their output rows in blocks of about R "
                         "rows, and the layers after them start on the first blocks (0: whole tensors per task; "
-                        f"default: {DEFAULTS.row_block})")
+                        f"auto: {_raptor.AUTO_ROW_BLOCK} rows or whole tensors, whole unless the scheduler predicts "
+                        f"streaming 10%% faster; pipeline mode: whole; default: {default})")
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:

@@ -63,7 +63,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
-            row_block: int | None = None, precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            row_block: int | str | None = None, precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>",
@@ -88,8 +88,11 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     input's row copies (default: in pipeline mode only); ``row_block=R``
     (latency mode) streams rows within an inference: convolutions compute
     their output rows in blocks of about R rows, one task each, and the
-    layers after them start on the first blocks (0: whole tensors; None:
-    the compiler's default);
+    layers after them start on the first blocks (0: whole tensors; 'auto':
+    blocks of 8 rows or whole tensors, whichever the scheduler's queue
+    model predicts clearly faster, the choice in the manifest's
+    ``schedule.row_block``; None: the compiler's default, 'auto'; pipeline
+    mode takes whole tensors for 'auto');
     ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
@@ -118,10 +121,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     options.pipeline_depth = pipeline or 0
     options.follow_rows = "auto" if follow_rows is None else "on" if follow_rows else "off"
-    if row_block is not None:
+    if row_block == "auto":
+        options.row_block, options.row_block_alternative = _raptor.AUTO_ROW_BLOCK, True
+    elif row_block is not None:
         if isinstance(row_block, bool) or not isinstance(row_block, int) or row_block < 0:
-            raise ValueError(f"row_block must be a non-negative integer, not {row_block!r}")
-        options.row_block = row_block
+            raise ValueError(f"row_block must be a non-negative integer or 'auto', not {row_block!r}")
+        options.row_block, options.row_block_alternative = row_block, False
     options.replication_budget = replication_budget
     options.unroll_limit = unroll_limit
     options.source = source

@@ -53,6 +53,12 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "pipeline_stages": len(schedule.get("stage_cores", [])) or None,
         "predicted_latency_ns": schedule.get("predicted_latency_ns"),
         "predicted_interval_ns": schedule.get("predicted_interval_ns"),
+        # Latency mode: rows per streamed block (0: whole tensors), and the
+        # prediction of the form --row-block auto did not keep.
+        "row_block": schedule.get("row_block", 0),
+        "alternative_latency_ns": schedule.get("alternative_latency_ns"),
+        # Why the streamed programs the scheduler kept were not lowered.
+        "row_block_fallback": schedule.get("row_block_fallback"),
         "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
     }
 
@@ -96,6 +102,13 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
         lines.append(f"  schedule estimate: {s['latency_estimate_ns'] / 1e6:.3f} ms "
                      f"(list schedule {s['schedule_makespan_ns'] / 1e6:.3f} ms, "
                      f"critical path {s['schedule_critical_path_ns'] / 1e6:.3f} ms)")
+        form = f"rows streamed in blocks of {s['row_block']}" if s["row_block"] else "whole tensors per task"
+        other = "whole tensors" if s["row_block"] else "streamed rows"
+        if s["row_block_fallback"]:
+            form += f" (streamed rows estimated faster but not lowered: {s['row_block_fallback']})"
+        elif s["alternative_latency_ns"] is not None:
+            form += f" ({other}: {s['alternative_latency_ns'] / 1e6:.3f} ms estimated)"
+        lines.append(f"  {form}")
     seconds = s["compile_seconds"]
     if seconds:
         lines.append(f"  compiled in {sum(seconds.values()):.2f} s")
