@@ -84,6 +84,9 @@ def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
     planned from `#layout.layout`s; local memory is allocated per core with
     reuse (a task that does not fit is an error naming it). Model inputs and
     outputs live in global memory (`pim.io`), constants in `pim.data`.
+    When the streamed graph's programs do not fit (a core's local memory),
+    its `fallback_of` graph, whole tensors per task, is lowered instead,
+    with the reason as the graph's `row_block_fallback`.
 
     ```
     raptor-opt model.mlir --raptor-fold-batch-norm \

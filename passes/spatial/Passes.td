@@ -26,6 +26,14 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     `alternative_tie_interval_ns` on the graph (pipeline mode also
     `stages`, the cores of each stage, and `stage_starts`).
 
+    Latency mode also writes each task's `position`, the lowering's global
+    order: by start time, or transfer-first (each task where its first
+    receive begins) when the queue model finds those programs faster. A
+    graph that is the `alternative_of` another (raptor-build-compute-graph
+    `row-block-alternative`: whole tensors beside streamed rows) is kept
+    unless the other is predicted at least 10% faster; then it stays as the
+    other's `fallback_of`, for raptor-lower-to-pim.
+
     Example: `raptor-opt m.mlir --raptor-build-compute-graph=target=t.json
     '--raptor-schedule-spatial=mode=pipeline depth=8'`
   }];
