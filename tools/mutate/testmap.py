@@ -60,12 +60,12 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                                         "test_codec_properties.py"]),
     "passes/conversion/NNToSpatial": (["passes/spatial"], ["test_scheduling.py", "test_near_misses_graphs.py",
                                                            "test_mutants_spatial*.py", "test_defaults.py",
-                                                           "test_properties_pipeline.py"]),
+                                                           "test_properties_pipeline.py", "test_row_streaming.py"]),
     "passes/pipeline": (["passes/pipeline"], ["test_compile_replay.py", "test_pim_program.py", "test_defaults.py"]),
     "passes/emission": (["passes/pim"], ["test_pim_program.py", "test_near_misses_program.py", "test_mutants_pim*.py"]),
     "passes/conversion/SpatialToPim": (["passes/pim"], ["test_pim_program.py", "test_pim_simulator.py",
                                                         "test_mutants_pim*.py", "test_properties_conv.py",
-                                                        "test_token_ids.py"]),
+                                                        "test_token_ids.py", "test_row_streaming.py"]),
     "passes/graph": (["passes/summarize-graph.mlir", "passes/mutants-summary.mlir"],
                      ["test_cli.py", "test_mutants_cli*.py"]),
     # The constant evaluator and the weights reader serve the PIM lowering: tests there.
@@ -79,7 +79,8 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
     "passes/spatial": (["passes/spatial"], ["test_near_misses_target.py", "test_scheduling.py",
                                             "test_cycle_ratio.py", "test_near_misses_graphs.py",
                                             "test_mutants_spatial*.py", "test_properties_cycle_ratio.py",
-                                            "test_properties_pipeline.py", "test_report_fields_periodic.py"]),
+                                            "test_properties_pipeline.py", "test_report_fields_periodic.py",
+                                            "test_row_streaming.py"]),
 }
 
 
