@@ -52,6 +52,19 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
 
+/// Each core's tasks in the order its program runs them: by start (to the
+/// nanosecond), then graph order.
+std::map<unsigned, std::vector<unsigned>> tasksByCore(const std::vector<unsigned> &core,
+                                                      const std::vector<double> &start) {
+  std::map<unsigned, std::vector<unsigned>> perCore;
+  for (unsigned i = 0; i < core.size(); ++i)
+    perCore[core[i]].push_back(i);
+  for (auto &[c, list] : perCore)
+    std::stable_sort(list.begin(), list.end(),
+                     [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+  return perCore;
+}
+
 /// What scheduling needs of a compute graph's tasks: their costs, crossbars,
 /// dependencies with bytes, and the global-memory traffic of the model's
 /// inputs and outputs they carry.
@@ -251,12 +264,7 @@ struct GraphTasks {
     }
     // Each core keeps the schedule's order of its tasks: only the places
     // of the cores' sequences relative to each other move.
-    std::map<unsigned, std::vector<unsigned>> perCore;
-    for (unsigned i = 0; i < n; ++i)
-      perCore[s.processor[i]].push_back(i);
-    for (auto &[core, list] : perCore) {
-      std::stable_sort(list.begin(), list.end(),
-                       [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
+    for (auto &[core, list] : tasksByCore(s.processor, s.start)) {
       for (size_t k = 1; k < list.size(); ++k) {
         succ[list[k - 1]].push_back(list[k]);
         ++waiting[list[k]];
@@ -489,13 +497,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// Writes core, slot, last and start_ns; `order` is the lowering order,
   /// `start` the first inference's start of each task.
   void place(MutableArrayRef<sp::TaskOp> tasks, const std::vector<unsigned> &core, const std::vector<double> &start) {
-    std::map<unsigned, std::vector<unsigned>> perCore;
-    for (unsigned i = 0; i < tasks.size(); ++i)
-      perCore[core[i]].push_back(i);
     Builder b(&getContext());
-    for (auto &[c, list] : perCore) {
-      std::stable_sort(list.begin(), list.end(),
-                       [&](unsigned x, unsigned y) { return rounded(start[x]) < rounded(start[y]); });
+    for (auto &[c, list] : tasksByCore(core, start)) {
       for (auto [slot, i] : llvm::enumerate(list)) {
         tasks[i].setCoreAttr(b.getI64IntegerAttr(c));
         tasks[i].setStartNsAttr(b.getI64IntegerAttr(rounded(start[i])));

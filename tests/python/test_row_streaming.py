@@ -202,8 +202,9 @@ def test_auto_keeps_whole_tensors_unless_streaming_is_clearly_faster(tmp_path: P
     np.testing.assert_allclose(pim.simulate(tmp_path / "a", x.numpy()).outputs["out0"], reference, rtol=1e-4,
                                atol=1e-5)
     summary = pim.format_summary(pim.summary(result.manifest), "a")
-    assert ("rows streamed in blocks of 8 (whole tensors: " if schedule["row_block"] else
-            "whole tensors per task (streamed rows: ") in summary
+    said = ("rows streamed in blocks of 8 (whole tensors: " if schedule["row_block"] else
+            "whole tensors per task (streamed rows: ")
+    assert said in summary
     module, path, _ = _module(tmp_path, x)
     piped = pim.compile(module, tmp_path / "p", weights=path, pipeline=2, pimsim="none").manifest["schedule"]
     assert piped["row_block"] == 0 and "alternative_latency_ns" not in piped
