@@ -26,6 +26,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -275,6 +276,12 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       int64_t bytes = 0;                             // per task
     };
     llvm::DenseMap<Value, Produced> producers;
+    // Task names are the operators' location names, else their kinds: one
+    // used again takes a number (_1, _2, ...), so that every task a report
+    // or a timeline names is one operator's (a model parsed from text has
+    // file locations only: all its convolutions were "convolution").
+    llvm::StringMap<unsigned> baseUses;
+    llvm::StringSet<> taken;
     for (auto [index, p] : llvm::enumerate(planned)) {
       Operation &op = *p.op;
       const sp::Lanes &lanes = p.lanes;
@@ -321,6 +328,8 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       std::string base = op.getName().stripDialect().str();
       if (auto name = dyn_cast<NameLoc>(op.getLoc()))
         base = name.getName().str();
+      for (std::string stem = base; !taken.insert(base).second;)
+        base = stem + "_" + std::to_string(++baseUses[stem]);
       SmallVector<Value> results;
       SmallVector<std::pair<int64_t, int64_t>> resultRows;
       for (unsigned l = 0; l < lanes.count; ++l)

@@ -79,11 +79,43 @@ static IntTuple withProfile(const IntTuple &shape, const std::vector<int64_t> &v
 Layout compactLike(const Layout &like) {
   // Every flat entry keeps its place in storage order (by stride in
   // `like`); the strides become compact, without `like`'s gaps or
-  // broadcasts.
+  // broadcasts. A broadcast entry (stride 0: an upsampled or expanded
+  // view) takes its place inside the next entry of its own mode, so that an
+  // upsampled channels-last map stays channels-last: sorted first, it
+  // would split every channel run into single elements, and each reader
+  // of the view would run one-element vector instructions.
   std::vector<int64_t> s = like.shape.flatten(), d = like.stride.flatten();
+  std::vector<std::pair<int64_t, int>> key(s.size());
+  std::vector<const IntTuple *> modes;
+  if (like.shape.leaf)
+    modes.push_back(&like.shape);
+  else
+    for (const IntTuple &m : like.shape.children)
+      modes.push_back(&m);
+  size_t begin = 0;
+  for (const IntTuple *m : modes) {
+    size_t end = begin + m->flatten().size();
+    for (size_t i = begin; i < end; ++i) {
+      key[i] = {d[i], 0};
+      if (d[i] != 0 || s[i] == 1)
+        continue;
+      key[i] = {INT64_MAX, 0}; // a whole mode broadcast: outermost
+      auto after = std::find_if(d.begin() + i + 1, d.begin() + end, [](int64_t x) { return x > 0; });
+      if (after != d.begin() + end) {
+        key[i] = {*after, -1};
+        continue;
+      }
+      for (size_t j = i; j-- > begin;)
+        if (d[j] > 0) {
+          key[i] = {d[j], 1};
+          break;
+        }
+    }
+    begin = end;
+  }
   std::vector<size_t> order(s.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return d[a] < d[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
   std::vector<int64_t> strides(s.size(), 0);
   int64_t next = 1;
   for (size_t i : order) {

@@ -260,14 +260,20 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
           x = fixedPoint(x);
         (*o)->constant = &keep.back();
       }
-  // The result takes the storage order of an operand of the result's shape.
+  // The result takes the storage order of an operand of the result's shape
+  // (an upsampled view is one: compactLike keeps its channels-last order),
+  // not of one broadcast along a whole dimension.
   Layout like = rowMajor(shape);
   for (const std::optional<KernelOperand> &o : {input, other})
     if (o && !o->constant) {
-      std::vector<int64_t> d = o->layout.stride.flatten(), s = o->layout.shape.flatten();
-      bool broadcast = false;
-      for (size_t i = 0; i < d.size(); ++i)
-        broadcast |= d[i] == 0 && s[i] > 1;
+      bool broadcast = llvm::any_of(o->layout.modes(), [](const Layout &mode) {
+        std::vector<int64_t> d = mode.stride.flatten(), s = mode.shape.flatten();
+        bool spans = false, moves = false;
+        for (size_t i = 0; i < d.size(); ++i)
+          if (s[i] > 1)
+            (d[i] == 0 ? spans : moves) = true;
+        return spans && !moves;
+      });
       if (!broadcast) {
         like = compactLike(o->layout);
         break;
