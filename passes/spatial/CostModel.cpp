@@ -10,6 +10,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 
@@ -134,6 +135,171 @@ double elementwiseSteps(Operation *op) {
       .Default([](Operation *) { return 1.0; });
 }
 
+/// torch's view rule: the strides of `to` viewing storage of shape `from`
+/// and strides `strides`, or nullopt when no strides do (a dimension it
+/// merges is not contiguous in storage).
+std::optional<SmallVector<int64_t>> viewStrides(ArrayRef<int64_t> from, ArrayRef<int64_t> strides,
+                                                ArrayRef<int64_t> to) {
+  SmallVector<int64_t> out(to.size(), 1);
+  if (from.empty())
+    return out;
+  int64_t viewD = int64_t(to.size()) - 1, base = strides.back(), tensorCount = 1, viewCount = 1;
+  for (int64_t d = int64_t(from.size()) - 1; d >= 0; --d) {
+    tensorCount *= from[size_t(d)];
+    if (d == 0 || (from[size_t(d - 1)] != 1 && strides[size_t(d - 1)] != tensorCount * base)) {
+      while (viewD >= 0 && (viewCount < tensorCount || to[size_t(viewD)] == 1)) {
+        out[size_t(viewD)] = viewCount * base;
+        viewCount *= to[size_t(viewD)];
+        --viewD;
+      }
+      if (viewCount != tensorCount)
+        return std::nullopt;
+      if (d > 0) {
+        base = strides[size_t(d - 1)];
+        tensorCount = viewCount = 1;
+      }
+    }
+  }
+  if (viewD != -1)
+    return std::nullopt;
+  return out;
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+/// The strides of `v` in local memory as the lowering keeps it: a feature
+/// map (N, C, H, W) that an operator wrote channels-last, a permutation or
+/// view its input's storage seen through it, anything else row-major (so
+/// is the flat copy a reader makes of a view that no strides express).
+SmallVector<int64_t> storageStrides(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  Operation *def = v.getDefiningOp();
+  if (auto clone = dyn_cast_or_null<raptor::nn::CloneOp>(def))
+    return storageStrides(clone.getSelf());
+  if (auto permute = dyn_cast_or_null<raptor::nn::PermuteOp>(def)) {
+    SmallVector<int64_t> in = storageStrides(permute.getSelf()), out;
+    for (int64_t d : permute.getDims())
+      out.push_back(in[size_t(d < 0 ? d + int64_t(in.size()) : d)]);
+    return out;
+  }
+  if (auto view = dyn_cast_or_null<raptor::nn::ViewOp>(def)) {
+    auto from = cast<RankedTensorType>(view.getSelf().getType()).getShape();
+    if (std::optional<SmallVector<int64_t>> s = viewStrides(from, storageStrides(view.getSelf()), shape))
+      return *s;
+  } else if (def && shape.size() == 4) {
+    int64_t c = shape[1], h = shape[2], w = shape[3];
+    return {c * h * w, 1, w * c, c};
+  }
+  return rowMajorStrides(shape);
+}
+
+/// Elements of a value that its readers copy before they compute (each
+/// the elements it reads), in runs of `run` contiguous ones.
+struct Scattered {
+  double elements = 0;
+  int64_t run = 1;
+};
+
+/// Element-wise operators and codecs: their results keep their input's
+/// storage order (the lowering's compactLike), however scattered.
+bool keepsOrder(Operation *op) {
+  return isa<raptor::nn::AddOp, raptor::nn::SubOp, raptor::nn::MulOp, raptor::nn::DivOp, raptor::nn::ReluOp,
+             raptor::nn::GeluOp, raptor::nn::SiluOp, raptor::nn::SigmoidOp, raptor::nn::TanhOp, raptor::nn::NegOp,
+             raptor::nn::RsqrtOp, raptor::nn::HardtanhOp, raptor::nn::ClampOp, raptor::codec::EncodeOp,
+             raptor::codec::DecodeOp, raptor::codec::RescaleOp>(op);
+}
+
+/// Views the lowering computes on its pieces without copying.
+bool isPieceView(Operation *op) {
+  return isa<raptor::nn::CloneOp, raptor::nn::PermuteOp, raptor::nn::SplitWithSizesOp, raptor::nn::SliceOp,
+             raptor::nn::SelectOp, raptor::codec::ObserveOp>(op);
+}
+
+/// What of `v` sits scattered in storage: a view no strides express is a
+/// view all the same in the lowering (a nested layout), and the operators
+/// that need flat data (matrix operators' windows, pooling, a view of a
+/// concatenation, which gathers it into one piece) copy it run by run: a
+/// channel shuffle ((N, 2, C/2, H, W) permuted and merged back to (N, C,
+/// H, W)) leaves a channels-last map their readers copy element by
+/// element. Views, concatenations and element-wise operators pass it on.
+Scattered scattered(Value v) {
+  Operation *def = v.getDefiningOp();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!def || !type || !type.hasStaticShape())
+    return {};
+  double share = double(numElements(v));
+  auto from = [&](Value in) {
+    Scattered s = scattered(in);
+    s.elements *= share / double(std::max<int64_t>(numElements(in), 1));
+    return s;
+  };
+  if (auto view = dyn_cast<raptor::nn::ViewOp>(def)) {
+    auto in = cast<RankedTensorType>(view.getSelf().getType());
+    SmallVector<int64_t> strides = storageStrides(view.getSelf());
+    if (!in.hasStaticShape() || viewStrides(in.getShape(), strides, type.getShape()))
+      return from(view.getSelf());
+    Scattered s{share, 1};
+    for (size_t d = in.getRank(); d-- > 0;) {
+      if (in.getDimSize(d) == 1)
+        continue;
+      if (strides[d] != s.run)
+        break;
+      s.run *= in.getDimSize(d);
+    }
+    return s;
+  }
+  if ((isPieceView(def) || keepsOrder(def)) && def->getNumOperands() > 0)
+    return from(def->getOperand(0));
+  if (auto cat = dyn_cast<raptor::nn::CatOp>(def)) {
+    Scattered sum;
+    sum.run = std::numeric_limits<int64_t>::max();
+    for (Value in : cat.getTensors())
+      if (Scattered s = scattered(in); s.elements > 0) {
+        sum.elements += s.elements;
+        sum.run = std::min(sum.run, s.run);
+      }
+    return sum.elements > 0 ? sum : Scattered{};
+  }
+  return {};
+}
+
+/// What `op` pays to copy its scattered operands flat. Element-wise
+/// operators copy none when all their operands share the first one's
+/// storage order, and otherwise run their instructions over the common
+/// runs (priced as copies of the scattered elements).
+double gatherNs(Operation *op, const pim::TimingConfig &timing) {
+  if (isPieceView(op) || isa<raptor::nn::CatOp>(op))
+    return 0;
+  if (auto view = dyn_cast<raptor::nn::ViewOp>(op)) {
+    Value in = view.getSelf();
+    while (auto clone = in.getDefiningOp<raptor::nn::CloneOp>())
+      in = clone.getSelf();
+    if (!in.getDefiningOp<raptor::nn::CatOp>())
+      return 0;
+  }
+  SmallVector<std::pair<Value, Scattered>> operands;
+  for (Value operand : op->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(operand.getType()); t && t.hasStaticShape() && t.getNumElements() > 1)
+      operands.push_back({operand, scattered(operand)});
+  if (keepsOrder(op) && llvm::all_of(operands, [&](const auto &o) {
+        return (o.second.elements > 0) == (operands.front().second.elements > 0);
+      }))
+    return 0;
+  double ns = 0;
+  for (auto &[operand, s] : operands)
+    if (s.elements > 0) {
+      int64_t bytes = (cast<RankedTensorType>(operand.getType()).getElementTypeBitWidth() + 7) / 8;
+      ns += s.elements / double(s.run) * timing.copyInstructionNs(s.run * bytes);
+    }
+  return ns;
+}
+
 } // namespace
 
 int64_t linearRowDim(ArrayRef<int64_t> shape) {
@@ -158,7 +324,9 @@ bool isDepthwise(raptor::nn::ConvolutionOp conv) {
   return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
 }
 
-FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
+/// The lanes of `op` by its own program, before any copies of its
+/// operands.
+static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t) {
   Lanes one;
   one.tiles = {0};
   // Refused here, where a compile first meets the graph, naming the aten
@@ -310,6 +478,16 @@ FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
     one.ns = {vectorWork(t, elementwiseSteps(op), int64_t(elements), operands)};
   }
   return one;
+}
+
+FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
+  FailureOr<Lanes> lanes = operatorLanes(op, t);
+  // Each lane copies its scattered operands itself (on its own core).
+  if (succeeded(lanes))
+    if (double copies = gatherNs(op, t.timing); copies > 0)
+      for (double &ns : lanes->ns)
+        ns += copies;
+  return lanes;
 }
 
 } // namespace raptor::spatial

@@ -80,7 +80,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                                             "test_cycle_ratio.py", "test_near_misses_graphs.py",
                                             "test_mutants_spatial*.py", "test_properties_cycle_ratio.py",
                                             "test_properties_pipeline.py", "test_report_fields_periodic.py",
-                                            "test_row_streaming.py"]),
+                                            "test_row_streaming.py", "test_scattered_view_costs.py"]),
 }
 
 

@@ -319,6 +319,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
               b = ceilDiv(b * (hi - lo), rows.second - rows.first);
             } else if (split && !followsRows) {
               b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
+            } else if (aligned) { // a follower's rows of a whole tensor (ShuffleNet's half that skips the branch)
+              int64_t height = type.getShape()[2];
+              int64_t lo = std::clamp<int64_t>(need->first, 0, height), hi = std::clamp<int64_t>(need->second, 0, height);
+              b = ceilDiv(b * std::max<int64_t>(hi - lo, 0), height);
             }
             deps.push_back(lane);
             bytes.push_back(std::max<int64_t>(1, b));
