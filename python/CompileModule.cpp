@@ -180,6 +180,8 @@ void bindCompile(nb::module_ &m) {
           return vocabularyOf(llvm::ArrayRef(raptor::kFollowRows));
         if (name == "algorithm")
           return vocabularyOf(llvm::ArrayRef(raptor::spatial::kListAlgorithms));
+        if (name == "transfers")
+          return vocabularyOf(llvm::ArrayRef(raptor::spatial::kTransferModes));
         if (name == "mode")
           return vocabularyOf(llvm::ArrayRef(raptor::spatial::kScheduleModes));
         if (name == "pimsim")
@@ -274,6 +276,8 @@ void bindCompile(nb::module_ &m) {
                    "follow-rows setting");
   spellingProperty(options, "algorithm", &raptor::CompileOptions::algorithm, raptor::spatial::kListAlgorithms,
                    "algorithm");
+  spellingProperty(options, "transfers", &raptor::CompileOptions::transfers, raptor::spatial::kTransferModes,
+                   "transfer mode");
   spellingProperty(options, "pimsim", &raptor::CompileOptions::pimsim, raptor::pim::kPimsimFiles, "pimsim form");
 
   m.def(

@@ -75,7 +75,12 @@ def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
   let description = [{
     Follows the schedule of the module's `spatial.graph`: each task becomes
     code on its core, in one global order of start times, so that sends and
-    receives cannot deadlock. Convolutions and linear layers become array
+    receives cannot deadlock. With the graph's `transfers = "global"`
+    (latency mode), data goes to other cores through global memory: each
+    producer stores its output to a region right after its work and signals
+    every core that reads it (an event register per sender, 32 per reader;
+    beyond them, rendezvous); a reader waits for the signal and loads what
+    it reads. Convolutions and linear layers become array
     groups bound to tiles of their (compile-time computed) weights and one
     MVM per output position and row tile over im2col windows, with partial
     sums added; depthwise convolutions, pooling, activations and

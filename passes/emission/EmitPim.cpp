@@ -321,7 +321,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       // Rows per streamed block (0: whole tensors per task).
       auto rowBlock = graph->getAttrOfType<IntegerAttr>("row_block");
       schedule["row_block"] = rowBlock ? rowBlock.getInt() : 0;
-      for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback"})
+      for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback", "transfers"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();
       if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))

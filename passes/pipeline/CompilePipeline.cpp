@@ -51,6 +51,7 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;
+  schedule.transfers = o.transfers;
   schedule.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   if (pipelined)
     schedule.depth = o.pipelineDepth;
@@ -135,6 +136,9 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                                    llvm::cl::init(defaults.rowBlockAlternative)};
   Option<spatial::ListAlgorithm> algorithm{*this, "algorithm", llvm::cl::desc("Latency mode's list scheduler"),
                                            llvm::cl::init(defaults.algorithm), choicesOf(spatial::kListAlgorithms)};
+  Option<spatial::TransferMode> transfers{*this, "transfers",
+                                          llvm::cl::desc("Latency mode: how data goes to other cores"),
+                                          llvm::cl::init(defaults.transfers), choicesOf(spatial::kTransferModes)};
   Option<int64_t> pipeline{*this, "pipeline",
                            llvm::cl::desc("Schedule for throughput in at most this many stages (0: latency mode)"),
                            llvm::cl::init(defaults.pipelineDepth)};
@@ -160,6 +164,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.rowBlock = rowBlock;
     o.rowBlockAlternative = rowBlockAlternative;
     o.algorithm = algorithm;
+    o.transfers = transfers;
     o.pipelineDepth = pipeline;
     o.pimsim = pimsim;
     o.unrollLimit = unrollLimit;

@@ -81,6 +81,9 @@ struct CompileOptions {
   bool rowBlockAlternative = true;
 
   spatial::ListAlgorithm algorithm = spatial::ListAlgorithm::PEFT;
+  /// Latency mode: how data goes to other cores (auto: the queue model's
+  /// faster of rendezvous and global memory).
+  spatial::TransferMode transfers = spatial::TransferMode::Auto;
   /// The most pipeline stages; 0: latency mode.
   int64_t pipelineDepth = 0;
 

@@ -28,7 +28,11 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
 
     Latency mode also writes each task's `position`, the lowering's global
     order: by start time, or transfer-first (each task where its first
-    receive begins) when the queue model finds those programs faster. A
+    receive begins), and the graph's `transfers`: `rendezvous` (send and
+    receive) or `global` (each producer stores its output to global memory
+    after its work and signals its readers, who load it: no sender waits),
+    the pair whose programs the queue model finds fastest (`transfers=`
+    fixes the second). A
     graph that is the `alternative_of` another (raptor-build-compute-graph
     `row-block-alternative`: whole tensors beside streamed rows) is kept
     unless the other is predicted at least 10% faster; then it stays as the
@@ -47,6 +51,10 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
                         "::raptor::choicesOf(::raptor::spatial::kScheduleModes)">,
                  Option<"depth", "depth", "int64_t", /*default=*/"4",
                         "pipeline mode: the most stages">,
+                 Option<"transfers", "transfers", "::raptor::spatial::TransferMode",
+                        /*default=*/"::raptor::spatial::TransferMode::Auto",
+                        "latency mode: how data goes to other cores",
+                        "::raptor::choicesOf(::raptor::spatial::kTransferModes)">,
                  Option<"report", "report", "std::string", /*default=*/"\"\"",
                         "pipeline mode: where to write the selection report (JSON; empty: nowhere)">,
                  Option<"periodicAttribute", "periodic-attribute", "bool", /*default=*/"false",

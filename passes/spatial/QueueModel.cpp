@@ -2,6 +2,8 @@
 #include "passes/spatial/QueueModel.h"
 #include "passes/spatial/PipelineStages.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <map>
 #include <cmath>
@@ -61,6 +63,12 @@ QueueProgram programOf(const PlacedGraph &g) {
   // reader of its level that takes the whole value, as the lowering builds
   // them: (producer, bytes) -> the cores storing them.
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned>> chains;
+  // Mailbox: per producer, the most a reader loads and the reading cores;
+  // the producer of the input being moved (`move` keys copies by it only
+  // when the reader takes the whole value).
+  bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
+  int64_t moving = -1;
+  std::map<unsigned, std::pair<int64_t, std::set<unsigned>>> mailed;
   auto move = [&](int64_t bytes, unsigned from, unsigned to, int64_t producer) {
     if (g.crossing == Crossing::Global && !stages.empty() && stages.crosses(from, to)) {
       std::vector<unsigned> own, &chain = producer >= 0 ? chains[{producer, bytes}] : own;
@@ -104,6 +112,18 @@ QueueProgram programOf(const PlacedGraph &g) {
       }
       return;
     }
+    if (mailbox && moving >= 0) {
+      auto &[most, readers] = mailed[unsigned(moving)];
+      most = std::max(most, bytes);
+      readers.insert(to);
+      QueueAction w{QueueAction::Wait}; // its count is resolved once every producer is known
+      w.event = -1;
+      w.task = moving;
+      w.peer = from;
+      p.cores[to].push_back(w);
+      p.cores[to].push_back(memory(bytes, false, to));
+      return;
+    }
     TransferParts parts = g.transfer(bytes, from, to);
     p.cores[from].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, to});
     p.cores[to].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, from});
@@ -118,7 +138,9 @@ QueueProgram programOf(const PlacedGraph &g) {
       if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
       // A task reading its own rows takes a range no other reader does.
+      moving = int64_t(edge.from);
       move(edge.bytes, there, here, own ? -1 : int64_t(edge.from));
+      moving = -1;
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back(memory(g.loadBytes[t], false, here));
@@ -142,6 +164,52 @@ QueueProgram programOf(const PlacedGraph &g) {
   }
   for (int64_t bytes : held)
     p.boundaryBytes = std::max(p.boundaryBytes, bytes);
+  if (mailbox) {
+    // A sender's signals to one reader in its order (the global order):
+    // the k-th of them says its k-th producer is stored. A reader waits for
+    // the ones it has not taken up to the producer it loads.
+    std::vector<int64_t> position(g.work.size(), 0);
+    for (auto [i, t] : llvm::enumerate(g.order))
+      position[t] = int64_t(i);
+    std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> signalled; // (sender, reader) -> producers
+    for (auto &[producer, mail] : mailed)
+      for (unsigned reader : mail.second)
+        signalled[{g.core[producer], reader}].push_back(producer);
+    for (auto &[pair, producers] : signalled)
+      llvm::sort(producers, [&](unsigned a, unsigned b) { return position[a] < position[b]; });
+    for (unsigned c = 0; c < g.cores; ++c) {
+      std::vector<QueueAction> actions;
+      std::map<unsigned, int64_t> taken; // per sender
+      for (const QueueAction &a : p.cores[c]) {
+        if (a.kind == QueueAction::Wait && a.event == -1) {
+          unsigned from = unsigned(a.peer);
+          const std::vector<unsigned> &producers = signalled[{from, c}];
+          int64_t k = int64_t(llvm::find(producers, unsigned(a.task)) - producers.begin()) + 1;
+          if (k > taken[from]) {
+            QueueAction w{QueueAction::Wait};
+            w.event = kEventRegisters + int64_t(from);
+            w.count = k - taken[from];
+            taken[from] = k;
+            actions.push_back(w);
+          }
+          continue;
+        }
+        actions.push_back(a);
+        if (a.kind != QueueAction::Compute)
+          continue;
+        auto it = mailed.find(unsigned(a.task));
+        if (it == mailed.end())
+          continue;
+        actions.push_back(memory(it->second.first, true, c));
+        for (unsigned reader : it->second.second) {
+          QueueAction s{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, reader, c), reader};
+          s.event = kEventRegisters + int64_t(c);
+          actions.push_back(s);
+        }
+      }
+      p.cores[c] = std::move(actions);
+    }
+  }
   // A token is a one-byte message, timed like a receive's permission.
   auto signal = [&](unsigned from, int64_t to, int64_t event) {
     QueueAction a{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, unsigned(to), from), to};

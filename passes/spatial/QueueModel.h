@@ -100,6 +100,10 @@ inline int64_t relayChunkBytes(int64_t bytes, int64_t localMemoryBytes) {
 
 /// The event registers of Crossing::Global's tokens.
 inline constexpr int64_t kReadyEvent = 0, kFreeEvent = 1;
+/// The event registers a core has (the timing simulator's): a mailbox
+/// reader takes one per sender, and receives by rendezvous from senders
+/// beyond them.
+inline constexpr int64_t kEventRegisters = 32;
 
 /// A placed graph: what programOf() turns into action lists.
 struct PlacedGraph {
@@ -127,6 +131,12 @@ struct PlacedGraph {
   /// Pipeline mode: the programs are cut into stages (PipelineStages) whose
   /// data crosses, as the lowering emits it (Crossing).
   Crossing crossing = Crossing::Interleaved;
+  /// Latency mode (Crossing::Interleaved): data goes to other cores through
+  /// global memory rather than by rendezvous. Each producer stores its
+  /// output to a region of its own right after its work and signals every
+  /// core reading it (an event register per sender); a reader waits for the
+  /// signal and loads what it reads. A sender never waits for a receiver.
+  bool mailbox = false;
   int64_t localMemoryBytes = 0; // per core (Crossing::Global's relay chunks)
   std::function<TransferParts(int64_t bytes, unsigned from, unsigned to)> transfer;
   /// Controller service, and the own time of one request of `core` (its
@@ -146,7 +156,10 @@ struct PlacedGraph {
 /// Crossing::Global: stores and loads in place of those transfers, with the
 /// tokens (FREE signals to the senders in increasing core order and the
 /// READY wait first, the FREE wait before the first store, the READY
-/// signals in increasing core order last).
+/// signals in increasing core order last). Mailbox: the producer's store
+/// (the most any reader reads of it) and signals after its work, the
+/// reader's wait (for as many of the sender's signals as it has not taken
+/// yet) and load where the receive would be.
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

@@ -23,9 +23,18 @@ inline constexpr Choice<ListAlgorithm> kListAlgorithms[] = {
     {ListAlgorithm::HEFT, "heft", "heterogeneous earliest finish time (the baseline)"},
 };
 
+enum class TransferMode { Auto, Rendezvous, Global };
+inline constexpr Choice<TransferMode> kTransferModes[] = {
+    {TransferMode::Auto, "auto", "whichever the queue model finds faster"},
+    {TransferMode::Rendezvous, "rendezvous", "send and receive, each waiting for the other"},
+    {TransferMode::Global, "global",
+     "through global memory: stored after the producer's work, signalled, loaded by the reader"},
+};
+
 } // namespace raptor::spatial
 
 RAPTOR_CHOICE_PARSER(raptor::spatial::ScheduleMode)
 RAPTOR_CHOICE_PARSER(raptor::spatial::ListAlgorithm)
+RAPTOR_CHOICE_PARSER(raptor::spatial::TransferMode)
 
 #endif // RAPTOR_PASSES_SPATIAL_SCHEDULECHOICES_H

@@ -292,9 +292,10 @@ struct GraphTasks {
 
   /// The queue model's view of a placement in a lowering order.
   sp::PlacedGraph placed(const raptor::pim::TargetModel &t, std::vector<unsigned> core, std::vector<unsigned> order,
-                         sp::Crossing crossing = sp::Crossing::Interleaved) const {
+                         sp::Crossing crossing = sp::Crossing::Interleaved, bool mailbox = false) const {
     sp::PlacedGraph p;
     p.crossing = crossing;
+    p.mailbox = mailbox;
     p.localMemoryBytes = t.localMemoryBytes;
     p.cores = t.cores;
     p.core = std::move(core);
@@ -574,21 +575,34 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
-    sp::QueueCost cost = queueCost(sp::programOf(g.placed(t, s.processor, order)));
-    // The order whose programs the queue model finds faster.
+    // The order and the transfers (rendezvous, or through global memory:
+    // sp::PlacedGraph::mailbox) whose programs the queue model finds
+    // fastest.
     std::vector<unsigned> early = g.transferOrder(t, s);
-    sp::QueueCost earlyCost = queueCost(sp::programOf(g.placed(t, s.processor, early)));
-    if (earlyCost.available && (!cost.available || earlyCost.latencyNs < cost.latencyNs)) {
-      order = std::move(early);
-      cost = std::move(earlyCost);
-    }
+    sp::QueueCost cost;
+    bool mailbox = false, first = true;
+    std::vector<unsigned> chosen;
+    for (const std::vector<unsigned> *candidate : {&order, &early})
+      for (bool global : {false, true}) {
+        if ((global && transfers == sp::TransferMode::Rendezvous) || (!global && transfers == sp::TransferMode::Global))
+          continue;
+        sp::QueueCost c = queueCost(sp::programOf(g.placed(t, s.processor, *candidate, sp::Crossing::Interleaved, global)));
+        if (first || (c.available && (!cost.available || c.latencyNs < cost.latencyNs))) {
+          cost = std::move(c);
+          chosen = *candidate;
+          mailbox = global;
+          first = false;
+        }
+      }
+    order = std::move(chosen);
     Builder positions(&getContext());
     for (auto [position, i] : llvm::enumerate(order))
       g.tasks[i].setPositionAttr(positions.getI64IntegerAttr(int64_t(position)));
     summarize(graph, g, s.processor, cost);
-    if (failed(writePeriodic(graph, g.placed(t, s.processor, order))))
+    if (failed(writePeriodic(graph, g.placed(t, s.processor, order, sp::Crossing::Interleaved, mailbox))))
       return failure();
     Builder b(&getContext());
+    graph->setAttr("transfers", b.getStringAttr(mailbox ? "global" : "rendezvous"));
     graph->setAttr("makespan_ns", b.getI64IntegerAttr(rounded(s.makespan)));
     graph->setAttr("strategy", b.getStringAttr(s.strategy));
     graph->setAttr("algorithm",

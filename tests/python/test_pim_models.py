@@ -168,13 +168,16 @@ def test_a_siglip_vision_configuration_matches_torch(tmp_path: Path) -> None:
 
 def test_lanes_spread_over_many_cores_exchange_partial_sums(tmp_path: Path) -> None:
     """One 8x8 crossbar per core: every linear layer splits into lanes on
-    different cores, whose pieces and partial sums travel by send/recv."""
+    different cores, whose pieces and partial sums travel by send/recv, or
+    through global memory."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(12, 10), nn.ReLU(), nn.Softmax(dim=-1))
-    run = compile_and_run(model, torch.randn(1, 4, 12), tmp_path / "lanes", target=TARGETS / "one-crossbar.json")
-    assert run.relative_error < TOLERANCE, run.relative_error
-    assert run.stats["total"]["sent_bytes"] > 0
-    assert len(run.manifest["cores"]) == 4
+    for transfers in ("rendezvous", "global"):
+        run = compile_and_run(model, torch.randn(1, 4, 12), tmp_path / transfers, target=TARGETS / "one-crossbar.json",
+                              transfers=transfers)
+        assert run.relative_error < TOLERANCE, run.relative_error
+        assert (run.stats["total"]["sent_bytes"] > 0) == (transfers == "rendezvous")
+        assert len(run.manifest["cores"]) == 4
 
 
 def test_pimsim_files_compute_what_the_compact_form_computes(tmp_path: Path) -> None:

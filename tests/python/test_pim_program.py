@@ -67,7 +67,7 @@ def test_json_and_binary_pimsim_files_hold_the_same_program(program: Path) -> No
     instructions = json.loads((program / "out" / "core_0.json").read_text())
     assert version == 1 and count == len(instructions)
     names = {"setbw": 8, "sldi": 1, "saddi": 6, "mvmul": 9, "vvadd": 10, "vrelu": 18, "ld": 25, "st": 26,
-             "lmv": 28, "send": 29, "recv": 30}
+             "lmv": 28, "send": 29, "recv": 30, "wait": 31, "sync": 32}
     for i, inst in enumerate(instructions):
         op, rd, rs1, flags, a, g1, g2, g3 = struct.unpack("<BBBBiiii", records[12 + 20 * i: 32 + 20 * i])
         assert op == names[inst["op"]], (i, inst)
@@ -82,6 +82,10 @@ def test_json_and_binary_pimsim_files_hold_the_same_program(program: Path) -> No
             assert (a, g1, g2) == (inst["mbiw"], inst["relu"], inst["group"])
         if inst["op"] in ("ld", "st"):
             assert g3 == inst["size"]
+        if inst["op"] == "sync":  # (global transfers: the signal that a region is stored)
+            assert (a, g1) == (inst["core"], inst["event_register"])
+        if inst["op"] == "wait":
+            assert (g1, g2) == (inst["event_register"], inst["wait_value"])
     # pimsim-nn never finishes a program ending in a scalar instruction.
     assert instructions[-1]["op"] not in ("sldi", "saddi", "nop")
 

@@ -75,6 +75,10 @@ public:
   void st(int64_t global, Address local, int64_t bytes);
   void send(Address local, int64_t core, int64_t bytes, int64_t tag);
   void recv(Address local, int64_t core, int64_t bytes, int64_t tag);
+  /// One token to event register `event` of core `peer`; block until the
+  /// local register `event` holds `count` tokens, and take them.
+  void sync(int64_t peer, int64_t event);
+  void wait(int64_t event, int64_t count);
   /// A transfer at the iteration boundary of a pipelined program: receives
   /// run before the program's first instruction and sends after its last,
   /// each side in increasing `order` (emitted by finish()). With every core
@@ -132,8 +136,6 @@ private:
     mlir::Location loc;
   };
   std::vector<Relay> relays;
-  void sync(int64_t peer, int64_t event);
-  void wait(int64_t event, int64_t count);
   void emitRegionTokens();
 
   mlir::OpBuilder builder;

@@ -1,5 +1,6 @@
 //===- Lowering.cpp - Scheduled compute graphs to PIM programs --*- C++ -*-===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
+#include "passes/spatial/QueueModel.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -7,6 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
 #include <numeric>
 
 
@@ -79,6 +81,8 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const TargetModel 
     stages = coreStages(func, graph);
     globalCrossing = crossing && crossing == "global";
   }
+  if (auto transfers = graph->getAttrOfType<StringAttr>("transfers"))
+    mailbox = transfers == "global" && !(mode && mode == "pipeline");
   if (auto bits = func->getAttrOfType<IntegerAttr>("raptor.fixed_point_bits"))
     fixedPointBits = bits.getInt();
   func.walk([&](codec::ObserveOp o) {
@@ -244,7 +248,7 @@ FailureOr<Piece> Lowering::packed(const Piece &p) {
   return q;
 }
 
-FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on) {
+FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on, std::optional<int64_t> base) {
   // The longest contiguous prefix of the linear coordinates (colexicographic
   // over the leaves) in a layout: its leaves' strides are the running
   // products of the shapes before them.
@@ -282,12 +286,70 @@ FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on) {
     return failure();
   buffers[*dst].refs = 1; // held by the source's gather table
   buffers[*dst].type = buffers[p.buffer].type;
-  int64_t global = buffers[p.buffer].address, local = buffers[*dst].address;
+  int64_t global = base ? *base : buffers[p.buffer].address, local = buffers[*dst].address;
   for (int64_t i = 0; i < elements; i += run)
     emitter(on).ld(Address::at(local + eb * compact(i)), global + eb * (p.offset + p.layout(i)), eb * run);
   buffers[p.buffer].gathers[key] = *dst;
   q.buffer = *dst;
   return std::optional<Piece>(q);
+}
+
+std::optional<int64_t> Lowering::mailboxEvent(int64_t reader, int64_t sender) {
+  // Each reader takes an event register per sender; beyond them it
+  // receives by rendezvous.
+  auto key = std::make_pair(reader, sender);
+  auto event = mailboxEvents.find(key);
+  if (event == mailboxEvents.end() && eventsUsed[reader] < spatial::kEventRegisters)
+    event = mailboxEvents.emplace(key, eventsUsed[reader]++).first;
+  if (event == mailboxEvents.end())
+    return std::nullopt;
+  return event->second;
+}
+
+bool Lowering::mail(int buffer, int64_t reader) {
+  Buffer &b = buffers[buffer];
+  if (b.signals.count(reader))
+    return true;
+  std::optional<int64_t> event = mailboxEvent(reader, b.core);
+  if (!event)
+    return false;
+  // Where the sender's program is now: right after the producer's work
+  // (mailResults), or when a reader the graph did not name needs it.
+  if (b.mailbox < 0) {
+    b.mailbox = globalAlloc(b.bytes);
+    emitter(b.core).st(b.mailbox, Address::at(b.address), b.bytes);
+  }
+  // A sender's signals to one reader arrive in its program's order: the
+  // k-th says the k-th buffer it stored for that reader is in place (the
+  // store has completed before the signal leaves).
+  emitter(b.core).sync(reader, *event);
+  b.signals[reader] = ++signalsSent[{b.core, reader}];
+  return true;
+}
+
+void Lowering::mailResults(Operation *op, size_t firstNewBuffer) {
+  auto readers = readerCores.find(task);
+  if (readers == readerCores.end())
+    return;
+  for (Value result : op->getResults()) {
+    auto it = values.find(result);
+    if (it == values.end())
+      continue;
+    for (const Piece &p : it->second.pieces)
+      if (size_t(p.buffer) >= firstNewBuffer && buffers[p.buffer].core == core)
+        for (int64_t reader : readers->second)
+          if (reader != core)
+            mail(p.buffer, reader);
+  }
+}
+
+void Lowering::awaitMail(int buffer, int64_t on) {
+  const Buffer &b = buffers[buffer];
+  int64_t k = b.signals.at(on), &taken = signalsTaken[{on, b.core}];
+  if (k > taken) {
+    emitter(on).wait(mailboxEvents.at({on, b.core}), k - taken);
+    taken = k;
+  }
 }
 
 FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
@@ -296,6 +358,15 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
     return p;
   int64_t lo = p.offset, hi = p.offset + p.layout.cosize();
   int64_t elements = p.layout.size();
+  if (mailbox && source.core >= 0 && hi - lo > 2 * elements + 64 && mail(p.buffer, on)) {
+    // Stored for this reader already: load the runs from its region.
+    awaitMail(p.buffer, on);
+    FailureOr<std::optional<Piece>> q = gathered(p, on, buffers[p.buffer].mailbox);
+    if (failed(q))
+      return failure();
+    if (*q)
+      return **q;
+  }
   if (source.core >= 0 && hi - lo > 2 * elements + 64) {
     // A sparse view: pack it on its core first rather than send the gaps.
     FailureOr<Piece> q = packed(p);
@@ -409,9 +480,14 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
                     << ") runs against the pipeline's stage order";
         return failure();
       }
-      int64_t tag = nextTag++;
-      emitter(src.core).send(Address::at(src.address + eb * lo), on, bytes, tag);
-      emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);
+      if (mailbox && mail(p.buffer, on)) {
+        awaitMail(p.buffer, on);
+        emitter(on).ld(Address::at(buffers[copyId].address), buffers[p.buffer].mailbox + eb * lo, bytes);
+      } else {
+        int64_t tag = nextTag++;
+        emitter(src.core).send(Address::at(src.address + eb * lo), on, bytes, tag);
+        emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);
+      }
     }
     buffers[p.buffer].copies[key] = copyId;
   }
@@ -653,6 +729,31 @@ int64_t Lowering::globalData(ArrayRef<char> bytes, DenseElementsAttr value) {
   return it->second.first;
 }
 
+/// The shortest prefix of `bytes` of at least kLoadChunk bytes that repeats
+/// through all of them (a divisor of the size), else the size.
+static int64_t repeatingPrefix(ArrayRef<char> bytes) {
+  constexpr int64_t kLoadChunk = 256;
+  int64_t n = int64_t(bytes.size());
+  if (n <= 2 * kLoadChunk)
+    return n;
+  // The smallest period by the prefix function (Knuth-Morris-Pratt).
+  std::vector<int64_t> border(size_t(n), 0);
+  for (int64_t i = 1, k = 0; i < n; ++i) {
+    while (k > 0 && bytes[size_t(i)] != bytes[size_t(k)])
+      k = border[size_t(k - 1)];
+    if (bytes[size_t(i)] == bytes[size_t(k)])
+      ++k;
+    border[size_t(i)] = k;
+  }
+  int64_t period = n - border[size_t(n - 1)];
+  if (n % period != 0)
+    return n;
+  for (int64_t p = period; p < n; p += period)
+    if (p >= kLoadChunk && n % p == 0)
+      return p;
+  return n;
+}
+
 Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
   auto key = contentKey(bytes, value);
   int64_t global = globalData(bytes, value);
@@ -661,7 +762,14 @@ Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
   FailureOr<int> local = scratch(int64_t(bytes.size()));
   if (failed(local))
     llvm::report_fatal_error("raptor-lower-to-pim: no local memory left for a constant");
-  here().ld(Address::at(buffers[*local].address), global, int64_t(bytes.size()));
+  // A repeating constant (a scale or shift broadcast along a kernel's run)
+  // is loaded once per period and doubled by local copies: global memory's
+  // one controller serves every core, local memory each core alone.
+  int64_t n = int64_t(bytes.size()), period = repeatingPrefix(bytes);
+  Address at = Address::at(buffers[*local].address);
+  here().ld(at, global, period);
+  for (int64_t filled = period; filled < n; filled += std::min(filled, n - filled))
+    here().lmv(at.plus(filled), at, std::min(filled, n - filled));
   loadedByContent[{core, key.first, key.second}] = buffers[*local].address;
   return Address::at(buffers[*local].address);
 }
@@ -1148,11 +1256,34 @@ LogicalResult Lowering::run() {
   auto positionOf = [](spatial::TaskOp t) { return int64_t(t.getPosition() ? *t.getPosition() : *t.getStartNs()); };
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return positionOf(a.first) < positionOf(b.first); });
+  if (mailbox) {
+    // The cores reading a task's results: its successors', through views
+    // and concatenations (which move no data: their readers read the
+    // producer's buffers).
+    std::function<void(spatial::TaskOp, std::set<int64_t> &)> readersOf = [&](spatial::TaskOp t,
+                                                                              std::set<int64_t> &into) {
+      for (Operation *user : t->getUsers())
+        if (auto reader = dyn_cast<spatial::TaskOp>(user)) {
+          int64_t source = reader.getSource() ? int64_t(*reader.getSource()) : -1;
+          if (source >= 0 && source < int64_t(ops.size()) &&
+              (isView(ops[size_t(source)]) || isa<nn::CatOp>(ops[size_t(source)])))
+            readersOf(reader, into);
+          else if (reader.getCore())
+            into.insert(int64_t(*reader.getCore()));
+        }
+    };
+    for (auto &[t, op] : order)
+      if (!isView(op) && !isa<nn::CatOp>(op))
+        readersOf(t, readerCores[t]);
+  }
   for (auto &[t, op] : order) {
     task = t;
     core = int64_t(*t.getCore());
+    size_t firstNewBuffer = buffers.size();
     if (failed(lowerTask(t, op)))
       return failure();
+    if (mailbox && !isView(op) && !isa<nn::CatOp>(op))
+      mailResults(op, firstNewBuffer);
     for (int buffer : taskBuffers)
       release(buffer);
     taskBuffers.clear();

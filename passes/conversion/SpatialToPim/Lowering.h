@@ -6,7 +6,11 @@
 // `position`, else start time; then graph order; always topological):
 // every core's sends and receives are then a subsequence of
 // one sequence of transfers, so blocking rendezvous cannot deadlock (the
-// first pending transfer has both sides at it).
+// first pending transfer has both sides at it). Transfers through global
+// memory (the graph's `transfers = "global"`) keep it: a sender's store and
+// signal never wait for a peer, and a reader's wait is for a signal emitted
+// earlier in the same order (after its producer's work, or where the
+// sender's program was when the reader was lowered).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOWERING_H
@@ -58,6 +62,11 @@ struct Buffer {
   /// (the buffer's, then a relay of every level): every reader of the
   /// data at that level loads it from there.
   std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> regions;
+  /// Latency mode's global transfers (spatial::PlacedGraph::mailbox): the
+  /// region its producer stored it to after its work (-1: none), and per
+  /// reading core the count of the producer's signals to it that says so.
+  int64_t mailbox = -1;
+  std::map<int64_t, int64_t> signals;
 };
 
 class Lowering {
@@ -250,6 +259,24 @@ private:
   /// whether data crosses them through global memory (else local).
   spatial::PipelineStages stages;
   bool globalCrossing = false;
+  /// Latency mode through global memory (the graph's `transfers`): the
+  /// cores reading each task's results (through views), the event register
+  /// of each (reader, sender) pair, the signals sent and taken per pair.
+  bool mailbox = false;
+  llvm::DenseMap<mlir::Operation *, std::set<int64_t>> readerCores;
+  std::map<std::pair<int64_t, int64_t>, int64_t> mailboxEvents;
+  std::map<int64_t, int64_t> eventsUsed;
+  std::map<std::pair<int64_t, int64_t>, int64_t> signalsSent, signalsTaken;
+  /// Stores the buffers of the current task's results that other cores read
+  /// to global memory, each signalled to its readers.
+  void mailResults(mlir::Operation *op, size_t firstNewBuffer);
+  /// Waits for the signal that says `buffer` is stored, on the reader `on`.
+  void awaitMail(int buffer, int64_t on);
+  /// Stores `buffer` (once) and signals `reader` (once) where its core's
+  /// program is now; false when the reader has no event register left for
+  /// the buffer's core (then it receives by rendezvous).
+  bool mail(int buffer, int64_t reader);
+  std::optional<int64_t> mailboxEvent(int64_t reader, int64_t sender);
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
   /// Data the current task has loaded already ((core, content) -> local
   /// address): a kernel's constants are loaded once per task, not per use.
@@ -273,7 +300,7 @@ private:
   /// A sparse view of global memory (rows of a channel-major input) loaded
   /// into a compact buffer on `core` with one ld per contiguous run; none
   /// when the view has too many runs.
-  mlir::FailureOr<std::optional<Piece>> gathered(const Piece &p, int64_t core);
+  mlir::FailureOr<std::optional<Piece>> gathered(const Piece &p, int64_t core, std::optional<int64_t> global = {});
   mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
   /// Data in global memory (one copy per content), loaded into scratch.
   Address placeData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);

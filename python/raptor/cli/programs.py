@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", help="target JSON (default: the bundled 168-core chip)")
     p.add_argument("--weights", help="weights of an .mlir model (.safetensors)")
     add_choice(p, "--algorithm", "algorithm", "latency mode's list scheduler", default=DEFAULTS.algorithm)
+    add_choice(p, "--transfers", "transfers", "latency mode: how data goes to other cores", default=DEFAULTS.transfers)
     add_pipeline_option(p)
     add_replication_options(p)
     add_choice(p, "--format", "pimsim", "pimsim-nn program files", default=DEFAULTS.pimsim)
@@ -127,7 +128,8 @@ def _compile(args: argparse.Namespace) -> int:
         result = pim.compile(model.module, args.output, weights=tensors, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
-                             follow_rows=args.follow_rows, row_block=args.row_block, precision=args.precision,
+                             follow_rows=args.follow_rows, row_block=args.row_block, transfers=args.transfers,
+                             precision=args.precision,
                              policy=args.policy or DEFAULTS.policy, placement=args.placement or DEFAULTS.placement,
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,
                              arithmetic=args.arithmetic or "auto", pimsim=args.format,

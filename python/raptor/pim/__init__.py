@@ -63,7 +63,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
-            row_block: int | str | None = None, precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            row_block: int | str | None = None, transfers: str = "auto", precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>",
@@ -92,7 +92,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     blocks of 8 rows or whole tensors, whichever the scheduler's queue
     model predicts clearly faster, the choice in the manifest's
     ``schedule.row_block``; None: the compiler's default, 'auto'; pipeline
-    mode takes whole tensors for 'auto');
+    mode takes whole tensors for 'auto'); ``transfers`` (latency mode) how
+    data goes to other cores: 'rendezvous' (send and receive, each waiting
+    for the other), 'global' (each producer stores its output to global
+    memory after its work and signals its readers, which load it: no
+    sender waits) or 'auto' (whichever the queue model predicts faster, the
+    choice in the manifest's ``schedule.transfers``);
     ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
@@ -117,6 +122,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     options = _raptor.CompileOptions()
     # The setters check each spelling against the C++ vocabulary.
     options.precision, options.algorithm, options.replicate, options.pimsim = precision, algorithm, replicate, pimsim
+    options.transfers = transfers
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     options.pipeline_depth = pipeline or 0

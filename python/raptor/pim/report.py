@@ -59,6 +59,8 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "alternative_latency_ns": schedule.get("alternative_latency_ns"),
         # Why the streamed programs the scheduler kept were not lowered.
         "row_block_fallback": schedule.get("row_block_fallback"),
+        # Latency mode: data to other cores by rendezvous or through global memory.
+        "transfer_mode": schedule.get("transfers"),
         "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
     }
 
@@ -108,6 +110,8 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
             form += f" (streamed rows estimated faster but not lowered: {s['row_block_fallback']})"
         elif s["alternative_latency_ns"] is not None:
             form += f" ({other}: {s['alternative_latency_ns'] / 1e6:.3f} ms estimated)"
+        if s["transfer_mode"] == "global":
+            form += "; transfers through global memory"
         lines.append(f"  {form}")
     seconds = s["compile_seconds"]
     if seconds:

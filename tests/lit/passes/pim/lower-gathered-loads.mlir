@@ -3,7 +3,7 @@
 // rows of the channel-major 3 x 24 x 24 input, one ld of 6 x 24 floats
 // (576 bytes) per channel, not one ld over the 2 x 576 + 6 x 24 floats
 // from its first row of channel 0 to its last of channel 2 (5184 bytes).
-// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=time replication-budget=1" --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=time replication-budget=1" --raptor-schedule-spatial=transfers=rendezvous --raptor-lower-to-pim | FileCheck %s
 
 // CHECK:     pim.io @in_x "input" name "x" at 0 : tensor<1x3x24x24xf32> layout #layout.layout<(24,24,3,1):(1,24,576,1728)>
 // CHECK-NOT: size 5184

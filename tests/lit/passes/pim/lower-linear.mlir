@@ -1,7 +1,7 @@
 // A linear layer on 8x8 crossbars, one per core: 12 rows make two row
 // tiles, 10 columns two column tiles, so four lanes on four cores. Lanes of
 // the same columns hold partial sums that the consumer (relu, core 0) adds.
-// RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial=transfers=rendezvous --raptor-lower-to-pim | FileCheck %s
 
 // CHECK-LABEL: pim.chip @main_chip cores 4 crossbars 1 of [8, 8] memory 65536
 // The bias of the first lane of each column tile, in global memory.

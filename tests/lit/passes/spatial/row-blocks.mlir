@@ -10,7 +10,7 @@
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=3 mode=pipeline" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=3 row-block-alternative" | FileCheck %s --check-prefix=BOTH
-// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=3 row-block-alternative" --raptor-schedule-spatial | FileCheck %s --check-prefix=KEPT
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=3 row-block-alternative" --raptor-schedule-spatial=transfers=rendezvous | FileCheck %s --check-prefix=KEPT
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block-alternative" 2>&1 | FileCheck %s --check-prefix=ALONE
 
 // 8 rows in ceil(8 / 3) = 3 blocks: [0, 2), [2, 5), [5, 8).
