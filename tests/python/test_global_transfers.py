@@ -16,12 +16,11 @@ import numpy as np
 import pytest
 import torch
 from mlir import ir
-from pim_helpers import export, randomize
+from pim_helpers import imported, randomize
 from torch import nn
 
 import raptor
 from raptor import pim, quant, weights
-from raptor.frontend.torch import import_program
 
 
 class Branches(nn.Module):
@@ -45,13 +44,10 @@ class Branches(nn.Module):
 def _module(tmp_path: Path, x: torch.Tensor):
     torch.manual_seed(5)
     model = randomize(Branches())
-    ep = export(model, x)
-    module, _ = import_program(ep)
     path = tmp_path / "m.safetensors"
-    weights.save(path, weights.from_exported_program(ep, module))
+    module = imported(model, x, path)
     with torch.no_grad():
-        reference = model(x).numpy()
-    return module, path, reference
+        return module, path, model(x).numpy()
 
 
 @pytest.mark.parametrize("row_block", [0, 2])
