@@ -575,25 +575,41 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
-    // The order and the transfers (rendezvous, or through global memory:
-    // sp::PlacedGraph::mailbox) whose programs the queue model finds
-    // fastest.
+    // The order, then the transfers (rendezvous, or through global memory:
+    // sp::PlacedGraph::mailbox), whose programs the queue model finds
+    // fastest. Under `auto`, global memory only when clearly faster (10%):
+    // its programs read what the graph's dependencies do not always name
+    // (a reader signalled where its sender is when it is lowered), which
+    // the model does not see.
     std::vector<unsigned> early = g.transferOrder(t, s);
-    sp::QueueCost cost;
-    bool mailbox = false, first = true;
-    std::vector<unsigned> chosen;
-    for (const std::vector<unsigned> *candidate : {&order, &early})
-      for (bool global : {false, true}) {
-        if ((global && transfers == sp::TransferMode::Rendezvous) || (!global && transfers == sp::TransferMode::Global))
-          continue;
+    auto fastest = [&](bool global, std::vector<unsigned> &chosen) {
+      sp::QueueCost best;
+      bool first = true;
+      for (const std::vector<unsigned> *candidate : {&order, &early}) {
         sp::QueueCost c = queueCost(sp::programOf(g.placed(t, s.processor, *candidate, sp::Crossing::Interleaved, global)));
-        if (first || (c.available && (!cost.available || c.latencyNs < cost.latencyNs))) {
-          cost = std::move(c);
+        if (first || (c.available && (!best.available || c.latencyNs < best.latencyNs))) {
+          best = std::move(c);
           chosen = *candidate;
-          mailbox = global;
           first = false;
         }
       }
+      return best;
+    };
+    std::vector<unsigned> chosen, globalOrder;
+    sp::QueueCost cost;
+    bool mailbox = transfers == sp::TransferMode::Global;
+    if (!mailbox)
+      cost = fastest(false, chosen);
+    if (transfers != sp::TransferMode::Rendezvous) {
+      constexpr double kClearlyFaster = 0.10;
+      sp::QueueCost global = fastest(true, globalOrder);
+      if (mailbox || (global.available &&
+                      (!cost.available || global.latencyNs < (1 - kClearlyFaster) * cost.latencyNs))) {
+        cost = std::move(global);
+        chosen = std::move(globalOrder);
+        mailbox = true;
+      }
+    }
     order = std::move(chosen);
     Builder positions(&getContext());
     for (auto [position, i] : llvm::enumerate(order))

@@ -1259,7 +1259,9 @@ LogicalResult Lowering::run() {
   if (mailbox) {
     // The cores reading a task's results: its successors', through views
     // and concatenations (which move no data: their readers read the
-    // producer's buffers).
+    // producer's buffers). A reader the graph does not name (a strided
+    // layer's copies read rows beyond their dependencies) is signalled when
+    // it is lowered (mail()).
     std::function<void(spatial::TaskOp, std::set<int64_t> &)> readersOf = [&](spatial::TaskOp t,
                                                                               std::set<int64_t> &into) {
       for (Operation *user : t->getUsers())
@@ -1308,6 +1310,15 @@ LogicalResult Lowering::run() {
   for (Output &out : outputs)
     if (!out.stored)
       return returnOp.emitError("raptor-lower-to-pim: a model output was never produced by a task");
+  // Every signal taken: a reader waits at its end for those of buffers it
+  // did not read (so that its event registers end as they began).
+  for (auto &[pair, sent] : signalsSent) {
+    auto [sender, reader] = pair;
+    int64_t &taken = signalsTaken[{reader, sender}];
+    if (sent > taken)
+      emitter(reader).wait(mailboxEvents.at({reader, sender}), sent - taken);
+    taken = sent;
+  }
   // Cores in id order, each program ended properly.
   std::vector<int64_t> ids;
   for (auto &[id, e] : emitters)
