@@ -35,7 +35,7 @@
 // CHECK-NEXT:    pim.sync 0 event [[E3]]
 
 // Here the queue model predicts global memory faster (1468 against 1544 ns),
-// but not by the 10% `auto` asks for.
+// but not by the 20% `auto` asks for.
 // AUTO:       predicted_latency_ns = 1544 : i64
 // AUTO-SAME:  transfers = "rendezvous"
 // GLOBAL:     predicted_latency_ns = 1468 : i64
