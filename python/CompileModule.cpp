@@ -182,6 +182,8 @@ void bindCompile(nb::module_ &m) {
           return vocabularyOf(llvm::ArrayRef(raptor::spatial::kListAlgorithms));
         if (name == "transfers")
           return vocabularyOf(llvm::ArrayRef(raptor::spatial::kTransferModes));
+        if (name == "crossing")
+          return vocabularyOf(llvm::ArrayRef(raptor::spatial::kCrossingModes));
         if (name == "mode")
           return vocabularyOf(llvm::ArrayRef(raptor::spatial::kScheduleModes));
         if (name == "pimsim")
@@ -278,6 +280,8 @@ void bindCompile(nb::module_ &m) {
                    "algorithm");
   spellingProperty(options, "transfers", &raptor::CompileOptions::transfers, raptor::spatial::kTransferModes,
                    "transfer mode");
+  spellingProperty(options, "crossing", &raptor::CompileOptions::crossing, raptor::spatial::kCrossingModes,
+                   "crossing form");
   spellingProperty(options, "pimsim", &raptor::CompileOptions::pimsim, raptor::pim::kPimsimFiles, "pimsim form");
 
   m.def(

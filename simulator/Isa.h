@@ -18,6 +18,10 @@
 
 namespace raptor::pim {
 
+/// The most passes a program may need for its first inference (a skewed
+/// pipeline's levels; the chip's `frames`, the manifest's program.frames).
+constexpr int64_t kMostFrames = 4096;
+
 /// Opcode numbers of the binary form: pimsim-nn's in their order (nop = 0
 /// ... sync = 32; 21 is the reserved, refused vsoftmax), Raptor's
 /// extensions from 64, and the loop records of Raptor's compact form.

@@ -910,6 +910,7 @@ Error writeDirectory(const Program &program, StringRef dir, const WriteOptions &
                                      {"pimsim_files", files[int(pimsim)]},
                                      {"pimsim_skipped", skipped},
                                      {"arithmetic", program.integerOnly ? "integer" : "float"},
+                                     {"frames", program.frames},
                                      {"extensions", std::move(ext)}}},
   };
   for (const auto &[key, value] : program.reports)
@@ -1118,6 +1119,15 @@ Expected<Program> readDirectory(StringRef dir, ProgramForm form) {
       return failure("'" + manifestPath + "': program.arithmetic '" + *arithmetic +
                      "' is neither 'integer' nor 'float'");
     p.integerOnly = arithmetic == "integer";
+    if (info->get("frames")) {
+      Expected<int64_t> frames = intField(*info, "frames", "'" + manifestPath + "': program");
+      if (!frames)
+        return frames.takeError();
+      if (*frames < 1 || *frames > kMostFrames)
+        return failure("'" + manifestPath + "': program.frames " + llvm::Twine(*frames) + " is outside 1.." +
+                       llvm::Twine(kMostFrames));
+      p.frames = *frames;
+    }
   }
   if (form == ProgramForm::Pimsim) {
     const llvm::json::Object *info = m->getObject("program");

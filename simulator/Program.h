@@ -72,6 +72,9 @@ struct Program {
   /// Integer-only arithmetic: no f32 data anywhere, 32-bit vector
   /// elements are int32 (pimsim-nn's forms give widths only).
   bool integerOnly = false;
+  /// The passes of every core's program that make the first inference (a
+  /// skewed pipeline's levels; 1 otherwise): the simulators run that many.
+  int64_t frames = 1;
   /// The operators instructions come from ("<op> <task>"), for per-operator
   /// counts (Instruction::origin indexes it).
   std::vector<std::string> operators;

@@ -40,6 +40,9 @@ struct Core {
   const CoreProgram *program;
   ProgramCursor cursor;
   int64_t events[32] = {};
+  /// Passes still to run after the current one (Program::frames; memory,
+  /// registers and event registers carry over, as on the hardware).
+  int64_t passesLeft = 0;
   int32_t ibiw = 32, obiw = 32;
   /// Local memory as two segments grown on demand: [0, memory.size()) and
   /// the top [localMemory - high.size(), localMemory), where the lowering
@@ -62,6 +65,7 @@ public:
     cores.reserve(program.programs.size());
     for (const CoreProgram &p : program.programs) {
       cores.emplace_back(p);
+      cores.back().passesLeft = program.frames - 1;
       if (cores.back().cursor.done())
         cores.back().state = State::Done;
     }
@@ -239,6 +243,10 @@ private:
 
   void advance(Core &core) {
     core.cursor.advance();
+    if (core.cursor.done() && core.passesLeft > 0) {
+      --core.passesLeft;
+      core.cursor.restart();
+    }
     if (core.cursor.done())
       core.state = State::Done;
   }

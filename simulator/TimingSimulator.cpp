@@ -122,6 +122,9 @@ public:
       result.cores.push_back(core.stats);
       result.latencyNs = std::max(result.latencyNs, core.stats.finishNs);
     }
+    // A skewed pipeline's first inference leaves after `frames` passes.
+    if (frames() > 1)
+      result.latencyNs = int64_t(generationEnds.size()) >= frames() ? generationEnds[size_t(frames() - 1)] : 0;
     result.generationEndNs = generationEnds;
     result.converged = converged;
     result.intervalNs = interval;
@@ -324,7 +327,9 @@ private:
                   ? TimelineSpan::Transfer
                   : TimelineSpan::Memory,
            start, end);
-    if (unit == Unit::Matrix)
+    if (!counting(core))
+      ;
+    else if (unit == Unit::Matrix)
       core.stats.matrixNs += busy;
     else if (unit == Unit::Vector)
       core.stats.vectorNs += busy;
@@ -354,15 +359,23 @@ private:
 
   /// A wait of core `c` from `from` to `to` (recorded in the first pass).
   void waited(size_t c, double from, double to) {
-    cores[c].stats.blockedNs += to - from;
+    if (counting(cores[c]))
+      cores[c].stats.blockedNs += to - from;
     if (TaskTiming *task = taskOf(c, cores[c].cursor.current()))
       task->blockedNs += to - from;
     if (options.timeline && cores[c].passEndNs.empty())
       span(c, TimelineSpan::Wait, from, to);
   }
 
+  /// Whether a core's units are accounted now: every pass in throughput
+  /// mode, the first in latency mode (a skewed pipeline's first inference
+  /// takes several passes of one program: the accounts are of one).
+  int64_t frames() const { return std::max<int64_t>(1, program.frames); }
+  bool counting(const Core &core) const { return options.throughput || core.passEndNs.empty(); }
+
   void count(Core &core) {
-    ++core.stats.instructions;
+    if (counting(core))
+      ++core.stats.instructions;
     if (++executed > options.maxInstructions)
       throw Budget{};
   }
@@ -380,7 +393,8 @@ private:
       // The unrolled form's stride updates decode like any scalar.
       if (int64_t implicit = core.cursor.takeImplicitScalars()) {
         core.decodeNs += double(implicit) * t.decodeNs(Opcode::Saddi);
-        core.stats.instructions += implicit;
+        if (counting(core))
+          core.stats.instructions += implicit;
         executed += implicit;
         if (TaskTiming *task = taskOf(c, core.cursor.current())) // (the loop's, counted with its next step)
           task->instructions += implicit;
@@ -613,12 +627,14 @@ private:
     Core &core = cores[c];
     // Restores after a final loop: decoded after the last retirement that
     // ends the pass, so they only count.
-    core.stats.instructions += core.cursor.takeImplicitScalars();
+    int64_t restores = core.cursor.takeImplicitScalars();
+    if (counting(core))
+      core.stats.instructions += restores;
     core.passEndNs.push_back(core.lastRetireNs);
     ++core.generation;
     noteGeneration();
-    if (!options.throughput || core.generation >= options.maxGenerations || converged ||
-        core.program->code.empty()) {
+    if ((!options.throughput && core.generation >= frames()) ||
+        core.generation >= options.maxGenerations + frames() - 1 || converged || core.program->code.empty()) {
       core.block = Block::Done;
       return false;
     }
@@ -645,7 +661,7 @@ private:
       generationEnds.push_back(end);
       // Windows (E[g] - E[g-2]) / 2 and (E[g-2] - E[g-4]) / 2; the first
       // pass (bootstrap) is left out.
-      if (options.throughput && g >= 5 && g % 2 == 1) {
+      if (options.throughput && g >= size_t(frames()) + 4 && (g - size_t(frames())) % 2 == 0) {
         double current = (generationEnds[g] - generationEnds[g - 2]) / 2;
         double previous = (generationEnds[g - 2] - generationEnds[g - 4]) / 2;
         interval = (current + previous) / 2;

@@ -73,7 +73,8 @@ struct TaskTiming {
 struct TimingResult {
   bool ok = false;
   std::string error; // a deadlock (who waits on what) or an exhausted budget
-  /// The first pass: when the last core retires its last instruction.
+  /// The first inference: when the last core retires its last instruction
+  /// of pass `Program::frames` (the first pass but for a skewed pipeline).
   double latencyNs = 0;
   /// Throughput mode: the mean interval of the last two two-generation
   /// windows, converged when they agree within 1%.

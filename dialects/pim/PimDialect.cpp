@@ -135,6 +135,8 @@ LogicalResult ChipOp::verify() {
     return emitOpError("local memory beyond 2 GiB cannot be addressed with 32-bit immediates");
   if (getCellBits() < 1 || getWeightBits() < getCellBits() || getWeightBits() % getCellBits())
     return emitOpError("weight_bits must be a positive multiple of cell_bits");
+  if (getFrames() < 1 || getFrames() > kMostFrames)
+    return emitOpError() << "frames must be in 1.." << kMostFrames << ", not " << getFrames();
   if (std::optional<TargetAttr> target = getTarget()) {
     if (int64_t(target->getCores()) != getCores() || int64_t(target->getCrossbarsPerCore()) != getCrossbars() ||
         int64_t(target->getCrossbarRows()) != getXbarRows() || int64_t(target->getCrossbarCols()) != getXbarCols() ||

@@ -97,12 +97,20 @@ def Pim_ChipOp : Pim_Op<"chip", [SymbolTable, SingleBlock, NoTerminator, Isolate
     `target`, when present, is the #pim.target the chip was compiled for
     (its geometry must be the chip's); the emitter writes pimsim-nn's
     chip.json and network.json from it.
+
+    `frames` is how many passes of every core's program make the first
+    inference: 1 for a program that computes the model in one pass; a
+    skewed pipeline (docs/scheduling.md) runs a core of level l on
+    inference f - l in pass f, so its first inference leaves the last
+    level after `frames` = last level + 1 passes, and the simulators run
+    that many.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Pim_I64:$cores, Pim_I64:$crossbars,
                        DenseI64ArrayAttr:$xbar_size, Pim_I64:$memory,
                        DefaultValuedAttr<Pim_I64, "8">:$cell_bits,
                        DefaultValuedAttr<Pim_I64, "8">:$weight_bits,
-                       OptionalAttr<Pim_TargetAttr>:$target);
+                       OptionalAttr<Pim_TargetAttr>:$target,
+                       DefaultValuedAttr<Pim_I64, "1">:$frames);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `cores` $cores `crossbars` $crossbars `of` $xbar_size `memory` $memory

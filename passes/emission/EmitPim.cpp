@@ -114,6 +114,7 @@ FailureOr<pim::Program> programOf(pim::ChipOp chip) {
   // An integer-only program (raptor-lower-to-pim under fixed point).
   auto fixedPoint = chip->getAttrOfType<IntegerAttr>("fixed_point_bits");
   program.integerOnly = bool(fixedPoint);
+  program.frames = chip.getFrames();
   program.programs.resize(size_t(program.cores));
   Origins origins{program.operators, {}};
   for (int64_t i = 0; i < program.cores; ++i)

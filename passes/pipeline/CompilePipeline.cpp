@@ -52,6 +52,7 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;
   schedule.transfers = o.transfers;
+  schedule.crossing = o.crossing;
   schedule.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   if (pipelined)
     schedule.depth = o.pipelineDepth;
@@ -139,6 +140,9 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<spatial::TransferMode> transfers{*this, "transfers",
                                           llvm::cl::desc("Latency mode: how data goes to other cores"),
                                           llvm::cl::init(defaults.transfers), choicesOf(spatial::kTransferModes)};
+  Option<spatial::CrossingMode> crossing{*this, "crossing",
+                                         llvm::cl::desc("Pipeline mode: how data crosses to later stages"),
+                                         llvm::cl::init(defaults.crossing), choicesOf(spatial::kCrossingModes)};
   Option<int64_t> pipeline{*this, "pipeline",
                            llvm::cl::desc("Schedule for throughput in at most this many stages (0: latency mode)"),
                            llvm::cl::init(defaults.pipelineDepth)};
@@ -165,6 +169,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.rowBlockAlternative = rowBlockAlternative;
     o.algorithm = algorithm;
     o.transfers = transfers;
+    o.crossing = crossing;
     o.pipelineDepth = pipeline;
     o.pimsim = pimsim;
     o.unrollLimit = unrollLimit;

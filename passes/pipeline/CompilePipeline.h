@@ -84,6 +84,9 @@ struct CompileOptions {
   /// Latency mode: how data goes to other cores (auto: the queue model's
   /// faster of rendezvous and global memory).
   spatial::TransferMode transfers = spatial::TransferMode::Auto;
+  /// Pipeline mode: how data crosses to later stages (auto: the queue
+  /// model's cheapest form for each candidate).
+  spatial::CrossingMode crossing = spatial::CrossingMode::Auto;
   /// The most pipeline stages; 0: latency mode.
   int64_t pipelineDepth = 0;
 

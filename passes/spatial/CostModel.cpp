@@ -302,6 +302,12 @@ double gatherNs(Operation *op, const pim::TimingConfig &timing) {
 
 } // namespace
 
+bool movesNoData(Operation *op) {
+  return isa<raptor::nn::ViewOp, raptor::nn::PermuteOp, raptor::nn::ExpandOp, raptor::nn::SliceOp,
+             raptor::nn::SelectOp, raptor::nn::SplitWithSizesOp, raptor::nn::CloneOp, raptor::nn::FanOutOp,
+             raptor::nn::KVCacheOp, raptor::nn::UpsampleNearest2dOp, raptor::codec::ObserveOp, raptor::nn::CatOp>(op);
+}
+
 int64_t linearRowDim(ArrayRef<int64_t> shape) {
   int64_t dim = -1;
   for (size_t i = 0; i + 1 < shape.size(); ++i)

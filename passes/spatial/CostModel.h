@@ -44,6 +44,11 @@ struct Lanes {
 /// several (their rows would not be boxes of the output).
 int64_t linearRowDim(llvm::ArrayRef<int64_t> inputShape);
 
+/// Operators the PIM lowering computes on their operands' pieces without
+/// moving data (views, identities, nearest upsampling, concatenations):
+/// their readers read the producers' buffers.
+bool movesNoData(mlir::Operation *op);
+
 /// The bytes of a statically shaped tensor value (0 when dynamic).
 int64_t tensorBytes(mlir::Value v);
 

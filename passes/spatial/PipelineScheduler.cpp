@@ -29,6 +29,21 @@ std::string PipelineProblem::validate() const {
            std::to_string(cores);
   if (work.size() != n || tiles.size() != n)
     return "every task needs a group, a cost and a crossbar count";
+  if ((!rank.empty() && rank.size() != n) || (!lane.empty() && lane.size() != n) ||
+      (!follows.empty() && follows.size() != n))
+    return "a task order, lanes and followers, when given, are needed for every task";
+  for (size_t t = 0; t < follows.size(); ++t)
+    if (follows[t] >= int(t) || follows[t] < -1)
+      return "a task follows an earlier task or none";
+  if (!rank.empty()) {
+    std::vector<unsigned> seen(n, 0);
+    for (unsigned r : rank)
+      if (r >= n || seen[r]++)
+        return "the task order must be a permutation of the tasks";
+    for (const Edge &e : edges)
+      if (e.from >= n || e.to >= n || rank[e.from] >= rank[e.to])
+        return "the task order must be topological";
+  }
   for (size_t t = 0; t < n; ++t) {
     if (t && group[t] < group[t - 1])
       return "task groups must be in topological (non-decreasing) order";
@@ -222,21 +237,31 @@ bool packOrdered(const PipelineProblem &prob, const std::vector<std::vector<unsi
     return c;
   };
   // Cuts the tasks into runs under `limit` (a new run when the load or the
-  // crossbars would overflow); returns how many, writing cores if `assign`.
+  // crossbars would overflow; copies of a lane in one run share theirs);
+  // returns how many, writing cores if `assign`.
+  std::set<int64_t> lanes;
+  auto tilesIn = [&](unsigned t) {
+    int64_t lane = prob.lane.empty() ? -1 : prob.lane[t];
+    return lane >= 0 && lanes.count(lane) ? 0 : prob.tiles[t];
+  };
   auto runs = [&](double limit, bool assign) {
     unsigned count = 0;
     double load = 0;
     int64_t used = 0;
+    lanes.clear();
     for (unsigned t : tasks) {
       double here = count ? cost(t, count - 1) : 0;
-      if (!count || load + here > limit || used + prob.tiles[t] > prob.capacity) {
+      if (!count || load + here > limit || used + tilesIn(t) > prob.capacity) {
         ++count;
         load = cost(t, count - 1);
         used = 0;
+        lanes.clear();
       } else {
         load += here;
       }
-      used += prob.tiles[t];
+      used += tilesIn(t);
+      if (!prob.lane.empty() && prob.lane[t] >= 0)
+        lanes.insert(prob.lane[t]);
       run[t] = count - 1;
       if (assign)
         core[t] = base + count - 1;
@@ -274,6 +299,8 @@ std::vector<unsigned> pack(const PipelineProblem &prob, const Groups &g, const P
     std::vector<unsigned> tasks;
     for (unsigned grp = p.starts[s]; grp < end; ++grp)
       tasks.insert(tasks.end(), g.tasks[grp].begin(), g.tasks[grp].end());
+    if (!prob.rank.empty())
+      std::stable_sort(tasks.begin(), tasks.end(), [&](unsigned x, unsigned y) { return prob.rank[x] < prob.rank[y]; });
     if (packOrdered(prob, inputs, tasks, n, base, core)) {
       base += n;
       continue;
@@ -321,6 +348,75 @@ std::vector<unsigned> pack(const PipelineProblem &prob, const Groups &g, const P
     }
     base += n;
   }
+  return core;
+}
+
+/// A placement without stages: the chains of followers (a task and the
+/// tasks that follow it), longest first, each onto the least loaded core
+/// whose crossbars take its lanes (copies of a lane already there share
+/// them); ties by core index. The bound is the most loaded core's work.
+/// Empty when a chain finds no core.
+std::vector<unsigned> packBalanced(const PipelineProblem &prob, double &bound) {
+  unsigned n = unsigned(prob.work.size());
+  std::vector<std::vector<unsigned>> chains;
+  std::vector<int> chainOf(n, -1);
+  for (unsigned t = 0; t < n; ++t) {
+    int f = prob.follows.empty() ? -1 : prob.follows[t];
+    if (f >= 0) {
+      chainOf[t] = chainOf[unsigned(f)];
+      chains[size_t(chainOf[t])].push_back(t);
+    } else {
+      chainOf[t] = int(chains.size());
+      chains.push_back({t});
+    }
+  }
+  std::vector<double> weight(chains.size(), 0);
+  for (size_t c = 0; c < chains.size(); ++c)
+    for (unsigned t : chains[c])
+      weight[c] += prob.work[t];
+  std::vector<size_t> order(chains.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+  std::vector<double> load(prob.cores, 0);
+  std::vector<int64_t> used(prob.cores, 0);
+  std::vector<std::set<int64_t>> lanes(prob.cores);
+  std::vector<unsigned> core(n, 0);
+  // The crossbars a chain adds to core c.
+  auto extra = [&](size_t chain, unsigned c) {
+    int64_t x = 0;
+    std::set<int64_t> added;
+    for (unsigned t : chains[chain]) {
+      int64_t lane = prob.lane.empty() ? -1 : prob.lane[t];
+      if (lane >= 0 && (lanes[c].count(lane) || !added.insert(lane).second))
+        continue;
+      x += prob.tiles[t];
+    }
+    return x;
+  };
+  for (size_t chain : order) {
+    int best = -1;
+    int64_t bestExtra = 0;
+    for (unsigned c = 0; c < prob.cores; ++c) {
+      int64_t x = extra(chain, c);
+      if (used[c] + x > prob.capacity)
+        continue;
+      if (best < 0 || load[c] < load[unsigned(best)]) {
+        best = int(c);
+        bestExtra = x;
+      }
+    }
+    if (best < 0)
+      return {};
+    unsigned c = unsigned(best);
+    load[c] += weight[chain];
+    used[c] += bestExtra;
+    for (unsigned t : chains[chain]) {
+      core[t] = c;
+      if (!prob.lane.empty() && prob.lane[t] >= 0)
+        lanes[c].insert(prob.lane[t]);
+    }
+  }
+  bound = *std::max_element(load.begin(), load.end());
   return core;
 }
 
@@ -462,6 +558,25 @@ PipelineResult schedulePipeline(const PipelineProblem &prob) {
     }
   }
   r.feasible = true;
+  if (!prob.follows.empty() && r.evaluations < prob.maxEvaluations) {
+    auto t0 = Clock::now();
+    ++r.packings;
+    PipelineCandidate c;
+    c.core = packBalanced(prob, c.bound);
+    r.packingSeconds += since(t0);
+    if (!c.core.empty()) {
+      c.starts = {0};
+      c.budgets = {prob.cores};
+      c.parent = -1;
+      c.move = "balanced";
+      auto t1 = Clock::now();
+      c.cost = prob.evaluate(c.core);
+      r.queueSeconds += since(t1);
+      ++r.evaluations;
+      r.candidates.push_back(std::move(c));
+      partitions.push_back(Partition{{0}, {prob.cores}});
+    }
+  }
   if (g.count == 1) {
     r.termination = "one operation group: no other partition";
     return r;

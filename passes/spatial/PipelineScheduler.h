@@ -69,6 +69,22 @@ struct PipelineProblem {
     double ns;
   };
   std::vector<Edge> edges;
+  /// Optional, per task: its position in a topological order that keeps a
+  /// task's followers (copies of the operators after it over the same
+  /// rows) right after it, which the ordered packing follows so that a
+  /// core's run holds a copy with its followers (their data never leaves
+  /// the core); empty: graph order.
+  std::vector<unsigned> rank;
+  /// Optional, per task: copies of one lane share their crossbars on a
+  /// core (they merge into one task there); -1: a lane of its own.
+  std::vector<int64_t> lane;
+  /// Optional, per task: the task it follows (a copy of an operator after
+  /// it over the same rows, kept on its core), or -1. With it, the search
+  /// also evaluates a balanced placement (packBalanced): no stages, the
+  /// chains of followers placed longest first onto the least loaded core
+  /// with room, which only a form that takes any placement (a skewed
+  /// pipeline) lowers well.
+  std::vector<int> follows;
   unsigned maxEvaluations = 32, maxPackings = 128;
   /// The queue cost of a placement (task -> core).
   std::function<QueueCost(const std::vector<unsigned> &core)> evaluate;
@@ -83,7 +99,7 @@ struct PipelineCandidate {
   double bound = 0;              // the cheap bound (max stage work per core)
   QueueCost cost;
   int parent = -1;               // the candidate it was derived from
-  std::string move;              // how ("initial", "shift 3 +1", ...)
+  std::string move;              // how ("initial", "shift 3 +1", "balanced", ...)
 };
 
 struct PipelineResult {

@@ -81,4 +81,25 @@ std::vector<int64_t> PipelineStages::route(int64_t from, int64_t to) {
   return cores;
 }
 
+std::vector<int64_t> skewedLevels(const std::vector<unsigned> &operatorOf, const std::vector<unsigned> &core,
+                                  const std::vector<std::pair<unsigned, unsigned>> &deps) {
+  unsigned operators = 0;
+  for (unsigned op : operatorOf)
+    operators = std::max(operators, op + 1);
+  // Dependencies into each operator, visited in operator order (topological).
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> into(operators);
+  for (auto [from, to] : deps)
+    if (from < operatorOf.size() && to < operatorOf.size())
+      into[operatorOf[to]].push_back({from, to});
+  std::vector<int64_t> level(operators, 0);
+  for (unsigned op = 0; op < operators; ++op)
+    for (auto [from, to] : into[op]) {
+      unsigned producer = operatorOf[from];
+      if (producer >= op)
+        continue; // (lanes of one operator: no dependency between levels)
+      level[op] = std::max(level[op], level[producer] + (core[from] != core[to] ? 1 : 0));
+    }
+  return level;
+}
+
 } // namespace raptor::spatial

@@ -60,6 +60,19 @@ private:
   std::map<int64_t, std::size_t> turn;            // per level: the next relay
 };
 
+/// The levels of a skewed pipeline (Crossing::Skewed): in pass f a task of
+/// level l works on inference f - l, so data may go to any core as long as
+/// it goes to a later level, where it is read a pass or more after it was
+/// computed. An operator's tasks share one level (a copy reading rows its
+/// dependencies do not name reads other copies of the same producers): the
+/// largest over the dependencies into its tasks of the producer operator's
+/// level, plus one when the dependency crosses cores. `operatorOf` gives
+/// each task's operator (operators numbered topologically: a dependency
+/// never runs to a smaller one), `core` its core; `deps` are (from task,
+/// to task). Returns the level of every operator 0..max(operatorOf).
+std::vector<int64_t> skewedLevels(const std::vector<unsigned> &operatorOf, const std::vector<unsigned> &core,
+                                  const std::vector<std::pair<unsigned, unsigned>> &deps);
+
 } // namespace raptor::spatial
 
 #endif // RAPTOR_PASSES_SPATIAL_PIPELINESTAGES_H

@@ -28,7 +28,37 @@ QueueProgram programOf(const PlacedGraph &g) {
     if (g.storeBytes[t] > 0)
       ++lanesOf[t < g.group.size() ? g.group[t] : t];
   PipelineStages stages;
-  if (g.crossing != Crossing::Interleaved) {
+  // Crossing::Skewed: every operator's level (skewedLevels) and each task's.
+  bool skewed = g.crossing == Crossing::Skewed;
+  std::vector<int64_t> taskLevel(g.work.size(), 0);
+  if (skewed) {
+    std::vector<unsigned> operatorOf(g.work.size());
+    for (unsigned t = 0; t < g.work.size(); ++t)
+      operatorOf[t] = t < g.group.size() ? g.group[t] : t;
+    std::vector<std::pair<unsigned, unsigned>> deps;
+    for (const PlacedGraph::Edge &e : g.edges)
+      deps.push_back({e.from, e.to});
+    std::vector<int64_t> level = skewedLevels(operatorOf, g.core, deps);
+    for (unsigned t = 0; t < g.work.size(); ++t)
+      taskLevel[t] = level[operatorOf[t]];
+  }
+  // The tasks whose buffers a task's output is (itself, or through a view
+  // or concatenation its producers), each with its share of the bytes.
+  std::vector<std::vector<std::pair<unsigned, double>>> owners(g.work.size());
+  auto passes = [&](unsigned t) { return t < g.passThrough.size() && g.passThrough[t]; };
+  for (unsigned t = 0; t < g.work.size(); ++t) { // (tasks in graph order: producers first)
+    if (!passes(t)) {
+      owners[t] = {{t, 1.0}};
+      continue;
+    }
+    double total = 0;
+    for (unsigned e : inputs[t])
+      total += double(g.edges[e].bytes);
+    for (unsigned e : inputs[t])
+      for (auto [owner, share] : owners[g.edges[e].from])
+        owners[t].push_back({owner, share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0)});
+  }
+  if (g.crossing != Crossing::Interleaved && !skewed) {
     std::vector<std::pair<int64_t, int64_t>> edges;
     for (const PlacedGraph::Edge &e : g.edges)
       edges.push_back({g.core[e.from], g.core[e.to]});
@@ -67,9 +97,42 @@ QueueProgram programOf(const PlacedGraph &g) {
   // the producer of the input being moved (`move` keys copies by it only
   // when the reader takes the whole value).
   bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
+  // Crossing::Skewed: the most any reader reads of each producer's output
+  // (stored once after its work), each core's first load of a region and
+  // slot-ageing copies at its frame start, the (producer, core, level)
+  // loaded already, and the levels of the data moving.
+  std::map<unsigned, int64_t> skewMost;
+  std::vector<std::vector<QueueAction>> ageing(g.cores);
+  std::vector<int64_t> firstLoad(g.cores, -1);
+  std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
+  int64_t reading = 0, producing = 0;
   int64_t moving = -1;
   std::map<unsigned, std::pair<int64_t, std::set<unsigned>>> mailed;
   auto move = [&](int64_t bytes, unsigned from, unsigned to, int64_t producer) {
+    if (skewed) {
+      // The producer stores its output once, right after its work (the
+      // most any reader reads of it); each reader loads what it reads
+      // where its task reads it (from the bank of the pass before), the
+      // slots of data skipping levels aged at the start of every pass.
+      if (moving >= 0) {
+        int64_t &most = skewMost[unsigned(moving)];
+        most = std::max(most, bytes);
+      } else { // an output lane's piece, gathered where the sender is now
+        if (firstStore[from] < 0)
+          firstStore[from] = int64_t(p.cores[from].size());
+        p.cores[from].push_back(memory(bytes, true, from));
+      }
+      receivers[from].insert(to);
+      senders[to].insert(from);
+      int64_t slots = std::max<int64_t>(1, reading - producing);
+      for (int64_t k = 1; k < slots; ++k) // the oldest slot first
+        ageing[to].push_back({QueueAction::Compute, g.localCopyNs ? g.localCopyNs(bytes) : 0.0});
+      if (firstLoad[to] < 0)
+        firstLoad[to] = int64_t(p.cores[to].size());
+      p.cores[to].push_back(memory(bytes, false, to));
+      held[to] += slots * bytes;
+      return;
+    }
     if (g.crossing == Crossing::Global && !stages.empty() && stages.crosses(from, to)) {
       std::vector<unsigned> own, &chain = producer >= 0 ? chains[{producer, bytes}] : own;
       if (chain.empty()) {
@@ -135,6 +198,24 @@ QueueProgram programOf(const PlacedGraph &g) {
       const PlacedGraph::Edge &edge = g.edges[e];
       unsigned there = g.core[edge.from];
       bool own = t < g.readsRows.size() && g.readsRows[t];
+      if (skewed) {
+        // Data from another core, or from an earlier level of this one,
+        // waits a pass or more in global memory and local slots. A view
+        // moves nothing: its readers load its producers' buffers.
+        if (passes(t))
+          continue;
+        for (auto [owner, share] : owners[edge.from]) {
+          unsigned at = g.core[owner];
+          reading = taskLevel[t], producing = taskLevel[owner];
+          if ((at == here && reading == producing) ||
+              (!own && !skewLoaded.insert({owner, here, reading}).second))
+            continue;
+          moving = int64_t(owner);
+          move(std::max<int64_t>(1, int64_t(double(edge.bytes) * share)), at, here, own ? -1 : int64_t(owner));
+          moving = -1;
+        }
+        continue;
+      }
       if (there == here || (!own && !delivered.insert({edge.from, here}).second))
         continue;
       // A task reading its own rows takes a range no other reader does.
@@ -153,10 +234,14 @@ QueueProgram programOf(const PlacedGraph &g) {
     if (lanes.size() < lanesOf[op])
       continue;
     int64_t bytes = 0;
+    // A skewed pipeline gathers the lanes' pieces a pass later (all of
+    // them, so that they hold one inference).
+    bool gathers = skewed && llvm::any_of(lanes, [&](unsigned lane) { return g.core[lane] != here; });
+    reading = taskLevel[t] + 1, producing = taskLevel[t];
     for (unsigned lane : lanes) {
       bytes += g.storeBytes[lane];
       unsigned there = g.core[lane];
-      if (there == here)
+      if (there == here && !gathers)
         continue;
       move(g.storeBytes[lane], there, here, -1);
     }
@@ -222,7 +307,55 @@ QueueProgram programOf(const PlacedGraph &g) {
     a.count = count;
     return a;
   };
-  for (unsigned c = 0; c < g.cores; ++c) {
+  if (g.crossing == Crossing::Skewed) {
+    for (unsigned c = 0; c < g.cores; ++c) {
+      // The stores after their producers' work, the READY wait before the
+      // first load, the FREE wait before the first store (CoreEmitter's
+      // frame, in that order of places).
+      std::vector<QueueAction> &actions = p.cores[c];
+      std::vector<QueueAction> body;
+      bool stored = false;
+      for (size_t i = 0; i < actions.size(); ++i) {
+        const QueueAction &a = actions[i];
+        if (int64_t(i) == firstLoad[c])
+          body.push_back(wait(kReadyEvent, int64_t(senders[c].size())));
+        bool store = a.kind == QueueAction::Memory && int64_t(i) == firstStore[c];
+        if (store && !stored) {
+          body.push_back(wait(kFreeEvent, int64_t(receivers[c].size())));
+          stored = true;
+        }
+        body.push_back(a);
+        auto it = a.kind == QueueAction::Compute ? skewMost.find(unsigned(a.task)) : skewMost.end();
+        if (it == skewMost.end())
+          continue;
+        if (!stored) {
+          body.push_back(wait(kFreeEvent, int64_t(receivers[c].size())));
+          stored = true;
+        }
+        body.push_back(memory(it->second, true, c));
+        body.back().task = a.task;
+      }
+      // The frame's start: READY to the readers, FREE to the senders, the
+      // slots age.
+      std::vector<QueueAction> entry;
+      for (int64_t to : receivers[c])
+        entry.push_back(signal(c, to, kReadyEvent));
+      for (int64_t from : senders[c])
+        entry.push_back(signal(c, from, kFreeEvent));
+      entry.insert(entry.end(), ageing[c].begin(), ageing[c].end());
+      body.insert(body.begin(), entry.begin(), entry.end());
+      actions = std::move(body);
+    }
+    p.firstFrame.assign(g.work.size(), 0);
+    for (unsigned t = 0; t < g.work.size(); ++t) {
+      p.firstFrame[t] = unsigned(taskLevel[t]);
+      p.frames = std::max(p.frames, unsigned(taskLevel[t]) + 1);
+    }
+    for (const std::vector<unsigned> &lanes : llvm::make_second_range(stored)) // gathered a pass later
+      if (!lanes.empty() && llvm::any_of(lanes, [&](unsigned l) { return g.core[l] != g.core[lanes.back()]; }))
+        p.frames = std::max(p.frames, unsigned(taskLevel[lanes.back()]) + 2);
+  }
+  for (unsigned c = 0; c < g.cores && g.crossing != Crossing::Skewed; ++c) {
     std::vector<QueueAction> &actions = p.cores[c];
     if (firstStore[c] < 0 && !relays[c].empty())
       firstStore[c] = int64_t(actions.size()) + 1; // the first relayed chunk's store
@@ -275,7 +408,13 @@ bool converged(const std::vector<double> &end, double &interval) {
 QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options) {
   QueueRun run;
   unsigned cores = unsigned(program.cores.size());
-  unsigned generations = options.throughput ? std::max(5u, options.maxGenerations) : 1;
+  // Crossing::Skewed: the first inference takes `frames` passes (the
+  // earlier ones fill the pipeline), and throughput counts after them.
+  unsigned frames = std::max(1u, program.frames);
+  unsigned generations = options.throughput ? std::max(5u, options.maxGenerations) + frames - 1 : frames;
+  auto firstFrameOf = [&](int64_t task) {
+    return task >= 0 && size_t(task) < program.firstFrame.size() ? program.firstFrame[size_t(task)] : 0u;
+  };
   run.taskStartNs.assign(size_t(program.tasks), 0);
   run.coreBusyNs.assign(cores, 0);
   for (unsigned c = 0; c < cores; ++c)
@@ -336,7 +475,8 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
       generationEnd[g] = std::max(generationEnd[g], t);
       if (++finishedCores[g] == active) {
         run.generationEndNs.push_back(generationEnd[g]);
-        if (options.throughput && converged(run.generationEndNs, run.intervalNs))
+        if (options.throughput && run.generationEndNs.size() >= frames &&
+            converged(run.generationEndNs, run.intervalNs))
           stop = true;
       }
       if (s.generation == generations) {
@@ -348,7 +488,7 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
     const QueueAction &a = actions[s.pc];
     switch (a.kind) {
     case QueueAction::Compute:
-      if (s.generation == 0 && a.task >= 0)
+      if (s.generation == firstFrameOf(a.task) && a.task >= 0)
         run.taskStartNs[size_t(a.task)] = t;
       ++s.pc;
       wake(c, t + a.ns);
@@ -410,7 +550,7 @@ QueueRun runQueueModel(const QueueProgram &program, const QueueOptions &options)
     }
   }
   run.generations = unsigned(run.generationEndNs.size());
-  run.latencyNs = run.generationEndNs.empty() ? 0 : run.generationEndNs.front();
+  run.latencyNs = run.generationEndNs.size() < frames ? 0 : run.generationEndNs[frames - 1];
   if (!stop && remaining > 0) {
     std::ostringstream os;
     os << remaining << " of " << active << " cores never finish:";

@@ -72,6 +72,11 @@ struct QueueProgram {
   /// boundary (data it receives there or relays, and its own sources of
   /// later stages' data, kept until the iteration ends).
   int64_t boundaryBytes = 0;
+  /// Crossing::Skewed: the passes that make the first inference (the last
+  /// level plus one), and per task the pass its first inference runs in
+  /// (its level); otherwise 1 and none.
+  unsigned frames = 1;
+  std::vector<unsigned> firstFrame;
 };
 
 /// How data crosses from one pipeline stage to a later one:
@@ -91,7 +96,26 @@ struct QueueProgram {
 ///    as in Local (a region per hop; the relay copies after its last
 ///    instruction, in chunks through its local memory), so that a sender
 ///    waits only for the next level's previous iteration.
-enum class Crossing : uint8_t { Interleaved, Local, Global };
+///  - Skewed: every core runs one pass (frame) per interval, and a task of
+///    level l (skewedLevels: per operator, one more than its producers'
+///    when their data comes from another core) works in pass f on
+///    inference f - l. Data read at a later level than it was computed at
+///    is stored once, right after its producer's work, to a region of its
+///    own, double-buffered (pass f stores to one bank and loads from the
+///    other), and loaded where the reader needs it into local memory: data
+///    skipping levels waits there in one slot per level (local copies at
+///    each pass's start age it), not in relays. Tokens: each core starts a
+///    pass with READY signals to its readers (its pass before stored all
+///    it had to) and FREE signals to its senders (its pass before loaded
+///    all it had to, from the bank now to be written); it waits READY from
+///    all of its senders before its first load and FREE from all of its
+///    readers before its first store. Tokens pair passes of one index and
+///    every wait is for another core's pass start, so any placement works
+///    (the core graph may have cycles), and the cores run in step, a pass
+///    about as long as the busiest core's work. A single pass computes
+///    nothing: the first inference leaves the last level after `frames`
+///    passes (QueueProgram::frames).
+enum class Crossing : uint8_t { Interleaved, Local, Global, Skewed };
 
 /// The chunk a relay copies `bytes` in: at most a quarter of local memory.
 inline int64_t relayChunkBytes(int64_t bytes, int64_t localMemoryBytes) {
@@ -121,6 +145,10 @@ struct PlacedGraph {
   /// lowering's copy cache is keyed by the rows, instead of once per
   /// producer and core.
   std::vector<bool> readsRows;
+  /// Per task: it moves no data (a view or a concatenation: its readers
+  /// read its producers' buffers). Crossing::Skewed stores and loads
+  /// those, not the view's.
+  std::vector<bool> passThrough;
   /// Per task: bytes read from and written to global memory (model inputs
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;
@@ -143,6 +171,8 @@ struct PlacedGraph {
   /// messages to global memory and back, over its distance to it).
   std::function<double(int64_t bytes, bool write)> globalServiceNs;
   std::function<double(int64_t bytes, bool write, unsigned core)> globalOverheadNs;
+  /// A local copy of `bytes` (Crossing::Skewed's first-in first-out slots).
+  std::function<double(int64_t bytes)> localCopyNs;
 };
 
 /// The action lists of a placed graph: for each task in `order`, the sends
@@ -156,7 +186,12 @@ struct PlacedGraph {
 /// Crossing::Global: stores and loads in place of those transfers, with the
 /// tokens (FREE signals to the senders in increasing core order and the
 /// READY wait first, the FREE wait before the first store, the READY
-/// signals in increasing core order last). Mailbox: the producer's store
+/// signals in increasing core order last). Crossing::Skewed: the
+/// producer's store after its work, the reader's load where the receive
+/// would be (once per producer, core and level); first on every core the
+/// READY signals to its readers, the FREE signals to its senders and the
+/// copies that age the slots of data skipping levels; the READY wait before
+/// the first load, the FREE wait before the first store. Mailbox: the producer's store
 /// (the most any reader reads of it) and signals after its work, the
 /// reader's wait (for as many of the sender's signals as it has not taken
 /// yet) and load where the receive would be.
@@ -172,7 +207,7 @@ struct QueueRun {
   /// "ok", "deadlock" (who waits: `reason`) or "unconverged".
   std::string status = "ok";
   std::string reason;
-  double latencyNs = 0;  // completion of the first generation
+  double latencyNs = 0;  // completion of the first inference (generation `frames`)
   double intervalNs = 0; // throughput: the mean of the last two windows
   unsigned generations = 0;
   double maxMemoryWaitNs = 0;

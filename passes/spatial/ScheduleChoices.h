@@ -31,8 +31,23 @@ inline constexpr Choice<TransferMode> kTransferModes[] = {
      "through global memory: stored after the producer's work, signalled, loaded by the reader"},
 };
 
+/// Pipeline mode: how data crosses to later stages (spatial::Crossing;
+/// auto: the form of each candidate the queue model finds clearly cheaper).
+enum class CrossingMode { Auto, Local, Global, Interleaved, Skewed };
+inline constexpr Choice<CrossingMode> kCrossingModes[] = {
+    {CrossingMode::Auto, "auto", "the form the queue model finds cheapest for each candidate"},
+    {CrossingMode::Local, "local",
+     "received at the pass's start, sent at its end, relayed through every level skipped"},
+    {CrossingMode::Global, "global", "through global-memory regions handed over by tokens, relayed likewise"},
+    {CrossingMode::Interleaved, "interleaved", "no stages: every transfer where its task needs it"},
+    {CrossingMode::Skewed, "skewed",
+     "a core of level l works on inference f - l in pass f; data stored once, loaded at the reader's next "
+     "pass, aged in local slots when it skips levels"},
+};
+
 } // namespace raptor::spatial
 
+RAPTOR_CHOICE_PARSER(raptor::spatial::CrossingMode)
 RAPTOR_CHOICE_PARSER(raptor::spatial::ScheduleMode)
 RAPTOR_CHOICE_PARSER(raptor::spatial::ListAlgorithm)
 RAPTOR_CHOICE_PARSER(raptor::spatial::TransferMode)

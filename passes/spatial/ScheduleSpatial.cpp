@@ -75,6 +75,7 @@ struct GraphTasks {
   std::vector<unsigned> group; // dense operator index per task, in order
   std::vector<int64_t> loadBytes, storeBytes;
   std::vector<bool> readsRows; // copies of replicated operators
+  std::vector<bool> passThrough; // views and concatenations (sp::movesNoData)
 
   GraphTasks() = default;
   GraphTasks(sp::GraphOp g, const raptor::pim::TargetModel &t) {
@@ -128,7 +129,70 @@ struct GraphTasks {
       loadBytes.push_back(load);
       storeBytes.push_back(store);
       readsRows.push_back(bool(task.getRows()));
+      passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]));
     }
+  }
+
+  /// A topological order in which a copy's followers (a task without
+  /// crossbars reading it over the same rows: a codec, an activation, a
+  /// residual sum after a convolution's copy) come right after it, else
+  /// graph order: the
+  /// pipeline's ordered packing cuts it into runs, and a run holding a copy
+  /// with its followers keeps their data (a convolution's int32 sums) on
+  /// its core. rank[t] is t's position; follows[t] the task t follows
+  /// (-1: none).
+  std::vector<unsigned> followerRanks(std::vector<int> &follows) const {
+    unsigned n = unsigned(tasks.size());
+    std::vector<std::vector<unsigned>> succ(n);
+    std::vector<unsigned> waiting(n, 0);
+    for (const sp::TaskGraph::Edge &e : graph.edges) {
+      succ[e.from].push_back(e.to);
+      ++waiting[e.to];
+    }
+    auto rowsOf = [&](unsigned i) {
+      std::optional<ArrayRef<int64_t>> r = sp::TaskOp(tasks[i]).getRows();
+      return r ? std::make_pair((*r)[0], (*r)[1]) : std::make_pair(int64_t(-1), int64_t(-1));
+    };
+    std::set<unsigned> ready;
+    for (unsigned i = 0; i < n; ++i)
+      if (!waiting[i])
+        ready.insert(i);
+    std::vector<unsigned> rank(n, 0);
+    follows.assign(n, -1);
+    int last = -1;
+    for (unsigned position = 0; !ready.empty(); ++position) {
+      unsigned pick = *ready.begin();
+      if (last >= 0 && rowsOf(unsigned(last)).first >= 0)
+        for (unsigned j : succ[unsigned(last)])
+          if (ready.count(j) && graph.tiles[j] == 0 && rowsOf(j) == rowsOf(unsigned(last))) {
+            pick = j;
+            follows[j] = last;
+            break;
+          }
+      ready.erase(pick);
+      rank[pick] = position;
+      last = int(pick);
+      for (unsigned j : succ[pick])
+        if (--waiting[j] == 0)
+          ready.insert(j);
+    }
+    return rank;
+  }
+
+  /// Per task, the lane whose crossbars its copies share on one core (a
+  /// dense index of (operator, lane)); -1 for a task without crossbars.
+  std::vector<int64_t> laneKeys() const {
+    std::map<std::pair<int64_t, int64_t>, int64_t> dense;
+    std::vector<int64_t> keys;
+    for (sp::TaskOp task : tasks) {
+      if (!task.getSource() || task.getTiles() == 0) {
+        keys.push_back(-1);
+        continue;
+      }
+      auto key = std::make_pair(int64_t(*task.getSource()), int64_t(task.getLane()));
+      keys.push_back(dense.try_emplace(key, int64_t(dense.size())).first->second);
+    }
+    return keys;
   }
 
   /// Copies of one lane placed on one core run one after the other: as one
@@ -186,6 +250,7 @@ struct GraphTasks {
       m.graph.tiles.push_back(graph.tiles[k]);
       m.group.push_back(group[k]);
       m.readsRows.push_back(readsRows[k]);
+      m.passThrough.push_back(passThrough[k]);
     }
     for (unsigned i = 0; i < tasks.size(); ++i) {
       unsigned r = index[rep[i]];
@@ -308,6 +373,7 @@ struct GraphTasks {
     p.storeBytes = storeBytes;
     p.group = group;
     p.readsRows = readsRows;
+    p.passThrough = passThrough;
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
       // TimingConfig::transferPairNs's phases; each instruction's issue
@@ -319,6 +385,7 @@ struct GraphTasks {
                                double(timing.receiveCycles) * timing.periodNs + timing.deliveredWriteNs(bytes) + issue};
     };
     p.globalServiceNs = [&timing](int64_t bytes, bool write) { return timing.globalNs(bytes, write); };
+    p.localCopyNs = [&timing](int64_t bytes) { return timing.copyInstructionNs(bytes); };
     p.globalOverheadNs = [&timing](int64_t bytes, bool write, unsigned core) {
       int64_t global = timing.globalNode(), c = int64_t(core);
       // TimingConfig::instructionNs's ld and st, without the service.
@@ -336,6 +403,8 @@ llvm::StringRef crossingName(sp::Crossing c) {
     return "local";
   case sp::Crossing::Global:
     return "global";
+  case sp::Crossing::Skewed:
+    return "skewed";
   case sp::Crossing::Interleaved:
     break;
   }
@@ -640,6 +709,13 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       problem.edges.push_back({e.from, e.to, e.communication});
     for (unsigned i = 0; i < g.tasks.size(); ++i)
       problem.work.push_back(g.graph.execution(i, 0));
+    problem.rank = g.followerRanks(problem.follows);
+    // A view or concatenation goes with its first producer: its readers
+    // read the producers' buffers, and on their core it adds no level.
+    for (const sp::TaskGraph::Edge &e : g.graph.edges)
+      if (g.passThrough[e.to] && problem.follows[e.to] < 0)
+        problem.follows[e.to] = int(e.from);
+    problem.lane = g.laneKeys();
     // Each core's program runs its stage's lanes in graph (topological)
     // order, receiving before and sending after; the cores interleave in
     // the lowering by loweringOrder.
@@ -659,9 +735,14 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         cores.push_back(core[k]);
       std::vector<unsigned> order = m.loweringOrder(t, cores).first;
       bool first = true;
-      for (sp::Crossing form : {sp::Crossing::Local, sp::Crossing::Global, sp::Crossing::Interleaved}) {
+      for (sp::Crossing form :
+           {sp::Crossing::Local, sp::Crossing::Global, sp::Crossing::Interleaved, sp::Crossing::Skewed}) {
+        sp::CrossingMode wanted = this->crossing;
+        if (wanted != sp::CrossingMode::Auto && crossingName(form) != raptor::nameOf(llvm::ArrayRef(sp::kCrossingModes), wanted))
+          continue;
         sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, form));
-        if (form == sp::Crossing::Local && program.boundaryBytes > t.localMemoryBytes / 2)
+        bool holdsLocally = form == sp::Crossing::Local || form == sp::Crossing::Skewed;
+        if (wanted == sp::CrossingMode::Auto && holdsLocally && program.boundaryBytes > t.localMemoryBytes / 2)
           continue;
         sp::QueueCost c = queueCost(program);
         if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {

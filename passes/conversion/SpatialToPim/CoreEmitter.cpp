@@ -402,7 +402,18 @@ void CoreEmitter::emitBoundary(std::vector<Boundary> &transfers, bool receive) {
 }
 
 void CoreEmitter::boundaryStore(int64_t global, Address local, int64_t bytes) {
-  st(global, local, bytes);
+  if (skewed()) { // to the current bank
+    SmallVector<unsigned> locked;
+    setBankedGlobal(global, /*store=*/true);
+    Instruction in;
+    in.opcode = Opcode::St;
+    in.size = bytes;
+    in.rd = 0;
+    in.rs1 = uint8_t(resolve(local, locked));
+    append(in);
+  } else {
+    st(global, local, bytes);
+  }
   if (!firstRegionStore)
     firstRegionStore = lastOp();
 }
@@ -415,6 +426,89 @@ void CoreEmitter::boundaryLoad(Address local, int64_t global, int64_t bytes, int
 void CoreEmitter::boundaryRelay(int64_t from, int64_t to, int64_t bytes, int64_t sender) {
   relays.push_back({from, to, bytes, loc});
   regionSenders.insert(sender);
+}
+
+void CoreEmitter::beginSkewed() {
+  skewedFrames = true;
+  walkers[kBankRegister] = walkers[kOtherBankRegister] = true; // never a loop's
+}
+
+void CoreEmitter::setBankedGlobal(int64_t global, bool store) {
+  // (The lowering keeps both banks below 2^31: the high half is 0.)
+  setGlobal(global);
+  Instruction in;
+  in.opcode = Opcode::Sadd;
+  in.rd = 1;
+  in.rs1 = 1;
+  in.rs2 = uint8_t(store ? kBankRegister : kOtherBankRegister);
+  append(in);
+  globalLo.reset();
+}
+
+void CoreEmitter::skewedLoad(std::vector<int64_t> slots, int64_t global, int64_t bytes, int64_t sender) {
+  SmallVector<unsigned> locked;
+  setBankedGlobal(global, /*store=*/false);
+  Instruction in;
+  in.opcode = Opcode::Ld;
+  in.size = bytes;
+  in.rd = uint8_t(resolve(Address::at(slots.front()), locked));
+  in.rs1 = 0;
+  append(in);
+  if (!firstRegionLoad)
+    firstRegionLoad = lastOp();
+  if (slots.size() > 1)
+    ageing.push_back({std::move(slots), bytes, loc});
+  regionSenders.insert(sender);
+}
+
+void CoreEmitter::emitFrameStart() {
+  using spatial::kFreeEvent, spatial::kReadyEvent;
+  if (firstRegionStore) {
+    builder.setInsertionPoint(firstRegionStore);
+    wait(kFreeEvent, int64_t(regionReceivers.size()));
+  }
+  if (firstRegionLoad) {
+    builder.setInsertionPoint(firstRegionLoad);
+    wait(kReadyEvent, int64_t(regionSenders.size()));
+  }
+  if (lastGroup)
+    builder.setInsertionPointAfter(lastGroup);
+  else
+    builder.setInsertionPointToStart(&core.getBody().front());
+  // The banks trade places; readers may load what this core stored in the
+  // frame before, senders may overwrite what it loaded then; the slots
+  // age. (Registers are set by the program's own code before every use,
+  // so these may take any temporary.)
+  invalidate();
+  // store bank = bankBytes - store bank (0 at the program's start: bank 1
+  // in the first frame), load bank = bankBytes - store bank.
+  checkImmediate(bankBytes);
+  Instruction size;
+  size.opcode = Opcode::Sldi;
+  size.rd = 2;
+  size.imm = int32_t(bankBytes);
+  append(size);
+  for (unsigned reg : {kBankRegister, kOtherBankRegister}) {
+    Instruction exchange;
+    exchange.opcode = Opcode::Ssub;
+    exchange.rd = uint8_t(reg);
+    exchange.rs1 = 2;
+    exchange.rs2 = uint8_t(kBankRegister);
+    append(exchange);
+  }
+  for (int64_t to : regionReceivers)
+    sync(to, kReadyEvent);
+  for (int64_t from : regionSenders)
+    sync(from, kFreeEvent);
+  mlir::Location saved = loc;
+  for (const Ageing &a : ageing) {
+    loc = a.loc;
+    for (size_t k = a.slots.size() - 1; k > 0; --k)
+      lmv(Address::at(a.slots[k]), Address::at(a.slots[k - 1]), a.bytes);
+  }
+  loc = saved;
+  invalidate();
+  ageing.clear();
 }
 
 void CoreEmitter::sync(int64_t peer, int64_t event) {
@@ -435,6 +529,8 @@ void CoreEmitter::wait(int64_t event, int64_t count) {
 
 void CoreEmitter::emitRegionTokens() {
   using spatial::kFreeEvent, spatial::kReadyEvent;
+  if (skewed())
+    return emitFrameStart();
   builder.setInsertionPointToEnd(&core.getBody().front());
   mlir::Location saved = loc;
   for (const Relay &r : relays) {

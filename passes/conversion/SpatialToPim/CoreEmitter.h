@@ -106,6 +106,29 @@ public:
   /// freed them.
   void handOver(int64_t receiver) { regionReceivers.insert(receiver); }
 
+  /// A skewed pipeline (spatial::Crossing::Skewed): every pass is a frame.
+  /// Data read at a later level crosses through double-buffered regions: a
+  /// region at global address a has its second bank at a + `bankBytes`
+  /// (set before finish(), when the regions are known); each frame stores
+  /// to one bank and loads from the other, whose offsets (0 or bankBytes)
+  /// kBankRegister and kOtherBankRegister hold, exchanged at each frame's
+  /// start. finish() places the tokens: at the frame's start READY signals
+  /// to the readers (the frame before stored all it had to) and FREE
+  /// signals to the senders (the frame before loaded all it had to: the
+  /// bank now written is free), then the slots' ageing copies; the READY
+  /// wait before the first region load, the FREE wait before the first
+  /// region store.
+  void beginSkewed();
+  bool skewed() const { return skewedFrames; }
+  int64_t bankBytes = 0;
+  /// `bytes` from region `global` (stored by `sender` in its previous
+  /// frame) into `slots[0]`, here; at the frame's start slots[k] <-
+  /// slots[k - 1] from the oldest: slots.back() then holds what the sender
+  /// stored slots.size() frames ago.
+  void skewedLoad(std::vector<int64_t> slots, int64_t global, int64_t bytes, int64_t sender);
+  /// The registers holding the bank offsets in a skewed pipeline.
+  static constexpr unsigned kBankRegister = 31, kOtherBankRegister = 30;
+
   /// Appends a group (its id is the next one) and returns the id; the id of
   /// the group declared before when another task (a later row block, a
   /// co-located copy) binds the same tiles of the same weight again.
@@ -136,7 +159,19 @@ private:
     mlir::Location loc;
   };
   std::vector<Relay> relays;
+  struct Ageing {
+    std::vector<int64_t> slots;
+    int64_t bytes;
+    mlir::Location loc;
+  };
+  std::vector<Ageing> ageing;
+  bool skewedFrames = false;
+  mlir::Operation *firstRegionLoad = nullptr;
+  /// r0/r1 = `global` plus the offset of the bank this frame stores to
+  /// (`store`) or loads from.
+  void setBankedGlobal(int64_t global, bool store);
   void emitRegionTokens();
+  void emitFrameStart();
 
   mlir::OpBuilder builder;
   int64_t groups = 0, crossbars = 0;

@@ -78,8 +78,10 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const TargetModel 
   auto boundaries = graph->getAttrOfType<BoolAttr>("boundaries");
   auto crossing = graph->getAttrOfType<StringAttr>("crossing");
   if (mode && mode == "pipeline" && boundaries && boundaries.getValue()) {
-    stages = coreStages(func, graph);
+    skewed = crossing && crossing == "skewed";
     globalCrossing = crossing && crossing == "global";
+    if (!skewed)
+      stages = coreStages(func, graph);
   }
   if (auto transfers = graph->getAttrOfType<StringAttr>("transfers"))
     mailbox = transfers == "global" && !(mode && mode == "pipeline");
@@ -104,6 +106,8 @@ CoreEmitter &Lowering::emitter(int64_t id) {
     op.getBody().emplaceBlock();
     slot = std::make_unique<CoreEmitter>(op, target.localMemoryBytes);
     slot->integerOnly = integerOnly();
+    if (skewed)
+      slot->beginSkewed();
   }
   // Instructions carry their task ("task <op> <name>"): per-operator counts.
   slot->loc = task ? Location(NameLoc::get(StringAttr::get(chip.getContext(), "task " + task.getOp().str() + " " +
@@ -136,6 +140,7 @@ FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
   b.core = on;
   b.address = *address;
   b.bytes = bytes;
+  b.level = readingLevel;
   buffers.push_back(b);
   return int(buffers.size() - 1);
 }
@@ -167,6 +172,8 @@ void Lowering::release(int id) {
     release(pack);
   for (auto &[key, gather] : b.gathers)
     release(gather);
+  for (auto &[key, slots] : b.aged)
+    release(slots);
 }
 
 void Lowering::retain(const TensorValue &v) {
@@ -236,6 +243,8 @@ FailureOr<Piece> Lowering::packed(const Piece &p) {
   int64_t saved = core;
   core = std::max<int64_t>(buffers[p.buffer].core, 0);
   FailureOr<Piece> out = fresh(p.sizes, q.layout, typeOf(p));
+  if (succeeded(out)) // made where and when its source is: of its inference
+    buffers[out->buffer].level = buffers[p.buffer].level;
   if (failed(out) || failed(copy(operand(*out), operand(p)))) {
     core = saved;
     return failure();
@@ -354,9 +363,27 @@ void Lowering::awaitMail(int buffer, int64_t on) {
 
 FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   Buffer &source = buffers[p.buffer];
+  int64_t lo = p.offset, hi = p.offset + p.layout.cosize();
+  if (skewed && source.core >= 0 && (source.core != on || source.level < readingLevel)) {
+    // Computed at an earlier level (or elsewhere): aged in slots on `on`.
+    auto key = std::make_tuple(on, lo, hi, readingLevel);
+    int slots;
+    if (auto it = source.aged.find(key); it != source.aged.end()) {
+      slots = it->second;
+    } else {
+      FailureOr<int> made = skewedCopy(p.buffer, lo, hi, on);
+      if (failed(made))
+        return failure();
+      slots = *made;
+      buffers[p.buffer].aged[key] = slots;
+    }
+    Piece q = p;
+    q.buffer = slots;
+    q.offset = p.offset - lo;
+    return q;
+  }
   if (source.core == on)
     return p;
-  int64_t lo = p.offset, hi = p.offset + p.layout.cosize();
   int64_t elements = p.layout.size();
   if (mailbox && source.core >= 0 && hi - lo > 2 * elements + 64 && mail(p.buffer, on)) {
     // Stored for this reader already: load the runs from its region.
@@ -395,6 +422,12 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   bool boundary = source.core >= 0 && stages.crosses(source.core, on);
   if (it != source.copies.end()) {
     copyId = it->second;
+  } else if (boundary && skewed) {
+    FailureOr<int> slots = skewedCopy(p.buffer, lo, hi, on);
+    if (failed(slots))
+      return failure();
+    copyId = *slots;
+    buffers[p.buffer].copies[key] = copyId;
   } else if (boundary && !globalCrossing) {
     int64_t bytes = eb * (hi - lo);
     buffers[p.buffer].pinned = true;
@@ -495,6 +528,47 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
   q.buffer = copyId;
   q.offset = p.offset - lo;
   return q;
+}
+
+FailureOr<int> Lowering::skewedCopy(int buffer, int64_t lo, int64_t hi, int64_t on) {
+  // The producer stores the whole buffer once, where its program is now
+  // (its reader being lowered), to a region every reader loads from.
+  Buffer &source = buffers[buffer];
+  int64_t eb = bytesOf(source.type);
+  if (source.mailbox < 0) {
+    source.mailbox = globalAlloc(source.bytes);
+    emitter(source.core).boundaryStore(source.mailbox, Address::at(source.address), source.bytes);
+  }
+  int64_t skipped = readingLevel - source.level;
+  if (skipped < 1)
+    return taskError() << "reads data of core " << source.core << " computed at pipeline level " << source.level
+                       << " at level " << readingLevel
+                       << ": data crossing cores must go to a later level (the levels miss a dependency)";
+  emitter(source.core).handOver(on);
+  // One slot per level crossed, above every address the pass touches
+  // (with allocate()'s slack: an MVM may read past a buffer's end).
+  int64_t bytes = eb * (hi - lo);
+  std::vector<int64_t> slots;
+  for (int64_t k = 0; k < skipped; ++k) {
+    std::optional<int64_t> address = emitter(on).memory.reserveUntouched(bytes + mvmSlack());
+    if (!address)
+      return taskError() << "core " << on << " has no room left for " << bytes
+                         << " bytes loaded at the start of its pipelined pass (" << emitter(on).memory.peak()
+                         << " of " << emitter(on).memory.size()
+                         << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)";
+    slots.push_back(*address);
+  }
+  emitter(on).skewedLoad(slots, source.mailbox + eb * lo, bytes, source.core);
+  Buffer dst;
+  dst.core = on;
+  dst.address = slots.back();
+  dst.bytes = bytes;
+  dst.type = buffers[buffer].type;
+  dst.refs = 1; // held by the source's table of aged copies
+  dst.pinned = true;
+  dst.level = readingLevel;
+  buffers.push_back(dst);
+  return int(buffers.size() - 1);
 }
 
 FailureOr<TensorValue> Lowering::localValue(Value v) {
@@ -1142,11 +1216,17 @@ LogicalResult Lowering::storeOutputs(Operation *op) {
     if (isEncoded(out.value) || holdsSums(out.value))
       return op->emitError("raptor-lower-to-pim: a model output is ")
              << nameOf(typeOf(it->second)) << " data: decode it (codec.decode) before returning it";
+    // A skewed pipeline gathers pieces from other cores a pass later (all
+    // of them then, so that they hold one inference).
+    int64_t level = readingLevel;
+    if (skewed && llvm::any_of(it->second.pieces, [&](const Piece &q) { return buffers[q.buffer].core != core; }))
+      lastLevel = std::max(lastLevel, ++readingLevel);
     FailureOr<Piece> p = materialize(
         it->second, [&](const Piece &q) { return q.layout == out.layout; }, out.layout);
     if (failed(p))
       return failure();
     here().st(out.address, addressOf(*p), 4 * out.layout.cosize());
+    readingLevel = level;
     out.stored = true;
     if (--usesLeft[out.value] == 0) {
       release(values[out.value]);
@@ -1252,6 +1332,21 @@ LogicalResult Lowering::run() {
     for (Value operand : op->getOperands())
       if (!known.contains(operand))
         ++usesLeft[operand];
+  if (skewed) {
+    // Every operator's level from the placement (spatial::skewedLevels).
+    llvm::DenseMap<Value, unsigned> index;
+    std::vector<unsigned> operatorOf, cores;
+    std::vector<std::pair<unsigned, unsigned>> deps;
+    for (auto [i, t] : llvm::enumerate(tasks)) {
+      index[t.getDone()] = unsigned(i);
+      operatorOf.push_back(unsigned(*t.getSource()));
+      cores.push_back(unsigned(*t.getCore()));
+      for (Value dep : t.getDeps())
+        if (auto it = index.find(dep); it != index.end())
+          deps.push_back({it->second, unsigned(i)});
+    }
+    operatorLevel = spatial::skewedLevels(operatorOf, cores, deps);
+  }
   // The scheduler's global order (`position`), else start times.
   auto positionOf = [](spatial::TaskOp t) { return int64_t(t.getPosition() ? *t.getPosition() : *t.getStartNs()); };
   std::stable_sort(order.begin(), order.end(),
@@ -1281,6 +1376,10 @@ LogicalResult Lowering::run() {
   for (auto &[t, op] : order) {
     task = t;
     core = int64_t(*t.getCore());
+    if (skewed) {
+      readingLevel = operatorLevel[size_t(*t.getSource())];
+      lastLevel = std::max(lastLevel, readingLevel);
+    }
     size_t firstNewBuffer = buffers.size();
     if (failed(lowerTask(t, op)))
       return failure();
@@ -1323,6 +1422,21 @@ LogicalResult Lowering::run() {
   std::vector<int64_t> ids;
   for (auto &[id, e] : emitters)
     ids.push_back(id);
+  // A skewed pipeline's first inference leaves its last level after as
+  // many passes as it has levels.
+  if (skewed) {
+    if (lastLevel + 1 > kMostFrames)
+      return func.emitError() << "a skewed pipeline of " << lastLevel + 1 << " levels needs more than "
+                              << kMostFrames << " passes for its first inference";
+    chip.setFrames(lastLevel + 1);
+    // Every region's second bank lies one extent of global memory above it.
+    if (2 * globalTop >= (int64_t(1) << 31))
+      return func.emitError() << "a skewed pipeline's two banks of " << globalTop
+                              << " bytes of global memory exceed the 2 GiB its 32-bit addresses reach";
+    for (auto &[id, e] : emitters)
+      e->bankBytes = globalTop;
+    globalTop *= 2;
+  }
   for (int64_t id : ids)
     emitters[id]->finish();
   // Global memory's extent, including regions no data or io op names

@@ -62,11 +62,17 @@ struct Buffer {
   /// (the buffer's, then a relay of every level): every reader of the
   /// data at that level loads it from there.
   std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> regions;
-  /// Latency mode's global transfers (spatial::PlacedGraph::mailbox): the
+  /// Latency mode's global transfers (spatial::PlacedGraph::mailbox) and a
+  /// skewed pipeline's regions: the
   /// region its producer stored it to after its work (-1: none), and per
   /// reading core the count of the producer's signals to it that says so.
   int64_t mailbox = -1;
   std::map<int64_t, int64_t> signals;
+  /// A skewed pipeline: the level of the task that computed it (its data
+  /// is that task's inference of the pass), and its copies aged for
+  /// readers of later levels: (core, lo, hi, level) -> the slot buffer.
+  int64_t level = 0;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int> aged;
 };
 
 class Lowering {
@@ -259,6 +265,18 @@ private:
   /// whether data crosses them through global memory (else local).
   spatial::PipelineStages stages;
   bool globalCrossing = false;
+  /// Crossing::Skewed: a task of level l (spatial::skewedLevels, per
+  /// operator) works on inference f - l in pass f; data read at a later
+  /// level is stored once per buffer to a region of its own and loaded at
+  /// the start of the reader's pass, aged in local slots (skewedCopy).
+  bool skewed = false;
+  std::vector<int64_t> operatorLevel; // per operator of the function
+  /// The level the current task reads at (its operator's; one more when it
+  /// gathers a model output's pieces), and the largest so far.
+  int64_t readingLevel = 0, lastLevel = 0;
+  /// The slots on `on` holding elements [lo, hi) of `buffer` as its
+  /// producer computed them readingLevel - its level passes before.
+  mlir::FailureOr<int> skewedCopy(int buffer, int64_t lo, int64_t hi, int64_t on);
   /// Latency mode through global memory (the graph's `transfers`): the
   /// cores reading each task's results (through views), the event register
   /// of each (reader, sender) pair, the signals sent and taken per pair.

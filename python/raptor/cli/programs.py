@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_choice(p, "--algorithm", "algorithm", "latency mode's list scheduler", default=DEFAULTS.algorithm)
     add_choice(p, "--transfers", "transfers", "latency mode: how data goes to other cores", default=DEFAULTS.transfers)
     add_pipeline_option(p)
+    add_choice(p, "--crossing", "crossing", "pipeline mode: how data crosses to later stages",
+               default=DEFAULTS.crossing)
     add_replication_options(p)
     add_choice(p, "--format", "pimsim", "pimsim-nn program files", default=DEFAULTS.pimsim)
     add_choice(p, "--precision", "precision", "number format", default=DEFAULTS.precision)
@@ -129,6 +131,7 @@ def _compile(args: argparse.Namespace) -> int:
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
                              follow_rows=args.follow_rows, row_block=args.row_block, transfers=args.transfers,
+                             crossing=args.crossing,
                              precision=args.precision,
                              policy=args.policy or DEFAULTS.policy, placement=args.placement or DEFAULTS.placement,
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,

@@ -63,7 +63,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
-            row_block: int | str | None = None, transfers: str = "auto", precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            row_block: int | str | None = None, transfers: str = "auto", crossing: str = "auto", precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>",
@@ -97,7 +97,13 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     for the other), 'global' (each producer stores its output to global
     memory after its work and signals its readers, which load it: no
     sender waits) or 'auto' (whichever the queue model predicts faster, the
-    choice in the manifest's ``schedule.transfers``);
+    choice in the manifest's ``schedule.transfers``); ``crossing`` (pipeline
+    mode) how data crosses to later stages: 'local', 'global',
+    'interleaved', 'skewed' (a core of level l works on inference f - l in
+    pass f: the first inference takes as many passes as there are levels,
+    which the manifest's ``program.frames`` says and the simulators run) or
+    'auto' (the form the queue model finds cheapest, the choice in the
+    manifest's ``schedule.crossing``);
     ``precision='int8'`` places codecs for ``policy`` (Y, X, W) with
     ``placement`` (local, nonlocal, nonlocal-coalesced), calibrates them on
     ``calibration`` (input dicts; default ``calibration_samples`` seeded
@@ -122,7 +128,7 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     options = _raptor.CompileOptions()
     # The setters check each spelling against the C++ vocabulary.
     options.precision, options.algorithm, options.replicate, options.pimsim = precision, algorithm, replicate, pimsim
-    options.transfers = transfers
+    options.transfers, options.crossing = transfers, crossing
     if pipeline is not None and (isinstance(pipeline, bool) or not isinstance(pipeline, int) or pipeline < 1):
         raise ValueError(f"pipeline depth must be a positive integer, not {pipeline!r}")
     options.pipeline_depth = pipeline or 0

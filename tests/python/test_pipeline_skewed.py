@@ -1,0 +1,196 @@
+"""Skewed pipelines (spatial::Crossing::Skewed, `crossing="skewed"`): a task
+of level l works on inference f - l in pass f, data read at a later level
+crosses through double-buffered global-memory regions and waits in local
+slots when it skips levels, and the first inference takes `frames` passes.
+
+Checked against torch and the integer reference (after `frames` passes,
+and not after one pass fewer), against an independent derivation of the
+levels from the scheduled tasks, against the timing simulator (the
+interval the queue model predicts, no core waiting in steady state), and
+for the token discipline of the emitted programs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from mlir import ir
+
+import raptor
+from raptor import pim, quant, weights
+
+from pim_helpers import imported
+from test_pipeline import _Residual
+
+
+class _Fire(torch.nn.Module):
+    """A residual block and a channel concatenation (a view that moves no
+    data: its readers read the two convolutions' buffers)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.left = torch.nn.Conv2d(8, 4, 1)
+        self.right = torch.nn.Conv2d(8, 4, 3, padding=1)
+        self.body = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.head = torch.nn.Conv2d(8, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.stem(x))
+        z = torch.cat([torch.relu(self.left(y)), torch.relu(self.right(y))], dim=1)
+        return self.head(torch.relu(self.body(z)) + y)
+
+
+def _levels(graph_text: str) -> tuple[int, set[int]]:
+    """An independent derivation of the passes a skewed program needs: each
+    operator's level is the largest over the dependencies into its tasks of
+    the producer operator's level, plus one when the two tasks sit on
+    different cores; a model output gathered from lanes on several cores is
+    stored a pass later. Returns (1 + the last level, the cores used)."""
+    tasks = {}
+    for m in re.finditer(r'%(\d+) = spatial\.task "[^"]*"(?: after\(([^)]*)\))?[^\n]*?core = (\d+)[^\n]*?'
+                         r'source = (\d+)', graph_text):
+        tasks[m.group(1)] = (int(m.group(3)), int(m.group(4)), re.findall(r"%(\d+)", m.group(2) or ""))
+    level: dict[int, int] = {}
+    for name in sorted(tasks, key=lambda t: tasks[t][1]):
+        core, op, deps = tasks[name]
+        for d in deps:
+            dcore, dop, _ = tasks[d]
+            if dop < op:
+                level[op] = max(level.get(op, 0), level.get(dop, 0) + (dcore != core))
+        level.setdefault(op, 0)
+    used = {d for _, _, deps in tasks.values() for d in deps}
+    last = max(level.values())
+    outputs: dict[int, set[int]] = {}
+    for name, (core, op, _) in tasks.items():
+        if name not in used:
+            outputs.setdefault(op, set()).add(core)
+    gathered = max((level[op] + 1 for op, cores in outputs.items() if len(cores) > 1), default=0)
+    return max(last, gathered) + 1, {core for core, _, _ in tasks.values()}
+
+
+@pytest.fixture(scope="module")
+def fire(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    tmp = tmp_path_factory.mktemp("skewed")
+    torch.manual_seed(0)
+    model = _Fire().eval()
+    x = torch.randn(1, 3, 16, 16)
+    w = tmp / "w.safetensors"
+    module = imported(model, x, w)
+    result = pim.compile(module, tmp / "p", weights=w, pipeline=4, crossing="skewed", replicate="balance",
+                         pimsim="none", source="test")
+    with torch.no_grad():
+        reference = model(x).numpy()
+    return {"dir": tmp / "p", "x": x, "reference": reference, "manifest": result.manifest,
+            "graph": str(module), "chip": str(module)}
+
+
+def test_a_skewed_program_computes_the_model_after_its_frames(fire: dict) -> None:
+    manifest = fire["manifest"]
+    assert manifest["schedule"]["crossing"] == "skewed"
+    frames, cores = _levels(fire["graph"])
+    assert manifest["program"]["frames"] == frames > 1
+    assert len(cores) > 4  # the levels cross many cores
+    out = pim.simulate(fire["dir"], fire["x"].numpy()).outputs["out0"]
+    np.testing.assert_allclose(out, fire["reference"], rtol=1e-4, atol=1e-5)
+
+
+def test_one_pass_fewer_leaves_a_pipeline_unfilled(fire: dict, tmp_path: Path) -> None:
+    """The passes are needed: with program.frames one lower the output holds
+    what the unfilled banks gave (zeros propagated), not the model's."""
+    short = tmp_path / "short"
+    shutil.copytree(fire["dir"], short)
+    manifest = json.loads((short / "manifest.json").read_text())
+    manifest["program"]["frames"] -= 1
+    (short / "manifest.json").write_text(json.dumps(manifest))
+    out = pim.simulate(short, fire["x"].numpy()).outputs["out0"]
+    assert not np.allclose(out, fire["reference"], rtol=1e-3, atol=1e-3)
+
+
+def test_frames_in_a_manifest_are_checked(fire: dict, tmp_path: Path) -> None:
+    for frames in (0, 5000, "2"):
+        bad = tmp_path / f"bad{frames}"
+        shutil.copytree(fire["dir"], bad)
+        manifest = json.loads((bad / "manifest.json").read_text())
+        manifest["program"]["frames"] = frames
+        (bad / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(pim.UserError, match="frames"):
+            pim.Program.load(bad)
+
+
+def test_skewed_cores_run_in_step_at_the_predicted_interval(fire: dict) -> None:
+    """In steady state no core waits long: the interval is within 10% of the
+    busiest core's work per pass, and the queue model predicts it within
+    10% (the event graph's cycle ratio within 5%). The first inference ends
+    with pass `frames`."""
+    program = pim.Program.load(fire["dir"])
+    steady = program.time(throughput=True)
+    assert steady.converged
+    passes = len(steady.generation_end_ns)
+    busiest = max(c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns - c.blocked_ns
+                  for c in steady.cores) / passes
+    assert steady.interval_ns <= 1.1 * busiest, (steady.interval_ns, busiest)
+    predicted = fire["manifest"]["schedule"]["predicted_interval_ns"]
+    assert predicted == pytest.approx(steady.interval_ns, rel=0.1)
+    periodic = program.periodic()  # the exact cycle ratio of the emitted programs
+    assert periodic.status == "ok" and periodic.interval_ns == pytest.approx(steady.interval_ns, rel=0.05)
+    once = program.time()
+    frames = fire["manifest"]["program"]["frames"]
+    assert once.latency_ns == pytest.approx(once.generation_end_ns[frames - 1])
+    assert len(once.generation_end_ns) == frames
+
+
+def test_token_discipline_of_a_skewed_program(fire: dict) -> None:
+    """Each core's pass: the bank registers exchanged and the signals first;
+    then at most one READY wait (event 0, before the first region load, for
+    every sender) and one FREE wait (event 1, before the first region store,
+    for every reader); a region is loaded from the other bank (r30) and
+    stored to the current one (r31). Signals to a core balance its waits."""
+    chip = fire["chip"]
+    cores = re.split(r"\n\s*pim\.core (\d+)", chip.split("pim.chip", 1)[1])[1:]
+    sent: dict[tuple[int, int], int] = {}
+    waited: dict[tuple[int, int], int] = {}
+    for core, body in zip(cores[0::2], cores[1::2]):
+        c = int(core)
+        lines = [l.strip() for l in body.splitlines() if l.strip().startswith("pim.")]
+        lines = [l for l in lines if not l.startswith("pim.group")]
+        if not lines:
+            continue
+        assert lines[0].startswith("pim.sldi r2, ")
+        assert lines[1:3] == ["pim.ssub r31, r2, r31", "pim.ssub r30, r2, r31"]
+        waits = [l for l in lines if l.startswith("pim.wait")]
+        assert len(waits) <= 2
+        for i, l in enumerate(lines):
+            if m := re.match(r"pim\.sync (\d+) event (\d)", l):
+                assert all(not x.startswith(("pim.ld", "pim.st", "pim.mvmul", "pim.wait")) for x in lines[:i])
+                sent[(int(m.group(1)), int(m.group(2)))] = sent.get((int(m.group(1)), int(m.group(2))), 0) + 1
+            if m := re.match(r"pim\.wait event (\d) value (\d+)", l):
+                waited[(c, int(m.group(1)))] = int(m.group(2))
+                nxt = lines[i + 1]
+                assert nxt.startswith("pim.ld" if m.group(1) == "0" else "pim.st")
+                assert lines[i - 1] == ("pim.sadd r1, r1, r30" if m.group(1) == "0" else "pim.sadd r1, r1, r31") or \
+                    lines[i - 2] == ("pim.sadd r1, r1, r30" if m.group(1) == "0" else "pim.sadd r1, r1, r31")
+    assert len(sent) > 4 and sent == waited
+
+
+def test_a_skewed_integer_program_equals_the_integer_reference(tmp_path: Path) -> None:
+    torch.manual_seed(1)
+    model = _Residual().eval()
+    x = torch.randn(1, 3, 16, 16)
+    w = tmp_path / "w.safetensors"
+    module = imported(model, x, w)
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
+    result = pim.compile(module, tmp_path / "q", weights=w, precision="int8", arithmetic="integer",
+                         calibration=samples, pipeline=4, crossing="skewed", replicate="balance", pimsim="binary")
+    assert result.manifest["schedule"]["crossing"] == "skewed" and result.manifest["program"]["pimsim_compatible"]
+    saved = ir.Module.parse((tmp_path / "q" / "reports" / "quantized_model.mlir").read_text(),
+                            context=raptor.Context())
+    (want,) = quant.reference(saved, {"x": x.numpy()}, weights.load(w))
+    for form in ("compact", "pimsim"):
+        out = pim.simulate(tmp_path / "q", x.numpy(), form=form).outputs["out0"]
+        np.testing.assert_array_equal(out, want)
