@@ -11,14 +11,16 @@ the first inference's latency. Beside them, what sets the interval:
   cores (under rob_size 1 a core runs one MVM at a time, so no schedule's
   interval is below it); work per core: all units' time (matrix, vector,
   memory, transfers) over the cores;
-- the busiest core's work in one pass, and the share of the interval the
-  busiest core waits (1 - its work / the interval);
-- crossbars used of the chip's 16,128, and the first pass's latency over
-  depth x interval (8 stages should take about 8 intervals);
+- the busiest core's work per pass in steady state, and the share of the
+  interval the busiest core waits (1 - its work / the interval); the share
+  of the interval global memory's one controller is busy;
+- crossbars used of the chip's 16,128, and the first inference's latency
+  over its passes x interval (a skewed pipeline's first inference takes as
+  many passes as it has levels; other forms one per stage of the depth);
 - the queue model's predicted interval.
 
 The machine-independent figures are ratios (interval / core bound, latency /
-(depth x interval), predicted / simulated); PIMCOMP-NN's figures beside
+(passes x interval), predicted / simulated); PIMCOMP-NN's figures beside
 them are those measured on the same chip and timing rules (issue filing:
 pimsim-nn one pass, ResNet-18 greedy 8.149 ms, genetic 4.963 ms,
 SqueezeNet 1.1 greedy 3.266 ms).
@@ -63,27 +65,36 @@ def measure(name: str, depth: int, work: Path) -> dict:
     program = pim.Program.load(out)
     once = program.time()
     steady = program.time(throughput=True)
-    used = [c for c in once.cores if c.instructions]
-    busy = [c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns - c.blocked_ns for c in used]
+    # Per-pass work in steady state (the first pass of a skewed pipeline
+    # queues at global memory as no later one does).
+    passes = max(1, len(steady.generation_end_ns))
+    used = [c for c in steady.cores if c.instructions]
+    busy = [(c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns - c.blocked_ns) / passes for c in used]
     interval = steady.interval_ns
     manifest = result.manifest
     crossbars = sum(g["crossbars"] for c in manifest["cores"] for g in c["groups"])
+    frames = manifest["program"].get("frames", 1)
     row.update({
         "arithmetic": manifest["program"]["arithmetic"],
+        "crossing": manifest["schedule"].get("crossing"),
         "cores": len(used),
         "crossbars": crossbars,
         "crossbar_use": crossbars / CHIP_CROSSBARS,
         "interval_ns": interval,
         "latency_ns": once.latency_ns,
-        "core_bound_ns": sum(c.matrix_ns for c in used) / 168,
+        "frames": frames,
+        "core_bound_ns": sum(c.matrix_ns for c in once.cores if c.instructions) / 168,
         "work_per_core_ns": sum(busy) / 168,
         "busiest_work_ns": max(busy),
+        "global_busy_share": steady.global_busy_ns / passes / interval,
         "predicted_interval_ns": manifest["schedule"].get("predicted_interval_ns"),
         "stage_cores": manifest["schedule"].get("stage_cores"),
     })
     row["interval_over_core_bound"] = interval / row["core_bound_ns"]
     row["waiting_share"] = 1 - row["busiest_work_ns"] / interval
-    row["latency_over_depth_intervals"] = once.latency_ns / (depth * interval)
+    # The first inference against the passes it takes (a skewed pipeline's
+    # levels, else the depth asked for).
+    row["latency_over_passes_intervals"] = once.latency_ns / (max(frames if frames > 1 else depth, 1) * interval)
     return row
 
 
@@ -92,22 +103,24 @@ def _ms(ns: float | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | depth | interval (ms) | core bound (ms) | interval / core bound | work per core (ms) | "
-             "busiest core (ms) | waiting share | crossbars used | first pass / (depth x interval) | "
-             "predicted / simulated | PIMCOMP-NN (ms) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| model | depth | crossing | interval (ms) | core bound (ms) | interval / core bound | "
+             "work per core (ms) | busiest core (ms) | waiting share | global memory busy | crossbars used | "
+             "first inference (ms) | passes | first inference / (passes x interval) | predicted / simulated | "
+             "PIMCOMP-NN (ms) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['model']} | {r['depth']} | fails: {r['error']} |" + " |" * 9)
+            lines.append(f"| {r['model']} | {r['depth']} | fails: {r['error']} |" + " |" * 13)
             continue
         ref = ", ".join(f"{k} {v}" for k, v in PIMCOMP_MS.get(r["model"], {}).items()) or "-"
         predicted = r["predicted_interval_ns"]
         ratio = f"{predicted / r['interval_ns']:.2f}" if predicted else "-"
+        passes = r["frames"] if r["frames"] > 1 else r["depth"]
         lines.append(
-            f"| {r['model']} | {r['depth']} | {_ms(r['interval_ns'])} | {_ms(r['core_bound_ns'])} | "
+            f"| {r['model']} | {r['depth']} | {r['crossing']} | {_ms(r['interval_ns'])} | {_ms(r['core_bound_ns'])} | "
             f"{r['interval_over_core_bound']:.2f} | {_ms(r['work_per_core_ns'])} | {_ms(r['busiest_work_ns'])} | "
-            f"{r['waiting_share']:.0%} | {r['crossbars']:,} ({r['crossbar_use']:.0%}) | "
-            f"{r['latency_over_depth_intervals']:.1f} | {ratio} | {ref} |")
+            f"{r['waiting_share']:.0%} | {r['global_busy_share']:.0%} | {r['crossbars']:,} ({r['crossbar_use']:.0%}) | "
+            f"{_ms(r['latency_ns'])} | {passes} | {r['latency_over_passes_intervals']:.1f} | {ratio} | {ref} |")
     return "\n".join(lines)
 
 

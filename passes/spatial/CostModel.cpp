@@ -321,7 +321,13 @@ int64_t linearRowDim(ArrayRef<int64_t> shape) {
 
 int64_t tensorBytes(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
-  return numElements(v) * ((t.getElementTypeBitWidth() + 7) / 8);
+  unsigned bits = t.getElementTypeBitWidth();
+  // Encoded data is held in its codec's target type (int8), whatever the
+  // tensor's element type says.
+  if (std::optional<raptor::codec::SemanticsAttr> s = raptor::codec::subgraphOf(v);
+      s && s->isEncoded() && s->getTarget().isIntOrFloat())
+    bits = s->getTarget().getIntOrFloatBitWidth();
+  return numElements(v) * ((bits + 7) / 8);
 }
 
 bool isDepthwise(raptor::nn::ConvolutionOp conv) {

@@ -49,7 +49,8 @@ int64_t linearRowDim(llvm::ArrayRef<int64_t> inputShape);
 /// their readers read the producers' buffers.
 bool movesNoData(mlir::Operation *op);
 
-/// The bytes of a statically shaped tensor value (0 when dynamic).
+/// The bytes of a statically shaped tensor value as the PIM lowering holds
+/// it (encoded data in its codec's target type; 0 when dynamic).
 int64_t tensorBytes(mlir::Value v);
 
 /// The lanes of `op` on target `t`; emits an error on `op` when the

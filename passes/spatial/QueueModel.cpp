@@ -98,12 +98,11 @@ QueueProgram programOf(const PlacedGraph &g) {
   // when the reader takes the whole value).
   bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
   // Crossing::Skewed: the most any reader reads of each producer's output
-  // (stored once after its work), each core's first load of a region and
-  // slot-ageing copies at its frame start, the (producer, core, level)
-  // loaded already, and the levels of the data moving.
+  // (stored once after its work), each core's slot-ageing copies at its
+  // frame start, the (producer, core, level) loaded already, and the
+  // levels of the data moving.
   std::map<unsigned, int64_t> skewMost;
   std::vector<std::vector<QueueAction>> ageing(g.cores);
-  std::vector<int64_t> firstLoad(g.cores, -1);
   std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
@@ -127,8 +126,6 @@ QueueProgram programOf(const PlacedGraph &g) {
       int64_t slots = std::max<int64_t>(1, reading - producing);
       for (int64_t k = 1; k < slots; ++k) // the oldest slot first
         ageing[to].push_back({QueueAction::Compute, g.localCopyNs ? g.localCopyNs(bytes) : 0.0});
-      if (firstLoad[to] < 0)
-        firstLoad[to] = int64_t(p.cores[to].size());
       p.cores[to].push_back(memory(bytes, false, to));
       held[to] += slots * bytes;
       return;
@@ -309,16 +306,13 @@ QueueProgram programOf(const PlacedGraph &g) {
   };
   if (g.crossing == Crossing::Skewed) {
     for (unsigned c = 0; c < g.cores; ++c) {
-      // The stores after their producers' work, the READY wait before the
-      // first load, the FREE wait before the first store (CoreEmitter's
-      // frame, in that order of places).
+      // The stores after their producers' work, the FREE wait before the
+      // first (CoreEmitter's frame).
       std::vector<QueueAction> &actions = p.cores[c];
       std::vector<QueueAction> body;
       bool stored = false;
       for (size_t i = 0; i < actions.size(); ++i) {
         const QueueAction &a = actions[i];
-        if (int64_t(i) == firstLoad[c])
-          body.push_back(wait(kReadyEvent, int64_t(senders[c].size())));
         bool store = a.kind == QueueAction::Memory && int64_t(i) == firstStore[c];
         if (store && !stored) {
           body.push_back(wait(kFreeEvent, int64_t(receivers[c].size())));
@@ -335,11 +329,13 @@ QueueProgram programOf(const PlacedGraph &g) {
         body.push_back(memory(it->second, true, c));
         body.back().task = a.task;
       }
-      // The frame's start: READY to the readers, FREE to the senders, the
-      // slots age.
+      // The frame's start: READY to the readers, the READY wait, FREE to
+      // the senders, the slots age.
       std::vector<QueueAction> entry;
       for (int64_t to : receivers[c])
         entry.push_back(signal(c, to, kReadyEvent));
+      if (!senders[c].empty())
+        entry.push_back(wait(kReadyEvent, int64_t(senders[c].size())));
       for (int64_t from : senders[c])
         entry.push_back(signal(c, from, kFreeEvent));
       entry.insert(entry.end(), ageing[c].begin(), ageing[c].end());

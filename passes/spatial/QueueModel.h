@@ -106,13 +106,15 @@ struct QueueProgram {
 ///    skipping levels waits there in one slot per level (local copies at
 ///    each pass's start age it), not in relays. Tokens: each core starts a
 ///    pass with READY signals to its readers (its pass before stored all
-///    it had to) and FREE signals to its senders (its pass before loaded
-///    all it had to, from the bank now to be written); it waits READY from
-///    all of its senders before its first load and FREE from all of its
-///    readers before its first store. Tokens pair passes of one index and
-///    every wait is for another core's pass start, so any placement works
-///    (the core graph may have cycles), and the cores run in step, a pass
-///    about as long as the busiest core's work. A single pass computes
+///    it had to), waits READY from all of its senders, then signals FREE to
+///    them (its pass before loaded all it had to, from the bank now to be
+///    written); it waits FREE from all of its readers before its first
+///    store. (The senders' tokens share a register: a sender signals its
+///    next pass only after its store waited for this pass's FREE, so no
+///    sender's two tokens meet in one wait.) Tokens pair passes of one
+///    index and every wait is for other cores' pass starts, so any
+///    placement works (the core graph may have cycles), and the cores run
+///    in step, a pass about as long as the busiest core's work. A single pass computes
 ///    nothing: the first inference leaves the last level after `frames`
 ///    passes (QueueProgram::frames).
 enum class Crossing : uint8_t { Interleaved, Local, Global, Skewed };
@@ -189,9 +191,9 @@ struct PlacedGraph {
 /// signals in increasing core order last). Crossing::Skewed: the
 /// producer's store after its work, the reader's load where the receive
 /// would be (once per producer, core and level); first on every core the
-/// READY signals to its readers, the FREE signals to its senders and the
-/// copies that age the slots of data skipping levels; the READY wait before
-/// the first load, the FREE wait before the first store. Mailbox: the producer's store
+/// READY signals to its readers, the READY wait, the FREE signals to its
+/// senders and the copies that age the slots of data skipping levels; the
+/// FREE wait before the first store. Mailbox: the producer's store
 /// (the most any reader reads of it) and signals after its work, the
 /// reader's wait (for as many of the sender's signals as it has not taken
 /// yet) and load where the receive would be.

@@ -146,35 +146,48 @@ def test_skewed_cores_run_in_step_at_the_predicted_interval(fire: dict) -> None:
 
 
 def test_token_discipline_of_a_skewed_program(fire: dict) -> None:
-    """Each core's pass: the bank registers exchanged and the signals first;
-    then at most one READY wait (event 0, before the first region load, for
-    every sender) and one FREE wait (event 1, before the first region store,
-    for every reader); a region is loaded from the other bank (r30) and
-    stored to the current one (r31). Signals to a core balance its waits."""
-    chip = fire["chip"]
-    cores = re.split(r"\n\s*pim\.core (\d+)", chip.split("pim.chip", 1)[1])[1:]
+    """Each core's pass starts with the bank registers exchanged, READY
+    signals to its readers, one READY wait for every sender (event 0) and
+    FREE signals to the senders; nothing else waits but one FREE wait
+    (event 1) right before the first region store, for every reader. A
+    region is stored to the current bank (r31). Signals to a core balance
+    its waits. (The FREE signals follow the READY wait: a sender's next
+    READY then comes after this core took the current ones, so senders
+    sharing a register cannot stand in for each other.)"""
+    cores = re.split(r"\n\s*pim\.core (\d+)", fire["chip"].split("pim.chip", 1)[1])[1:]
     sent: dict[tuple[int, int], int] = {}
     waited: dict[tuple[int, int], int] = {}
     for core, body in zip(cores[0::2], cores[1::2]):
         c = int(core)
-        lines = [l.strip() for l in body.splitlines() if l.strip().startswith("pim.")]
-        lines = [l for l in lines if not l.startswith("pim.group")]
+        lines = [line.strip() for line in body.splitlines() if line.strip().startswith("pim.")]
+        lines = [line for line in lines if not line.startswith("pim.group")]
         if not lines:
             continue
         assert lines[0].startswith("pim.sldi r2, ")
         assert lines[1:3] == ["pim.ssub r31, r2, r31", "pim.ssub r30, r2, r31"]
-        waits = [l for l in lines if l.startswith("pim.wait")]
-        assert len(waits) <= 2
-        for i, l in enumerate(lines):
-            if m := re.match(r"pim\.sync (\d+) event (\d)", l):
-                assert all(not x.startswith(("pim.ld", "pim.st", "pim.mvmul", "pim.wait")) for x in lines[:i])
-                sent[(int(m.group(1)), int(m.group(2)))] = sent.get((int(m.group(1)), int(m.group(2))), 0) + 1
-            if m := re.match(r"pim\.wait event (\d) value (\d+)", l):
-                waited[(c, int(m.group(1)))] = int(m.group(2))
-                nxt = lines[i + 1]
-                assert nxt.startswith("pim.ld" if m.group(1) == "0" else "pim.st")
-                assert lines[i - 1] == ("pim.sadd r1, r1, r30" if m.group(1) == "0" else "pim.sadd r1, r1, r31") or \
-                    lines[i - 2] == ("pim.sadd r1, r1, r30" if m.group(1) == "0" else "pim.sadd r1, r1, r31")
+        start = 3
+        while start < len(lines) and lines[start].startswith(("pim.sync", "pim.wait event 0")):
+            start += 1
+        prologue = lines[3:start]
+        kinds = ["ready" if re.match(r"pim\.sync \d+ event 0", line) else
+                 "wait" if line.startswith("pim.wait") else "free" for line in prologue]
+        assert kinds == sorted(kinds, key=["ready", "wait", "free"].index), (c, prologue)
+        assert kinds.count("wait") <= 1
+        for line in prologue:
+            if m := re.match(r"pim\.sync (\d+) event (\d)", line):
+                key = (int(m.group(1)), int(m.group(2)))
+                sent[key] = sent.get(key, 0) + 1
+            if m := re.match(r"pim\.wait event 0 value (\d+)", line):
+                waited[(c, 0)] = int(m.group(1))
+        rest = lines[start:]
+        assert not any(line.startswith("pim.sync") for line in rest)
+        waits = [i for i, line in enumerate(rest) if line.startswith("pim.wait")]
+        assert len(waits) <= 1
+        for i in waits:
+            m = re.match(r"pim\.wait event 1 value (\d+)", rest[i])
+            assert m and rest[i + 1].startswith("pim.st ") and "pim.sadd r1, r1, r31" in rest[i - 2:i]
+            assert not any(line.startswith("pim.st ") for line in rest[:i])
+            waited[(c, 1)] = int(m.group(1))
     assert len(sent) > 4 and sent == waited
 
 

@@ -208,10 +208,14 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       for (int64_t tiles : lanes->tiles)
         totalTiles += tiles;
       int64_t vectorRows = 0;
-      // (A concatenation follows streamed rows only: in pipeline mode
-      // its copies would move the schedules documented.)
-      if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && !isa<raptor::nn::ConvolutionOp>(op) &&
-          (blockRows > 0 || !isa<raptor::nn::CatOp>(op)) && rowsRead(&op, known, 0, 1))
+      // A depthwise convolution (vector work) follows row copies as
+      // pooling does, its copies reading their windows' rows (not
+      // streamed blocks in latency mode, whose schedules are measured
+      // without).
+      auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op);
+      bool depthwise = conv && sp::isDepthwise(conv);
+      if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && (!conv || (depthwise && followRows)) &&
+          rowsRead(&op, known, 0, 1))
         vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
       planned.push_back({&op, position, std::move(*lanes), vectorRows});
     }

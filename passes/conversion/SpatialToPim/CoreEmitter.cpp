@@ -454,8 +454,6 @@ void CoreEmitter::skewedLoad(std::vector<int64_t> slots, int64_t global, int64_t
   in.rd = uint8_t(resolve(Address::at(slots.front()), locked));
   in.rs1 = 0;
   append(in);
-  if (!firstRegionLoad)
-    firstRegionLoad = lastOp();
   if (slots.size() > 1)
     ageing.push_back({std::move(slots), bytes, loc});
   regionSenders.insert(sender);
@@ -467,17 +465,13 @@ void CoreEmitter::emitFrameStart() {
     builder.setInsertionPoint(firstRegionStore);
     wait(kFreeEvent, int64_t(regionReceivers.size()));
   }
-  if (firstRegionLoad) {
-    builder.setInsertionPoint(firstRegionLoad);
-    wait(kReadyEvent, int64_t(regionSenders.size()));
-  }
   if (lastGroup)
     builder.setInsertionPointAfter(lastGroup);
   else
     builder.setInsertionPointToStart(&core.getBody().front());
   // The banks trade places; readers may load what this core stored in the
-  // frame before, senders may overwrite what it loaded then; the slots
-  // age. (Registers are set by the program's own code before every use,
+  // frame before; once the senders' frames before are stored, they may
+  // overwrite what this core loaded then; the slots age. (Registers are set by the program's own code before every use,
   // so these may take any temporary.)
   invalidate();
   // store bank = bankBytes - store bank (0 at the program's start: bank 1
@@ -498,6 +492,11 @@ void CoreEmitter::emitFrameStart() {
   }
   for (int64_t to : regionReceivers)
     sync(to, kReadyEvent);
+  // The senders' tokens share one register: a sender may signal its next
+  // pass only once this core has taken this pass's (its store waits for
+  // the FREE below), so the count cannot take two of one sender's.
+  if (!regionSenders.empty())
+    wait(kReadyEvent, int64_t(regionSenders.size()));
   for (int64_t from : regionSenders)
     sync(from, kFreeEvent);
   mlir::Location saved = loc;

@@ -112,12 +112,14 @@ public:
   /// (set before finish(), when the regions are known); each frame stores
   /// to one bank and loads from the other, whose offsets (0 or bankBytes)
   /// kBankRegister and kOtherBankRegister hold, exchanged at each frame's
-  /// start. finish() places the tokens: at the frame's start READY signals
-  /// to the readers (the frame before stored all it had to) and FREE
-  /// signals to the senders (the frame before loaded all it had to: the
-  /// bank now written is free), then the slots' ageing copies; the READY
-  /// wait before the first region load, the FREE wait before the first
-  /// region store.
+  /// start. finish() places the tokens at the frame's start: READY signals
+  /// to the readers (the frame before stored all it had to), the READY wait
+  /// for every sender's, then FREE signals to the senders (the frame before
+  /// loaded all it had to: the bank now written is free) and the slots'
+  /// ageing copies; and the FREE wait before the first region store. (The
+  /// FREE signals follow the READY wait so that no sender signals twice
+  /// before both tokens of a register are taken: the senders' tokens share
+  /// one register, and the readers' another.)
   void beginSkewed();
   bool skewed() const { return skewedFrames; }
   int64_t bankBytes = 0;
@@ -166,7 +168,6 @@ private:
   };
   std::vector<Ageing> ageing;
   bool skewedFrames = false;
-  mlir::Operation *firstRegionLoad = nullptr;
   /// r0/r1 = `global` plus the offset of the bank this frame stores to
   /// (`store`) or loads from.
   void setBankedGlobal(int64_t global, bool store);

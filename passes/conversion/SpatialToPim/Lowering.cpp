@@ -974,6 +974,17 @@ LogicalResult Lowering::lowerView(Operation *op) {
       .Case([&](nn::ViewOp o) -> R {
         SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
         TensorValue in = input(o.getSelf());
+        if (!in.whole()) { // piece by piece when each is a box of the view (row copies)
+          TensorValue out;
+          out.shape = shape;
+          for (const Piece &piece : in.pieces)
+            if (std::optional<Piece> q = reshapedBox(piece, in.shape, shape))
+              out.pieces.push_back(*q);
+          if (out.pieces.size() == in.pieces.size()) {
+            define(o.getOut(), out);
+            return success();
+          }
+        }
         std::optional<Piece> p = in.whole() ? reshaped(in.pieces[0], shape) : std::nullopt;
         if (!p && !in.whole()) { // one copy in the pieces' storage order, if the view composes with it
           FailureOr<Piece> w = materializeAny(o.getSelf());

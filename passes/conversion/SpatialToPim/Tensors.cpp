@@ -100,6 +100,45 @@ std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape) {
   return out;
 }
 
+std::optional<Piece> reshapedBox(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
+  if (p.sizes.size() != from.size() || elementCount(from) != elementCount(to))
+    return std::nullopt;
+  llvm::SmallVector<int64_t, 4> origin, sizes;
+  size_t i = 0, j = 0, n = from.size(), m = to.size();
+  while (i < n || j < m) {
+    // The smallest groups [i, i2) of `from` and [j, j2) of `to` holding
+    // as many elements.
+    size_t i2 = i, j2 = j;
+    int64_t a = i2 < n ? from[i2++] : 1, b = j2 < m ? to[j2++] : 1;
+    while (a != b) {
+      if (a < b && i2 < n)
+        a *= from[i2++];
+      else if (b < a && j2 < m)
+        b *= to[j2++];
+      else
+        return std::nullopt;
+    }
+    if (i2 - i == 1 && j2 - j == 1) { // one dimension kept: any range of it
+      origin.push_back(p.origin[i]);
+      sizes.push_back(p.sizes[i]);
+    } else {
+      for (size_t d = i; d < i2; ++d)
+        if (p.origin[d] != 0 || p.sizes[d] != from[d])
+          return std::nullopt;
+      for (size_t d = j; d < j2; ++d) {
+        origin.push_back(0);
+        sizes.push_back(to[d]);
+      }
+    }
+    i = i2, j = j2;
+  }
+  std::optional<Piece> out = reshaped(p, sizes);
+  if (!out)
+    return std::nullopt;
+  out->origin = origin;
+  return out;
+}
+
 Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims) {
   size_t rank = dims.size();
   std::vector<Layout> modes;

@@ -63,6 +63,13 @@ layout::Layout fromTorchModes(llvm::ArrayRef<layout::Layout> modes);
 // Views of one piece. Nothing when the piece's layout cannot express the
 // view (the caller copies the value to a compact layout and retries).
 std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape);
+/// A piece of a value of shape `from` as a piece of its view of shape `to`
+/// (the same elements in row-major order): the dimensions regroup (each
+/// group of dimensions of `from` holds as many elements as one of `to`),
+/// and the piece must span every group it does not cover one to one (a
+/// dimension kept as it is, such as the rows of a row copy, may be cut).
+/// Nothing otherwise.
+std::optional<Piece> reshapedBox(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
 /// The part of `value` in [begin, end) of dimension `dim`, as a value of
 /// that extent: pieces outside dropped, the others cut to it.

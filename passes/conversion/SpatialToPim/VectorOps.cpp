@@ -333,7 +333,17 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
       return failure();
     encoding = *e;
   }
-  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, uint8_t(int8_t(encoding.zero)));
+  // A copy computes output rows [row0, row1) from the padded rows its
+  // windows read.
+  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(OH);
+  if (failed(taskRows))
+    return failure();
+  auto [row0, row1] = *taskRows;
+  int64_t R = row1 - row0;
+  std::optional<std::pair<int64_t, int64_t>> needed;
+  if (task.getRows())
+    needed = std::pair<int64_t, int64_t>{row0 * sh, (row1 - 1) * sh + (KH - 1) * dh + 1};
+  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, uint8_t(int8_t(encoding.zero)), needed);
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(x) || failed(weight))
     return failure();
@@ -349,19 +359,23 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
       return failure();
   }
   const std::vector<float> &taps = integer ? codes->codes : (*weight)->data;
-  FailureOr<Piece> result = fresh(out, channelsLast(out));
-  FailureOr<Piece> product = fresh(out, channelsLast(out));
+  SmallVector<int64_t, 4> box{1, C, R, OW};
+  FailureOr<Piece> result = fresh(box, channelsLast(box));
+  FailureOr<Piece> product = fresh(box, channelsLast(box));
   if (failed(result) || failed(product))
     return failure();
+  result->origin = {0, 0, row0, 0};
   temporary(product->buffer);
   std::vector<float> tap(static_cast<size_t>(C));
-  Layout perChannel = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, 0), Layout(OW, 0)});
+  Layout perChannel = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(R, 0), Layout(OW, 0)});
+  // The padded piece starts at padded row x->origin[2].
+  int64_t firstRow = (row0 * sh - x->origin[2]) * Wp * C * 4;
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw) {
       for (int64_t c = 0; c < C; ++c)
         tap[size_t(c)] = taps[size_t((c * KH + kh) * KW + kw)];
-      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(OH, sh * Wp * C), Layout(OW, sw * C)});
-      KernelOperand src{addressOf(*x).plus((kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
+      Layout window = fromTorchModes({Layout(1, 0), Layout(C, 1), Layout(R, sh * Wp * C), Layout(OW, sw * C)});
+      KernelOperand src{addressOf(*x).plus(firstRow + (kh * dh * Wp + kw * dw) * C * 4), window, nullptr};
       KernelOperand weights{Address(), perChannel, &tap};
       bool firstTap = kh == 0 && kw == 0;
       KernelOperand into = firstTap ? operand(*result) : operand(*product);
@@ -389,7 +403,7 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
   }
   if (integer && failed(result = narrowed(*result)))
     return failure();
-  define(op.getOut(), out, *result);
+  defineResult(op.getOut(), TensorValue{SmallVector<int64_t, 4>(out), {*result}});
   return success();
 }
 

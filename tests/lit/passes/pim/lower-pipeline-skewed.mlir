@@ -5,10 +5,10 @@
 // pass f, so the first inference takes 4 passes (`frames`). Every pass
 // starts by exchanging the bank registers (r31: the bank this pass stores
 // to, r30: the one it loads from; the second bank of a region lies
-// `global_bytes` / 2 above it), signalling READY to the readers and FREE to
-// the senders, and ageing the slots of data that skips levels; each
-// producer stores right after its work (after the FREE wait), each reader
-// loads where it reads (after the READY wait). fc1's result waits three
+// `global_bytes` / 2 above it), signalling READY to the readers, waiting
+// READY from the senders, signalling FREE to them, and ageing the slots of
+// data that skips levels; each producer stores right after its work (after
+// the FREE wait), each reader loads where it reads. fc1's result waits three
 // passes on core 3 in three slots (lmv from the oldest), fc2's one.
 // RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json \
 // RUN:   "--raptor-schedule-spatial=mode=pipeline depth=3 crossing=skewed" | %raptor-opt --raptor-lower-to-pim | FileCheck %s
@@ -42,11 +42,11 @@
 // CHECK:       pim.core 1
 // CHECK:         pim.ssub r30, r2, r31
 // CHECK-NEXT:    pim.sync 2 event 0
+// CHECK-NEXT:    pim.wait event 0 value 1
 // CHECK-NEXT:    pim.sync 0 event 1
 // CHECK:         pim.sldi r1, [[A]]
 // CHECK-NEXT:    pim.sadd r1, r1, r30
 // CHECK-NEXT:    pim.sldi [[X:r[0-9]+]], {{[0-9]+}}
-// CHECK-NEXT:    pim.wait event 0 value 1
 // CHECK-NEXT:    pim.ld [[X]], r0 size 32
 // CHECK-NEXT:    pim.sldi [[R:r[0-9]+]], {{[0-9]+}}
 // CHECK-NEXT:    pim.vrelu [[R]], [[X]] len 8 : f32
@@ -61,6 +61,7 @@
 // oldest slot.
 // CHECK:       pim.core 3
 // CHECK:         pim.ssub r30, r2, r31
+// CHECK-NEXT:    pim.wait event 0 value 2
 // CHECK-NEXT:    pim.sync 0 event 1
 // CHECK-NEXT:    pim.sync 2 event 1
 // CHECK-NEXT:    pim.sldi [[S2:r[0-9]+]], [[OLDEST:[0-9]+]]
@@ -70,7 +71,6 @@
 // CHECK-NEXT:    pim.lmv [[S1]], [[S0]] len 32
 // CHECK:         pim.sadd r1, r1, r30
 // CHECK-NEXT:    pim.sldi [[F2:r[0-9]+]], {{[0-9]+}}
-// CHECK-NEXT:    pim.wait event 0 value 2
 // CHECK-NEXT:    pim.ld [[F2]], r0 size 32
 // CHECK-NEXT:    pim.sldi r1, [[A]]
 // CHECK-NEXT:    pim.sadd r1, r1, r30
