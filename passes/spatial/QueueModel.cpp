@@ -42,11 +42,12 @@ QueueProgram programOf(const PlacedGraph &g) {
     for (unsigned t = 0; t < g.work.size(); ++t)
       taskLevel[t] = level[operatorOf[t]];
   }
-  // The tasks whose buffers a task's output is (itself, or through a view
-  // or concatenation its producers), each with its share of the bytes.
-  std::vector<std::vector<std::pair<unsigned, double>>> owners(g.work.size());
+  // Crossing::Skewed: the tasks whose buffers a task's output is (itself,
+  // or through views and concatenations their producers), each with its
+  // share of the bytes.
+  std::vector<std::vector<std::pair<unsigned, double>>> owners(skewed ? g.work.size() : 0);
   auto passes = [&](unsigned t) { return t < g.passThrough.size() && g.passThrough[t]; };
-  for (unsigned t = 0; t < g.work.size(); ++t) { // (tasks in graph order: producers first)
+  for (unsigned t = 0; t < owners.size(); ++t) { // (tasks in graph order: producers first)
     if (!passes(t)) {
       owners[t] = {{t, 1.0}};
       continue;
@@ -54,9 +55,11 @@ QueueProgram programOf(const PlacedGraph &g) {
     double total = 0;
     for (unsigned e : inputs[t])
       total += double(g.edges[e].bytes);
+    std::map<unsigned, double> shares; // one entry per owner, however many paths lead to it
     for (unsigned e : inputs[t])
       for (auto [owner, share] : owners[g.edges[e].from])
-        owners[t].push_back({owner, share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0)});
+        shares[owner] += share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0);
+    owners[t].assign(shares.begin(), shares.end());
   }
   if (g.crossing != Crossing::Interleaved && !skewed) {
     std::vector<std::pair<int64_t, int64_t>> edges;

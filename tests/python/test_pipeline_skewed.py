@@ -98,6 +98,11 @@ def test_a_skewed_program_computes_the_model_after_its_frames(fire: dict) -> Non
     assert len(cores) > 4  # the levels cross many cores
     out = pim.simulate(fire["dir"], fire["x"].numpy()).outputs["out0"]
     np.testing.assert_allclose(out, fire["reference"], rtol=1e-4, atol=1e-5)
+    interval = manifest["schedule"]["predicted_interval_ns"]
+    assert (f"  pipeline estimate: skewed over {frames} levels, interval {interval / 1e6:.3f} ms "
+            f"({1e9 / interval:,.0f} inferences/s), first inference "
+            f"{manifest['schedule']['predicted_latency_ns'] / 1e6:.3f} ms"
+            ) in pim.format_summary(pim.summary(manifest), "p").splitlines()
 
 
 def test_one_pass_fewer_leaves_a_pipeline_unfilled(fire: dict, tmp_path: Path) -> None:

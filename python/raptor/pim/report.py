@@ -51,6 +51,10 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         # inference's latency and of the steady-state initiation interval.
         "schedule_mode": schedule.get("mode", "latency"),
         "pipeline_stages": len(schedule.get("stage_cores", [])) or None,
+        # How data crosses to later stages; a skewed pipeline's passes per
+        # inference (its levels).
+        "crossing": schedule.get("crossing"),
+        "frames": program.get("frames", 1),
         "predicted_latency_ns": schedule.get("predicted_latency_ns"),
         "predicted_interval_ns": schedule.get("predicted_interval_ns"),
         # Latency mode: rows per streamed block (0: whole tensors), and the
@@ -95,7 +99,10 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
     ]
     if s["schedule_mode"] == "pipeline" and s["predicted_interval_ns"] is not None:
         n = s["pipeline_stages"]
-        stages = f"{n} stage{'s' if n != 1 else ''}, " if n else ""
+        if s.get("crossing") == "skewed":
+            stages = f"skewed over {s['frames']} levels, "
+        else:
+            stages = f"{n} stage{'s' if n != 1 else ''}, " if n else ""
         latency = (f", first inference {s['predicted_latency_ns'] / 1e6:.3f} ms"
                    if s["predicted_latency_ns"] is not None else "")
         lines.append(f"  pipeline estimate: {stages}interval {s['predicted_interval_ns'] / 1e6:.3f} ms "
