@@ -27,6 +27,9 @@ lit:
 pytest:
 	.venv/bin/python -m pytest -q tests/python
 
+# Every measured table in docs/ from its bench (each writes its JSON, then the
+# table between its <!-- bench:NAME --> markers; tests/python/test_doc_tables.py
+# checks the two agree). Takes a few hours on the 2-core machine.
 bench: setup
 	.venv/bin/python bench/pim_models.py --json docs/pim-benchmarks.json --doc docs/benchmarks.md
 	.venv/bin/python bench/import_roundtrip.py --json docs/bench-import-roundtrip.json --doc docs/benchmarks.md
@@ -34,6 +37,14 @@ bench: setup
 	.venv/bin/python bench/codec_tables.py --markdown docs/codec-evaluation.md --json docs/codec-evaluation.json
 	.venv/bin/python bench/codec_scaling.py --json docs/codec-scaling.json --doc docs/benchmarks.md
 	.venv/bin/python bench/rdg_scaling.py --json docs/rdg-scaling.json --doc docs/benchmarks.md
+	.venv/bin/python bench/cycle_ratio.py --json docs/cycle-ratio-scaling.json --doc docs/benchmarks.md
+	.venv/bin/python bench/layout_vs_pycute.py --json docs/layout-vs-pycute.json --doc docs/layout.md
+	.venv/bin/python bench/quant_models.py --json docs/quant-evaluation.json --doc docs/quantization.md
+	.venv/bin/python bench/integer_programs.py --json docs/integer-evaluation.json --doc docs/quantization.md
+	.venv/bin/python bench/latency_estimate.py --json docs/latency-estimate.json --doc docs/timing.md
+	.venv/bin/python bench/row_streaming.py --json docs/row-streaming.json --doc docs/scheduling.md
+	.venv/bin/python bench/throughput_table.py --json docs/throughput.json --doc docs/scheduling.md
+	.venv/bin/python bench/pipeline_int8.py --json docs/pipeline-int8.json --doc docs/scheduling.md
 
 # The fuzz harness over every entry point (FUZZ_SECONDS, default 30 minutes):
 # defects are minimized into build/fuzz/defects/, figures in build/fuzz/report.json.

@@ -61,3 +61,15 @@ def test_replace_block_rewrites_only_its_table(tmp_path: Path) -> None:
     assert block(doc, "t") == "| new |" and block(doc, "u") == "keep"
     with pytest.raises(ValueError, match="has no <!-- bench:v --> block"):
         replace_block(doc, "v", "x")
+
+
+def test_make_bench_regenerates_every_table() -> None:
+    """`make bench` is the one command that regenerates every checked table:
+    each table's JSON is written by one of its recipe's lines, with its doc."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = re.search(r"^bench:.*?\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe
+    lines = recipe.group(1).splitlines()
+    for document, name, render, data, _ in TABLES:
+        bench = render.split(".")[0]
+        assert any(f"bench/{bench}.py" in line and data in line and document in line for line in lines), name

@@ -1368,21 +1368,31 @@ LogicalResult Lowering::run() {
     // producer's buffers). A reader the graph does not name (a strided
     // layer's copies read rows beyond their dependencies) is signalled when
     // it is lowered (mail()).
-    std::function<void(spatial::TaskOp, std::set<int64_t> &)> readersOf = [&](spatial::TaskOp t,
-                                                                              std::set<int64_t> &into) {
+    // A view's or concatenation's readers are memoized: ShuffleNetV2's
+    // splits, shuffles and concatenations of row pieces chain into a
+    // lattice whose paths multiply (the walk without it took minutes).
+    llvm::DenseMap<Operation *, std::set<int64_t>> passedOn;
+    std::function<const std::set<int64_t> &(spatial::TaskOp)> readersOf =
+        [&](spatial::TaskOp t) -> const std::set<int64_t> & {
+      if (auto it = passedOn.find(t); it != passedOn.end())
+        return it->second;
+      std::set<int64_t> into;
       for (Operation *user : t->getUsers())
         if (auto reader = dyn_cast<spatial::TaskOp>(user)) {
           int64_t source = reader.getSource() ? int64_t(*reader.getSource()) : -1;
           if (source >= 0 && source < int64_t(ops.size()) &&
-              (isView(ops[size_t(source)]) || isa<nn::CatOp>(ops[size_t(source)])))
-            readersOf(reader, into);
-          else if (reader.getCore())
+              (isView(ops[size_t(source)]) || isa<nn::CatOp>(ops[size_t(source)]))) {
+            const std::set<int64_t> &further = readersOf(reader);
+            into.insert(further.begin(), further.end());
+          } else if (reader.getCore()) {
             into.insert(int64_t(*reader.getCore()));
+          }
         }
+      return passedOn[t] = std::move(into);
     };
     for (auto &[t, op] : order)
       if (!isView(op) && !isa<nn::CatOp>(op))
-        readersOf(t, readerCores[t]);
+        readerCores[t] = readersOf(t);
   }
   for (auto &[t, op] : order) {
     task = t;
