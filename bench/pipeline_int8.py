@@ -65,15 +65,19 @@ def measure(name: str, depth: int, work: Path) -> dict:
     program = pim.Program.load(out)
     once = program.time()
     steady = program.time(throughput=True)
-    # Per-pass work in steady state (the first pass of a skewed pipeline
-    # queues at global memory as no later one does).
-    passes = max(1, len(steady.generation_end_ns))
-    used = [c for c in steady.cores if c.instructions]
+    # Per-pass work in steady state. A skewed pipeline's cores run in step
+    # (tokens at every pass start), so its totals over the run divided by
+    # the passes are one pass each (its first pass queues at global memory
+    # as no later one does). Other forms' cores do not: a core off the
+    # critical cycle runs passes ahead of the chip's count, so their first
+    # pass, the same work as every later one, is the figure.
+    manifest = result.manifest
+    frames = manifest["program"].get("frames", 1)
+    passes = max(1, len(steady.generation_end_ns)) if frames > 1 else 1
+    used = [c for c in (steady if frames > 1 else once).cores if c.instructions]
     busy = [(c.matrix_ns + c.vector_ns + c.memory_ns + c.communication_ns - c.blocked_ns) / passes for c in used]
     interval = steady.interval_ns
-    manifest = result.manifest
     crossbars = sum(g["crossbars"] for c in manifest["cores"] for g in c["groups"])
-    frames = manifest["program"].get("frames", 1)
     row.update({
         "arithmetic": manifest["program"]["arithmetic"],
         "crossing": manifest["schedule"].get("crossing"),
@@ -86,7 +90,7 @@ def measure(name: str, depth: int, work: Path) -> dict:
         "core_bound_ns": sum(c.matrix_ns for c in once.cores if c.instructions) / 168,
         "work_per_core_ns": sum(busy) / 168,
         "busiest_work_ns": max(busy),
-        "global_busy_share": steady.global_busy_ns / passes / interval,
+        "global_busy_share": (steady.global_busy_ns / passes if frames > 1 else once.global_busy_ns) / interval,
         "predicted_interval_ns": manifest["schedule"].get("predicted_interval_ns"),
         "stage_cores": manifest["schedule"].get("stage_cores"),
     })

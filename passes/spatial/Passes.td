@@ -26,6 +26,16 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     `alternative_tie_interval_ns` on the graph (pipeline mode also
     `stages`, the cores of each stage, and `stage_starts`).
 
+    Pipeline mode costs each candidate in every crossing form it can be
+    lowered in and writes the graph's `crossing`: `local` (at the iteration
+    boundary in local memory, within half of it), `global` (through
+    global-memory regions handed over by tokens), `interleaved` (no
+    stages) or `skewed` (no stages: a task of level l works on inference
+    f - l in pass f, data crossing levels through double-buffered regions;
+    the chip's `frames` passes make the first inference). `crossing=`
+    fixes the form; under `auto` a skewed cost counts 1/0.9 of itself in
+    every comparison, its first inference being a pass per level.
+
     Latency mode also writes each task's `position`, the lowering's global
     order: by start time, or transfer-first (each task where its first
     receive begins), and the graph's `transfers`: `rendezvous` (send and

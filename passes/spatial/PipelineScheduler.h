@@ -47,8 +47,12 @@ struct QueueCost {
   /// The latency run's start of each task's computation (the first
   /// inference), by graph task index.
   std::vector<double> taskStartNs;
-  double larger() const { return std::max(intervalNs, alternativeTieIntervalNs); }
-  double smaller() const { return std::min(intervalNs, alternativeTieIntervalNs); }
+  /// Comparisons (larger(), smaller(): the search's ranking, the 2.1%
+  /// rule) weigh the intervals by it: above 1 for a schedule whose first
+  /// inference is dearer than its interval says (a skewed pipeline's).
+  double handicap = 1.0;
+  double larger() const { return handicap * std::max(intervalNs, alternativeTieIntervalNs); }
+  double smaller() const { return handicap * std::min(intervalNs, alternativeTieIntervalNs); }
 };
 
 /// The 2.1% rule: `candidate` replaces `reference` only when its range

@@ -35,7 +35,9 @@ inline constexpr Choice<TransferMode> kTransferModes[] = {
 /// auto: the form of each candidate the queue model finds clearly cheaper).
 enum class CrossingMode { Auto, Local, Global, Interleaved, Skewed };
 inline constexpr Choice<CrossingMode> kCrossingModes[] = {
-    {CrossingMode::Auto, "auto", "the form the queue model finds cheapest for each candidate"},
+    {CrossingMode::Auto, "auto",
+     "the form the queue model finds cheapest for each candidate (skewed only when predicted 10% faster than "
+     "the others: its first inference takes a pass per level)"},
     {CrossingMode::Local, "local",
      "received at the pass's start, sent at its end, relayed through every level skipped"},
     {CrossingMode::Global, "global", "through global-memory regions handed over by tokens, relayed likewise"},

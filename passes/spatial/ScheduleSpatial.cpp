@@ -52,6 +52,12 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
 
+/// Under crossing=auto a skewed pipeline's intervals count 1 / (1 -
+/// kSkewedGain) of themselves in every comparison (QueueCost::handicap):
+/// it must be predicted about this much faster than another form or
+/// candidate to replace it.
+constexpr double kSkewedGain = 0.10;
+
 /// Each core's tasks in the order its program runs them: by start (to the
 /// nanosecond), then graph order.
 std::map<unsigned, std::vector<unsigned>> tasksByCore(const std::vector<unsigned> &core,
@@ -457,6 +463,7 @@ llvm::json::Object selectionReport(const sp::PipelineProblem &problem, const sp:
     if (c.cost.available) {
       o["interval_ns"] = c.cost.intervalNs;
       o["alternative_tie_interval_ns"] = c.cost.alternativeTieIntervalNs;
+      o["handicap"] = c.cost.handicap;
       o["latency_ns"] = c.cost.latencyNs;
       o["busiest_core"] = int64_t(c.cost.busiestCore);
       o["busiest_core_work_ns"] = c.cost.busiestNs;
@@ -728,7 +735,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // order, and a later form replaces an earlier one only when clearly
     // cheaper (the search's 2.1% rule: the queue model cannot tell closer
     // figures apart).
-    auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost) {
+    // `forms`, when given, receives each costed form's queue cost (forms
+    // not costed, as local beyond half of local memory, are left out).
+    auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost,
+                          llvm::json::Object *forms = nullptr) {
       std::vector<unsigned> kept, cores;
       GraphTasks m = g.merged(g.coLocatedCopies(core), kept);
       for (unsigned k : kept)
@@ -745,6 +755,18 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         if (wanted == sp::CrossingMode::Auto && holdsLocally && program.boundaryBytes > t.localMemoryBytes / 2)
           continue;
         sp::QueueCost c = queueCost(program);
+        // A skewed pipeline's first inference takes a pass per level (5-20x
+        // the other forms'): under auto it must buy clearly more throughput
+        // than the queue model's error, here and against the other
+        // candidates (ShuffleNetV2 fp32 was predicted 5.5% faster skewed and
+        // simulated 8% slower; SigLIP's 3.8% cost its first inference 5x).
+        if (form == sp::Crossing::Skewed && wanted == sp::CrossingMode::Auto)
+          c.handicap = 1 / (1 - kSkewedGain);
+        if (forms)
+          (*forms)[crossingName(form)] = llvm::json::Object{{"available", c.available},
+                                                            {"interval_ns", c.intervalNs},
+                                                            {"alternative_tie_interval_ns", c.alternativeTieIntervalNs},
+                                                            {"handicap", c.handicap}};
         if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {
           crossing = form;
           cost = c;
@@ -765,7 +787,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       return graph.emitError() << "pipeline mode: " << r.error;
     sp::Crossing crossing;
     sp::QueueCost unused;
-    programFor(r.candidates[r.selected].core, crossing, unused);
+    llvm::json::Object forms;
+    programFor(r.candidates[r.selected].core, crossing, unused, &forms);
     const sp::PipelineCandidate &chosen = r.candidates[r.selected];
     // start_ns: the lowering order's starts (the lowering sorts by them),
     // on the graph with co-located copies merged (as evaluated).
@@ -794,6 +817,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     llvm::json::Object selection = selectionReport(problem, r);
     selection["boundaries"] = crossing != sp::Crossing::Interleaved;
     selection["crossing"] = crossingName(crossing);
+    selection["crossing_costs"] = std::move(forms);
     // The selection travels with the graph (the emitter writes it as
     // reports/pipeline_selection.json); `report=FILE` also gets the search's
     // time per phase, which the IR leaves out so that a compile is

@@ -115,11 +115,12 @@ def latency_default(files: dict[str, Path]) -> dict[str, bytes]:
 
 def test_compile_defaults_in_latency_mode(files: dict[str, Path], latency_default: dict[str, bytes]) -> None:
     """No options: PEFT, the time rule within half the crossbars, no
-    followers, binary pimsim-nn files, float32. The Python API's keywords
-    omitted give the same bytes."""
+    followers, transfers and row blocks chosen by the queue model, binary
+    pimsim-nn files, float32. The Python API's keywords omitted give the
+    same bytes."""
     explicit = _compile(files, "latency-explicit", "--algorithm", "peft", "--replicate", "time",
                         "--replication-budget", "0.5", "--no-follow-rows", "--format", "binary",
-                        "--precision", "fp32")
+                        "--precision", "fp32", "--transfers", "auto", "--row-block", "auto")
     assert explicit == latency_default
     assert _api_compile(files, "latency-api") == latency_default
     names = set(latency_default)
@@ -156,9 +157,11 @@ def test_a_chip_filled_by_copies_is_scheduled_by_the_best_fit_retry(files: dict[
 
 
 def test_compile_defaults_in_pipeline_mode(files: dict[str, Path]) -> None:
-    """--pipeline alone: the balance rule and followers."""
+    """--pipeline alone: the balance rule, followers and the crossing the
+    queue model picks."""
     default = _compile(files, "pipeline-default", "--pipeline", "2")
-    explicit = _compile(files, "pipeline-explicit", "--pipeline", "2", "--replicate", "balance", "--follow-rows")
+    explicit = _compile(files, "pipeline-explicit", "--pipeline", "2", "--replicate", "balance", "--follow-rows",
+                        "--crossing", "auto")
     assert default == explicit
     assert _api_compile(files, "pipeline-api", pipeline=2) == default
     assert _compile(files, "pipeline-no-follow", "--pipeline", "2", "--no-follow-rows") != default

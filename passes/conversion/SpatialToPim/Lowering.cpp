@@ -130,6 +130,11 @@ int64_t Lowering::mvmSlack() const { return 4 * int64_t(std::max(target.crossbar
 FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
   CoreEmitter &e = emitter(on);
   std::optional<int64_t> address = e.memory.allocate(bytes + mvmSlack());
+  // The caches of copies are an economy, not a need: when memory is full,
+  // those no task reads any more make room (U-Net's pipelines packed a
+  // window of a 33 MB upsampled map per reader and kept them all).
+  while (!address && evictCaches(on))
+    address = e.memory.allocate(bytes + mvmSlack());
   if (!address) {
     taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
                 << e.memory.inUse() << " of " << e.memory.size()
@@ -141,8 +146,39 @@ FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
   b.address = *address;
   b.bytes = bytes;
   b.level = readingLevel;
+  b.madeInTask = tasksLowered;
   buffers.push_back(b);
   return int(buffers.size() - 1);
+}
+
+bool Lowering::evictCaches(int64_t on) {
+  // Only what the caches alone hold (one reference), made by an earlier
+  // task (the current one may be reading what it just made), and not a
+  // boundary's pinned data.
+  auto evictable = [&](int id) {
+    const Buffer &c = buffers[size_t(id)];
+    return c.core == on && c.refs == 1 && !c.freed && !c.pinned && c.madeInTask < tasksLowered;
+  };
+  bool freed = false;
+  auto evictFrom = [&](auto &cache) {
+    for (auto it = cache.begin(); it != cache.end();) {
+      if (evictable(it->second)) {
+        release(it->second);
+        it = cache.erase(it);
+        freed = true;
+      } else {
+        ++it;
+      }
+    }
+  };
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].freed)
+      continue;
+    evictFrom(buffers[i].copies);
+    evictFrom(buffers[i].packs);
+    evictFrom(buffers[i].gathers);
+  }
+  return freed;
 }
 
 FailureOr<int> Lowering::scratch(int64_t bytes) {
@@ -1402,6 +1438,7 @@ LogicalResult Lowering::run() {
       lastLevel = std::max(lastLevel, readingLevel);
     }
     size_t firstNewBuffer = buffers.size();
+    ++tasksLowered;
     if (failed(lowerTask(t, op)))
       return failure();
     if (mailbox && !isView(op) && !isa<nn::CatOp>(op))

@@ -45,6 +45,8 @@ struct Buffer {
   /// and of int8 matrix sums (i32).
   ElementType type = ElementType::F32;
   int refs = 0;
+  /// The task (its place in the lowering order) that allocated it.
+  int64_t madeInTask = 0;
   bool freed = false;
   /// Its memory is never reused: the source of a transfer deferred to the
   /// iteration boundary, or a buffer reserved before the first instruction.
@@ -94,6 +96,9 @@ public:
   /// A buffer of `bytes` on `core` (plus mvmSlack() past its end); a
   /// diagnostic naming the task when the memory is full.
   mlir::FailureOr<int> allocate(int64_t core, int64_t bytes);
+  /// Frees the cached copies, packs and gathers on `on` that earlier tasks
+  /// made and only the caches hold; whether any was freed.
+  bool evictCaches(int64_t on);
   /// Bytes reserved past every buffer's end: an MVM reads a whole
   /// crossbar's rows and writes a whole crossbar's columns of 32-bit sums
   /// (pimsim-nn writes xbar_cols outputs when mbiw is the cell width),
@@ -260,6 +265,8 @@ private:
   llvm::DenseMap<mlir::Operation *, int64_t> lanesLeft;
   std::map<int64_t, std::unique_ptr<CoreEmitter>> emitters;
   std::vector<int> taskBuffers;
+  /// Tasks lowered so far (Buffer::madeInTask).
+  int64_t tasksLowered = 0;
   int64_t nextTag = 0, globalTop = 0, nextData = 0;
   /// Pipeline mode's stages of the programs (empty in latency mode) and
   /// whether data crosses them through global memory (else local).
