@@ -697,6 +697,17 @@ FailureOr<std::pair<int64_t, int64_t>> Lowering::rowsOfTask(int64_t rows) {
   return std::pair<int64_t, int64_t>{(*range)[0], (*range)[1]};
 }
 
+FailureOr<Lowering::WindowRows> Lowering::windowRowsOfTask(int64_t outputRows, int64_t stride, int64_t kernel,
+                                                           int64_t dilation) {
+  FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(outputRows);
+  if (failed(rows))
+    return failure();
+  WindowRows w{rows->first, rows->second, std::nullopt};
+  if (task.getRows())
+    w.paddedRows = std::pair<int64_t, int64_t>{w.first * stride, (w.last - 1) * stride + (kernel - 1) * dilation + 1};
+  return w;
+}
+
 FailureOr<Piece> Lowering::materializeAs(Value v, const Layout &layout) {
   return materialize(v, [&](const Piece &p) { return sameLayout(p.layout, layout); }, layout);
 }

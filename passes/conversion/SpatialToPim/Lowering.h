@@ -129,6 +129,16 @@ public:
   /// The output rows [begin, end) the current task computes of `rows`:
   /// its `rows` range when it is a copy of a lane, else all of them.
   mlir::FailureOr<std::pair<int64_t, int64_t>> rowsOfTask(int64_t rows);
+  /// A sliding-window operator's rows for the current task: the output
+  /// rows [first, last) it computes of `outputRows` (rowsOfTask), and for a
+  /// copy the padded input rows its windows read (stride, kernel height
+  /// and dilation along the rows); nothing when it computes them all.
+  struct WindowRows {
+    int64_t first, last;
+    std::optional<std::pair<int64_t, int64_t>> paddedRows;
+  };
+  mlir::FailureOr<WindowRows> windowRowsOfTask(int64_t outputRows, int64_t stride, int64_t kernel,
+                                               int64_t dilation);
   /// `v` as one piece on the current core computing exactly `layout` (a
   /// copy when it does not).
   mlir::FailureOr<Piece> materializeAs(mlir::Value v, const layout::Layout &layout);

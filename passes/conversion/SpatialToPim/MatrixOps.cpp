@@ -256,14 +256,10 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   int64_t Wp = W + 2 * pw;
   // A copy of the lane computes output rows [row0, row1): it brings the
   // padded rows its windows read.
-  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(OH);
+  FailureOr<WindowRows> taskRows = windowRowsOfTask(OH, sh, KH, dh);
   if (failed(taskRows))
     return failure();
-  auto [row0, row1] = *taskRows;
-  int64_t rows = row1 - row0;
-  std::optional<std::pair<int64_t, int64_t>> needed;
-  if (task.getRows())
-    needed = std::pair<int64_t, int64_t>{row0 * sh, (row1 - 1) * sh + (KH - 1) * dh + 1};
+  int64_t row0 = taskRows->first, rows = taskRows->last - taskRows->first;
   // Padding holds the code of 0 (an offset encoding's zero point).
   uint8_t fill = 0;
   if (integer) {
@@ -272,7 +268,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
       return failure();
     fill = uint8_t(int8_t(encoding->zero));
   }
-  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, fill, needed);
+  FailureOr<Piece> paddedInput = padded(op.getInput(), {ph, pw}, {ph, pw}, fill, taskRows->paddedRows);
   if (failed(paddedInput))
     return failure();
   Piece padded = *paddedInput;

@@ -335,15 +335,12 @@ LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
   }
   // A copy computes output rows [row0, row1) from the padded rows its
   // windows read.
-  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(OH);
+  FailureOr<WindowRows> taskRows = windowRowsOfTask(OH, sh, KH, dh);
   if (failed(taskRows))
     return failure();
-  auto [row0, row1] = *taskRows;
-  int64_t R = row1 - row0;
-  std::optional<std::pair<int64_t, int64_t>> needed;
-  if (task.getRows())
-    needed = std::pair<int64_t, int64_t>{row0 * sh, (row1 - 1) * sh + (KH - 1) * dh + 1};
-  FailureOr<Piece> x = padded(op.getInput(), {ph, pw}, {ph, pw}, uint8_t(int8_t(encoding.zero)), needed);
+  int64_t row0 = taskRows->first, R = taskRows->last - taskRows->first;
+  FailureOr<Piece> x =
+      padded(op.getInput(), {ph, pw}, {ph, pw}, uint8_t(int8_t(encoding.zero)), taskRows->paddedRows);
   FailureOr<const nn::HostTensor *> weight = constantOf(op.getWeight());
   if (failed(x) || failed(weight))
     return failure();
