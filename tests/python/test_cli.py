@@ -83,6 +83,17 @@ def test_every_subcommand_help_has_an_example() -> None:
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     missing = [name for name, p in sub.choices.items() if "example" not in (p.epilog or "")]
     assert not missing, missing
+    # The whole text must format: argparse expands % in every option's help,
+    # so a literal "10%" taken from a C++ vocabulary once crashed --help.
+    for name, p in sub.choices.items():
+        assert "example" in p.format_help(), name
+
+
+def test_compile_help_runs_from_the_command_line() -> None:
+    result = subprocess.run([*RAPTOR, "compile", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "--crossing" in result.stdout and "10% faster" in result.stdout
 
 
 def test_version_is_the_package_version() -> None:

@@ -25,7 +25,9 @@ def add_choice(p: argparse.ArgumentParser, flag: str, vocabulary: str, lead: str
     choices = _raptor.vocabulary(vocabulary)
     said = shown_default or default
     text = "; ".join(f"{name}: {help}" + (" (default)" if name == said else "") for name, help in choices)
-    p.add_argument(flag, choices=[name for name, _ in choices], default=default, help=f"{lead} ({text})")
+    # argparse formats help with %: the C++ text is literal ("10% faster").
+    p.add_argument(flag, choices=[name for name, _ in choices], default=default,
+                   help=f"{lead} ({text})".replace("%", "%%"))
 
 
 def count(minimum: int) -> Callable[[str], int]:
