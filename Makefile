@@ -43,6 +43,7 @@ bench: setup
 	.venv/bin/python bench/integer_programs.py --json docs/integer-evaluation.json --doc docs/quantization.md
 	.venv/bin/python bench/latency_estimate.py --json docs/latency-estimate.json --doc docs/timing.md
 	.venv/bin/python bench/row_streaming.py --json docs/row-streaming.json --doc docs/scheduling.md
+	.venv/bin/python bench/lane_tiles.py --json docs/lane-tiles.json --doc docs/scheduling.md
 	.venv/bin/python bench/throughput_table.py --json docs/throughput.json --doc docs/scheduling.md
 	.venv/bin/python bench/pipeline_int8.py --json docs/pipeline-int8.json --doc docs/scheduling.md
 

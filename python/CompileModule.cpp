@@ -255,6 +255,7 @@ void bindCompile(nb::module_ &m) {
           "A tensor as a numpy array of its own (float types as float32).");
 
   m.attr("AUTO_ROW_BLOCK") = raptor::CompileOptions::kAutoRowBlock;
+  m.attr("AUTO_LANE_TILES") = raptor::CompileOptions::kAutoLaneTiles;
   nb::class_<raptor::CompileOptions> options(m, "CompileOptions",
                                              "What a compile is told (raptor compile's defaults; passes/pipeline).");
   options.def(nb::init<>())
@@ -268,6 +269,10 @@ void bindCompile(nb::module_ &m) {
                                                                "tensors)")
       .def_rw("row_block_alternative", &raptor::CompileOptions::rowBlockAlternative,
               "with row_block: keep the faster of the streamed and whole-tensor schedules (queue model)")
+      .def_rw("lane_tiles", &raptor::CompileOptions::laneTiles,
+              "latency mode: the most row tiles one lane stacks (0: as many as a core holds)")
+      .def_rw("lane_tiles_auto", &raptor::CompileOptions::laneTilesAuto,
+              "lane_tiles in latency mode only: a pipeline keeps full lanes")
       .def_rw("unroll_limit", &raptor::CompileOptions::unrollLimit);
   spellingProperty(options, "precision", &raptor::CompileOptions::precision, raptor::kPrecisions, "precision");
   spellingProperty(options, "policy", &raptor::CompileOptions::policy, raptor::codec::kPolicyChoices, "policy");
@@ -363,7 +368,7 @@ void bindCompile(nb::module_ &m) {
   m.def(
       "build_compute_graph",
       [](nb::handle module, const std::string &target, const std::string &replicate, double budget,
-         bool followRows, const std::string &mode, int64_t rowBlock) {
+         bool followRows, const std::string &mode, int64_t rowBlock, int64_t laneTiles) {
         raptor::BuildComputeGraphOptions o;
         o.targetPath = target;
         o.replicate = parseSpelling(llvm::ArrayRef(raptor::spatial::kReplicationRules), replicate, "replication rule");
@@ -371,13 +376,16 @@ void bindCompile(nb::module_ &m) {
         o.replicationBudget = budget;
         o.followRows = followRows;
         o.rowBlock = rowBlock;
+        o.laneTiles = laneTiles;
         runPass(module, raptor::createBuildComputeGraph(o));
       },
       nb::arg("module"), nb::arg("target") = "", nb::arg("replicate") = "none", nb::arg("replication_budget") = 0.5,
       nb::arg("follow_rows") = true, nb::arg("mode") = "latency", nb::arg("row_block") = 0,
+      nb::arg("lane_tiles") = 0,
       "raptor-build-compute-graph for the target file (empty: the module's pim.target); follow_rows: "
       "element-wise and pooling operators follow row copies; mode: the schedule the graph is for; row_block: "
-      "latency mode's rows per streamed block (0: whole tensors).");
+      "latency mode's rows per streamed block (0: whole tensors); lane_tiles: latency mode's most row tiles "
+      "per lane (0: a core's).");
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,

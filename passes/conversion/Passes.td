@@ -35,6 +35,14 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     (`@<name>_tasks_whole`, `alternative_of` the streamed one), and
     raptor-schedule-spatial keeps whichever its queue model predicts faster.
 
+    `lane-tiles=T` (latency mode) cuts every MVM operator's tile columns
+    into lanes of at most about T row tiles (balanced), whose partial sums
+    their readers add: a lane runs one MVM per row tile for each output
+    position, one after the other, so shorter lanes on more cores shorten
+    a copy's time when its rows cannot be split further (each copy already
+    computes one row). The graph records it as `lane_tiles`, which the
+    lowering tiles by.
+
     The target comes from `target=FILE.json` (read once, then kept as the
     module's `pim.target` and the graph's `target`, a `#pim.target`) or,
     without the option, from the module's `pim.target`.
@@ -67,7 +75,11 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                         "its input's first rows (0: whole tensors)">,
                  Option<"rowBlockAlternative", "row-block-alternative", "bool", /*default=*/"false",
                         "With row-block: also build the whole-tensor graph, for raptor-schedule-spatial to keep "
-                        "the one whose programs its queue model finds faster">];
+                        "the one whose programs its queue model finds faster">,
+                 Option<"laneTiles", "lane-tiles", "int64_t", /*default=*/"0",
+                        "Latency mode: the most row tiles (crossbar-high slices of a weight matrix) one lane "
+                        "stacks; taller columns become lanes of partial sums, added by their readers, that run "
+                        "on other cores (0: as many as a core holds)">];
 }
 
 def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {

@@ -322,6 +322,9 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       // Rows per streamed block (0: whole tensors per task).
       auto rowBlock = graph->getAttrOfType<IntegerAttr>("row_block");
       schedule["row_block"] = rowBlock ? rowBlock.getInt() : 0;
+      // The most row tiles of a lane (0: as many as a core holds).
+      auto laneTiles = graph->getAttrOfType<IntegerAttr>("lane_tiles");
+      schedule["lane_tiles"] = laneTiles ? laneTiles.getInt() : 0;
       for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback", "transfers"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();

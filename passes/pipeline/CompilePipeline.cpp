@@ -48,6 +48,9 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   bool automatic = o.rowBlockAlternative && pipelined;
   build.rowBlock = automatic ? 0 : o.rowBlock;
   build.rowBlockAlternative = o.rowBlockAlternative && !pipelined;
+  // `auto` shortens lanes for one inference's latency; a pipeline keeps
+  // full lanes (an explicit height there is the pass's error).
+  build.laneTiles = o.laneTilesAuto && pipelined ? 0 : o.laneTiles;
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;
@@ -135,6 +138,12 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
                                    llvm::cl::desc("With row-block: keep whichever of the streamed and the "
                                                   "whole-tensor schedules the queue model finds faster"),
                                    llvm::cl::init(defaults.rowBlockAlternative)};
+  Option<int64_t> laneTiles{*this, "lane-tiles",
+                            llvm::cl::desc("Latency mode: the most row tiles one lane stacks (0: a core's)"),
+                            llvm::cl::init(defaults.laneTiles)};
+  Option<bool> laneTilesAuto{*this, "lane-tiles-auto",
+                             llvm::cl::desc("lane-tiles in latency mode only: a pipeline keeps full lanes"),
+                             llvm::cl::init(defaults.laneTilesAuto)};
   Option<spatial::ListAlgorithm> algorithm{*this, "algorithm", llvm::cl::desc("Latency mode's list scheduler"),
                                            llvm::cl::init(defaults.algorithm), choicesOf(spatial::kListAlgorithms)};
   Option<spatial::TransferMode> transfers{*this, "transfers",
@@ -167,6 +176,8 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.followRows = followRows;
     o.rowBlock = rowBlock;
     o.rowBlockAlternative = rowBlockAlternative;
+    o.laneTiles = laneTiles;
+    o.laneTilesAuto = laneTilesAuto;
     o.algorithm = algorithm;
     o.transfers = transfers;
     o.crossing = crossing;

@@ -79,6 +79,16 @@ struct CompileOptions {
   /// faster (the default, `--row-block auto`; pipeline mode: whole).
   int64_t rowBlock = kAutoRowBlock;
   bool rowBlockAlternative = true;
+  /// The lane height `--lane-tiles auto` takes in latency mode
+  /// (bench/lane_tiles.py: 3 beat 2 and 6 on ResNet-18 and GoogLeNet, f32
+  /// and int8).
+  static constexpr int64_t kAutoLaneTiles = 3;
+  /// Latency mode: the most row tiles one lane of an MVM operator stacks
+  /// (0: as many as a core holds); taller columns become lanes of partial
+  /// sums on other cores. With laneTilesAuto (the default, `--lane-tiles
+  /// auto`) pipeline mode keeps full lanes.
+  int64_t laneTiles = kAutoLaneTiles;
+  bool laneTilesAuto = true;
 
   spatial::ListAlgorithm algorithm = spatial::ListAlgorithm::PEFT;
   /// Latency mode: how data goes to other cores (auto: the queue model's

@@ -57,16 +57,17 @@ double vectorWork(const pim::TargetModel &t, double instructions, int64_t elemen
 /// the lowering gathers the im2col window (`gathers` copies of
 /// `gatherBytes`), runs one MVM per array group of the lane, adds the
 /// groups that continue a column range and the bias once.
-FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t k, int64_t n, int64_t taps,
-                               int64_t groups, int64_t positions, std::string weight, int64_t gathers,
+FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles, int64_t k, int64_t n,
+                               int64_t taps, int64_t groups, int64_t positions, std::string weight, int64_t gathers,
                                int64_t gatherBytes, bool bias, bool integer) {
   MatrixTiling tiling;
   std::string error;
-  if (!tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore, tiling,
-                  error))
+  if (!tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore, laneRowTiles,
+                  tiling, error))
     return op->emitError() << error;
   Lanes lanes;
   lanes.weight = std::move(weight);
+  lanes.cols = n;
   const pim::TimingConfig &timing = t.timing;
   for (auto [index, lane] : llvm::enumerate(tiling.lanes)) {
     lanes.tiles.push_back(lane.crossbars);
@@ -338,7 +339,7 @@ bool isDepthwise(raptor::nn::ConvolutionOp conv) {
 
 /// The lanes of `op` by its own program, before any copies of its
 /// operands.
-static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t) {
+static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles) {
   Lanes one;
   one.tiles = {0};
   // Refused here, where a compile first meets the graph, naming the aten
@@ -381,7 +382,7 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t) 
     // The window's rows (kh of them, kw * channels contiguous) per position.
     // int8 convolutions gather byte-wide codes.
     bool integer = raptor::codec::isEncoded(conv.getInput());
-    FailureOr<Lanes> lanes = crossbarLanes(op, t, k, w.getDimSize(0), taps, groups, positions,
+    FailureOr<Lanes> lanes = crossbarLanes(op, t, laneRowTiles, k, w.getDimSize(0), taps, groups, positions,
                                            weightName(conv.getWeight()), kh,
                                            kw * channels * (integer ? 1 : kElementBytes), bool(conv.getBias()),
                                            integer);
@@ -404,8 +405,8 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t) 
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
     int64_t positions = numElements(linear.getInput()) / k;
     FailureOr<Lanes> lanes =
-        crossbarLanes(op, t, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0, bool(linear.getBias()),
-                      raptor::codec::isEncoded(linear.getInput()));
+        crossbarLanes(op, t, laneRowTiles, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0,
+                      bool(linear.getBias()), raptor::codec::isEncoded(linear.getInput()));
     auto shape = cast<RankedTensorType>(linear.getInput().getType()).getShape();
     if (int64_t dim = linearRowDim(shape); succeeded(lanes) && dim >= 0) {
       lanes->rows = lanes->inputRows = shape[size_t(dim)];
@@ -492,8 +493,8 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t) 
   return one;
 }
 
-FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t) {
-  FailureOr<Lanes> lanes = operatorLanes(op, t);
+FailureOr<Lanes> lanesOf(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles) {
+  FailureOr<Lanes> lanes = operatorLanes(op, t, laneRowTiles);
   // Each lane copies its scattered operands itself (on its own core).
   if (succeeded(lanes))
     if (double copies = gatherNs(op, t.timing); copies > 0)

@@ -36,6 +36,9 @@ struct Lanes {
   /// output positions (windows) over them; the input rows, their bytes, and
   /// how a range of output rows reads them (stride, halo of the window).
   int64_t rows = 1, windows = 0;
+  /// Output columns of an MVM operator's matrix (N: what its lanes' column
+  /// tiles split).
+  int64_t cols = 0;
   int64_t inputRows = 1, inputRowBytes = 0, stride = 1, halo = 0;
 };
 
@@ -53,9 +56,11 @@ bool movesNoData(mlir::Operation *op);
 /// it (encoded data in its codec's target type; 0 when dynamic).
 int64_t tensorBytes(mlir::Value v);
 
-/// The lanes of `op` on target `t`; emits an error on `op` when the
-/// operator cannot be tiled (or has no static shape).
-mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const pim::TargetModel &t);
+/// The lanes of `op` on target `t`, an MVM operator's lanes at most
+/// `laneRowTiles` row tiles tall when that is above 0 (tileMatrix); emits
+/// an error on `op` when the operator cannot be tiled (or has no static
+/// shape).
+mlir::FailureOr<Lanes> lanesOf(mlir::Operation *op, const pim::TargetModel &t, int64_t laneRowTiles = 0);
 
 } // namespace raptor::spatial
 

@@ -110,6 +110,43 @@ QueueProgram programOf(const PlacedGraph &g) {
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
   std::map<unsigned, std::pair<int64_t, std::set<unsigned>>> mailed;
+  // Mailbox: a reader has kEventRegisters event registers, one per sender,
+  // handed out as the lowering does (Lowering::mailboxEvent): in the global
+  // order of the producers, to the cores reading each (through views,
+  // which move nothing). From a sender beyond them it receives by
+  // rendezvous, the send placed where the sender's program is when the
+  // reader is lowered.
+  std::set<std::pair<unsigned, unsigned>> registered; // (reader, sender)
+  if (mailbox) {
+    std::vector<std::vector<unsigned>> outputs(g.work.size());
+    for (const PlacedGraph::Edge &e : g.edges)
+      outputs[e.from].push_back(e.to);
+    std::map<unsigned, std::set<unsigned>> readersOf;
+    std::function<const std::set<unsigned> &(unsigned)> readers = [&](unsigned t) -> const std::set<unsigned> & {
+      if (auto it = readersOf.find(t); it != readersOf.end())
+        return it->second;
+      std::set<unsigned> into;
+      for (unsigned u : outputs[t]) {
+        if (u < g.passThrough.size() && g.passThrough[u]) {
+          const std::set<unsigned> &further = readers(u);
+          into.insert(further.begin(), further.end());
+        } else {
+          into.insert(g.core[u]);
+        }
+      }
+      return readersOf[t] = std::move(into);
+    };
+    std::vector<int64_t> used(g.cores, 0);
+    for (unsigned t : g.order) {
+      if (t < g.passThrough.size() && g.passThrough[t])
+        continue;
+      for (unsigned reader : readers(t))
+        if (reader != g.core[t] && !registered.count({reader, g.core[t]}) && used[reader] < kEventRegisters) {
+          registered.insert({reader, g.core[t]});
+          ++used[reader];
+        }
+    }
+  }
   auto move = [&](int64_t bytes, unsigned from, unsigned to, int64_t producer) {
     if (skewed) {
       // The producer stores its output once, right after its work (the
@@ -175,7 +212,8 @@ QueueProgram programOf(const PlacedGraph &g) {
       }
       return;
     }
-    if (mailbox && moving >= 0) {
+    bool throughView = moving >= 0 && unsigned(moving) < g.passThrough.size() && g.passThrough[unsigned(moving)];
+    if (mailbox && moving >= 0 && (throughView || registered.count({to, from}))) {
       auto &[most, readers] = mailed[unsigned(moving)];
       most = std::max(most, bytes);
       readers.insert(to);

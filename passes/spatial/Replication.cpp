@@ -12,10 +12,6 @@ namespace raptor::spatial {
 /// copies measured worse on ResNet-18 int8, docs/scheduling.md).
 constexpr double kBalanceShare = 2.0;
 
-namespace {
-
-/// Whether `tiles` pack into `bins` bins of `capacity`, first fit largest
-/// first.
 bool packs(std::vector<int64_t> tiles, int64_t bins, int64_t capacity) {
   std::sort(tiles.begin(), tiles.end(), std::greater<>());
   std::vector<int64_t> room(size_t(bins), capacity);
@@ -29,6 +25,8 @@ bool packs(std::vector<int64_t> tiles, int64_t bins, int64_t capacity) {
   }
   return true;
 }
+
+namespace {
 
 int64_t sum(llvm::ArrayRef<int64_t> values) {
   int64_t n = 0;

@@ -1,6 +1,8 @@
 //===- WeightTiling.cpp - Weight matrices on crossbars ----------*- C++ -*-===//
 #include "passes/spatial/WeightTiling.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -46,7 +48,7 @@ bool MatrixTiling::nonzero(int64_t r, int64_t c) const {
 }
 
 bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_t xbarRows, int64_t xbarCols,
-                int64_t slices, int64_t perCore, MatrixTiling &t, std::string &error) {
+                int64_t slices, int64_t perCore, int64_t laneRowTiles, MatrixTiling &t, std::string &error) {
   if (slices > perCore) {
     error = "one weight tile needs " + std::to_string(slices) + " crossbars (bit slices) but a core has " +
             std::to_string(perCore);
@@ -59,10 +61,18 @@ bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_
   t.colTiles = ceilDiv(cols, xbarCols);
   int64_t rowsPerCore = perCore / slices; // whole tiles, all slices together
   std::optional<MatrixTiling::Lane> open;
+  // Row chunks of the last tall columns: the next column with the same
+  // nonzero row tiles joins them while every chunk fits a core (one MVM
+  // per row tile then covers both columns).
+  std::vector<MatrixTiling::Lane> chunks;
+  std::vector<int64_t> chunkRows;
   auto close = [&] {
     if (open)
       t.lanes.push_back(*open);
     open.reset();
+    t.lanes.insert(t.lanes.end(), chunks.begin(), chunks.end());
+    chunks.clear();
+    chunkRows.clear();
   };
   for (int64_t c = 0; c < t.colTiles; ++c) {
     std::vector<int64_t> nz;
@@ -72,15 +82,32 @@ bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_
     if (nz.empty())
       continue;
     int64_t need = int64_t(nz.size()) * slices;
-    if (int64_t(nz.size()) > rowsPerCore) {
-      // Taller than a core: row chunks whose partial sums are added.
-      close();
-      for (size_t i = 0; i < nz.size(); i += size_t(rowsPerCore)) {
-        size_t j = std::min(nz.size(), i + size_t(rowsPerCore));
-        t.lanes.push_back({nz[i], nz[j - 1] + 1, c, c + 1, int64_t(j - i) * slices, true});
+    int64_t tallest = rowsPerCore; // row tiles of one lane
+    if (laneRowTiles > 0 && laneRowTiles < int64_t(nz.size()))
+      tallest = std::min(rowsPerCore, ceilDiv(int64_t(nz.size()), ceilDiv(int64_t(nz.size()), laneRowTiles)));
+    if (int64_t(nz.size()) > tallest) {
+      // Taller than a core (or than a lane may be): row chunks whose
+      // partial sums are added.
+      // A chunk of n row tiles takes n * slices more crossbars per column.
+      auto more = [&](const MatrixTiling::Lane &l) { return l.crossbars / (l.colEnd - l.colBegin); };
+      if (!chunks.empty() && chunkRows == nz &&
+          llvm::all_of(chunks, [&](const MatrixTiling::Lane &l) { return l.crossbars + more(l) <= perCore; })) {
+        for (MatrixTiling::Lane &l : chunks) {
+          l.crossbars += more(l);
+          l.colEnd = c + 1;
+        }
+        continue;
       }
+      close();
+      for (size_t i = 0; i < nz.size(); i += size_t(tallest)) {
+        size_t j = std::min(nz.size(), i + size_t(tallest));
+        chunks.push_back({nz[i], nz[j - 1] + 1, c, c + 1, int64_t(j - i) * slices, true});
+      }
+      chunkRows = nz;
       continue;
     }
+    if (!chunks.empty())
+      close();
     if (open && open->crossbars + need <= perCore) {
       open->rowBegin = std::min(open->rowBegin, nz.front());
       open->rowEnd = std::max(open->rowEnd, nz.back() + 1);

@@ -44,10 +44,6 @@ struct MatrixTiling {
   bool nonzero(int64_t rowTile, int64_t colTile) const;
 };
 
-/// Tiles a K x N matrix (groups > 1: block-diagonal with `taps` kernel taps
-/// per channel) for cores of `perCore` crossbars of xbarRows x xbarCols
-/// holding `slices` crossbars per tile. On failure `error` says why (a tile
-/// needs more crossbars than a core has).
 /// An array group of a lane: row tile `rowTile`, column tiles [colBegin,
 /// colEnd), the crossbars of one MVM. `first` when no earlier group of the
 /// lane wrote these columns (it writes them; later ones are added).
@@ -60,8 +56,17 @@ struct TileGroup {
 /// that are all first or all later contributions to their columns.
 std::vector<TileGroup> groupsOf(const MatrixTiling &tiling, const MatrixTiling::Lane &lane);
 
+/// Tiles a K x N matrix (groups > 1: block-diagonal with `taps` kernel taps
+/// per channel) for cores of `perCore` crossbars of xbarRows x xbarCols
+/// holding `slices` crossbars per tile. On failure `error` says why (a tile
+/// needs more crossbars than a core has).
+/// A column taller than a core, or than `laneRowTiles` row tiles when that
+/// is above 0, is cut into lanes of partial sums (about equal row tiles
+/// under `laneRowTiles`: a lane's MVMs per output position are its row
+/// tiles, run one after the other; its readers add the sums).
 bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_t xbarRows,
-                int64_t xbarCols, int64_t slices, int64_t perCore, MatrixTiling &out, std::string &error);
+                int64_t xbarCols, int64_t slices, int64_t perCore, int64_t laneRowTiles, MatrixTiling &out,
+                std::string &error);
 
 } // namespace raptor::spatial
 

@@ -25,6 +25,7 @@ TABLES = [
     ("docs/scheduling.md", "pipeline-int8", "pipeline_int8.table", "docs/pipeline-int8.json", "rows"),
     ("docs/scheduling.md", "throughput", "throughput_table.table", "docs/throughput.json", "rows"),
     ("docs/scheduling.md", "row-streaming", "row_streaming.table", "docs/row-streaming.json", "rows"),
+    ("docs/scheduling.md", "lane-tiles", "lane_tiles.table", "docs/lane-tiles.json", "rows"),
     ("docs/benchmarks.md", "import-roundtrip", "import_roundtrip.table", "docs/bench-import-roundtrip.json", None),
     ("docs/benchmarks.md", "codec-scaling", "codec_scaling.table", "docs/codec-scaling.json", "synthetic"),
     ("docs/benchmarks.md", "rdg-scaling", "rdg_scaling.table", "docs/rdg-scaling.json", "rows"),

@@ -8,6 +8,7 @@ deadlock, and the queue model chooses the faster form under 'auto'."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,46 @@ def test_transfers_is_refused_when_unknown(tmp_path: Path) -> None:
     cli = subprocess.run([sys.executable, "-m", "raptor", "compile", "shufflenet_v2", "-o", str(tmp_path / "c"),
                           "--transfers", "mail"], capture_output=True, text=True)
     assert cli.returncode == 2 and "invalid choice: 'mail'" in cli.stderr
+
+
+class Wide(nn.Module):
+    """A linear layer of 40 column tiles on a chip of one 8 x 8 crossbar
+    per core: 40 lanes on 40 cores, all read by the ReLU's core."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 320)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.fc(x)) * 2
+
+
+def test_a_reader_of_more_senders_than_event_registers_receives_the_rest_by_rendezvous(tmp_path: Path) -> None:
+    """A core has 32 event registers, one per sender it is signalled by:
+    the ReLU reading 39 other cores' lanes takes 32 from global memory and 7
+    by rendezvous (each send placed where its sender's program is when the
+    reader is lowered). The program still equals torch, and the queue
+    model, which hands out the registers as the lowering does, predicts
+    its latency."""
+    target = tmp_path / "wide.json"
+    target.write_text(json.dumps({
+        "name": "tests: 48 cores x 1 crossbar of 8x8", "clock": {"period_ns": 1.0},
+        "cores": {"count": 48, "mesh_rows": 6, "mesh_cols": 8},
+        "crossbar": {"per_core": 1, "rows": 8, "cols": 8, "cell_bits": 8, "weight_bits": 8},
+        "network": {"link_bytes_per_cycle": 4, "hop_latency_cycles": 1}, "memory": {"local_bytes": 65536}}))
+    torch.manual_seed(2)
+    model = randomize(Wide())
+    x = torch.randn(1, 8)
+    module = imported(model, x, tmp_path / "w.safetensors")
+    result = pim.compile(module, tmp_path / "p", weights=tmp_path / "w.safetensors", target=target,
+                         replicate="none", pimsim="none", transfers="global")
+    manifest = result.manifest
+    tasks = json.loads((tmp_path / "p" / "reports" / "schedule_tasks.json").read_text())
+    relu_core = next(t["core"] for t in tasks if t["name"].startswith("nn.relu"))
+    senders = {t["from"] for t in manifest["transfers"] if t["to"] == relu_core}
+    assert len(senders) == 39 - 32, manifest["transfers"]
+    with torch.no_grad():
+        np.testing.assert_allclose(pim.simulate(tmp_path / "p", x.numpy()).outputs["out0"], model(x).numpy(),
+                                   rtol=1e-4, atol=1e-5)
+    simulated = pim.Program.load(tmp_path / "p").time().latency_ns
+    assert manifest["schedule"]["predicted_latency_ns"] == pytest.approx(simulated, rel=0.05)

@@ -391,13 +391,15 @@ def test_partial_sums_of_lanes_copied_differently_are_added(tmp_path: Path, pipe
     rows and must still be added, not the later copied over the earlier
     (torchvision's ResNet-18 on 128 x 128 crossbars with 2-bit cells was
     0.89 off). In latency mode the same model takes the capacity
-    fallback of the list scheduler, whose transfer costs must follow it."""
+    fallback of the list scheduler, whose transfer costs must follow it
+    (with lanes as tall as a core holds, `lane_tiles=0`: two lanes)."""
     torch.manual_seed(7)
     model = randomize(Widening())
     x = torch.randn(1, 3, 16, 16)
     kept: list = []
     _, tensors = _compiled(tmp_path, model, x, "integer", "p", pimsim="none", module_out=kept, pipeline=pipeline,
-                           replication_budget=1.0, target=str(_sliced_target(tmp_path, 16)), replicate=replicate)
+                           replication_budget=1.0, target=str(_sliced_target(tmp_path, 16)), replicate=replicate,
+                           lane_tiles=0)
     graph = next(op for op in kept[0].body.operations if op.operation.name == "spatial.graph")
     lanes = {ir.IntegerAttr(op.attributes["lane"]).value for op in graph.regions[0].blocks[0].operations
              if "rows" in op.attributes and ir.StringAttr(op.attributes["op"]).value == "nn.convolution"}

@@ -16,12 +16,11 @@ import numpy as np
 import pytest
 import torch
 from mlir import ir
-from pim_helpers import export, randomize
+from pim_helpers import imported, randomize
 from torch import nn
 
 import raptor
 from raptor import pim, quant, weights
-from raptor.frontend.torch import import_program
 
 
 class Fire(nn.Module):
@@ -49,13 +48,10 @@ class Fire(nn.Module):
 def _module(tmp_path: Path, x: torch.Tensor):
     torch.manual_seed(3)
     model = randomize(Fire())
-    ep = export(model, x)
-    module, _ = import_program(ep)
     path = tmp_path / "m.safetensors"
-    weights.save(path, weights.from_exported_program(ep, module))
+    module = imported(model, x, path)
     with torch.no_grad():
-        reference = model(x).numpy()
-    return module, path, reference
+        return module, path, model(x).numpy()
 
 
 def _tasks(module: ir.Module) -> list[dict]:
@@ -219,7 +215,9 @@ def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: 
     at 60.5 MiB). The compile does not fail: it lowers the whole-tensor
     graph and says why in the manifest and the summary. (On the default
     64 MiB the streamed programs fit since the lowering frees cached copies
-    when a core is full.)"""
+    when a core is full.) Full lanes (lane_tiles=0): lanes of 3 row tiles
+    give each reader one partial sum per lane to hold, and neither form of
+    U-Net without copies fits 62 MiB then (the error says so, next test)."""
     from raptor import sources
 
     target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
@@ -227,9 +225,26 @@ def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: 
     (tmp_path / "target.json").write_text(json.dumps(target))
     model = sources.load("unet")
     result = pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
-                         target=tmp_path / "target.json")
+                         target=tmp_path / "target.json", lane_tiles=0)
     schedule = result.manifest["schedule"]
     assert schedule["row_block"] == 0
     assert "more bytes of local memory" in schedule["row_block_fallback"]
     summary = pim.format_summary(pim.summary(result.manifest), "u")
     assert "streamed rows estimated faster but not lowered: task '" in summary
+
+
+def test_a_program_that_does_not_fit_with_short_lanes_says_how_to_make_it_fit(tmp_path: Path) -> None:
+    """The same U-Net with the default lanes of 3 row tiles: neither form
+    fits 62 MiB, and the one-line error names the core and the two ways
+    out (more local memory, or full lanes)."""
+    from raptor import sources
+
+    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
+    target["memory"] = {"local_bytes": 62 << 20}
+    (tmp_path / "target.json").write_text(json.dumps(target))
+    model = sources.load("unet")
+    with pytest.raises(pim.UserError, match=r"more bytes of local memory .*memory\.local_bytes\) or lanes as tall "
+                                            r"as a core holds \(--lane-tiles 0; these lanes hold at most 3 row tiles"):
+        pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
+                    target=tmp_path / "target.json")
+    assert not (tmp_path / "u").exists()

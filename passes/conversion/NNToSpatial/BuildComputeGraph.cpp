@@ -166,10 +166,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
     return attr;
   }
   /// The compute graph of `func`, named `name`: convolutions in row blocks
-  /// of about `blockRows` rows (0: whole tensors per task).
+  /// of about `blockRows` rows (0: whole tensors per task), lanes of at
+  /// most `laneRowTiles` row tiles (0: as many as a core holds).
   FailureOr<sp::GraphOp> buildGraph(ModuleOp module, func::FuncOp func, StringRef name,
                                     raptor::pim::TargetAttr targetAttr, const raptor::pim::TargetModel &t,
-                                    sp::ReplicationRule rule, int64_t blockRows) {
+                                    sp::ReplicationRule rule, int64_t blockRows, int64_t laneRowTiles) {
     // Streamed rows need the element-wise operators between convolutions
     // to stream too.
     bool follow = followRows || blockRows > 0;
@@ -202,7 +203,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                      "only; this op is neither");
         return failure();
       }
-      FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t);
+      FailureOr<sp::Lanes> lanes = sp::lanesOf(&op, t, laneRowTiles);
       if (failed(lanes))
         return failure();
       for (int64_t tiles : lanes->tiles)
@@ -218,6 +219,27 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           rowsRead(&op, known, 0, 1))
         vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
       planned.push_back({&op, position, std::move(*lanes), vectorRows});
+    }
+    // Short lanes only where they still pack onto the cores (smaller
+    // pieces can pack worse: three lanes of 6, 6 and 4 crossbars do not
+    // fit cores of 8 beside others where two of 8 did).
+    if (laneRowTiles > 0) {
+      std::vector<int64_t> tiles;
+      for (const PlannedOp &p : planned)
+        tiles.insert(tiles.end(), p.lanes.tiles.begin(), p.lanes.tiles.end());
+      if (sp::packs(tiles, int64_t(t.cores), int64_t(t.crossbarsPerCore))) {
+        graph->setAttr("lane_tiles", builder.getI64IntegerAttr(laneRowTiles)); // the lowering tiles by it too
+      } else {
+        totalTiles = 0;
+        for (PlannedOp &p : planned) {
+          FailureOr<sp::Lanes> full = sp::lanesOf(p.op, t, 0);
+          if (failed(full))
+            return failure();
+          p.lanes = std::move(*full);
+          for (int64_t n : p.lanes.tiles)
+            totalTiles += n;
+        }
+      }
     }
     int64_t chip = int64_t(t.cores) * t.crossbarsPerCore;
     if (totalTiles > chip) {
@@ -277,7 +299,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
     struct Produced {
       SmallVector<Value> tasks;
       SmallVector<std::pair<int64_t, int64_t>> rows; // per task (all rows when it is no copy)
-      int64_t bytes = 0;                             // per task
+      SmallVector<int64_t> bytes;                    // per task
     };
     llvm::DenseMap<Value, Produced> producers;
     // Task names are the operators' location names, else their kinds: one
@@ -313,10 +335,10 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
             continue; // a graph input or weight, resident before the run
           auto type = dyn_cast<RankedTensorType>(operand.getType());
           bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
-          for (auto [lane, rows] : llvm::zip(it->second.tasks, it->second.rows)) {
-            int64_t b = it->second.bytes;
-            bool held = rows.second != std::numeric_limits<int64_t>::max();
-            if (aligned && held) {
+          for (auto [lane, rows, held] : llvm::zip(it->second.tasks, it->second.rows, it->second.bytes)) {
+            int64_t b = held;
+            bool heldRows = rows.second != std::numeric_limits<int64_t>::max();
+            if (aligned && heldRows) {
               int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
               if (lo >= hi)
                 continue;
@@ -340,6 +362,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         base = stem + "_" + std::to_string(++baseUses[stem]);
       SmallVector<Value> results;
       SmallVector<std::pair<int64_t, int64_t>> resultRows;
+      // The share of the output each task holds: its rows of its lane's
+      // columns (a lane of partial sums holds them as 4-byte sums, which
+      // its readers add).
+      SmallVector<double> shares;
+      SmallVector<bool> sums;
       for (unsigned l = 0; l < lanes.count; ++l)
         for (int64_t k = 0; k < n; ++k) {
           auto [copyBegin, copyEnd] = n > 1 ? sp::rowsOfCopy(outRows, n, k) : std::pair<int64_t, int64_t>{0, outRows};
@@ -386,6 +413,17 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                 onCrossbars ? builder.getI64IntegerAttr(j) : IntegerAttr(), IntegerAttr());
             results.push_back(task.getDone());
             resultRows.push_back(span);
+            double share = split ? double(end - begin) / double(outRows) : 1.0;
+            if (!lanes.matrix.empty()) {
+              const sp::MatrixTiling::Lane &m = lanes.matrix[l];
+              share *= double(std::min(lanes.cols, m.colEnd * t.crossbarCols) - m.colBegin * t.crossbarCols) /
+                       double(lanes.cols);
+              sums.push_back(m.partial);
+            } else {
+              share /= double(lanes.count);
+              sums.push_back(false);
+            }
+            shares.push_back(share);
             previousBlock = task.getDone();
           }
         }
@@ -399,7 +437,13 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           if (type.getRank() != 4 || (split && !followsRows && lanes.rows != type.getShape()[2]))
             for (auto &span : rowsHeld)
               span = {0, std::numeric_limits<int64_t>::max()};
-          producers[r] = {results, rowsHeld, std::max<int64_t>(1, ceilDiv(sp::tensorBytes(r), tasks))};
+          SmallVector<int64_t> bytes;
+          for (auto [share, partial] : llvm::zip(shares, sums)) {
+            double whole = partial ? double(4 * cast<RankedTensorType>(r.getType()).getNumElements())
+                                   : double(sp::tensorBytes(r));
+            bytes.push_back(std::max<int64_t>(1, int64_t(std::ceil(share * whole))));
+          }
+          producers[r] = {results, rowsHeld, bytes};
         }
     }
     return graph;
@@ -424,6 +468,16 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       module.emitError() << "row-block streams rows within one inference: a latency-mode schedule (mode=latency)";
       return signalPassFailure();
     }
+    if (laneTiles < 0) {
+      module.emitError() << "lane-tiles must be a number of row tiles (0: as many as a core holds), not "
+                         << int64_t(laneTiles);
+      return signalPassFailure();
+    }
+    if (laneTiles > 0 && mode == sp::ScheduleMode::Pipeline) {
+      module.emitError() << "lane-tiles shortens the copies of one inference's critical path: a latency-mode "
+                            "schedule (mode=latency)";
+      return signalPassFailure();
+    }
     if (rowBlockAlternative && rowBlock <= 0) {
       module.emitError() << "row-block-alternative compares row streaming with whole tensors: it needs "
                             "row-block=R with R > 0";
@@ -442,15 +496,16 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         return signalPassFailure();
       }
       std::string name = func.getSymName().str() + "_tasks";
-      FailureOr<sp::GraphOp> graph = buildGraph(module, func, name, *targetAttr, t, rule, rowBlock);
+      FailureOr<sp::GraphOp> graph = buildGraph(module, func, name, *targetAttr, t, rule, rowBlock, laneTiles);
       if (failed(graph))
         return signalPassFailure();
       if (rowBlock > 0)
         (*graph)->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), int64_t(rowBlock)));
       if (rowBlockAlternative) {
-        // The whole-tensor graph beside it: raptor-schedule-spatial keeps
-        // the one whose programs the queue model finds faster.
-        FailureOr<sp::GraphOp> whole = buildGraph(module, func, name + "_whole", *targetAttr, t, rule, 0);
+        // The whole-tensor graph beside it (with the same lanes):
+        // raptor-schedule-spatial keeps the one whose programs the queue
+        // model finds faster.
+        FailureOr<sp::GraphOp> whole = buildGraph(module, func, name + "_whole", *targetAttr, t, rule, 0, laneTiles);
         if (failed(whole))
           return signalPassFailure();
         // A model without streamed rows (no convolution to split, a

@@ -138,7 +138,7 @@ FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
   if (!address) {
     taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
                 << e.memory.inUse() << " of " << e.memory.size()
-                << " in use); choose a target with more local memory (memory.local_bytes)";
+                << " in use); choose a target with more local memory (memory.local_bytes)" << memoryHint();
     return failure();
   }
   Buffer b;
@@ -483,7 +483,8 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
         taskError() << "core " << hop << " has no room left for " << bytes
                     << " bytes received at the start of its pipelined iteration ("
                     << emitter(hop).memory.peak() << " of " << emitter(hop).memory.size()
-                    << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)";
+                    << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)"
+                    << memoryHint();
         return failure();
       }
       int64_t tag = nextTag++;
@@ -591,7 +592,8 @@ FailureOr<int> Lowering::skewedCopy(int buffer, int64_t lo, int64_t hi, int64_t 
       return taskError() << "core " << on << " has no room left for " << bytes
                          << " bytes loaded at the start of its pipelined pass (" << emitter(on).memory.peak()
                          << " of " << emitter(on).memory.size()
-                         << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)";
+                         << " bytes reserved or used); choose a target with more local memory (memory.local_bytes)"
+                    << memoryHint();
     slots.push_back(*address);
   }
   emitter(on).skewedLoad(slots, source.mailbox + eb * lo, bytes, source.core);

@@ -253,6 +253,20 @@ public:
   /// An i32 copy of f32 data holding exact integers (the source's buffer is
   /// freed with the task).
   mlir::FailureOr<Piece> narrowed(const Piece &p);
+  /// The most row tiles a lane of an MVM operator stacks (the graph's
+  /// `lane_tiles`, set by raptor-build-compute-graph; 0: what a core holds).
+  int64_t laneRowTiles() {
+    auto attr = graph->getAttrOfType<mlir::IntegerAttr>("lane_tiles");
+    return attr ? attr.getInt() : 0;
+  }
+  /// What a local-memory error adds when lanes were cut short: their
+  /// readers hold one partial sum per lane.
+  std::string memoryHint() {
+    int64_t tiles = laneRowTiles();
+    return tiles > 0 ? " or lanes as tall as a core holds (--lane-tiles 0; these lanes hold at most " +
+                           std::to_string(tiles) + " row tiles, and a reader holds a partial sum per lane)"
+                     : "";
+  }
   /// A codec's input pieces on the current core (partial sums added).
   mlir::FailureOr<TensorValue> codecInput(mlir::Value v);
   mlir::LogicalResult lowerEncode(codec::EncodeOp op);

@@ -60,7 +60,7 @@ FailureOr<spatial::MatrixTiling::Lane> laneOf(Lowering &l, int64_t K, int64_t N,
   const TargetModel &target = l.target;
   std::string error;
   if (!spatial::tileMatrix(K, N, taps, groups, target.crossbarRows, target.crossbarCols, target.slices(),
-                           target.crossbarsPerCore, tiling, error))
+                           target.crossbarsPerCore, l.laneRowTiles(), tiling, error))
     return l.taskError() << error;
   int64_t index = int64_t(l.task.getLane());
   if (index < 0 || index >= int64_t(tiling.lanes.size()))

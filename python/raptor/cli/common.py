@@ -45,8 +45,9 @@ def count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def row_block(text: str) -> int | str:
-    """argparse type: a number of rows (0 or more) or 'auto'."""
+def count_or_auto(text: str) -> int | str:
+    """argparse type of --row-block and --lane-tiles: a count (0 or more)
+    or 'auto'."""
     if text == "auto":
         return text
     try:
@@ -70,12 +71,24 @@ def add_pipeline_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", type=count(1), metavar="N",
                    help="schedule for throughput: inferences streamed through at most N stages of cores "
                         "(default: latency mode, one inference as fast as possible)")
+
+
+def add_streaming_options(p: argparse.ArgumentParser) -> None:
+    """Latency mode's options of a compile (raptor schedule schedules
+    whole tensors and full lanes)."""
     default = "auto" if DEFAULTS.row_block_alternative else DEFAULTS.row_block
-    p.add_argument("--row-block", type=row_block, default=default, metavar="R|auto",
+    p.add_argument("--row-block", type=count_or_auto, default=default, metavar="R|auto",
                    help="latency mode: convolutions compute and send their output rows in blocks of about R "
                         "rows, and the layers after them start on the first blocks (0: whole tensors per task; "
                         f"auto: {_raptor.AUTO_ROW_BLOCK} rows or whole tensors, whole unless the scheduler predicts "
                         f"streaming 10%% faster; pipeline mode: whole; default: {default})")
+    lanes = "auto" if DEFAULTS.lane_tiles_auto else DEFAULTS.lane_tiles
+    p.add_argument("--lane-tiles", type=count_or_auto, default=lanes, metavar="T|auto",
+                   help="latency mode: cut each weight column into lanes of at most about T row tiles, whose "
+                        "partial sums their readers add (a lane runs one MVM per row tile for each output "
+                        "position: shorter lanes on more cores shorten copies whose rows cannot be split "
+                        f"further; 0: as many as a core holds; auto: {_raptor.AUTO_LANE_TILES} in latency mode, "
+                        f"full lanes in pipeline mode; default: {lanes})")
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:

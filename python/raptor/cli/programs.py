@@ -20,7 +20,8 @@ from raptor import sources
 from raptor.pim import ARITHMETICS
 from raptor._io import UserError, load_npy, located_error, write_atomically
 
-from .common import DEFAULTS, add_choice, add_pipeline_option, add_replication_options, count, write_json
+from .common import (DEFAULTS, add_choice, add_pipeline_option, add_replication_options, add_streaming_options, count,
+                     write_json)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_choice(p, "--algorithm", "algorithm", "latency mode's list scheduler", default=DEFAULTS.algorithm)
     add_choice(p, "--transfers", "transfers", "latency mode: how data goes to other cores", default=DEFAULTS.transfers)
     add_pipeline_option(p)
+    add_streaming_options(p)
     add_choice(p, "--crossing", "crossing", "pipeline mode: how data crosses to later stages",
                default=DEFAULTS.crossing)
     add_replication_options(p)
@@ -130,8 +132,8 @@ def _compile(args: argparse.Namespace) -> int:
         result = pim.compile(model.module, args.output, weights=tensors, target=args.target,
                              algorithm=args.algorithm, replicate=args.replicate,
                              replication_budget=args.replication_budget, pipeline=args.pipeline,
-                             follow_rows=args.follow_rows, row_block=args.row_block, transfers=args.transfers,
-                             crossing=args.crossing,
+                             follow_rows=args.follow_rows, row_block=args.row_block, lane_tiles=args.lane_tiles,
+                             transfers=args.transfers, crossing=args.crossing,
                              precision=args.precision,
                              policy=args.policy or DEFAULTS.policy, placement=args.placement or DEFAULTS.placement,
                              calibration=calibration, calibration_samples=args.calibration_samples or 4,

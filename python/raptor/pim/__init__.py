@@ -63,7 +63,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
             weights: str | os.PathLike[str] | weight_files.Weights | None = None,
             target: str | os.PathLike[str] | None = None, algorithm: str = "peft", replicate: str = "auto",
             replication_budget: float = 0.5, pipeline: int | None = None, follow_rows: bool | None = None,
-            row_block: int | str | None = None, transfers: str = "auto", crossing: str = "auto", precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
+            row_block: int | str | None = None, lane_tiles: int | str | None = None, transfers: str = "auto",
+            crossing: str = "auto",
+            precision: str = "fp32", policy: str = "Y", placement: str = "nonlocal-coalesced",
             calibration: list[Mapping[str, np.ndarray]] | None = None, calibration_samples: int = 4,
             arithmetic: str = "auto", pimsim: str = "binary",
             unroll_limit: int = 16_000_000, source: str = "<module>",
@@ -92,7 +94,14 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     blocks of 8 rows or whole tensors, whichever the scheduler's queue
     model predicts clearly faster, the choice in the manifest's
     ``schedule.row_block``; None: the compiler's default, 'auto'; pipeline
-    mode takes whole tensors for 'auto'); ``transfers`` (latency mode) how
+    mode takes whole tensors for 'auto'); ``lane_tiles=T`` (latency mode)
+    cuts each convolution's and linear layer's weight columns into lanes of
+    at most about T row tiles, whose partial sums their readers add: a lane
+    runs one MVM per row tile for each output position, so shorter lanes
+    on more cores shorten copies whose rows cannot be split further (0:
+    as many as a core holds; docs/scheduling.md, "Shorter
+    lanes"); 'auto' or None, the default: 3 in latency mode, full lanes in
+    pipeline mode; ``transfers`` (latency mode) how
     data goes to other cores: 'rendezvous' (send and receive, each waiting
     for the other), 'global' (each producer stores its output to global
     memory after its work and signals its readers, which load it: no
@@ -140,6 +149,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         if isinstance(row_block, bool) or not isinstance(row_block, int) or row_block < 0:
             raise ValueError(f"row_block must be a non-negative integer or 'auto', not {row_block!r}")
         options.row_block, options.row_block_alternative = row_block, False
+    if lane_tiles is None or lane_tiles == "auto":
+        options.lane_tiles, options.lane_tiles_auto = _raptor.AUTO_LANE_TILES, True
+    elif isinstance(lane_tiles, bool) or not isinstance(lane_tiles, int) or lane_tiles < 0:
+        raise ValueError(f"lane_tiles must be a non-negative integer or 'auto', not {lane_tiles!r}")
+    else:
+        options.lane_tiles, options.lane_tiles_auto = lane_tiles, False
     options.replication_budget = replication_budget
     options.unroll_limit = unroll_limit
     options.source = source

@@ -63,6 +63,8 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "alternative_latency_ns": schedule.get("alternative_latency_ns"),
         # Why the streamed programs the scheduler kept were not lowered.
         "row_block_fallback": schedule.get("row_block_fallback"),
+        # The most row tiles of a lane (0: what a core holds).
+        "lane_tiles": schedule.get("lane_tiles", 0),
         # Latency mode: data to other cores by rendezvous or through global memory.
         "transfer_mode": schedule.get("transfers"),
         "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
@@ -117,6 +119,8 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
             form += f" (streamed rows estimated faster but not lowered: {s['row_block_fallback']})"
         elif s["alternative_latency_ns"] is not None:
             form += f" ({other}: {s['alternative_latency_ns'] / 1e6:.3f} ms estimated)"
+        if s["lane_tiles"]:
+            form += f"; lanes of at most {s['lane_tiles']} row tiles"
         if s["transfer_mode"] == "global":
             form += "; transfers through global memory"
         lines.append(f"  {form}")

@@ -17,17 +17,18 @@
 // Lane 0 (column tiles 0-1): two MVMs of 2 + 4169 + 4 + 14 ns (64 bytes in,
 // 128 out) and the 32-element partial sum (34 ns) = 8412 ns; lane 1 (column
 // tile 2, the last 8 of the 40 outputs): two MVMs of 4187 ns and an 8-element
-// sum (24 ns) = 8398 ns. relu over 40 elements: 6 + 12 + 6 + 14 = 38 ns.
+// sum (24 ns) = 8398 ns. relu over 40 elements: 6 + 12 + 6 + 14 = 38 ns; it
+// receives each lane's columns: 32 and 8 of the 40 outputs, 4 bytes each.
 // GRAPH:      spatial.graph @forward_tasks for #pim.target<"A small test chip: 4 cores x 8 crossbars of 16x16", cores = 4, {{.*}}> attributes {cores = 4 : i64, crossbars_per_core = 8 : i64, function = @forward}
 // GRAPH-NEXT: %[[L0:.*]] = spatial.task "fc#0" bytes [] {col_tiles = array<i64: 0, 2>, cost_ns = 8412 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 8 : i64, weight = "fc.weight#0"}
 // GRAPH-NEXT: %[[L1:.*]] = spatial.task "fc#1" bytes [] {col_tiles = array<i64: 2, 3>, cost_ns = 8398 : i64, lane = 1 : i64, op = "nn.linear", row_tiles = array<i64: 0, 2>, source = 0 : i64, tiles = 4 : i64, weight = "fc.weight#1"}
-// GRAPH-NEXT: %[[R:.*]] = spatial.task "relu#0" after(%[[L0]], %[[L1]]) bytes [80, 80] {cost_ns = 38 : i64, op = "nn.relu", source = 1 : i64}
+// GRAPH-NEXT: %[[R:.*]] = spatial.task "relu#0" after(%[[L0]], %[[L1]]) bytes [128, 32] {cost_ns = 38 : i64, op = "nn.relu", source = 1 : i64}
 // A view is free.
 // GRAPH-NEXT: spatial.task "flat#0" after(%[[R]]) bytes [160] {cost_ns = 0 : i64, op = "nn.view", source = 2 : i64}
 
 // The two lanes cannot share a core (8 + 4 > 8 crossbars): lane 0 on core
 // 0, lane 1 on core 1 (the earliest finish; ties to the lowest core), the
-// relu beside lane 0, whose 80 bytes need no transfer.
+// relu beside lane 0, whose 128 bytes need no transfer.
 // SCHED:      makespan_ns =
 // SCHED-SAME: strategy = "load- and communication-aware"
 // SCHED:      spatial.task "fc#0" {{.*}}core = 0 : i64

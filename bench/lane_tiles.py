@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Benchmark: shorter lanes in latency mode (`--lane-tiles T`) against lanes as tall as a core holds.
+
+For each CNN (torchvision models with seeded random weights, as
+bench/pim_models.py prepares them, 224 x 224) on the default 168-core
+chip, f32 and int8, compiled with the default latency options (rows
+streamed or whole tensors, `--row-block auto`) and lanes of at most T
+row tiles (0: as many as a core holds): the timing simulator's latency of
+one inference, the compile's estimate (the queue model), the list
+schedule's critical path and the cores used. Every program with short
+lanes is run on the same seeded input as the T = 0 program and must give
+the same outputs (bench/outputs.py: bit for bit in int8; in f32 within
+1e-5 of the largest output, since partial sums are added in another
+order). The figures that
+carry over to another machine are the ratios: latency / latency at T = 0,
+estimate / simulated.
+
+    python bench/lane_tiles.py --json docs/lane-tiles.json --doc docs/scheduling.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mlir import ir
+
+import raptor
+from raptor import pim, weights
+
+sys.path.insert(0, str(Path(__file__).parent))
+from doc_tables import replace_block  # noqa: E402
+from outputs import same_outputs  # noqa: E402
+from pim_models import _torchvision  # noqa: E402  (the same model preparation)
+
+MODELS = ("resnet18", "googlenet", "squeezenet1_1")
+TILES = (0, 6, 3, 2)
+
+
+def measure(name: str, precision: str, tiles: tuple[int, ...], work: Path) -> list[dict]:
+    module, weights_path, x, *_ = _torchvision(name, work)
+    asm = module.operation.get_asm(enable_debug_info=True)
+    tensors = weights.load(weights_path)
+    rows: list[dict] = []
+    base_outputs = None
+    for t in tiles:
+        row: dict = {"model": name, "precision": precision, "lane_tiles": t}
+        out = work / f"{name}-{precision}-{t}"
+        copy = ir.Module.parse(asm, context=module.context)
+        try:
+            result = pim.compile(copy, out, weights=tensors, precision=precision, pimsim="none", source=name,
+                                 lane_tiles=t)
+        except pim.UserError as e:
+            rows.append({**row, "error": str(e).splitlines()[0]})
+            continue
+        program = pim.Program.load(out)
+        schedule = result.manifest["schedule"]
+        simulated = program.time().latency_ns
+        outputs = pim.simulate(out, x).outputs
+        if base_outputs is None:
+            base_outputs, base_ns = outputs, simulated
+        same = same_outputs(outputs, base_outputs, precision)
+        row.update(simulated_ns=simulated, predicted_ns=schedule["predicted_latency_ns"],
+                   critical_path_ns=schedule["critical_path_ns"], cores=schedule["cores_used"],
+                   row_block=schedule["row_block"], latency_over_full=simulated / base_ns,
+                   predicted_over_simulated=schedule["predicted_latency_ns"] / simulated,
+                   outputs_equal_full=bool(same))
+        rows.append(row)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| model | precision | lane tiles | row block | cores | simulated (ms) | / full lanes | "
+             "estimate (ms) | estimate / simulated | critical path (ms) | outputs = full lanes |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        tiles = r["lane_tiles"] or "full"
+        if "error" in r:
+            lines.append(f"| {r['model']} | {r['precision']} | {tiles} | fails: {r['error']} |" + " |" * 7)
+            continue
+        lines.append(f"| {r['model']} | {r['precision']} | {tiles} | {r['row_block'] or 'whole'} | {r['cores']} | "
+                     f"{r['simulated_ns'] / 1e6:.2f} | {r['latency_over_full']:.3f} | "
+                     f"{r['predicted_ns'] / 1e6:.2f} | {r['predicted_over_simulated']:.3f} | "
+                     f"{r['critical_path_ns'] / 1e6:.2f} | {'yes' if r['outputs_equal_full'] else 'NO'} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated torchvision names")
+    parser.add_argument("--tiles", default=",".join(map(str, TILES)),
+                        help="comma-separated lane heights in row tiles (0: a core's, measured first)")
+    parser.add_argument("--json", required=True, help="write the rows as JSON here")
+    parser.add_argument("--doc", help="replace the table between this document's lane-tiles markers")
+    args = parser.parse_args()
+    tiles = tuple(int(t) for t in args.tiles.split(","))
+    if tiles[0] != 0:
+        parser.error("--tiles must start with 0 (the program every figure is compared with)")
+    rows: list[dict] = []
+    with raptor.Context(), tempfile.TemporaryDirectory() as tmp:
+        for name in args.models.split(","):
+            for precision in ("fp32", "int8"):
+                print(f"[{name}] {precision}, lane tiles {tiles} ...", file=sys.stderr)
+                rows += measure(name, precision, tiles, Path(tmp))
+                print(json.dumps(rows[-len(tiles):]), file=sys.stderr)
+    Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    if args.doc:
+        replace_block(Path(args.doc), "lane-tiles", table(rows))
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
