@@ -21,20 +21,16 @@ estimate / simulated.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from mlir import ir
 
-import raptor
 from raptor import pim, weights
 
 sys.path.insert(0, str(Path(__file__).parent))
-from doc_tables import replace_block  # noqa: E402
 from outputs import same_outputs  # noqa: E402
+from variants import measure_variants, publish  # noqa: E402
 from pim_models import _torchvision  # noqa: E402  (the same model preparation)
 
 MODELS = ("resnet18", "googlenet", "squeezenet1_1")
@@ -100,17 +96,8 @@ def main() -> int:
     tiles = tuple(int(t) for t in args.tiles.split(","))
     if tiles[0] != 0:
         parser.error("--tiles must start with 0 (the program every figure is compared with)")
-    rows: list[dict] = []
-    with raptor.Context(), tempfile.TemporaryDirectory() as tmp:
-        for name in args.models.split(","):
-            for precision in ("fp32", "int8"):
-                print(f"[{name}] {precision}, lane tiles {tiles} ...", file=sys.stderr)
-                rows += measure(name, precision, tiles, Path(tmp))
-                print(json.dumps(rows[-len(tiles):]), file=sys.stderr)
-    Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
-    if args.doc:
-        replace_block(Path(args.doc), "lane-tiles", table(rows))
-    print(table(rows))
+    rows = measure_variants(args.models.split(","), tiles, measure, "lane tiles")
+    publish(rows, args.json, args.doc, "lane-tiles", table)
     return 0
 
 

@@ -22,19 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 from mlir import ir
 
-import raptor
 from raptor import pim, weights
 
 sys.path.insert(0, str(Path(__file__).parent))
-from doc_tables import replace_block  # noqa: E402
 from outputs import same_outputs  # noqa: E402
+from variants import measure_variants, publish  # noqa: E402
 from pim_models import _torchvision, _zoo  # noqa: E402  (the same model preparation)
 
 MODELS = ("squeezenet1_1", "resnet18", "googlenet", "shufflenet_v2", "unet")
@@ -110,17 +107,8 @@ def main() -> int:
     blocks = tuple(b if b == "auto" else int(b) for b in args.blocks.split(","))
     if blocks[0] != 0:
         parser.error("--blocks must start with 0 (the whole-tensor program every figure is compared with)")
-    rows: list[dict] = []
-    with raptor.Context(), tempfile.TemporaryDirectory() as tmp:
-        for name in args.models.split(","):
-            for precision in ("fp32", "int8"):
-                print(f"[{name}] {precision}, row blocks {blocks} ...", file=sys.stderr)
-                rows += measure(name, precision, blocks, Path(tmp))
-                print(json.dumps(rows[-len(blocks):]), file=sys.stderr)
-    Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
-    if args.doc:
-        replace_block(Path(args.doc), "row-streaming", table(rows))
-    print(table(rows))
+    rows = measure_variants(args.models.split(","), blocks, measure, "row blocks")
+    publish(rows, args.json, args.doc, "row-streaming", table)
     return 0
 
 

@@ -1,0 +1,44 @@
+"""The loop of the benches that compile every model in both precisions
+under a list of variants of one option (bench/row_streaming.py's row
+blocks, bench/lane_tiles.py's lane heights), and how they publish: the
+rows as JSON, the table between the document's markers, the table on
+standard output."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import raptor
+
+from doc_tables import replace_block
+
+#: measure(model, precision, variants, work directory) -> one row per variant.
+Measure = Callable[[str, str, tuple[Any, ...], Path], list[dict]]
+
+
+def measure_variants(models: Sequence[str], variants: tuple[Any, ...], measure: Measure, what: str) -> list[dict]:
+    """Every model in fp32 then int8, each under every variant, with a
+    progress line and the rows on standard error as they come."""
+    rows: list[dict] = []
+    with raptor.Context(), tempfile.TemporaryDirectory() as tmp:
+        for name in models:
+            for precision in ("fp32", "int8"):
+                print(f"[{name}] {precision}, {what} {variants} ...", file=sys.stderr)
+                rows += measure(name, precision, variants, Path(tmp))
+                print(json.dumps(rows[-len(variants):]), file=sys.stderr)
+    return rows
+
+
+def publish(rows: list[dict], json_path: str, doc: str | None, block: str, table: Callable[[list[dict]], str]) -> None:
+    """Writes the rows (dated) to `json_path`, the table into `doc`'s
+    `block` markers when given, and prints the table."""
+    Path(json_path).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    if doc:
+        replace_block(Path(doc), block, table(rows))
+    print(table(rows))
