@@ -48,6 +48,31 @@ def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def ExpandSelects : Pass<"raptor-expand-selects", "mlir::ModuleOp"> {
+  let summary = "Selections by a mask the compiler knows as products by the mask and a sum";
+  let description = [{
+    Eager attention masks its scores with `where(mask, scores, min)`, the
+    mask a causal triangle sliced from a constant buffer (GPT-Neo, GPT-J,
+    CodeGen), while the vector unit has no select. Each `nn.where` of f32
+    values whose condition the compiler computes (from constants or weights)
+    and whose operands are not both known becomes arithmetic on the mask
+    `m = where(c, 1, 0)` (1 where `self` is picked): `self * m + B` when
+    `other` is known, `B = where(c, 0, other)`; `other * (1 - m) + A` when
+    `self` is, `A = where(c, self, 0)`; `self * m + other * (1 - m)` when
+    neither is. The masks, `A` and `B` are selections of compile-time values,
+    which the compiler computes as data. The result equals the
+    selection for finite operands (a product by 0 of an infinity would be
+    NaN); a sum of a broadcast smaller than the result is expanded to it. A
+    condition computed at run time stays a where, which the PIM lowering
+    refuses in one line.
+
+    ```
+    raptor-opt model.mlir --raptor-expand-selects
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def ConvertWeightProducts : Pass<"raptor-convert-weight-products", "mlir::ModuleOp"> {
   let summary = "Matrix products by a weight as linear layers";
   let description = [{

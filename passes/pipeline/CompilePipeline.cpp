@@ -16,6 +16,7 @@ namespace {
 void prepareModelSteps(std::vector<CompileStep> &steps, const CompileOptions &o) {
   steps.push_back({"folding batch norms", [] { return createFoldBatchNorm(); }});
   steps.push_back({"expanding powers", [] { return createExpandPowers(); }});
+  steps.push_back({"expanding selections by known masks", [] { return createExpandSelects(); }});
   steps.push_back({"converting products by weights into linear layers",
                    [] { return createConvertWeightProducts(); }});
   if (o.precision != Precision::INT8)

@@ -2,7 +2,8 @@
 1-d convolutions, group and instance norm, bilinear and nearest resizing,
 L2 norms, sums and fills shaped like a tensor, gathers by constant indices,
 einsum and @ by weights (linear layers on crossbars), selections of a
-run-time value by index.
+run-time value by index, products of two activations (q @ k^T written out)
+and eager attention's causal mask (a where by a known condition).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -125,7 +126,44 @@ class FusedProjections(torch.nn.Module):
         return torch.relu(q * k + v)
 
 
+class ActivationProducts(torch.nn.Module):
+    """Attention scores as a product of two activations, q @ k^T per head,
+    written out (no SDPA): the keys' row copies are transposed and
+    broadcast before the product reads them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = torch.nn.Linear(8, 8)
+        self.k = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q = self.q(x).view(1, 6, 2, 4).transpose(1, 2)
+        k = self.k(x).view(1, 6, 2, 4).permute(0, 2, 3, 1)
+        return torch.relu(q @ k + q @ k)
+
+
+class CausalMask(torch.nn.Module):
+    """Eager causal attention (GPT-Neo, GPT-J): scores masked by
+    ``where(mask, scores, min)``, the mask a triangle sliced from a constant
+    buffer longer than the sequence."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+        self.register_buffer("bias", torch.tril(torch.ones(9, 9, dtype=torch.bool)).view(1, 1, 9, 9),
+                             persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).view(1, 6, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2)
+        mask = self.bias[:, :, :6, :6]
+        scores = torch.where(mask, scores, torch.tensor(torch.finfo(torch.float32).min))
+        return torch.softmax(scores, dim=-1) @ v
+
+
 FAMILIES = {
+    "activation_products": (ActivationProducts, (1, 6, 8)),
+    "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),

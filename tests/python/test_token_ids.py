@@ -278,3 +278,41 @@ def test_the_onnx_reference_feeds_ids_as_integers_and_needs_onnxruntime(saved, m
         assert "\n" not in str(info.value)
     finally:
         model.cleanup()
+
+
+class ConstantPositions(torch.nn.Module):
+    """docs/frontend.md's wrapper: RoBERTa fed ``pad + 1 + i`` as its
+    position ids (what it derives from ids without padding)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        pad = self.model.config.pad_token_id
+        positions = torch.arange(pad + 1, pad + 1 + input_ids.shape[1]).unsqueeze(0)
+        return self.model(input_ids=input_ids, position_ids=positions).last_hidden_state
+
+
+def test_a_model_computing_on_its_ids_stops_in_one_line_and_the_documented_wrapper_runs(tmp_path: Path) -> None:
+    from transformers import RobertaConfig, RobertaModel
+
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=64, max_position_embeddings=32, pad_token_id=1)
+    config._attn_implementation = "sdpa"
+    roberta = RobertaModel(config).eval()
+    ids = torch.from_numpy(_ids(3))
+    plain = tmp_path / "roberta.pt2"
+    torch.export.save(torch.export.export(LastHidden(roberta).eval(), (ids,)), plain)
+    refused = _raptor("compile", str(plain), "-o", str(tmp_path / "plain"), "-q")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines()[-1].startswith(
+        f"raptor: error: {plain}: node 'ne': aten.ne.Scalar computes on the integer model input (token ids)")
+    wrapped = ConstantPositions(roberta).eval()
+    pt2 = tmp_path / "positions.pt2"
+    torch.export.save(torch.export.export(wrapped, (ids,)), pt2)
+    with torch.no_grad():
+        want = wrapped(ids).numpy()
+    (got,) = compile_source(pt2, tmp_path / "wrapped").simulate(ids.numpy()).outputs.values()
+    assert np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())

@@ -1015,7 +1015,7 @@ LogicalResult Lowering::lowerView(Operation *op) {
         TensorValue out = input(o.getSelf());
         SmallVector<int64_t, 4> shape = shapeOf(o.getOut());
         for (Piece &p : out.pieces)
-          p = expanded(p, shape);
+          p = expanded(p, out.shape, shape);
         out.shape = shape;
         define(o.getOut(), out);
         return success();
@@ -1248,7 +1248,8 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::EmbeddingOp o) { return lowerEmbedding(o); })
       .Case([&](nn::WhereOp o) {
         return o.emitOpError("on operands computed at run time has no PIM lowering (the instruction set has no "
-                             "select; a where of compile-time operands is computed by the compiler)");
+                             "select; a where of compile-time operands is computed by the compiler, one whose "
+                             "condition alone is known becomes products by it in raptor-expand-selects)");
       })
       .Case([&](codec::EncodeOp o) { return lowerEncode(o); })
       .Case([&](codec::DecodeOp o) { return lowerDecode(o); })

@@ -231,7 +231,7 @@ std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t c
   return out;
 }
 
-Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape) {
+Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> shape) {
   size_t rank = shape.size(), old = p.sizes.size();
   std::vector<Layout> modes;
   Piece out = p;
@@ -243,15 +243,21 @@ Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape) {
       continue;
     }
     size_t src = d - (rank - old);
-    out.origin[d] = p.origin[src];
-    if (p.sizes[src] == 1 && shape[d] != 1)
+    // Broadcast where the value has size 1, not where the piece does: a
+    // copy of one row is a piece of size 1 in a dimension the value spans.
+    if (from[src] == 1 && shape[d] != 1) {
       modes.push_back(Layout(shape[d], 0));
-    else
-      modes.push_back(modeOf(p.layout, src, old));
+      continue;
+    }
+    out.origin[d] = p.origin[src];
+    out.sizes[d] = p.sizes[src];
+    modes.push_back(modeOf(p.layout, src, old));
   }
   out.layout = fromTorchModes(modes);
   return out;
 }
+
+Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape) { return expanded(p, p.sizes, shape); }
 
 Piece repeated(const Piece &p, size_t dim, int64_t factor) {
   size_t rank = p.sizes.size();

@@ -82,7 +82,12 @@ std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece>
 /// Elements start, start + step, ... (count of them) of dimension `dim`,
 /// relative to the piece's box.
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step);
-/// Broadcast to `shape` (size-1 and new leading dimensions get stride 0).
+/// A piece of a value of shape `from`, broadcast to `shape`: the value's
+/// size-1 and new leading dimensions get stride 0 (and span `shape`), the
+/// others keep the piece's box.
+Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> shape);
+/// A whole piece broadcast to `shape` (its size-1 and new leading
+/// dimensions get stride 0).
 Piece expanded(const Piece &p, llvm::ArrayRef<int64_t> shape);
 /// Dimension `dim` of size n becomes n * factor: index i reads i / factor
 /// (interleaved repeats: nearest upsampling, KV-head fan-out).

@@ -109,7 +109,9 @@ def _constant_attr(tensor: torch.Tensor) -> ir.Attribute:
         array = np.packbits(array, bitorder="little")
         return ir.DenseElementsAttr.get(array, type=ir.IntegerType.get_signless(1),
                                         shape=list(tensor.shape))
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=_element_type(tensor.dtype))
+    # (np.ascontiguousarray would make a 0-d tensor 1-d: GPT-Neo's lifted
+    # scalar mask value became tensor<1xf32> under a clone of tensor<f32>.)
+    return ir.DenseElementsAttr.get(np.array(array, order="C"), type=_element_type(tensor.dtype))
 
 
 def _param_attr(value: Any) -> ir.Attribute | None:

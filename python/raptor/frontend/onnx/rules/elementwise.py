@@ -1,7 +1,7 @@
 """Element-wise operators and activations: arithmetic (a constant scalar
 operand as the op's ``scalar`` attribute), ReLU, sigmoid, tanh, GELU (also
 torch's erf expansion of it), softmax, clipping, hard sigmoid and swish,
-powers, the NaN guard of exported attention, and the identities (Identity,
+powers, the NaN guard of exported attention, selections (Where), and the identities (Identity,
 inference Dropout, a Cast to the same type)."""
 
 from __future__ import annotations
@@ -162,6 +162,15 @@ def _is_nan(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
     im.values[where.output[0]] = nn.NanToNumOp(im.value(p), nan=float(im.const(c).reshape(-1)[0]),
                                                posinf=inf, neginf=-inf).result
     return [None]
+
+
+@rule("Where")
+def _where(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """``Where(condition, X, Y)`` as ``nn.where`` (the NaN guard is taken by
+    IsNaN above; a known condition, eager attention's causal mask, becomes
+    arithmetic in raptor-expand-selects)."""
+    condition, x, y = (im.value(name) for name in node.input)
+    return [nn.WhereOp(condition, x, y).result]
 
 
 @rule("Gelu")
