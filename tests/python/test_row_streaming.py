@@ -217,7 +217,7 @@ def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: 
     64 MiB the streamed programs fit since the lowering frees cached copies
     when a core is full.) Full lanes (lane_tiles=0): lanes of 3 row tiles
     give each reader one partial sum per lane to hold, and neither form of
-    U-Net without copies fits 62 MiB then (the error says so, next test)."""
+    U-Net without copies fits 62 MiB then (next test)."""
     from raptor import sources
 
     target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
@@ -233,10 +233,12 @@ def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: 
     assert "streamed rows estimated faster but not lowered: task '" in summary
 
 
-def test_a_program_that_does_not_fit_with_short_lanes_says_how_to_make_it_fit(tmp_path: Path) -> None:
-    """The same U-Net with the default lanes of 3 row tiles: neither form
-    fits 62 MiB, and the one-line error names the core and the two ways
-    out (more local memory, or full lanes)."""
+def test_short_lanes_that_do_not_fit_fall_back_to_full_lanes_unless_asked_for(tmp_path: Path) -> None:
+    """The same U-Net with lanes of 3 row tiles: neither form fits 62 MiB.
+    Asked for explicitly (lane_tiles=3), the one-line error names the core
+    and the two ways out (more local memory, or full lanes) and writes
+    nothing; by default (lane_tiles 'auto') the compile says so, lowers
+    again with full lanes and ends as lane_tiles=0 does (previous test)."""
     from raptor import sources
 
     target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
@@ -246,5 +248,15 @@ def test_a_program_that_does_not_fit_with_short_lanes_says_how_to_make_it_fit(tm
     with pytest.raises(pim.UserError, match=r"more bytes of local memory .*memory\.local_bytes\) or lanes as tall "
                                             r"as a core holds \(--lane-tiles 0; these lanes hold at most 3 row tiles"):
         pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
-                    target=tmp_path / "target.json")
+                    target=tmp_path / "target.json", lane_tiles=3)
     assert not (tmp_path / "u").exists()
+    said: list[str] = []
+    model = sources.load("unet")
+    result = pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
+                         target=tmp_path / "target.json", progress=said.append)
+    schedule = result.manifest["schedule"]
+    assert schedule["lane_tiles"] == 0 and schedule["row_block"] == 0
+    assert said.count("short lanes' partial sums do not fit local memory: compiling again with full lanes "
+                      "(--lane-tiles 0)") == 1
+    # The steps are numbered once more from the backend's first.
+    assert [line for line in said if line.startswith("[")][-1] == "[8/8] writing the program directory ..."

@@ -88,7 +88,7 @@ def add_streaming_options(p: argparse.ArgumentParser) -> None:
                         "partial sums their readers add (a lane runs one MVM per row tile for each output "
                         "position: shorter lanes on more cores shorten copies whose rows cannot be split "
                         f"further; 0: as many as a core holds; auto: {_raptor.AUTO_LANE_TILES} in latency mode, "
-                        f"full lanes in pipeline mode; default: {lanes})")
+                        f"full lanes in pipeline mode and where short lanes do not fit; default: {lanes})")
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:

@@ -101,7 +101,9 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     on more cores shorten copies whose rows cannot be split further (0:
     as many as a core holds; docs/scheduling.md, "Shorter
     lanes"); 'auto' or None, the default: 3 in latency mode, full lanes in
-    pipeline mode; ``transfers`` (latency mode) how
+    pipeline mode and where the short lanes' partial sums do not fit local
+    memory (lowered again, said through ``progress``); ``transfers``
+    (latency mode) how
     data goes to other cores: 'rendezvous' (send and receive, each waiting
     for the other), 'global' (each producer stores its output to global
     memory after its work and signals its readers, which load it: no
@@ -188,19 +190,18 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
         with module.context:
             chip.attach(module)
             try:
-                if precision != "int8":
-                    seconds.update(steps.run(module, "compile", options, handle))
-                    quantized_ir = None
-                else:
+                quantized_ir = None
+                if precision == "int8":
                     _check_float_graph(module)
-                    seconds.update(steps.run(module, "prepare-model", options, None))
+                seconds.update(steps.run(module, "prepare-model", options, None))
+                if precision == "int8":
                     seconds.update(steps.timed("calibrating", lambda: _calibrate(
                         module, weights, calibration, calibration_samples, arithmetic, policy, placement, source)))
                     # The integer reference's input, and the replay's; with
                     # the model's locations, so that its diagnostics name the
                     # user's operators, not lines of this file.
                     quantized_ir = module.operation.get_asm(enable_debug_info=True)
-                    seconds.update(steps.run(module, "compile-backend", options, handle))
+                seconds.update(_backend(module, steps, options, handle, say))
             except ir.MLIRError as e:
                 raise diagnostics_error(e, source) from None
         if quantized_ir is not None:
@@ -221,7 +222,45 @@ def check_output(output: str | os.PathLike[str], inputs: Sequence[str | os.PathL
 
 
 def _phases(precision: str) -> tuple[str, ...]:
-    return ("compile",) if precision != "int8" else ("prepare-model", "compile-backend")
+    return ("prepare-model", "compile-backend")
+
+
+#: What a local-memory error of the lowering says when short lanes' partial
+#: sums were what did not fit (Lowering::memoryHint, C++).
+_SHORT_LANES_HINT = "(--lane-tiles 0;"
+
+
+def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
+             say: Callable[[str], None]) -> list[tuple[str, float]]:
+    """The backend phase; with the default lane height (``lane_tiles``
+    'auto', latency mode), once more with full lanes when the short lanes'
+    partial sums do not fit a core's local memory (U-Net with
+    ``replicate='none'``: its readers would hold a whole map per lane), as
+    the compute graph keeps full lanes when short ones do not pack onto the
+    crossbars. The module ends holding the compile that succeeded."""
+    retry = options.lane_tiles_auto and options.pipeline_depth == 0
+    saved = module.operation.clone() if retry else None
+    announced = steps.done
+    try:
+        result = steps.run(module, "compile-backend", options, weights)
+    except ir.MLIRError as e:
+        if saved is None or _SHORT_LANES_HINT not in str(e):
+            if saved is not None:
+                saved.erase()
+            raise
+    else:
+        if saved is not None:
+            saved.erase()
+        return result
+    say("short lanes' partial sums do not fit local memory: compiling again with full lanes (--lane-tiles 0)")
+    options.lane_tiles, options.lane_tiles_auto = 0, False
+    for op in list(module.body.operations):
+        op.erase()
+    for op in list(saved.regions[0].blocks[0].operations):
+        module.body.append(op)
+    saved.erase()
+    steps.done = announced
+    return steps.run(module, "compile-backend", options, weights)
 
 
 class _Steps:
