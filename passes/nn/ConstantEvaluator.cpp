@@ -323,6 +323,42 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         }
         return out;
       })
+      .Case([&](IndexOp o) -> R { // Swin's relative-position bias: a table indexed by a constant
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        const std::vector<int64_t> &shape = (*a)->shape;
+        size_t k = o.getIndices().size(), rank = shape.size();
+        int64_t inner = 1;
+        for (size_t d = k; d < rank; ++d)
+          inner *= shape[d];
+        // The indices' broadcast shape leads the result's.
+        std::vector<int64_t> lead(outShape.begin(), outShape.end() - int64_t(rank - k));
+        int64_t count = HostTensor{lead, {}}.numel();
+        std::vector<int64_t> row(size_t(count), 0);
+        int64_t stride = 1;
+        for (size_t d = k; d-- > 0;) {
+          FailureOr<const HostTensor *> ids = operand(o.getIndices()[d]);
+          if (failed(ids))
+            return failure();
+          bool inside = true;
+          broadcast(lead, (*ids)->shape, [&](int64_t at, int64_t i) {
+            int64_t id = int64_t((*ids)->data[size_t(i)]);
+            id += id < 0 ? shape[d] : 0;
+            inside = inside && id >= 0 && id < shape[d];
+            row[size_t(at)] += id * stride;
+          });
+          if (!inside)
+            return o.emitOpError() << "index " << d << " holds a value outside dimension " << d << "'s "
+                                   << shape[d] << " elements";
+          stride *= shape[d];
+        }
+        HostTensor out{outShape, {}};
+        out.data.reserve(size_t(count * inner));
+        for (int64_t r : row)
+          out.data.insert(out.data.end(), (*a)->data.begin() + r * inner, (*a)->data.begin() + (r + 1) * inner);
+        return out;
+      })
       .Case([&](SplitWithSizesOp o) -> R {
         FailureOr<const HostTensor *> a = operand(o.getSelf());
         if (failed(a))

@@ -2,8 +2,11 @@
 1-d convolutions, group and instance norm, bilinear and nearest resizing,
 L2 norms, sums and fills shaped like a tensor, gathers by constant indices,
 einsum and @ by weights (linear layers on crossbars), selections of a
-run-time value by index, products of two activations (q @ k^T written out)
-and eager attention's causal mask (a where by a known condition).
+run-time value by index, products of two activations (q @ k^T written out),
+eager attention's causal mask (a where by a known condition), adaptive
+average pooling to sizes that do not divide the input, and Swin's shifted
+windows (a roll, a relative-position table indexed by a constant, patch
+merging).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -24,7 +27,7 @@ import torch.nn.functional as F
 from onnx import TensorProto, helper
 
 from raptor import pim, quant, sources, weights as weights_io
-from raptor.frontend._decompositions import interpolation_matrix
+from raptor.frontend._decompositions import adaptive_pooling_matrix, interpolation_matrix
 from raptor.frontend._index_runs import index_runs
 
 from pim_helpers import compile_source
@@ -161,7 +164,31 @@ class CausalMask(torch.nn.Module):
         return torch.softmax(scores, dim=-1) @ v
 
 
+class ShiftedWindows(torch.nn.Module):
+    """Swin in small: a map rolled by ``torch.roll`` (a gather by constant
+    indices), attention within 3 x 3 windows with a relative-position bias
+    (a table indexed by a constant buffer, computed by the compiler), the
+    windows put back and merged by patches (slices by 2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+        self.table = torch.nn.Parameter(torch.randn(25, 1))
+        coords = torch.stack(torch.meshgrid(torch.arange(3), torch.arange(3), indexing="ij")).flatten(1)
+        relative = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + 2
+        self.register_buffer("index", (relative[..., 0] * 5 + relative[..., 1]).flatten())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.roll(self.proj(x), shifts=(-1, -1), dims=(1, 2))
+        windows = x.view(1, 2, 3, 2, 3, 4).permute(0, 1, 3, 2, 4, 5).reshape(4, 9, 4)
+        scores = windows @ windows.transpose(-1, -2) + self.table[self.index].view(9, 9)
+        y = (torch.softmax(scores, dim=-1) @ windows).view(1, 2, 2, 3, 3, 4).permute(0, 1, 3, 2, 4, 5)
+        y = y.reshape(1, 6, 6, 4)
+        return torch.cat([y[:, 0::2, 0::2], y[:, 1::2, 0::2], y[:, 0::2, 1::2], y[:, 1::2, 1::2]], -1)
+
+
 FAMILIES = {
+    "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
     "activation_products": (ActivationProducts, (1, 6, 8)),
     "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),
@@ -206,8 +233,12 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     (runtime,) = session.run(None, {session.get_inputs()[0].name: x})
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
-    # int8: the program computes what the integer reference does (exactly
-    # in integer arithmetic), and stays close to float32.
+    _check_int8(tmp_path, pt2, x, want)
+
+
+def _check_int8(tmp_path: Path, pt2: Path, x: np.ndarray, want: np.ndarray) -> None:
+    """int8: the program computes what the integer reference does (exactly
+    in integer arithmetic), and stays close to float32."""
     program = compile_source(pt2, tmp_path / "int8", precision="int8")
     integer = _output(program, x)
     module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
@@ -235,6 +266,43 @@ def test_interpolation_matrix_is_torch_on_a_basis(size: int, out: int, align_cor
     nearest = F.interpolate(basis, mode="nearest", **kw).reshape(size, out)
     np.testing.assert_array_equal(interpolation_matrix(size, out, "asymmetric", scale, linear=False),
                                   nearest.numpy().T)
+
+
+@pytest.mark.parametrize("size, out", [(2, 7), (1, 6), (6, 4), (9, 5), (7, 3), (5, 5), (3, 1)])
+def test_adaptive_pooling_matrix_is_torch_on_a_basis(size: int, out: int) -> None:
+    basis = torch.eye(size).reshape(size, 1, 1, size)
+    columns = F.adaptive_avg_pool2d(basis, (1, out)).reshape(size, out)
+    np.testing.assert_allclose(adaptive_pooling_matrix(size, out), columns.numpy().T, atol=1e-7)
+
+
+class AdaptivePooling(torch.nn.Module):
+    """VGG's and AlexNet's head below 224 x 224: adaptive average pooling
+    to sizes that do not divide the input, shrinking (6 x 9 -> 4 x 5) and
+    growing (-> 7 x 7, windows that repeat elements), then a linear layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 7 * 7, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.adaptive_avg_pool2d(F.adaptive_avg_pool2d(torch.relu(self.conv(x)), (4, 5)), (7, 7))
+        return self.fc(y.flatten(1))
+
+
+def test_adaptive_pooling_to_sizes_that_do_not_divide_runs_the_flow(tmp_path: Path) -> None:
+    """(TorchScript's ONNX exporter refuses such pooling: .pt2 only.)"""
+    model = AdaptivePooling().eval()
+    x = torch.randn(1, 3, 6, 9)
+    pt2 = tmp_path / "pool.pt2"
+    torch.export.save(torch.export.export(model, (x,)), pt2)
+    with torch.no_grad():
+        want = model(x).numpy()
+    scale = float(np.abs(want).max())
+    for out, options in (("latency", {}), ("pipeline", {"pipeline": 2})):
+        got = _output(compile_source(pt2, tmp_path / out, **options), x.numpy())
+        assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * scale, out
+    _check_int8(tmp_path, pt2, x.numpy(), want)
 
 
 def _resize_model(attributes: dict, scales: list[float] | None, sizes: list[int] | None) -> bytes:

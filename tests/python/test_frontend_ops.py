@@ -48,21 +48,25 @@ def test_hard_activations_are_hardtanh_and_clamp() -> None:
 
 
 class Pools(torch.nn.Module):
-    """DenseNet's transition pooling and the adaptive pooling of classifiers."""
+    """DenseNet's transition pooling and the adaptive pooling of classifiers:
+    to sizes that divide the input (kept as pooling) and to sizes that do
+    not (products by pooling matrices: linear layers)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         a = torch.nn.functional.avg_pool2d(x, 2, stride=2)
         b = torch.nn.functional.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
-        c = torch.nn.functional.adaptive_avg_pool2d(x, (2, 3))
-        return torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], dim=1)
+        c = torch.nn.functional.adaptive_avg_pool2d(x, (3, 3))
+        d = torch.nn.functional.adaptive_avg_pool2d(x, (2, 4))
+        return torch.cat([a.flatten(1), b.flatten(1), c.flatten(1), d.flatten(1)], dim=1)
 
 
 def test_average_pooling_plain_and_adaptive() -> None:
-    _check(Pools(), torch.randn(1, 4, 9, 9), expect={"nn.avg_pool2d", "nn.adaptive_avg_pool2d"})
+    _check(Pools(), torch.randn(1, 4, 9, 9), expect={"nn.avg_pool2d", "nn.adaptive_avg_pool2d", "nn.linear"})
 
 
 class Selections(torch.nn.Module):
-    """ViT's class token, Swin's relative-position table and roll."""
+    """ViT's class token, Swin's relative-position table and roll (gathers
+    by constant indices: slices of their runs)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -80,7 +84,7 @@ class Selections(torch.nn.Module):
 
 
 def test_selections_with_constant_indices() -> None:
-    _check(Selections(), torch.randn(2, 5, 4), expect={"nn.select", "nn.index_select", "nn.index"})
+    _check(Selections(), torch.randn(2, 5, 4), expect={"nn.select", "nn.index", "nn.slice", "nn.cat"})
 
 
 class Strided(torch.nn.Module):

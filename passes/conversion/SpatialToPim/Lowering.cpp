@@ -955,10 +955,10 @@ LogicalResult Lowering::lowerView(Operation *op) {
   // A copy: defining results inserts into `values`, which would move what a
   // reference points at (a split defines several results in a row).
   auto input = [&](Value v) -> TensorValue { return values.find(v)->second; };
-  auto whole = [&](Value v) -> FailureOr<Piece> {
-    Layout l = rowMajor(shapeOf(v));
-    return materialize(v, [&](const Piece &) { return true; }, l);
-  };
+  // A row-major copy, also of a whole piece whose layout the view could not
+  // cut (a nested mode: Swin's patch merging slices by 2 a map the window
+  // reversal left nested), which retrying on the same piece would not.
+  auto whole = [&](Value v) -> FailureOr<Piece> { return materializeAs(v, rowMajor(shapeOf(v))); };
   // A view computed piece by piece, or on a row-major copy of the operand
   // when a piece's layout cannot express it.
   auto viewOrCopy = [&](Operation *o, Value self, Value result,

@@ -8,7 +8,9 @@ back end has no lowering for, rewritten into ones it lowers.
   (N, groups, rest)) followed by the per-channel affine map;
 - bilinear resizing is linear in its input: per axis a constant matrix
   product (an ``aten.linear`` whose weight is the interpolation matrix,
-  :func:`interpolation_matrix`), the other axis moved last in between.
+  :func:`interpolation_matrix`), the other axis moved last in between;
+- adaptive average pooling whose output sizes do not divide the input is
+  linear in the same way (:func:`adaptive_pooling_matrix`).
 
 Each returns ``NotImplemented`` outside what it covers, and torch then
 keeps (or decomposes) the operator as before.
@@ -24,7 +26,7 @@ import torch
 
 aten = torch.ops.aten
 
-__all__ = ["DECOMPOSITIONS", "interpolation_matrix"]
+__all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix"]
 
 
 def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, stride: Sequence[int],
@@ -127,10 +129,36 @@ def _bilinear_vec(input: torch.Tensor, output_size: Sequence[int] | None, align_
     return _bilinear(input, output_size, align_corners)
 
 
+def adaptive_pooling_matrix(size: int, out: int) -> np.ndarray:
+    """The (out, size) matrix of 1-d adaptive average pooling: row ``o``
+    averages elements ``floor(o size / out)`` to ``ceil((o + 1) size / out)``
+    (exclusive), torch's windows, which overlap or repeat elements when
+    ``out`` does not divide ``size``."""
+    matrix = np.zeros((out, size), np.float64)
+    for o in range(out):
+        start, end = (o * size) // out, -((-(o + 1) * size) // out)
+        matrix[o, start:end] = 1.0 / (end - start)
+    return matrix.astype(np.float32)
+
+
+def _adaptive_avg_pool(input: torch.Tensor, output_size: Sequence[int]) -> Any:
+    """Adaptive average pooling whose output sizes do not divide the input
+    (VGG and AlexNet below 224 x 224: 2 x 2 -> 7 x 7) as the products of
+    :func:`resize_last_two`; dividing sizes stay pooling, which the back end
+    lowers as windows."""
+    if input.dim() != 4:
+        return NotImplemented
+    (h, w), (oh, ow) = input.shape[2:], output_size
+    if h % oh == 0 and w % ow == 0:
+        return NotImplemented
+    return resize_last_two(input, adaptive_pooling_matrix(h, oh), adaptive_pooling_matrix(w, ow))
+
+
 #: The decompositions, by the aten overload they replace.
 DECOMPOSITIONS = {
     aten.convolution.default: _convolution,
     aten.native_group_norm.default: _group_norm,
     aten.upsample_bilinear2d.default: _bilinear,
     aten.upsample_bilinear2d.vec: _bilinear_vec,
+    aten._adaptive_avg_pool2d.default: _adaptive_avg_pool,
 }

@@ -400,15 +400,22 @@ def fold_causal_masks(graph: fx.Graph, constant: set[fx.Node],
 
 
 def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
-    """``x[..., [i, j, ...], ...]`` by a constant 1-d index list along one
-    dimension (a gather of channels or positions) as slices of its runs
+    """``x[..., [i, j, ...], ...]`` (or ``index_select``: Swin's
+    ``torch.roll``) by a constant 1-d index list along one dimension (a
+    gather of channels or positions) as slices of its runs
     (frontend/_index_runs.py), where ``aten.index`` has no lowering."""
     count = 0
     for node in list(graph.nodes):
-        if not _is(node, aten.index.Tensor) or node in constant:
+        if node in constant:
             continue
-        source, indices = node.args[0], list(node.args[1])
-        given = [(d, i) for d, i in enumerate(indices) if i is not None]
+        if _is(node, aten.index.Tensor):
+            source, indices = node.args[0], list(node.args[1])
+            given = [(d, i) for d, i in enumerate(indices) if i is not None]
+        elif _is(node, aten.index_select.default):
+            source = node.args[0]
+            given = [(node.args[1] % len(_shape(source)), node.args[2])]
+        else:
+            continue
         if len(given) != 1 or not isinstance(given[0][1], fx.Node) or given[0][1] not in constant:
             continue
         dim, index_node = given[0]

@@ -606,6 +606,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [self.narrow(dim, 0, n)[(slice(None),) * (dim % self.dim()) + (slice(start, end, step),)]]
     if kind == "select":
         return [self.select(a["dim"], a["index"])]
+    if kind == "index":  # the leading dimensions by integer tensors (Swin's relative-position table)
+        return [self[tuple(i.long() for i in x[1:])]]
     if kind == "view":
         return [self.reshape(a["size"])]
     if kind == "permute":
