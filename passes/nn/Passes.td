@@ -38,8 +38,10 @@ def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
     square root, `a / sqrt(b)`, as `a * rsqrt(b)`, also when the root is
     clamped below (`F.normalize`'s `norm.clamp_min(eps)`, as
     `rsqrt(clamp(b, min = eps^2))`: the root is monotone) or broadcast by
-    `nn.expand` on its way to the quotient. A root that is not a divisor
-    stays a power. Same values up to float rounding.
+    `nn.expand` on its way to the quotient. A root computed at run time
+    that is not a divisor (ConvNeXt V2's global response norm) becomes
+    `1 / rsqrt(x)` (0 at 0: the reciprocal of infinity); a known one stays
+    a power, which the compiler computes. Same values up to float rounding.
 
     ```
     raptor-opt model.mlir --raptor-expand-powers

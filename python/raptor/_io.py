@@ -6,6 +6,7 @@ import math
 import os
 import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,13 +24,27 @@ class UserError(Exception):
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM wait (are delivered after) while the block runs:
     for the steps of a write that must not be cut in two (creating a
-    staging copy and remembering its name, renaming it in, removing it)."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    staging copy and remembering its name, renaming it in, removing it).
+
+    Blocking them in this thread is not enough: numpy's BLAS threads leave
+    them unblocked, the kernel may hand a signal to one of them, and Python
+    then runs its handler in this thread anyway (a SIGTERM in the middle of
+    removing the replaced program left it beside the new one). So the
+    Python handlers are swapped for ones that only record the signal, which
+    is raised again, to the usual handlers, when the block ends."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    pending: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.signal(s, lambda number, _: pending.append(number)) for s in held} if main else {}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
         yield
     finally:
+        for number, handler in handlers.items():  # (None: a handler not set from Python)
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number in dict.fromkeys(pending):
+            signal.raise_signal(number)
 
 
 def make_parents(directory: Path, what: Path) -> list[Path]:

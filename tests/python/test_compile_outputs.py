@@ -200,3 +200,32 @@ def test_a_signal_while_the_command_loads_ends_it_without_a_traceback(tmp_path: 
         assert "Traceback" not in err, (instant, err)
         assert p.returncode in (0, 128 + signum, -signum), (instant, p.returncode, err)
         assert not [q.name for q in tmp_path.iterdir() if q.name.startswith(".")]
+
+
+def test_a_signal_another_thread_receives_waits_for_the_held_block() -> None:
+    """A SIGTERM the kernel hands to another thread (numpy's BLAS threads do
+    not block it) still waits for the end of a held block: Python would run
+    its handler in this thread in the middle of the block (a replaced
+    program was left beside the new one when that happened in a rename)."""
+    import threading
+
+    from raptor._io import signals_held
+
+    seen: list[str] = []
+    go = threading.Event()
+    # (Started before the block: a thread inherits its creator's signal mask.)
+    thread = threading.Thread(target=lambda: go.wait() and signal.pthread_kill(threading.get_ident(),
+                                                                            signal.SIGTERM))
+    previous = signal.signal(signal.SIGTERM, lambda number, _: seen.append("handled"))
+    try:
+        thread.start()
+        with signals_held():
+            go.set()
+            thread.join()
+            for _ in range(1000):  # bytecode boundaries, where Python runs pending handlers
+                time.sleep(0)
+            seen.append("block ends")
+        assert seen == ["block ends", "handled"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+

@@ -6,7 +6,8 @@ run-time value by index, products of two activations (q @ k^T written out),
 eager attention's causal mask (a where by a known condition), adaptive
 average pooling to sizes that do not divide the input, and Swin's shifted
 windows (a roll, a relative-position table indexed by a constant, patch
-merging).
+merging), and ConvNeXt V2's global response norm (a square root that is not
+a divisor).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -187,8 +188,27 @@ class ShiftedWindows(torch.nn.Module):
         return torch.cat([y[:, 0::2, 0::2], y[:, 1::2, 0::2], y[:, 0::2, 1::2], y[:, 1::2, 1::2]], -1)
 
 
+class GlobalResponseNorm(torch.nn.Module):
+    """ConvNeXt V2's global response norm: per-channel L2 norms over the
+    positions, divided by their mean over the channels (a square root that
+    is not a divisor)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, padding=1)
+        self.gamma = torch.nn.Parameter(torch.randn(1, 1, 1, 6))
+        self.beta = torch.nn.Parameter(torch.randn(1, 1, 1, 6))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x).permute(0, 2, 3, 1)
+        norms = torch.norm(y, p=2, dim=(1, 2), keepdim=True)
+        scaled = norms / (norms.mean(dim=-1, keepdim=True) + 1e-6)
+        return self.gamma * (y * scaled) + self.beta + y
+
+
 FAMILIES = {
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
+    "global_response_norm": (GlobalResponseNorm, (1, 3, 5, 5)),
     "activation_products": (ActivationProducts, (1, 6, 8)),
     "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),

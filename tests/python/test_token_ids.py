@@ -1,5 +1,5 @@
 """Token-id inputs: models that take integer ids (BERT, GPT-2, Llama, T5's
-encoder, a small classifier) compile with the embedding table in global memory, each id
+encoder, GPT-J, Falcon, a small classifier) compile with the embedding table in global memory, each id
 fetching its row with an ld the program addresses itself (sld, smuli,
 saddi). Checked against eager torch and onnxruntime (float32), the integer
 reference (int8, bit for bit when integer-only), and from the command line:
@@ -95,7 +95,31 @@ def _t5() -> torch.nn.Module:
     return LastHidden(T5EncoderModel(config))
 
 
-MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "t5": _t5}
+def _gptj() -> torch.nn.Module:
+    """GPT-J, eager attention: its causal mask is a where by a constant
+    buffer, and its rotary sin and cos are a split of a constant table."""
+    from transformers import GPTJConfig, GPTJModel
+
+    torch.manual_seed(0)
+    config = GPTJConfig(vocab_size=VOCABULARY, n_embd=32, n_layer=1, n_head=4, rotary_dim=4, n_positions=32)
+    config._attn_implementation = "eager"
+    return LastHidden(GPTJModel(config))
+
+
+def _falcon() -> torch.nn.Module:
+    """Falcon: multi-query attention, one key and value head broadcast over
+    the query's four."""
+    from transformers import FalconConfig, FalconModel
+
+    torch.manual_seed(0)
+    config = FalconConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                          use_cache=False)
+    config._attn_implementation = "sdpa"
+    return LastHidden(FalconModel(config))
+
+
+MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "t5": _t5, "gptj": _gptj,
+          "falcon": _falcon}
 #: Those the TorchScript ONNX exporter takes (Llama's mask needs aten::diff).
 ONNX = ("classifier", "bert", "gpt2", "t5")
 

@@ -109,6 +109,17 @@ def _optional_attrs(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], di
     return adapt
 
 
+def _attention(kw: dict[str, Any], types: list[ir.Type]) -> dict[str, Any]:
+    """Unset scale and mask dropped; keys and values of one head broadcast
+    over the query's heads (Falcon's multi-query attention, torch's
+    broadcasting) are grouped-query attention with one group."""
+    kw = _optional_attrs("scale", "attn_mask")(kw, types)
+    query, key = (ir.RankedTensorType(kw[name].type).shape for name in ("query", "key"))
+    if len(query) >= 3 and len(key) == len(query) and key[-3] == 1 < query[-3]:
+        kw["enable_gqa"] = True
+    return kw
+
+
 def _batch_norm(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
     # nn.batch_norm models the affine form; others stay generic.
     if kw.get("weight") is None or kw.get("bias") is None:
@@ -196,7 +207,7 @@ RULES: dict[Any, Rule] = {
     aten.bmm.default: Rule(nn.MatmulOp, {"mat2": "other"}),
     aten.matmul.default: Rule(nn.MatmulOp),
     aten.scaled_dot_product_attention.default: Rule(
-        nn.ScaledDotProductAttentionOp, adapt=_optional_attrs("scale", "attn_mask")),
+        nn.ScaledDotProductAttentionOp, adapt=_attention),
     aten.layer_norm.default: Rule(nn.LayerNormOp, {"cudnn_enable": None}),
     aten.rms_norm.default: Rule(nn.RMSNormOp, adapt=_optional_attrs("eps")),
     rw.rotary_positional_embeddings: Rule(nn.RotaryEmbeddingOp),

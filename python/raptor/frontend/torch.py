@@ -222,8 +222,11 @@ class _Emitter:
                 self._emit_node(node)
             else:
                 tensor = rw.evaluate(node, self.evaluated)
+                # A split of a constant (GPT-J's sin and cos halves) is
+                # several tensors, one constant each.
+                tensors = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
                 with ir.Location.name(node.name):
-                    self.values[node] = [nn.ConstantOp(_constant_attr(tensor)).result]
+                    self.values[node] = [nn.ConstantOp(_constant_attr(t)).result for t in tensors]
         if node.op == "call_function" and node.target is operator.getitem:
             src, index = node.args
             return self._values(src)[index]

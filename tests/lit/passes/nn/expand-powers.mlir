@@ -40,13 +40,17 @@ func.func @whole(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
-// A root that is not a divisor stays a power, as do other exponents; a
-// negative lower clamp never binds a root and is dropped.
+// A root that is not a divisor becomes the reciprocal of its reciprocal
+// root; other exponents stay powers; a negative lower clamp never binds a
+// root and is dropped.
 // CHECK-LABEL: func.func @kept
-// CHECK: %[[ROOT:.*]] = nn.pow %{{.*}} {exponent = 5.000000e-01 : f64}
-// CHECK: nn.pow %{{.*}} {exponent = 5.000000e+00 : f64}
-// CHECK: %[[R:.*]] = nn.rsqrt %arg0
+// CHECK: %[[ONE:.*]] = nn.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[Q:.*]] = nn.rsqrt %arg0
+// CHECK-NEXT: %[[ROOT:.*]] = nn.div %[[ONE]], %[[Q]] : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: nn.pow %{{.*}} {exponent = 5.000000e+00 : f64}
+// CHECK-NEXT: %[[R:.*]] = nn.rsqrt %arg0
 // CHECK-NEXT: nn.mul %arg0, %[[R]]
+// CHECK-NOT: exponent = 5.000000e-01
 // CHECK: return %[[ROOT]]
 func.func @kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = nn.pow %x {exponent = 0.5 : f64} : tensor<4xf32>
@@ -54,4 +58,15 @@ func.func @kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf3
   %2 = nn.clamp %0 {min = -1.0 : f64} : tensor<4xf32>
   %3 = nn.div %x, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// A known root stays a power (the compiler computes it).
+// CHECK-LABEL: func.func @known
+// CHECK: nn.pow %{{.*}} {exponent = 5.000000e-01 : f64}
+// CHECK-NOT: nn.rsqrt
+func.func @known(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = nn.constant dense<[1.0, 4.0, 9.0, 0.0]> : tensor<4xf32>
+  %0 = nn.pow %c {exponent = 0.5 : f64} : tensor<4xf32>
+  %1 = nn.add %x, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
