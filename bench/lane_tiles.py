@@ -24,13 +24,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from mlir import ir
 
-from raptor import pim, weights
+from raptor import pim
 
 sys.path.insert(0, str(Path(__file__).parent))
 from outputs import same_outputs  # noqa: E402
-from variants import measure_variants, publish  # noqa: E402
+from variants import compile_variants, measure_variants, publish  # noqa: E402
 from pim_models import _torchvision  # noqa: E402  (the same model preparation)
 
 MODELS = ("resnet18", "googlenet", "squeezenet1_1")
@@ -39,24 +38,15 @@ TILES = (0, 6, 3, 2)
 
 def measure(name: str, precision: str, tiles: tuple[int, ...], work: Path) -> list[dict]:
     module, weights_path, x, *_ = _torchvision(name, work)
-    asm = module.operation.get_asm(enable_debug_info=True)
-    tensors = weights.load(weights_path)
     rows: list[dict] = []
     base_outputs = None
-    for t in tiles:
-        row: dict = {"model": name, "precision": precision, "lane_tiles": t}
-        out = work / f"{name}-{precision}-{t}"
-        copy = ir.Module.parse(asm, context=module.context)
-        try:
-            result = pim.compile(copy, out, weights=tensors, precision=precision, pimsim="none", source=name,
-                                 lane_tiles=t)
-        except pim.UserError as e:
-            rows.append({**row, "error": str(e).splitlines()[0]})
+    for row, result, program in compile_variants(module, weights_path, name, precision, "lane_tiles", tiles, work):
+        if result is None:
+            rows.append(row)
             continue
-        program = pim.Program.load(out)
         schedule = result.manifest["schedule"]
         simulated = program.time().latency_ns
-        outputs = pim.simulate(out, x).outputs
+        outputs = pim.simulate(result.directory, x).outputs
         if base_outputs is None:
             base_outputs, base_ns = outputs, simulated
         same = same_outputs(outputs, base_outputs, precision)

@@ -25,13 +25,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from mlir import ir
 
-from raptor import pim, weights
+from raptor import pim
 
 sys.path.insert(0, str(Path(__file__).parent))
 from outputs import same_outputs  # noqa: E402
-from variants import measure_variants, publish  # noqa: E402
+from variants import compile_variants, measure_variants, publish  # noqa: E402
 from pim_models import _torchvision, _zoo  # noqa: E402  (the same model preparation)
 
 MODELS = ("squeezenet1_1", "resnet18", "googlenet", "shufflenet_v2", "unet")
@@ -41,21 +40,12 @@ BLOCKS: tuple[int | str, ...] = (0, 4, 8, "auto")
 
 def measure(name: str, precision: str, blocks: tuple[int | str, ...], work: Path) -> list[dict]:
     module, weights_path, x, *_ = _zoo(name) if name in ZOO else _torchvision(name, work)
-    asm = module.operation.get_asm(enable_debug_info=True)
-    tensors = weights.load(weights_path)
     rows: list[dict] = []
     whole_outputs = None
-    for block in blocks:
-        row: dict = {"model": name, "precision": precision, "row_block": block}
-        out = work / f"{name}-{precision}-{block}"
-        copy = ir.Module.parse(asm, context=module.context)
-        try:
-            result = pim.compile(copy, out, weights=tensors, precision=precision, pimsim="none", source=name,
-                                 row_block=block)
-        except pim.UserError as e:
-            rows.append({**row, "error": str(e).splitlines()[0]})
+    for row, result, program in compile_variants(module, weights_path, name, precision, "row_block", blocks, work):
+        if result is None:
+            rows.append(row)
             continue
-        program = pim.Program.load(out)
         schedule = result.manifest["schedule"]
         timing = program.time()
         outputs = program.simulate(np.asarray(x, dtype=np.float32)).outputs
@@ -63,7 +53,7 @@ def measure(name: str, precision: str, blocks: tuple[int | str, ...], work: Path
             whole_outputs = outputs
         row.update(chosen_row_block=schedule.get("row_block", 0), simulated_ns=timing.latency_ns, predicted_ns=schedule.get("predicted_latency_ns"),
                    makespan_ns=schedule["makespan_ns"], cores=schedule["cores_used"],
-                   tasks=len(json.loads((out / "reports" / "schedule_tasks.json").read_text())),
+                   tasks=len(json.loads((result.directory / "reports" / "schedule_tasks.json").read_text())),
                    local_bytes_peak=max(c["local_bytes"] for c in result.manifest["cores"]),
                    outputs_equal_whole=same_outputs(outputs, whole_outputs, precision))
         rows.append(row)

@@ -1,8 +1,8 @@
 """The loop of the benches that compile every model in both precisions
 under a list of variants of one option (bench/row_streaming.py's row
-blocks, bench/lane_tiles.py's lane heights), and how they publish: the
-rows as JSON, the table between the document's markers, the table on
-standard output."""
+blocks, bench/lane_tiles.py's lane heights), the compile of each variant,
+and how they publish: the rows as JSON, the table between the document's
+markers, the table on standard output."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from mlir import ir
+
 import raptor
+from raptor import pim, weights
 
 from doc_tables import replace_block
 
@@ -33,6 +36,28 @@ def measure_variants(models: Sequence[str], variants: tuple[Any, ...], measure: 
                 rows += measure(name, precision, variants, Path(tmp))
                 print(json.dumps(rows[-len(variants):]), file=sys.stderr)
     return rows
+
+
+def compile_variants(module: ir.Module, weights_path: Path, name: str, precision: str, option: str,
+                     values: tuple[Any, ...], work: Path
+                     ) -> Iterator[tuple[dict, pim.CompileResult | None, pim.Program | None]]:
+    """Each value of the compile option `option` on a fresh copy of the
+    module: its row ({model, precision, option: value}), the compile's result
+    and the loaded program; a compile that fails gives its row with the
+    error's first line, and None for the other two."""
+    asm = module.operation.get_asm(enable_debug_info=True)
+    tensors = weights.load(weights_path)
+    for value in values:
+        row: dict = {"model": name, "precision": precision, option: value}
+        out = work / f"{name}-{precision}-{value}"
+        copy = ir.Module.parse(asm, context=module.context)
+        try:
+            result = pim.compile(copy, out, weights=tensors, precision=precision, pimsim="none", source=name,
+                                 **{option: value})
+        except pim.UserError as e:
+            yield {**row, "error": str(e).splitlines()[0]}, None, None
+            continue
+        yield row, result, pim.Program.load(out)
 
 
 def publish(rows: list[dict], json_path: str, doc: str | None, block: str, table: Callable[[list[dict]], str]) -> None:
