@@ -268,6 +268,13 @@ def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "Logistic sigmoid", "aten.sigmoid.defau
 def NN_TanhOp : NN_UnaryOp<"tanh", "Hyperbolic tangent", "aten.tanh.default">;
 def NN_NegOp : NN_UnaryOp<"neg", "Negation", "aten.neg.default">;
 def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "Reciprocal square root", "aten.rsqrt.default">;
+def NN_ExpOp : NN_UnaryOp<"exp", "Exponential", "aten.exp.default"> {
+  let description = [{
+    The ISA has no exponential: the compiler computes it when its operand is
+    known (Swin V2's clamped `logit_scale`, a weight) and refuses it on
+    activations.
+  }];
+}
 def NN_CloneOp : NN_UnaryOp<"clone", "Copy", "aten.clone.default">;
 def NN_HardtanhOp : NN_UnaryOp<"hardtanh", "Clamp to [min_val, max_val] (ReLU6 is 0, 6)",
     "aten.hardtanh.default",

@@ -237,6 +237,53 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
       })
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
+      .Case([&](ExpOp o) { return unary(o.getSelf(), [](float x) { return std::exp(x); }); })
+      .Case([&](ReluOp o) { return unary(o.getSelf(), [](float x) { return std::max(x, 0.0f); }); })
+      .Case([&](SigmoidOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / (1.0f + std::exp(-x)); }); })
+      .Case([&](TanhOp o) { return unary(o.getSelf(), [](float x) { return std::tanh(x); }); })
+      .Case([&](ClampOp o) -> R { // Swin V2's logit scale: clamp(weight, max=log 100)
+        FailureOr<HostTensor> out = unary(o.getSelf(), [](float x) { return x; });
+        if (failed(out))
+          return failure();
+        float lo = o.getMin() ? float(o.getMin()->convertToDouble()) : -INFINITY;
+        float hi = o.getMax() ? float(o.getMax()->convertToDouble()) : INFINITY;
+        for (float &v : out->data)
+          v = std::min(std::max(v, lo), hi);
+        return out;
+      })
+      .Case([&](PowOp o) -> R {
+        FailureOr<HostTensor> out = unary(o.getSelf(), [](float x) { return x; });
+        if (failed(out))
+          return failure();
+        float e = float(o.getExponent().convertToDouble());
+        for (float &v : out->data)
+          v = std::pow(v, e);
+        return out;
+      })
+      .Case([&](LinearOp o) -> R { // Swin V2's position-bias MLP over a constant coordinate table
+        FailureOr<const HostTensor *> x = operand(o.getInput()), w = operand(o.getWeight());
+        if (failed(x) || failed(w))
+          return failure();
+        const HostTensor *bias = nullptr;
+        if (o.getBias()) {
+          FailureOr<const HostTensor *> b = operand(o.getBias());
+          if (failed(b))
+            return failure();
+          bias = *b;
+        }
+        bool vector = (*w)->shape.size() == 1;
+        int64_t in = (*w)->shape.back(), outs = vector ? 1 : (*w)->shape[0];
+        int64_t rows = (*x)->numel() / in;
+        HostTensor out{outShape, std::vector<float>(size_t(rows * outs))};
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < outs; ++j) {
+            double acc = bias ? bias->data[size_t(bias->numel() == 1 ? 0 : j)] : 0.0;
+            for (int64_t i = 0; i < in; ++i)
+              acc += double((*x)->data[size_t(r * in + i)]) * (*w)->data[size_t(j * in + i)];
+            out.data[size_t(r * outs + j)] = float(acc);
+          }
+        return out;
+      })
       .Case([&](CloneOp o) { return unary(o.getSelf(), [](float x) { return x; }); })
       // A weight's codecs: the source view's values (matrix lowerings
       // quantize encoded weights per channel themselves).

@@ -2,8 +2,8 @@
 //
 // The values of CompileTimeValues: weights read from a safetensors file (by
 // nn.param name) or nn.constant data, and the nn ops on them (batch norm
-// folding, views, element-wise arithmetic, embedding lookups of constant
-// indices), computed in float32 on the host.
+// folding, views, element-wise arithmetic and activations, linear layers,
+// embedding lookups of constant indices), computed in float32 on the host.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_NN_CONSTANTEVALUATOR_H

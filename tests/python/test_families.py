@@ -6,8 +6,9 @@ run-time value by index, products of two activations (q @ k^T written out),
 eager attention's causal mask (a where by a known condition), adaptive
 average pooling to sizes that do not divide the input, and Swin's shifted
 windows (a roll, a relative-position table indexed by a constant, patch
-merging), and ConvNeXt V2's global response norm (a square root that is not
-a divisor).
+merging), ConvNeXt V2's global response norm (a square root that is not
+a divisor), and Swin V2's scaled cosine attention (exp of a clamped weight,
+an MLP over a constant table: computed by the compiler).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -16,6 +17,7 @@ onnxruntime."""
 from __future__ import annotations
 
 import io
+import math
 import warnings
 from pathlib import Path
 
@@ -206,7 +208,33 @@ class GlobalResponseNorm(torch.nn.Module):
         return self.gamma * (y * scaled) + self.beta + y
 
 
+class ScaledCosineAttention(torch.nn.Module):
+    """Swin V2's attention in small: cosine scores scaled by the exponential
+    of a clamped weight, plus a bias from an MLP over a constant coordinate
+    table (linear, ReLU, linear, sigmoid): every op on the weight side is
+    computed by the compiler."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+        # the second head's scale is above the clamp (Swin V2 clamps at 100)
+        self.logit_scale = torch.nn.Parameter(torch.log(torch.tensor([2.0, 8.0]).reshape(2, 1, 1)))
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(2, 16), torch.nn.ReLU(),
+                                       torch.nn.Linear(16, 2, bias=False))
+        grid = torch.stack(torch.meshgrid(torch.linspace(-1, 1, 6), torch.linspace(-1, 1, 6),
+                                          indexing="ij"), -1)
+        self.register_buffer("table", grid.reshape(36, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).reshape(1, 6, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        scores = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)
+        scale = torch.clamp(self.logit_scale, max=math.log(4)).exp()
+        bias = 16 * torch.sigmoid(self.mlp(self.table).permute(1, 0).reshape(2, 6, 6))
+        return (torch.softmax(scores * scale + bias, dim=-1) @ v).transpose(1, 2).reshape(1, 6, 8)
+
+
 FAMILIES = {
+    "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
     "global_response_norm": (GlobalResponseNorm, (1, 3, 5, 5)),
     "activation_products": (ActivationProducts, (1, 6, 8)),

@@ -256,15 +256,60 @@ def test_constants_and_long_means_compute_what_torch_does(tmp_path: Path) -> Non
     are within int8's error of float32 torch (a constant left unscaled, or a
     wrapped sum, is off by the order of the values themselves)."""
     torch.manual_seed(3)
-    model = Constants().eval()
-    x = torch.randn(1, 3, 24, 24)
-    result, tensors = _compiled(tmp_path, model, x, "integer", "int", pimsim="none")
+    got, exact = _integer_and_torch(tmp_path, Constants().eval(), torch.randn(1, 3, 24, 24), "integer")
+    assert np.abs(got - exact).max() < 0.02 * np.abs(exact).max()
+
+
+def _integer_and_torch(tmp_path: Path, model: nn.Module, x: torch.Tensor,
+                       arithmetic: str) -> tuple[np.ndarray, np.ndarray]:
+    """The output of ``model`` compiled with ``arithmetic``, checked to be
+    an integer-only program equal to the integer reference bit for bit,
+    and eager torch's."""
+    result, tensors = _compiled(tmp_path, model, x, arithmetic, "int", pimsim="none")
     assert result.manifest["program"]["arithmetic"] == "integer"
     got = pim.simulate(tmp_path / "int", x.numpy()).outputs["out0"]
     np.testing.assert_array_equal(got, _reference(tmp_path / "int", x.numpy(), tensors))
     with torch.no_grad():
-        exact = model(x).numpy()
-    assert np.abs(got - exact).max() < 0.02 * np.abs(exact).max()
+        return got, model(x).numpy()
+
+
+class SaturatedGate(nn.Module):
+    """A random-init EfficientNet's squeeze-excitation in small: a SiLU of
+    sums near -40 is about 1e-16, so calibration sees its mean within an
+    epsilon of 0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3, padding=1)
+        self.squeeze = nn.Conv2d(4, 4, 1)
+        self.other = nn.Conv2d(3, 4, 3, padding=1)
+        with torch.no_grad():
+            self.c.bias.fill_(-40.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate = self.squeeze(nn.functional.silu(self.c(x)).mean((2, 3), keepdim=True))
+        return self.other(x) + gate
+
+
+def test_activations_calibrated_near_zero_get_the_smallest_scale() -> None:
+    """An encoding's scale is never below float32's epsilon (torch's
+    observers' floor); scales of ordinary ranges are amax / 127 or / 254."""
+    eps = np.finfo(np.float32).eps
+    assert quant.encoding_of(1e-13, -1e-13) == (eps, 0)
+    assert quant.encoding_of(1e-13, 0.0) == (eps, -127)
+    assert quant.encoding_of(0.0, 0.0) == (np.float32(1.0), -127)
+    assert quant.encoding_of(12.7, -1.0) == (np.float32(12.7) / np.float32(127), 0)
+    assert quant.encoding_of(25.4, 0.5) == (np.float32(25.4) / np.float32(254), -127)
+
+
+def test_a_saturated_gate_stays_integer_and_equals_the_reference(tmp_path: Path) -> None:
+    """With the default arithmetic ('auto') the gate's requantization, sums'
+    scale over an epsilon-floored one, has a fixed-point form: the program
+    is integer-only and equals the integer reference bit for bit (without
+    the floor the multiplier is about 1e13 and the compile failed)."""
+    torch.manual_seed(1)
+    got, exact = _integer_and_torch(tmp_path, SaturatedGate().eval(), torch.randn(1, 3, 8, 8), "auto")
+    assert _cosine(got, exact) >= 0.999
 
 
 def test_pimsim_forms_give_vector_instructions_their_widths(tmp_path: Path) -> None:

@@ -139,7 +139,8 @@ LogicalResult Lowering::requantize(const KernelOperand &dst, const KernelOperand
   for (double m : multipliers) {
     std::optional<pim::FixedMultiplier> f = pim::fixedMultiplier(m);
     if (!f)
-      return taskError() << "a requantization multiplier " << m << " has no fixed-point form (2^30 or more)";
+      return taskError() << "a requantization multiplier " << m
+                         << " has no fixed-point form (2^30 or more; --arithmetic float requantizes in float32)";
     steps.push_back(pim::fixedSteps(*f));
   }
   Layout everywhere = broadcastLayout({}, sizes);

@@ -226,6 +226,7 @@ RULES: dict[Any, Rule] = {
     aten.tanh.default: Rule(nn.TanhOp),
     aten.neg.default: Rule(nn.NegOp),
     aten.rsqrt.default: Rule(nn.RsqrtOp),
+    aten.exp.default: Rule(nn.ExpOp),
     aten.clone.default: Rule(nn.CloneOp, {"memory_format": None}),
     aten._softmax.default: Rule(nn.SoftmaxOp),
     aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),

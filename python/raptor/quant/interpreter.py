@@ -37,6 +37,12 @@ INT8_MAX = np.float32(127.0)
 PROBABILITY_LEVELS = np.float32(32767.0)
 #: The zero point of an offset encoding (non-negative data, all 255 codes).
 OFFSET_ZERO = -127
+#: The smallest scale of an activation's encoding, float32's epsilon as
+#: torch's observers take it: data that calibration saw within a few
+#: epsilons of 0 (a random-init EfficientNet's squeeze-excitation after a
+#: saturated SiLU) is encoded as zeros instead of by a scale so small that
+#: the requantization into it (sums' scale over it) has no fixed-point form.
+MIN_ACTIVATION_SCALE = np.float32(np.finfo(np.float32).eps)
 
 
 def scale_of(amax: float) -> np.float32:
@@ -48,11 +54,14 @@ def scale_of(amax: float) -> np.float32:
 def encoding_of(amax: float, minimum: float) -> tuple[np.float32, int]:
     """(scale, zero point) of a subgraph whose data spans [minimum, ...]
     with absolute maximum ``amax``: offset (zero -127, 255 codes over
-    [0, amax]) for non-negative data, else symmetric."""
+    [0, amax]) for non-negative data, else symmetric; never below
+    ``MIN_ACTIVATION_SCALE``."""
     if minimum >= 0:
         a = np.float32(amax)
-        return (a / np.float32(254.0) if a > 0 and np.isfinite(a) else np.float32(1.0)), OFFSET_ZERO
-    return scale_of(amax), 0
+        scale, zero = (a / np.float32(254.0) if a > 0 and np.isfinite(a) else np.float32(1.0)), OFFSET_ZERO
+    else:
+        scale, zero = scale_of(amax), 0
+    return max(scale, MIN_ACTIVATION_SCALE), zero
 
 
 def quantize_per_channel(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -545,7 +554,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
             return [self - rhs * alpha if alpha != 1.0 else self - rhs]
         return [self * rhs if kind == "mul" else self / rhs]
     unary = {"relu": torch.relu, "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-             "neg": torch.neg, "rsqrt": torch.rsqrt, "clone": torch.clone}
+             "neg": torch.neg, "rsqrt": torch.rsqrt, "exp": torch.exp,
+             "clone": torch.clone}
     if kind in unary:
         return [unary[kind](self)]
     if kind == "gelu":

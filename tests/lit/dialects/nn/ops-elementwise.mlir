@@ -109,7 +109,8 @@ func.func @binary_alpha(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>,
 // CHECK: %[[T:.*]] = nn.tanh %[[SG]] : tensor<2x?x8xf32>
 // CHECK: %[[N:.*]] = nn.neg %[[T]] : tensor<2x?x8xf32>
 // CHECK: %[[RS:.*]] = nn.rsqrt %[[N]] : tensor<2x?x8xf32>
-// CHECK: %[[C:.*]] = nn.clone %[[RS]] : tensor<2x?x8xf32>
+// CHECK: %[[E:.*]] = nn.exp %[[RS]] : tensor<2x?x8xf32>
+// CHECK: %[[C:.*]] = nn.clone %[[E]] : tensor<2x?x8xf32>
 // CHECK: return %[[C]]
 func.func @unary(%x: tensor<2x?x8xf32>) -> tensor<2x?x8xf32> {
   %0 = nn.relu %x : tensor<2x?x8xf32>
@@ -120,7 +121,8 @@ func.func @unary(%x: tensor<2x?x8xf32>) -> tensor<2x?x8xf32> {
   %5 = nn.tanh %4 : tensor<2x?x8xf32>
   %6 = nn.neg %5 : tensor<2x?x8xf32>
   %7 = nn.rsqrt %6 : tensor<2x?x8xf32>
-  %8 = nn.clone %7 : tensor<2x?x8xf32>
+  %e = nn.exp %7 : tensor<2x?x8xf32>
+  %8 = nn.clone %e : tensor<2x?x8xf32>
   return %8 : tensor<2x?x8xf32>
 }
 

@@ -1,0 +1,38 @@
+// Ops on weights and constants are computed by the compiler (Swin V2's
+// clamped exponential logit scale and its position-bias MLP over a constant
+// table): the bias below is
+//   clamp(relu([[1, 3]] @ [[1, 0], [0, 1], [1, 1]]^T + [0.5, 0, -9])^2, max 5)
+//     * sigmoid(0) * exp(0)
+// = clamp([1.5, 3, 0]^2, max 5) * 0.5 * 1 = [1.125, 2.5, 0], read off by hand.
+// RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[1.125000e+00, 2.500000e+00, 0.000000e+00]> : tensor<3xf32>
+
+func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}) -> tensor<1x3xf32> {
+  %w = nn.constant dense<0.5> : tensor<3x4xf32>
+  %t = nn.constant dense<[[1.0, 3.0]]> : tensor<1x2xf32>
+  %m = nn.constant dense<[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]> : tensor<3x2xf32>
+  %mb = nn.constant dense<[0.5, 0.0, -9.0]> : tensor<3xf32>
+  %z = nn.constant dense<0.0> : tensor<3xf32>
+  %l = nn.linear %t, %m, %mb : (tensor<1x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  %r = nn.relu %l : tensor<1x3xf32>
+  %p = nn.pow %r {exponent = 2.0 : f64} : tensor<1x3xf32>
+  %c = nn.clamp %p {max = 5.0 : f64} : tensor<1x3xf32>
+  %s = nn.sigmoid %z : tensor<3xf32>
+  %e = nn.exp %z : tensor<3xf32>
+  %f = nn.mul %s, %e : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %v = nn.view %c {size = array<i64: 3>} : (tensor<1x3xf32>) -> tensor<3xf32>
+  %b = nn.mul %v, %f : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %0 = nn.linear %x, %w, %b : (tensor<1x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<1x3xf32> loc("fc")
+  return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+// The ISA has no exponential: on an activation it is refused.
+func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}) -> tensor<1x4xf32> {
+  // expected-error @+1 {{no PIM lowering}}
+  %0 = nn.exp %x : tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
