@@ -773,6 +773,23 @@ LogicalResult Lowering::place(const TensorValue &value, const Piece &into, Array
   return success();
 }
 
+FailureOr<std::optional<TensorValue>> Lowering::rangeOfValue(Value v, size_t dim, int64_t begin, int64_t end) {
+  auto it = values.find(v);
+  if (it == values.end())
+    return taskError() << "reads a value no earlier task produced";
+  if (std::optional<TensorValue> part = rangeOf(it->second, dim, begin, end))
+    return part;
+  TensorValue compact = it->second;
+  for (Piece &p : compact.pieces)
+    if (buffers[p.buffer].core >= 0 && !rangeOf(TensorValue{compact.shape, {p}}, dim, begin, end)) {
+      FailureOr<Piece> q = packed(p);
+      if (failed(q))
+        return failure();
+      p = *q;
+    }
+  return rangeOf(compact, dim, begin, end);
+}
+
 FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<int64_t> after, uint8_t fill,
                                   std::optional<std::pair<int64_t, int64_t>> rows) {
   SmallVector<int64_t, 4> shape = shapeOf(v);
@@ -787,20 +804,10 @@ FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<in
   int64_t in0 = std::clamp<int64_t>(first - before[0], 0, H), in1 = std::clamp<int64_t>(last - before[0], 0, H);
   std::optional<TensorValue> part = it->second;
   if (first > 0 || last < Hp) {
-    part = rangeOf(it->second, 2, in0, in1);
-    if (!part) {
-      // Rows of some piece are no view of it (an upsampled or expanded
-      // one): pack those on their cores, then take the rows.
-      TensorValue compact = it->second;
-      for (Piece &p : compact.pieces)
-        if (buffers[p.buffer].core >= 0 && !rangeOf(TensorValue{compact.shape, {p}}, 2, in0, in1)) {
-          FailureOr<Piece> q = packed(p);
-          if (failed(q))
-            return failure();
-          p = *q;
-        }
-      part = rangeOf(compact, 2, in0, in1);
-    }
+    FailureOr<std::optional<TensorValue>> range = rangeOfValue(v, 2, in0, in1);
+    if (failed(range))
+      return failure();
+    part = *range;
   }
   if (!part) // the rows are no view of the value's pieces: build them all
     return padded(v, before, after, fill);

@@ -358,10 +358,32 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
     return failure();
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
   int64_t width = col1 - col0;
-  Layout rows = rowMajor(in);
-  FailureOr<Piece> x = materializeAs(op.getInput(), rows);
+  // A copy of the lane computes rows [row0, row1) of the row dimension.
+  int64_t rowDim = spatial::linearRowDim(in);
+  if (task.getRows() && rowDim < 0)
+    return taskError() << "computes rows of a linear layer whose input has several leading dimensions";
+  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(rowDim >= 0 ? in[size_t(rowDim)] : 1);
+  if (failed(taskRows))
+    return failure();
+  auto [row0, row1] = *taskRows;
+  // A copy brings only its rows (a copy of a transformer's projection had
+  // received all 197 tokens to compute 8 of them).
+  std::optional<TensorValue> own;
+  if (rowDim >= 0 && (row0 > 0 || row1 < in[size_t(rowDim)])) {
+    FailureOr<std::optional<TensorValue>> range = rangeOfValue(op.getInput(), size_t(rowDim), row0, row1);
+    if (failed(range))
+      return failure();
+    own = *range;
+  }
+  SmallVector<int64_t, 4> held(in.begin(), in.end());
+  if (own)
+    held[size_t(rowDim)] = row1 - row0;
+  Layout rows = rowMajor(held);
+  FailureOr<Piece> x = own ? materialize(*own, [&](const Piece &p) { return sameLayout(p.layout, rows); }, rows)
+                           : materializeAs(op.getInput(), rows);
   if (failed(x))
     return failure();
+  int64_t firstHeld = own ? row0 : 0; // the row x's first row holds
   if (typeOf(*x) != inType)
     return taskError() << "its input holds " << nameOf(typeOf(*x)) << " data, not " << nameOf(inType);
   int64_t widest = 0;
@@ -374,14 +396,6 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   if (failed(bias))
     return failure();
   ElementType sums = sumsOf(*this, integer);
-  // A copy of the lane computes rows [row0, row1) of the row dimension.
-  int64_t rowDim = spatial::linearRowDim(in);
-  if (task.getRows() && rowDim < 0)
-    return taskError() << "computes rows of a linear layer whose input has several leading dimensions";
-  FailureOr<std::pair<int64_t, int64_t>> taskRows = rowsOfTask(rowDim >= 0 ? in[size_t(rowDim)] : 1);
-  if (failed(taskRows))
-    return failure();
-  auto [row0, row1] = *taskRows;
   SmallVector<int64_t, 4> box(out.begin(), out.end());
   box.back() = width;
   if (rowDim >= 0)
@@ -405,7 +419,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
   SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
   for (int64_t r : rowTiles)
-    walks.push_back(Walk{addressOf(*x).plus((row0 * K + r * tiling.xbarRows) * ib), {K * ib}});
+    walks.push_back(Walk{addressOf(*x).plus(((row0 - firstHeld) * K + r * tiling.xbarRows) * ib), {K * ib}});
   for (int64_t c : colStarts)
     walks.push_back(Walk{addressOf(*result).plus((c * tiling.xbarCols - col0) * 4), {width * 4}});
   size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
