@@ -779,14 +779,34 @@ FailureOr<std::optional<TensorValue>> Lowering::rangeOfValue(Value v, size_t dim
     return taskError() << "reads a value no earlier task produced";
   if (std::optional<TensorValue> part = rangeOf(it->second, dim, begin, end))
     return part;
+  // Rows of some piece are no view of it (an upsampled map's rows from an
+  // odd one): bring the nearest wider range that is a view (its source rows
+  // only), and pack that here. Packing the whole piece on its core instead
+  // put a copy of the whole map into the producer's program late, when the
+  // reader is lowered, and held every later task of that core behind it.
   TensorValue compact = it->second;
-  for (Piece &p : compact.pieces)
-    if (buffers[p.buffer].core >= 0 && !rangeOf(TensorValue{compact.shape, {p}}, dim, begin, end)) {
-      FailureOr<Piece> q = packed(p);
-      if (failed(q))
-        return failure();
-      p = *q;
-    }
+  for (Piece &p : compact.pieces) {
+    int64_t lo = std::max(begin, p.origin[dim]), hi = std::min(end, p.origin[dim] + p.sizes[dim]);
+    if (buffers[p.buffer].core < 0 || lo >= hi || sliced(p, dim, lo - p.origin[dim], hi - lo, 1))
+      continue;
+    std::optional<Piece> wide;
+    int64_t first = p.origin[dim], last = p.origin[dim] + p.sizes[dim];
+    for (int64_t grow = 1; !wide && grow <= std::max(lo - first, last - hi); ++grow)
+      for (int64_t down = 0; !wide && down <= grow; ++down) {
+        int64_t a = lo - down, b = hi + (grow - down);
+        if (a >= first && b <= last)
+          wide = sliced(p, dim, a - first, b - a, 1);
+        if (wide)
+          wide->origin[dim] = a;
+      }
+    FailureOr<Piece> local = wide ? localize(*wide, core) : FailureOr<Piece>(p);
+    if (failed(local))
+      return failure();
+    FailureOr<Piece> q = packed(*local);
+    if (failed(q))
+      return failure();
+    p = *q;
+  }
   return rangeOf(compact, dim, begin, end);
 }
 
@@ -1179,14 +1199,10 @@ LogicalResult Lowering::lowerView(Operation *op) {
         if (shape.size() != 4 || shape[2] % out.shape[2] || shape[3] % out.shape[3])
           return o.emitOpError("the PIM lowering needs integer upsampling factors");
         int64_t fh = shape[2] / out.shape[2], fw = shape[3] / out.shape[3];
-        if (!llvm::all_of(out.pieces, [&](const Piece &p) {
-              return p.sizes[2] == out.shape[2] && p.sizes[3] == out.shape[3];
-            })) {
-          FailureOr<Piece> w = whole(o.getInput());
-          if (failed(w))
-            return failure();
-          out.pieces = {*w};
-        }
+        // Each piece (a row copy's rows, a lane's channels) is upsampled
+        // where it is, origin and sizes scaled: readers bring the rows they
+        // read. Gathering the whole map on the view's core first had put
+        // U-Net's decoder behind one core per upsampling.
         for (Piece &p : out.pieces)
           p = repeated(repeated(p, 2, fh), 3, fw);
         out.shape = shape;
