@@ -77,6 +77,12 @@ struct Buffer {
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, int> aged;
 };
 
+/// The words of a local-memory error that short lanes' partial sums
+/// caused (Lowering::memoryHint): `raptor compile` lowers once more with
+/// full lanes when it reads them (exported to Python as
+/// `_raptor.SHORT_LANES_MARKER`).
+inline constexpr const char *kShortLanesMarker = "(--lane-tiles 0;";
+
 class Lowering {
 public:
   Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,
@@ -269,8 +275,9 @@ public:
   /// readers hold one partial sum per lane.
   std::string memoryHint() {
     int64_t tiles = laneRowTiles();
-    return tiles > 0 ? " or lanes as tall as a core holds (--lane-tiles 0; these lanes hold at most " +
-                           std::to_string(tiles) + " row tiles, and a reader holds a partial sum per lane)"
+    return tiles > 0 ? std::string(" or lanes as tall as a core holds ") + kShortLanesMarker +
+                           " these lanes hold at most " + std::to_string(tiles) +
+                           " row tiles, and a reader holds a partial sum per lane)"
                      : "";
   }
   /// A codec's input pieces on the current core (partial sums added).

@@ -225,11 +225,6 @@ def _phases(precision: str) -> tuple[str, ...]:
     return ("prepare-model", "compile-backend")
 
 
-#: What a local-memory error of the lowering says when short lanes' partial
-#: sums were what did not fit (Lowering::memoryHint, C++).
-_SHORT_LANES_HINT = "(--lane-tiles 0;"
-
-
 def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
              say: Callable[[str], None]) -> list[tuple[str, float]]:
     """The backend phase; with the default lane height (``lane_tiles``
@@ -244,7 +239,7 @@ def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
     try:
         result = steps.run(module, "compile-backend", options, weights)
     except ir.MLIRError as e:
-        if saved is None or _SHORT_LANES_HINT not in str(e):
+        if saved is None or _raptor.SHORT_LANES_MARKER not in str(e):
             if saved is not None:
                 saved.erase()
             raise
