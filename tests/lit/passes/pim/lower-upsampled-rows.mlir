@@ -1,18 +1,18 @@
 // An upsampled map read in row blocks: each piece of the source (a row
 // block of `a`, 4 rows of 4 x 2 floats) is upsampled where it is, and a
-// block of `b` receives the source rows its windows read, 3 rows (96
-// bytes) and 1 row (32 bytes) of the neighbouring block, never 100 bytes
-// or more: not the upsampled rows (320 or 960 bytes) of a map gathered on
-// the view's core first, which had put U-Net's decoder behind one core per
-// upsampling (int8 simulated 1319 ms, now 891).
+// block of `b`, whose padded rows start at an odd upsampled row, receives
+// runs of source rows: 2 rows (64 bytes) for the aligned run and 1 row (32
+// bytes) for each row peeled off its ends, never 100 bytes or more: not the
+// upsampled rows (320 or 960 bytes) of a map gathered on the view's core
+// first, which had put U-Net's decoder behind one core per upsampling
+// (int8 simulated 1319 ms, now 891).
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=none row-block=4" --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // CHECK:      spatial.task "a#0/0" {{.*}}core = [[A:[0-9]+]] : i64
 // CHECK:      spatial.task "b#0/0" {{.*}}core = [[B:[0-9]+]] : i64
 // CHECK-NOT:  {{(send|recv) .* size [0-9]{3,} tag}}
 // CHECK:      pim.core [[B]]
-// CHECK:        pim.recv {{r[0-9]+}} from [[A]] size 96 tag
-// CHECK:        pim.recv {{r[0-9]+}} from [[A]] size 96 tag
+// CHECK:        pim.recv {{r[0-9]+}} from [[A]] size 64 tag
 // CHECK:        pim.recv {{r[0-9]+}} from [[A]] size 32 tag
 // CHECK-NOT:  {{(send|recv) .* size [0-9]{3,} tag}}
 
