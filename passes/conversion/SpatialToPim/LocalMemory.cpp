@@ -8,19 +8,23 @@ namespace raptor::pim {
 
 std::optional<int64_t> LocalMemory::allocate(int64_t bytes) {
   int64_t size = std::max<int64_t>(alignment, (bytes + alignment - 1) / alignment * alignment);
-  for (auto it = free.begin(); it != free.end(); ++it) {
-    if (it->second < size)
-      continue;
-    int64_t address = it->first, rest = it->second - size;
-    free.erase(it);
-    if (rest)
-      free[address + size] = rest;
-    live[address] = size;
-    used += size;
-    highWater = std::max(highWater, address + size);
-    return address;
-  }
-  return std::nullopt;
+  auto gap = free.end();
+  for (auto it = free.begin(); it != free.end(); ++it)
+    if (it->second >= size && (gap == free.end() || it->second < gap->second)) {
+      gap = it;
+      if (!bestFit)
+        break;
+    }
+  if (gap == free.end())
+    return std::nullopt;
+  int64_t address = gap->first, rest = gap->second - size;
+  free.erase(gap);
+  if (rest)
+    free[address + size] = rest;
+  live[address] = size;
+  used += size;
+  highWater = std::max(highWater, address + size);
+  return address;
 }
 
 bool LocalMemory::canReserveUntouched(int64_t bytes) const {

@@ -1,8 +1,8 @@
 //===- LocalMemory.h - A core's local memory allocator ----------*- C++ -*-===//
 //
-// First-fit allocation of a core's scratchpad in program order: a buffer
-// lives from the instruction that first writes it to the one after its
-// last read, and freed space is reused.
+// First-fit (or best-fit) allocation of a core's scratchpad in program
+// order: a buffer lives from the instruction that first writes it to the
+// one after its last read, and freed space is reused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_CONVERSION_SPATIALTOPIM_LOCALMEMORY_H
@@ -31,6 +31,9 @@ public:
   int64_t inUse() const { return used; }
   int64_t peak() const { return highWater + (capacity - top); }
   int64_t size() const { return capacity; }
+  /// The smallest gap that holds a buffer instead of the lowest: the
+  /// lowering's second try when first fit fragments a core's memory.
+  bool bestFit = false;
 
 private:
   int64_t capacity, alignment, used = 0, highWater = 0;

@@ -105,6 +105,7 @@ CoreEmitter &Lowering::emitter(int64_t id) {
     auto op = CoreOp::create(b, chip.getLoc(), id);
     op.getBody().emplaceBlock();
     slot = std::make_unique<CoreEmitter>(op, target.localMemoryBytes);
+    slot->memory.bestFit = bestFit;
     slot->integerOnly = integerOnly();
     if (skewed)
       slot->beginSkewed();
@@ -136,6 +137,7 @@ FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
   while (!address && evictCaches(on))
     address = e.memory.allocate(bytes + mvmSlack());
   if (!address) {
+    outOfMemory = true;
     taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
                 << e.memory.inUse() << " of " << e.memory.size()
                 << " in use); choose a target with more local memory (memory.local_bytes)" << memoryHint();

@@ -88,6 +88,10 @@ public:
   Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,
            nn::ConstantEvaluator &constants, ChipOp chip);
   mlir::LogicalResult run();
+  /// Best-fit allocation of local memory (set before run()).
+  bool bestFit = false;
+  /// Whether run() failed because a core's local memory had no room.
+  bool outOfMemory = false;
 
   // Used by the op lowerings.
   const TargetModel &target;
