@@ -781,53 +781,18 @@ FailureOr<std::optional<TensorValue>> Lowering::rangeOfValue(Value v, size_t dim
     return taskError() << "reads a value no earlier task produced";
   if (std::optional<TensorValue> part = rangeOf(it->second, dim, begin, end))
     return part;
-  // Rows of some piece are no view of it (an upsampled map's rows from an
-  // odd one): the range is cut into runs that are, peeling single rows off
-  // its ends (a row of an upsampled piece is one source row), and moves no
-  // more than its source rows. Only a piece that needs more than a few cuts
-  // is packed on its core, where a pack runs late, when the reader is
-  // lowered, and holds every later task of that core behind it.
-  constexpr size_t kMostRuns = 8;
-  TensorValue out;
-  out.shape = it->second.shape;
-  out.shape[dim] = end - begin;
-  for (const Piece &whole : it->second.pieces) {
-    int64_t lo = std::max(begin, whole.origin[dim]), hi = std::min(end, whole.origin[dim] + whole.sizes[dim]);
-    if (lo >= hi)
-      continue;
-    Piece p = whole;
-    auto cut = [&](int64_t a, int64_t b) { return sliced(p, dim, a - p.origin[dim], b - a, 1); };
-    std::vector<std::pair<int64_t, int64_t>> runs, tail;
-    int64_t a = lo, b = hi;
-    while (a < b && !cut(a, b) && runs.size() + tail.size() < kMostRuns) {
-      if (cut(a + 1, b) || !cut(a, b - 1))
-        runs.push_back({a, a + 1}), ++a;
-      else
-        tail.push_back({b - 1, b}), --b;
-    }
-    if (a < b && !cut(a, b)) {
-      if (buffers[p.buffer].core < 0)
-        return std::optional<TensorValue>();
+  // A piece that needs more than a few runs (rangeOf) is packed on its
+  // core: the pack runs there late, when the reader is lowered, and holds
+  // every later task of that core behind it.
+  TensorValue compact = it->second;
+  for (Piece &p : compact.pieces)
+    if (buffers[p.buffer].core >= 0 && !rangeOf(TensorValue{compact.shape, {p}}, dim, begin, end)) {
       FailureOr<Piece> q = packed(p);
       if (failed(q))
         return failure();
       p = *q;
-      runs.clear();
-      tail.clear();
-      a = lo, b = hi;
     }
-    if (a < b)
-      runs.push_back({a, b});
-    runs.insert(runs.end(), tail.rbegin(), tail.rend());
-    for (auto [from, to] : runs) {
-      std::optional<Piece> run = cut(from, to);
-      if (!run)
-        return std::optional<TensorValue>();
-      run->origin[dim] = from - begin;
-      out.pieces.push_back(*run);
-    }
-  }
-  return std::optional<TensorValue>(out);
+  return rangeOf(compact, dim, begin, end);
 }
 
 FailureOr<Piece> Lowering::padded(Value v, ArrayRef<int64_t> before, ArrayRef<int64_t> after, uint8_t fill,

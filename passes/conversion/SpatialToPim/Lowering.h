@@ -205,11 +205,11 @@ public:
   /// the rows its windows read, not the whole map).
   mlir::FailureOr<Piece> padded(mlir::Value v, llvm::ArrayRef<int64_t> before, llvm::ArrayRef<int64_t> after,
                                 uint8_t fill, std::optional<std::pair<int64_t, int64_t>> rows = std::nullopt);
-  /// Elements [begin, end) of `v` along `dim` as a view of its pieces (their
-  /// origins from `begin`), pieces whose range is no view of them (an
-  /// upsampled or expanded one) packed on their cores first; none when even
-  /// then the range is no view. A row copy reads its rows this way: a
-  /// transfer brings those rows, not the whole tensor.
+  /// Elements [begin, end) of `v` along `dim` as views of its pieces (their
+  /// origins from `begin`; rangeOf), a piece that gives no few views packed
+  /// on its core first; none when even then the range is no view. A row
+  /// copy reads its rows this way: a transfer brings those rows, not the
+  /// whole tensor.
   mlir::FailureOr<std::optional<TensorValue>> rangeOfValue(mlir::Value v, size_t dim, int64_t begin, int64_t end);
   /// Copies `value`'s pieces into the box of `into` at `origin` (partial
   /// sums added).

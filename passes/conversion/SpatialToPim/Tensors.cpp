@@ -158,15 +158,32 @@ std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t
   TensorValue out;
   out.shape = value.shape;
   out.shape[dim] = end - begin;
+  constexpr size_t kMostRuns = 8;
   for (const Piece &p : value.pieces) {
     int64_t lo = std::max(begin, p.origin[dim]), hi = std::min(end, p.origin[dim] + p.sizes[dim]);
     if (lo >= hi)
       continue;
-    std::optional<Piece> cut = sliced(p, dim, lo - p.origin[dim], hi - lo, 1);
-    if (!cut)
-      return std::nullopt;
-    cut->origin[dim] = lo - begin;
-    out.pieces.push_back(*cut);
+    auto cut = [&](int64_t a, int64_t b) { return sliced(p, dim, a - p.origin[dim], b - a, 1); };
+    std::vector<std::pair<int64_t, int64_t>> runs, tail;
+    int64_t a = lo, b = hi;
+    while (a < b && !cut(a, b)) {
+      if (runs.size() + tail.size() == kMostRuns)
+        return std::nullopt;
+      if (cut(a + 1, b) || !cut(a, b - 1))
+        runs.push_back({a, a + 1}), ++a;
+      else
+        tail.push_back({b - 1, b}), --b;
+    }
+    if (a < b)
+      runs.push_back({a, b});
+    runs.insert(runs.end(), tail.rbegin(), tail.rend());
+    for (auto [from, to] : runs) {
+      std::optional<Piece> run = cut(from, to);
+      if (!run)
+        return std::nullopt;
+      run->origin[dim] = from - begin;
+      out.pieces.push_back(*run);
+    }
   }
   return out;
 }

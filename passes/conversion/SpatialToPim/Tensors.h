@@ -72,7 +72,11 @@ std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape);
 std::optional<Piece> reshapedBox(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
 /// The part of `value` in [begin, end) of dimension `dim`, as a value of
-/// that extent: pieces outside dropped, the others cut to it.
+/// that extent: pieces outside dropped, the others cut to it. A piece whose
+/// range is no view of it (an upsampled map's rows from an odd one) is cut
+/// into runs that are, single elements peeled off the range's ends (an
+/// upsampled row is one source row). Nothing when a piece needs more than
+/// a few runs.
 std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t begin, int64_t end);
 /// Partial sums cut where other partial sums of the value begin or end, so
 /// that any two partial pieces cover the same box or disjoint ones (lanes
