@@ -199,10 +199,11 @@ void bindPim(nb::module_ &m) {
           "The periodic dependency diagnostic of the programs run as loop bodies (maximum cycle ratio).")
       .def(
           "simulate",
-          [](const PimProgram &p, nb::dict inputs, int64_t maxInstructions) {
+          [](const PimProgram &p, nb::dict inputs, int64_t maxInstructions, uint64_t interleavingSeed) {
             SimulationLimits limits;
             if (maxInstructions > 0)
               limits.maxInstructions = maxInstructions;
+            limits.interleavingSeed = interleavingSeed;
             FunctionalSimulator sim(p.program, limits);
             for (auto [key, value] : inputs) {
               std::string name = nb::cast<std::string>(key);
@@ -243,7 +244,8 @@ void bindPim(nb::module_ &m) {
             stats["operators"] = operators;
             return nb::make_tuple(outputs, stats);
           },
-          nb::arg("inputs"), nb::arg("max_instructions") = 0,
+          nb::arg("inputs"), nb::arg("max_instructions") = 0, nb::arg("interleaving_seed") = 0,
           "Runs the program on {input name: float32 array}; returns (outputs, statistics). "
-          "max_instructions > 0 replaces the default budget of executed instructions.");
+          "max_instructions > 0 replaces the default budget of executed instructions; "
+          "interleaving_seed > 0 runs the cores in a random interleaving drawn from it.");
 }

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <sstream>
 
 namespace raptor::pim {
@@ -75,14 +77,28 @@ public:
     SimulationResult result;
     auto start = std::chrono::steady_clock::now();
     std::optional<Fault> fault;
+    std::mt19937_64 random(limits.interleavingSeed);
+    std::vector<size_t> visit(cores.size());
+    std::iota(visit.begin(), visit.end(), size_t(0));
     while (true) {
       bool progress = false, pending = false;
+      if (limits.interleavingSeed) {
+        std::shuffle(visit.begin(), visit.end(), random);
+        for (size_t c : visit)
+          if (!fault && cores[c].state != State::Done && random() % 2)
+            fault = step(c, progress, int(1 + random() % 64));
+        if (fault)
+          break;
+        if (progress)
+          continue;
+        // Nothing ran: every core gets its turn before this is a deadlock.
+      }
       for (size_t c = 0; c < cores.size() && !fault; ++c) {
         Core &core = cores[c];
         if (core.state == State::Done)
           continue;
         pending = true;
-        fault = step(c, progress);
+        fault = step(c, progress, limits.interleavingSeed ? 1 + int(random() % 64) : 1 << 16);
       }
       if (fault || !pending)
         break;
@@ -213,8 +229,9 @@ private:
 
   [[noreturn]] void throwFault(std::string message) { throw Fault{std::move(message)}; }
 
-  /// Runs core `c` until it blocks, finishes or has executed a quantum.
-  std::optional<Fault> step(size_t c, bool &progress) {
+  /// Runs core `c` until it blocks, finishes or has executed `quantum`
+  /// instructions.
+  std::optional<Fault> step(size_t c, bool &progress, int quantum) {
     Core &core = cores[c];
     try {
       if (core.state == State::Wait) {
@@ -231,7 +248,7 @@ private:
           return std::nullopt;
         progress = true;
       }
-      for (int quantum = 0; quantum < 1 << 16 && core.state == State::Running; ++quantum) {
+      for (int done = 0; done < quantum && core.state == State::Running; ++done) {
         executeCounted(c);
         progress = true;
       }

@@ -40,6 +40,14 @@ struct SimulationResult {
 struct SimulationLimits {
   int64_t maxInstructions = 4'000'000'000;  // executed, loops counted
   int64_t maxMemoryBytes = int64_t(8) << 30; // local memory of all cores together
+  /// 0: the cores run in turn, each until it blocks (a quantum of 65,536
+  /// instructions). Otherwise a seed: each round visits the cores in a
+  /// random order, skips each with probability 1/2 and runs the others for
+  /// 1-64 instructions, so that cores run ahead of or behind each other as
+  /// on hardware of other speeds. A race-free program computes the same
+  /// outputs under every seed; one whose waits can take another sender's
+  /// signal does not.
+  uint64_t interleavingSeed = 0;
 };
 
 class FunctionalSimulator {

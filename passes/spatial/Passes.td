@@ -41,11 +41,12 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     receive begins), and the graph's `transfers`: `rendezvous` (send and
     receive) or `global` (each producer stores its output to global memory
     after its work and signals its readers, who load it: no sender waits),
-    the pair whose programs the queue model finds fastest (`transfers=`
-    fixes the second). A
+    the pair whose programs the queue model finds fastest, global memory
+    only when predicted at least 5% faster (`transfers=` fixes the
+    second). A
     graph that is the `alternative_of` another (raptor-build-compute-graph
     `row-block-alternative`: whole tensors beside streamed rows) is kept
-    unless the other is predicted at least 10% faster; then it stays as the
+    unless the other is predicted at least 5% faster; then it stays as the
     other's `fallback_of`, for raptor-lower-to-pim.
 
     Example: `raptor-opt m.mlir --raptor-build-compute-graph=target=t.json

@@ -1,5 +1,6 @@
 //===- QueueModel.cpp - Predicted execution of a placed schedule -*- C++ -*-===//
 #include "passes/spatial/QueueModel.h"
+#include "passes/spatial/EventRegisters.h"
 #include "passes/spatial/PipelineStages.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <map>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -42,10 +45,11 @@ QueueProgram programOf(const PlacedGraph &g) {
     for (unsigned t = 0; t < g.work.size(); ++t)
       taskLevel[t] = level[operatorOf[t]];
   }
-  // Crossing::Skewed: the tasks whose buffers a task's output is (itself,
-  // or through views and concatenations their producers), each with its
-  // share of the bytes.
-  std::vector<std::vector<std::pair<unsigned, double>>> owners(skewed ? g.work.size() : 0);
+  // Crossing::Skewed and the mailbox: the tasks whose buffers a task's
+  // output is (itself, or through views and concatenations their
+  // producers), each with its share of the bytes.
+  bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
+  std::vector<std::vector<std::pair<unsigned, double>>> owners(skewed || mailbox ? g.work.size() : 0);
   auto passes = [&](unsigned t) { return t < g.passThrough.size() && g.passThrough[t]; };
   for (unsigned t = 0; t < owners.size(); ++t) { // (tasks in graph order: producers first)
     if (!passes(t)) {
@@ -96,10 +100,8 @@ QueueProgram programOf(const PlacedGraph &g) {
   // reader of its level that takes the whole value, as the lowering builds
   // them: (producer, bytes) -> the cores storing them.
   std::map<std::pair<int64_t, int64_t>, std::vector<unsigned>> chains;
-  // Mailbox: per producer, the most a reader loads and the reading cores;
-  // the producer of the input being moved (`move` keys copies by it only
-  // when the reader takes the whole value).
-  bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
+  // The producer of the input being moved (`move` keys copies by it only
+  // when the reader takes the whole value; the mailbox loads its buffers).
   // Crossing::Skewed: the most any reader reads of each producer's output
   // (stored once after its work), each core's slot-ageing copies at its
   // frame start, the (producer, core, level) loaded already, and the
@@ -109,43 +111,39 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
-  std::map<unsigned, std::pair<int64_t, std::set<unsigned>>> mailed;
-  // Mailbox: a reader has kEventRegisters event registers, one per sender,
-  // handed out as the lowering does (Lowering::mailboxEvent): in the global
-  // order of the producers, to the cores reading each (through views,
-  // which move nothing). From a sender beyond them it receives by
-  // rendezvous, the send placed where the sender's program is when the
-  // reader is lowered.
-  std::set<std::pair<unsigned, unsigned>> registered; // (reader, sender)
-  if (mailbox) {
-    std::vector<std::vector<unsigned>> outputs(g.work.size());
-    for (const PlacedGraph::Edge &e : g.edges)
-      outputs[e.from].push_back(e.to);
-    std::map<unsigned, std::set<unsigned>> readersOf;
-    std::function<const std::set<unsigned> &(unsigned)> readers = [&](unsigned t) -> const std::set<unsigned> & {
-      if (auto it = readersOf.find(t); it != readersOf.end())
-        return it->second;
-      std::set<unsigned> into;
-      for (unsigned u : outputs[t]) {
-        if (u < g.passThrough.size() && g.passThrough[u]) {
-          const std::set<unsigned> &further = readers(u);
-          into.insert(further.begin(), further.end());
-        } else {
-          into.insert(g.core[u]);
-        }
+  // Mailbox: a producer stores its output (the most any reader reads of
+  // it) after its work and signals every core reading it (through views),
+  // each on an event register of the reader handed out as the lowering
+  // does (EventRegisters, called in the same global order); a reader
+  // without one receives by rendezvous, the send placed where the sender's
+  // program is when the reader is lowered.
+  std::optional<EventRegisters> registers;
+  std::map<std::pair<unsigned, unsigned>, std::pair<int64_t, int64_t>> signalOf; // (producer, reader) -> signal
+  std::vector<int64_t> storeOf(g.work.size(), 0);
+  std::map<unsigned, std::set<unsigned>> readersOf;
+  std::vector<std::vector<unsigned>> outputs(g.work.size());
+  std::function<const std::set<unsigned> &(unsigned)> readers = [&](unsigned t) -> const std::set<unsigned> & {
+    if (auto it = readersOf.find(t); it != readersOf.end())
+      return it->second;
+    std::set<unsigned> into;
+    for (unsigned u : outputs[t]) {
+      if (passes(u)) {
+        const std::set<unsigned> &further = readers(u);
+        into.insert(further.begin(), further.end());
+      } else {
+        into.insert(g.core[u]);
       }
-      return readersOf[t] = std::move(into);
-    };
-    std::vector<int64_t> used(g.cores, 0);
-    for (unsigned t : g.order) {
-      if (t < g.passThrough.size() && g.passThrough[t])
-        continue;
-      for (unsigned reader : readers(t))
-        if (reader != g.core[t] && !registered.count({reader, g.core[t]}) && used[reader] < kEventRegisters) {
-          registered.insert({reader, g.core[t]});
-          ++used[reader];
-        }
     }
+    return readersOf[t] = std::move(into);
+  };
+  if (mailbox) {
+    registers.emplace(g.cores, kEventRegisters);
+    for (const PlacedGraph::Edge &e : g.edges) {
+      outputs[e.from].push_back(e.to);
+      storeOf[e.from] = std::max(storeOf[e.from], e.bytes);
+    }
+    for (unsigned t = 0; t < g.wholeBytes.size(); ++t)
+      storeOf[t] = std::max(storeOf[t], g.wholeBytes[t]);
   }
   auto move = [&](int64_t bytes, unsigned from, unsigned to, int64_t producer) {
     if (skewed) {
@@ -212,17 +210,32 @@ QueueProgram programOf(const PlacedGraph &g) {
       }
       return;
     }
-    bool throughView = moving >= 0 && unsigned(moving) < g.passThrough.size() && g.passThrough[unsigned(moving)];
-    if (mailbox && moving >= 0 && (throughView || registered.count({to, from}))) {
-      auto &[most, readers] = mailed[unsigned(moving)];
-      most = std::max(most, bytes);
-      readers.insert(to);
-      QueueAction w{QueueAction::Wait}; // its count is resolved once every producer is known
-      w.event = -1;
-      w.task = moving;
-      w.peer = from;
-      p.cores[to].push_back(w);
-      p.cores[to].push_back(memory(bytes, false, to));
+    if (mailbox && moving >= 0) {
+      // The buffers read are the producers' (through views): each one
+      // signalled to this reader is waited for and loaded, the others
+      // received by rendezvous.
+      for (auto [owner, share] : owners[unsigned(moving)]) {
+        int64_t part = std::max<int64_t>(1, int64_t(double(bytes) * share));
+        unsigned at = g.core[owner];
+        if (at == to)
+          continue;
+        if (auto it = signalOf.find({owner, to}); it != signalOf.end()) {
+          auto [event, number] = it->second;
+          if (int64_t tokens = registers->waitFor(to, event, number)) {
+            QueueAction w{QueueAction::Wait};
+            w.event = kEventRegisters + event;
+            w.count = tokens;
+            p.cores[to].push_back(w);
+          }
+          p.cores[to].push_back(memory(part, false, to));
+          continue;
+        }
+        TransferParts parts = g.transfer(part, at, to);
+        p.cores[at].push_back({QueueAction::Send, 0, 0, p.transfers, -1, parts, to});
+        p.cores[to].push_back({QueueAction::Recv, 0, 0, p.transfers, -1, parts, at});
+        ++p.transfers;
+        registers->rendezvous(at, to);
+      }
       return;
     }
     TransferParts parts = g.transfer(bytes, from, to);
@@ -264,6 +277,21 @@ QueueProgram programOf(const PlacedGraph &g) {
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back(memory(g.loadBytes[t], false, here));
     p.cores[here].push_back({QueueAction::Compute, g.work[t], 0, -1, int64_t(t)});
+    if (mailbox && !passes(t)) {
+      bool stored = false;
+      for (unsigned reader : readers(t)) {
+        std::optional<int64_t> event = reader == here ? std::nullopt : registers->registerFor(reader, here);
+        if (!event)
+          continue;
+        if (!stored)
+          p.cores[here].push_back(memory(std::max<int64_t>(1, storeOf[t]), true, here));
+        stored = true;
+        QueueAction s{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, reader, here), reader};
+        s.event = kEventRegisters + *event;
+        p.cores[here].push_back(s);
+        signalOf[{t, reader}] = {*event, registers->signal(here, reader, *event)};
+      }
+    }
     if (t >= g.storeBytes.size() || g.storeBytes[t] == 0)
       continue;
     unsigned op = t < g.group.size() ? g.group[t] : t;
@@ -287,52 +315,6 @@ QueueProgram programOf(const PlacedGraph &g) {
   }
   for (int64_t bytes : held)
     p.boundaryBytes = std::max(p.boundaryBytes, bytes);
-  if (mailbox) {
-    // A sender's signals to one reader in its order (the global order):
-    // the k-th of them says its k-th producer is stored. A reader waits for
-    // the ones it has not taken up to the producer it loads.
-    std::vector<int64_t> position(g.work.size(), 0);
-    for (auto [i, t] : llvm::enumerate(g.order))
-      position[t] = int64_t(i);
-    std::map<std::pair<unsigned, unsigned>, std::vector<unsigned>> signalled; // (sender, reader) -> producers
-    for (auto &[producer, mail] : mailed)
-      for (unsigned reader : mail.second)
-        signalled[{g.core[producer], reader}].push_back(producer);
-    for (auto &[pair, producers] : signalled)
-      llvm::sort(producers, [&](unsigned a, unsigned b) { return position[a] < position[b]; });
-    for (unsigned c = 0; c < g.cores; ++c) {
-      std::vector<QueueAction> actions;
-      std::map<unsigned, int64_t> taken; // per sender
-      for (const QueueAction &a : p.cores[c]) {
-        if (a.kind == QueueAction::Wait && a.event == -1) {
-          unsigned from = unsigned(a.peer);
-          const std::vector<unsigned> &producers = signalled[{from, c}];
-          int64_t k = int64_t(llvm::find(producers, unsigned(a.task)) - producers.begin()) + 1;
-          if (k > taken[from]) {
-            QueueAction w{QueueAction::Wait};
-            w.event = kEventRegisters + int64_t(from);
-            w.count = k - taken[from];
-            taken[from] = k;
-            actions.push_back(w);
-          }
-          continue;
-        }
-        actions.push_back(a);
-        if (a.kind != QueueAction::Compute)
-          continue;
-        auto it = mailed.find(unsigned(a.task));
-        if (it == mailed.end())
-          continue;
-        actions.push_back(memory(it->second.first, true, c));
-        for (unsigned reader : it->second.second) {
-          QueueAction s{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, reader, c), reader};
-          s.event = kEventRegisters + int64_t(c);
-          actions.push_back(s);
-        }
-      }
-      p.cores[c] = std::move(actions);
-    }
-  }
   // A token is a one-byte message, timed like a receive's permission.
   auto signal = [&](unsigned from, int64_t to, int64_t event) {
     QueueAction a{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, unsigned(to), from), to};

@@ -127,8 +127,8 @@ inline int64_t relayChunkBytes(int64_t bytes, int64_t localMemoryBytes) {
 /// The event registers of Crossing::Global's tokens.
 inline constexpr int64_t kReadyEvent = 0, kFreeEvent = 1;
 /// The event registers a core has (the timing simulator's): a mailbox
-/// reader takes one per sender, and receives by rendezvous from senders
-/// beyond them.
+/// reader's pass from sender to sender (EventRegisters); it receives by
+/// rendezvous from a sender none can be handed to.
 inline constexpr int64_t kEventRegisters = 32;
 
 /// A placed graph: what programOf() turns into action lists.
@@ -154,6 +154,10 @@ struct PlacedGraph {
   /// Per task: bytes read from and written to global memory (model inputs
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;
+  /// Per task computing all rows of its operator: the bytes of its share of
+  /// the results (what the mailbox stores for its readers); 0 for a copy
+  /// of some rows, whose store is taken as the most a reader reads.
+  std::vector<int64_t> wholeBytes;
   /// Per task: the operator it is a lane of (its `group`). The lowering
   /// stores a model output once its operator's last lane (in `order`) is
   /// done, on that lane's core, gathering the other lanes' pieces there.
@@ -193,10 +197,11 @@ struct PlacedGraph {
 /// would be (once per producer, core and level); first on every core the
 /// READY signals to its readers, the READY wait, the FREE signals to its
 /// senders and the copies that age the slots of data skipping levels; the
-/// FREE wait before the first store. Mailbox: the producer's store
-/// (the most any reader reads of it) and signals after its work, the
-/// reader's wait (for as many of the sender's signals as it has not taken
-/// yet) and load where the receive would be.
+/// FREE wait before the first store. Mailbox: the producer's store (its
+/// results when it computes all rows, else the most any reader reads of
+/// it) and signals after its work, on the registers EventRegisters hands
+/// out; the reader's wait (for the tokens up to the producer's on that
+/// register) and load where the receive would be, or the rendezvous.
 QueueProgram programOf(const PlacedGraph &graph);
 
 struct QueueOptions {

@@ -58,6 +58,13 @@ int64_t rounded(double ns) { return int64_t(std::llround(ns)); }
 /// candidate to replace it.
 constexpr double kSkewedGain = 0.10;
 
+/// In latency mode a choice the queue model predicts faster (global-memory
+/// transfers over rendezvous, streamed rows over whole tensors) is taken
+/// only when at least this much faster: a closer call is within the
+/// model's error (docs/timing.md: 0.92-1.01 of the simulated latency on the
+/// bench's CNNs since the event registers pass from sender to sender).
+constexpr double kClearlyFaster = 0.05;
+
 /// Each core's tasks in the order its program runs them: by start (to the
 /// nanosecond), then graph order.
 std::map<unsigned, std::vector<unsigned>> tasksByCore(const std::vector<unsigned> &core,
@@ -80,6 +87,7 @@ struct GraphTasks {
   std::vector<int64_t> edgeBytes;
   std::vector<unsigned> group; // dense operator index per task, in order
   std::vector<int64_t> loadBytes, storeBytes;
+  std::vector<int64_t> wholeBytes; // a task computing all rows: its share of its results
   std::vector<bool> readsRows; // copies of replicated operators
   std::vector<bool> passThrough; // views and concatenations (sp::movesNoData)
 
@@ -132,8 +140,14 @@ struct GraphTasks {
           if (llvm::any_of(r.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
             store += ceilDiv(sp::tensorBytes(r), lanes);
       }
+      int64_t whole = 0;
+      if (!task.getRows() && source >= 0 && source < int64_t(ops.size()))
+        for (Value r : ops[size_t(source)]->getResults())
+          if (isa<RankedTensorType>(r.getType()))
+            whole += ceilDiv(sp::tensorBytes(r), std::max<int64_t>(1, lanesOfSource[source]));
       loadBytes.push_back(load);
       storeBytes.push_back(store);
+      wholeBytes.push_back(whole);
       readsRows.push_back(bool(task.getRows()));
       passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]));
     }
@@ -251,6 +265,7 @@ struct GraphTasks {
     m.graph.cost.assign(size_t(kept.size()) * graph.numProcessors, 0);
     m.loadBytes.assign(kept.size(), 0);
     m.storeBytes.assign(kept.size(), 0);
+    m.wholeBytes.assign(kept.size(), 0);
     for (unsigned k : kept) {
       m.tasks.push_back(tasks[k]);
       m.graph.tiles.push_back(graph.tiles[k]);
@@ -264,6 +279,7 @@ struct GraphTasks {
         m.graph.cost[size_t(r) * graph.numProcessors + p] += graph.execution(i, p);
       m.loadBytes[r] += loadBytes[i];
       m.storeBytes[r] += storeBytes[i];
+      m.wholeBytes[r] += wholeBytes[i];
     }
     std::map<std::pair<unsigned, unsigned>, size_t> seen;
     for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes)) {
@@ -377,6 +393,7 @@ struct GraphTasks {
       p.edges.push_back({e.from, e.to, bytes});
     p.loadBytes = loadBytes;
     p.storeBytes = storeBytes;
+    p.wholeBytes = wholeBytes;
     p.group = group;
     p.readsRows = readsRows;
     p.passThrough = passThrough;
@@ -653,12 +670,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
                      [&](unsigned x, unsigned y) { return rounded(s.start[x]) < rounded(s.start[y]); });
     // The order, then the transfers (rendezvous, or through global memory:
     // sp::PlacedGraph::mailbox), whose programs the queue model finds
-    // fastest. Under `auto`, global memory only when clearly faster (20%):
-    // its programs read what the graph's dependencies do not always name
-    // (a reader signalled where its sender is when it is lowered), which
-    // the model does not see; on the bench its predictions read 0.69-1.02
-    // of the simulated latency, fp32 layers and U-Net the lowest
-    // (docs/scheduling.md "Transfers").
+    // fastest. Under `auto`, global memory only when clearly faster
+    // (kClearlyFaster): its programs read what the graph's dependencies do
+    // not always name (a reader signalled where its sender is when it is
+    // lowered), which the model does not see (docs/scheduling.md
+    // "Transfers").
     std::vector<unsigned> early = g.transferOrder(t, s);
     auto fastest = [&](bool global, std::vector<unsigned> &chosen) {
       sp::QueueCost best;
@@ -679,7 +695,6 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     if (!mailbox)
       cost = fastest(false, chosen);
     if (transfers != sp::TransferMode::Rendezvous) {
-      constexpr double kClearlyFaster = 0.20;
       sp::QueueCost global = fastest(true, globalOrder);
       if (mailbox || (global.available &&
                       (!cost.available || global.latencyNs < (1 - kClearlyFaster) * cost.latencyNs))) {
@@ -852,10 +867,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// A graph built as the `alternative_of` another (raptor-build-compute-graph
   /// row-block-alternative: the whole-tensor graph beside the streamed
   /// one): the alternative stays unless the other is predicted at least
-  /// kClearlyFaster faster by the queue model (whose estimate is within 10%
-  /// of the simulator on most bench models: a closer call is noise, and
-  /// ResNet-18 int8 streamed is predicted 4.5% faster but simulates 6.5%
-  /// slower). The one kept takes the other's name (the function has one
+  /// kClearlyFaster faster by the queue model. The one kept takes the other's name (the function has one
   /// graph); `alternative_latency_ns` records the prediction dropped. A
   /// whole-tensor graph dropped stays as the `fallback_of` the streamed one:
   /// raptor-lower-to-pim lowers it instead when the streamed programs do
@@ -874,7 +886,6 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         return alternative.emitError() << "is an alternative of " << of << ", which is no graph of the module";
       auto latencyOf = [](sp::GraphOp g) { return g->getAttrOfType<IntegerAttr>("predicted_latency_ns"); };
       IntegerAttr mine = latencyOf(alternative), theirs = latencyOf(other);
-      constexpr double kClearlyFaster = 0.10;
       bool otherWins = theirs && (!mine || double(theirs.getInt()) < (1 - kClearlyFaster) * double(mine.getInt()));
       sp::GraphOp kept = otherWins ? other : alternative, dropped = otherWins ? alternative : other;
       if (IntegerAttr lost = latencyOf(dropped))

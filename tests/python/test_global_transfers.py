@@ -92,7 +92,7 @@ def test_global_integer_program_equals_the_integer_reference(tmp_path: Path) -> 
 
 def test_auto_takes_the_form_the_queue_model_predicts_faster(tmp_path: Path) -> None:
     """'auto' (the default) schedules once and predicts both forms: global
-    memory is kept only when predicted at least 20% faster; the manifest
+    memory is kept only when predicted at least 5% faster; the manifest
     names the kept form, and the compile's summary says when it is global
     memory."""
     x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(0))
@@ -105,7 +105,7 @@ def test_auto_takes_the_form_the_queue_model_predicts_faster(tmp_path: Path) -> 
         if transfers == "auto":
             kept = result.manifest["schedule"]["transfers"]
             summary = pim.format_summary(pim.summary(result.manifest), "auto")
-    clearly = predicted["global"] < 0.8 * predicted["rendezvous"]
+    clearly = predicted["global"] < 0.95 * predicted["rendezvous"]
     assert kept == ("global" if clearly else "rendezvous")
     assert predicted["auto"] == predicted[kept]
     assert ("transfers through global memory" in summary) == (kept == "global")

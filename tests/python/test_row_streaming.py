@@ -183,7 +183,7 @@ def test_the_lowering_order_is_topological_and_keeps_each_core_order(float_progr
 
 def test_auto_keeps_whole_tensors_unless_streaming_is_clearly_faster(tmp_path: Path) -> None:
     """The default (`auto`): both graphs are scheduled and the streamed one
-    is kept only when the queue model predicts it 10% faster; the manifest
+    is kept only when the queue model predicts it 5% faster; the manifest
     says which form was kept and what the other was predicted to take, and
     the compile's summary says so. Pipeline mode takes whole tensors."""
     x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(0))
@@ -192,9 +192,9 @@ def test_auto_keeps_whole_tensors_unless_streaming_is_clearly_faster(tmp_path: P
     schedule = result.manifest["schedule"]
     kept, other = schedule["predicted_latency_ns"], schedule["alternative_latency_ns"]
     if schedule["row_block"] == 8:
-        assert kept < 0.9 * other and any(t["block"] is not None for t in _tasks(module))
+        assert kept < 0.95 * other and any(t["block"] is not None for t in _tasks(module))
     else:
-        assert schedule["row_block"] == 0 and not 0.9 * kept > other
+        assert schedule["row_block"] == 0 and not 0.95 * kept > other
         assert all(t["block"] is None and t["rows"] is None for t in _tasks(module))
     np.testing.assert_allclose(pim.simulate(tmp_path / "a", x.numpy()).outputs["out0"], reference, rtol=1e-4,
                                atol=1e-5)

@@ -85,6 +85,8 @@ Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const TargetModel 
   }
   if (auto transfers = graph->getAttrOfType<StringAttr>("transfers"))
     mailbox = transfers == "global" && !(mode && mode == "pipeline");
+  if (mailbox)
+    registers.emplace(unsigned(target.cores), spatial::kEventRegisters);
   if (auto bits = func->getAttrOfType<IntegerAttr>("raptor.fixed_point_bits"))
     fixedPointBits = bits.getInt();
   func.walk([&](codec::ObserveOp o) {
@@ -341,23 +343,11 @@ FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on, s
   return std::optional<Piece>(q);
 }
 
-std::optional<int64_t> Lowering::mailboxEvent(int64_t reader, int64_t sender) {
-  // Each reader takes an event register per sender; beyond them it
-  // receives by rendezvous.
-  auto key = std::make_pair(reader, sender);
-  auto event = mailboxEvents.find(key);
-  if (event == mailboxEvents.end() && eventsUsed[reader] < spatial::kEventRegisters)
-    event = mailboxEvents.emplace(key, eventsUsed[reader]++).first;
-  if (event == mailboxEvents.end())
-    return std::nullopt;
-  return event->second;
-}
-
 bool Lowering::mail(int buffer, int64_t reader) {
   Buffer &b = buffers[buffer];
   if (b.signals.count(reader))
     return true;
-  std::optional<int64_t> event = mailboxEvent(reader, b.core);
+  std::optional<int64_t> event = registers->registerFor(unsigned(reader), unsigned(b.core));
   if (!event)
     return false;
   // Where the sender's program is now: right after the producer's work
@@ -366,11 +356,11 @@ bool Lowering::mail(int buffer, int64_t reader) {
     b.mailbox = globalAlloc(b.bytes);
     emitter(b.core).st(b.mailbox, Address::at(b.address), b.bytes);
   }
-  // A sender's signals to one reader arrive in its program's order: the
-  // k-th says the k-th buffer it stored for that reader is in place (the
+  // The signals on one register arrive in its sender's program order: the
+  // k-th says the k-th buffer stored for that reader is in place (the
   // store has completed before the signal leaves).
   emitter(b.core).sync(reader, *event);
-  b.signals[reader] = ++signalsSent[{b.core, reader}];
+  b.signals[reader] = {*event, registers->signal(unsigned(b.core), unsigned(reader), *event)};
   return true;
 }
 
@@ -391,12 +381,9 @@ void Lowering::mailResults(Operation *op, size_t firstNewBuffer) {
 }
 
 void Lowering::awaitMail(int buffer, int64_t on) {
-  const Buffer &b = buffers[buffer];
-  int64_t k = b.signals.at(on), &taken = signalsTaken[{on, b.core}];
-  if (k > taken) {
-    emitter(on).wait(mailboxEvents.at({on, b.core}), k - taken);
-    taken = k;
-  }
+  auto [event, number] = buffers[buffer].signals.at(on);
+  if (int64_t tokens = registers->waitFor(unsigned(on), event, number))
+    emitter(on).wait(event, tokens);
 }
 
 FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
@@ -559,6 +546,8 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
         int64_t tag = nextTag++;
         emitter(src.core).send(Address::at(src.address + eb * lo), on, bytes, tag);
         emitter(on).recv(Address::at(buffers[copyId].address), src.core, bytes, tag);
+        if (registers)
+          registers->rendezvous(unsigned(src.core), unsigned(on));
       }
     }
     buffers[p.buffer].copies[key] = copyId;
@@ -1491,13 +1480,11 @@ LogicalResult Lowering::run() {
       return returnOp.emitError("raptor-lower-to-pim: a model output was never produced by a task");
   // Every signal taken: a reader waits at its end for those of buffers it
   // did not read (so that its event registers end as they began).
-  for (auto &[pair, sent] : signalsSent) {
-    auto [sender, reader] = pair;
-    int64_t &taken = signalsTaken[{reader, sender}];
-    if (sent > taken)
-      emitter(reader).wait(mailboxEvents.at({reader, sender}), sent - taken);
-    taken = sent;
-  }
+  if (registers)
+    for (auto &[id, e] : emitters)
+      for (int64_t event = 0; event < registers->registers(); ++event)
+        if (int64_t left = registers->outstanding(unsigned(id), event))
+          e->wait(event, left);
   // Cores in id order, each program ended properly.
   std::vector<int64_t> ids;
   for (auto &[id, e] : emitters)

@@ -26,6 +26,7 @@
 #include "passes/conversion/SpatialToPim/Tensors.h"
 #include "passes/nn/CompileTime.h"
 #include "passes/nn/ConstantEvaluator.h"
+#include "passes/spatial/EventRegisters.h"
 #include "passes/spatial/PipelineStages.h"
 #include "simulator/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
@@ -67,9 +68,10 @@ struct Buffer {
   /// Latency mode's global transfers (spatial::PlacedGraph::mailbox) and a
   /// skewed pipeline's regions: the
   /// region its producer stored it to after its work (-1: none), and per
-  /// reading core the count of the producer's signals to it that says so.
+  /// reading core the signal that says so: (event register, its number
+  /// on that register).
   int64_t mailbox = -1;
-  std::map<int64_t, int64_t> signals;
+  std::map<int64_t, std::pair<int64_t, int64_t>> signals;
   /// A skewed pipeline: the level of the task that computed it (its data
   /// is that task's inference of the pass), and its copies aged for
   /// readers of later levels: (core, lo, hi, level) -> the slot buffer.
@@ -326,23 +328,20 @@ private:
   /// producer computed them readingLevel - its level passes before.
   mlir::FailureOr<int> skewedCopy(int buffer, int64_t lo, int64_t hi, int64_t on);
   /// Latency mode through global memory (the graph's `transfers`): the
-  /// cores reading each task's results (through views), the event register
-  /// of each (reader, sender) pair, the signals sent and taken per pair.
+  /// cores reading each task's results (through views), and the readers'
+  /// event registers (handed from sender to sender where that is safe).
   bool mailbox = false;
   llvm::DenseMap<mlir::Operation *, std::set<int64_t>> readerCores;
-  std::map<std::pair<int64_t, int64_t>, int64_t> mailboxEvents;
-  std::map<int64_t, int64_t> eventsUsed;
-  std::map<std::pair<int64_t, int64_t>, int64_t> signalsSent, signalsTaken;
+  std::optional<spatial::EventRegisters> registers;
   /// Stores the buffers of the current task's results that other cores read
   /// to global memory, each signalled to its readers.
   void mailResults(mlir::Operation *op, size_t firstNewBuffer);
   /// Waits for the signal that says `buffer` is stored, on the reader `on`.
   void awaitMail(int buffer, int64_t on);
   /// Stores `buffer` (once) and signals `reader` (once) where its core's
-  /// program is now; false when the reader has no event register left for
+  /// program is now; false when no event register of the reader can take
   /// the buffer's core (then it receives by rendezvous).
   bool mail(int buffer, int64_t reader);
-  std::optional<int64_t> mailboxEvent(int64_t reader, int64_t sender);
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
   /// Data the current task has loaded already ((core, content) -> local
   /// address): a kernel's constants are loaded once per task, not per use.

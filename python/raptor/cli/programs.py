@@ -96,6 +96,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "waits) as SVG")
     p.add_argument("--max-instructions", type=count(1), metavar="N",
                    help="stop with an error after N executed instructions (default: 4e9)")
+    p.add_argument("--interleaving-seed", type=count(1), metavar="N",
+                   help="run the cores in a random interleaving drawn from N instead of in turn (a race-free "
+                        "program gives the same outputs under every N)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress messages (shown when stderr is a terminal)")
@@ -200,6 +203,8 @@ def _simulate(args: argparse.Namespace) -> int:
         raise UserError("--throughput is a mode of --timing")
     if args.timeline and not args.timing:
         raise UserError("--timeline is a picture of --timing")
+    if args.interleaving_seed and args.timing:
+        raise UserError("--interleaving-seed orders the functional simulation; --timing follows pimsim-nn's rules")
     program = pim.Program.load(args.directory, args.form)
     if args.timing:
         return _report_timing(program, args, say)
@@ -211,7 +216,7 @@ def _simulate(args: argparse.Namespace) -> int:
         if name not in arrays:
             arrays[name] = quant.random_input(shape, rng, vocabularies.get(name))
     say(f"[simulate] computing on {len(program.manifest['cores'])} cores ...")
-    run = program.simulate(arrays, args.max_instructions)
+    run = program.simulate(arrays, args.max_instructions, args.interleaving_seed)
     report: dict = {"directory": str(args.directory), "form": args.form,
                     "random_inputs": seeded, "seconds": round(run.stats["seconds"], 3),
                     **{k: v for k, v in run.stats["total"].items()}}

@@ -432,14 +432,21 @@ class Program:
             raise UserError(str(e)) from None
 
     def simulate(self, inputs: Mapping[str, np.ndarray] | np.ndarray,
-                 max_instructions: int | None = None) -> Simulation:
+                 max_instructions: int | None = None, interleaving_seed: int | None = None) -> Simulation:
         """Runs every core's program functionally. ``inputs`` maps input
         names to arrays (a single array is the only input).
         ``max_instructions`` bounds the instructions executed by all cores
-        (loops counted; default four billion). Raises SimulationError on a
-        deadlock, a fault or an exhausted budget, UserError on bad inputs."""
+        (loops counted; default four billion). By default the cores run in
+        turn, each until it blocks; ``interleaving_seed`` (a positive
+        integer) runs them instead in a random interleaving drawn from it,
+        cores running ahead of or behind each other: a race-free program
+        gives the same outputs under every seed. Raises SimulationError on
+        a deadlock, a fault or an exhausted budget, UserError on bad
+        inputs."""
         if max_instructions is not None and max_instructions <= 0:
             raise UserError(f"max_instructions must be positive, not {max_instructions}")
+        if interleaving_seed is not None and not 0 < interleaving_seed < 2**64:
+            raise UserError(f"interleaving_seed must be a positive 64-bit integer, not {interleaving_seed}")
         if isinstance(inputs, np.ndarray):
             if len(self.inputs) != 1:
                 raise UserError(f"the model has {len(self.inputs)} inputs: give them by name")
@@ -458,7 +465,7 @@ class Program:
         if missing:
             raise UserError(f"missing input(s): {', '.join(sorted(missing))}")
         try:
-            outputs, stats = self._handle.simulate(arrays, max_instructions or 0)
+            outputs, stats = self._handle.simulate(arrays, max_instructions or 0, interleaving_seed or 0)
         except ValueError as e:
             raise UserError(str(e)) from None
         if not stats["ok"]:
@@ -467,6 +474,7 @@ class Program:
 
 
 def simulate(directory: str | os.PathLike[str], inputs: Mapping[str, np.ndarray] | np.ndarray,
-             form: str = "compact", max_instructions: int | None = None) -> Simulation:
+             form: str = "compact", max_instructions: int | None = None,
+             interleaving_seed: int | None = None) -> Simulation:
     """:meth:`Program.load` then :meth:`Program.simulate`."""
-    return Program.load(directory, form).simulate(inputs, max_instructions)
+    return Program.load(directory, form).simulate(inputs, max_instructions, interleaving_seed)

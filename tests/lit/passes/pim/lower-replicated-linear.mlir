@@ -2,8 +2,9 @@
 // each compute a range of the token rows and receive only those rows of
 // their input: one row of 8 floats, 32 bytes, never the whole 6 x 8 = 192
 // bytes (a copy of ViT's query projection had received all 197 tokens to
-// compute 8 of them, 3x the model's latency).
-// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=time replication-budget=1" --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// compute 8 of them, 3x the model's latency). By rendezvous, so that the
+// bytes are the receive's.
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=time replication-budget=1" --raptor-schedule-spatial="transfers=rendezvous" --raptor-lower-to-pim | FileCheck %s
 
 // CHECK:      spatial.task "r#0" {{.*}}core = [[R:[0-9]+]] : i64
 // CHECK:      spatial.task "b#0@1" {{.*}}core = [[B1:[0-9]+]] : i64{{.*}}rows = array<i64: 1, 2>
