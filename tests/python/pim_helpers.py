@@ -29,6 +29,16 @@ class Run:
         return float(np.abs(self.output - self.reference).max() / np.abs(self.reference).max())
 
 
+def small_target(cores: int, mesh: tuple[int, int], crossbars: int, size: int = 16,
+                 local_bytes: int = 1 << 20) -> dict:
+    """A test chip in the target format: `cores` cores on a `mesh` of them,
+    each with `crossbars` crossbars of `size` x `size` 8-bit cells."""
+    return {"name": f"tests: {cores} cores x {crossbars} crossbars of {size}x{size}", "clock": {"period_ns": 1.0},
+            "cores": {"count": cores, "mesh_rows": mesh[0], "mesh_cols": mesh[1]},
+            "crossbar": {"per_core": crossbars, "rows": size, "cols": size, "cell_bits": 8, "weight_bits": 8},
+            "network": {"link_bytes_per_cycle": 4, "hop_latency_cycles": 1}, "memory": {"local_bytes": local_bytes}}
+
+
 def randomize(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
     """Non-trivial batch-norm statistics and affine parameters, so that a
     folded norm is really tested and activations keep their scale."""
