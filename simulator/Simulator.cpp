@@ -80,13 +80,15 @@ public:
     std::mt19937_64 random(limits.interleavingSeed);
     std::vector<size_t> visit(cores.size());
     std::iota(visit.begin(), visit.end(), size_t(0));
+    // Instructions a core runs per turn: until it blocks, or 1-64 drawn.
+    auto quantum = [&] { return limits.interleavingSeed ? 1 + int(random() % 64) : 1 << 16; };
     while (true) {
       bool progress = false, pending = false;
       if (limits.interleavingSeed) {
         std::shuffle(visit.begin(), visit.end(), random);
         for (size_t c : visit)
           if (!fault && cores[c].state != State::Done && random() % 2)
-            fault = step(c, progress, int(1 + random() % 64));
+            fault = step(c, progress, quantum());
         if (fault)
           break;
         if (progress)
@@ -98,7 +100,7 @@ public:
         if (core.state == State::Done)
           continue;
         pending = true;
-        fault = step(c, progress, limits.interleavingSeed ? 1 + int(random() % 64) : 1 << 16);
+        fault = step(c, progress, quantum());
       }
       if (fault || !pending)
         break;

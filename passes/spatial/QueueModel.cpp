@@ -111,8 +111,9 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
-  // Mailbox: a producer stores its output (the most any reader reads of
-  // it) after its work and signals every core reading it (through views),
+  // Mailbox: a producer stores its output (storeOf: its results when it
+  // computes all rows, else the most any reader reads of it) after its
+  // work and signals every core reading it (through views),
   // each on an event register of the reader handed out as the lowering
   // does (EventRegisters, called in the same global order); a reader
   // without one receives by rendezvous, the send placed where the sender's
