@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "dialects/codec/CodecDialect.h"
 #include "passes/codec/EncodedValues.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -270,6 +271,65 @@ Scattered scattered(Value v) {
   return {};
 }
 
+/// The dimensions along which `v`'s pieces in the lowering may be cut
+/// where a view cares: a concatenation's dimension, carried by views along
+/// their dimensions (a split dimension's cut may land on any of its
+/// parts).
+llvm::SmallBitVector cutDims(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return {};
+  int64_t rank = type.getRank();
+  llvm::SmallBitVector cut(static_cast<unsigned>(rank));
+  Operation *def = v.getDefiningOp();
+  if (!def) // a graph input: one piece
+    return cut;
+  if (isa<raptor::nn::CloneOp, raptor::codec::ObserveOp>(def))
+    return cutDims(def->getOperand(0));
+  if (auto permute = dyn_cast<raptor::nn::PermuteOp>(def)) {
+    llvm::SmallBitVector in = cutDims(permute.getSelf());
+    if (in.size() != size_t(rank) || permute.getDims().size() != size_t(rank))
+      return cut;
+    for (auto [i, d] : llvm::enumerate(permute.getDims()))
+      cut[i] = in[size_t(d < 0 ? d + rank : d)];
+    return cut;
+  }
+  if (auto cat = dyn_cast<raptor::nn::CatOp>(def)) {
+    for (Value in : cat.getTensors())
+      cut |= cutDims(in);
+    int64_t dim = int64_t(cat.getDim()); // (an I64Attr reads as unsigned)
+    if (dim < 0)
+      dim += rank;
+    if (dim >= 0 && dim < rank)
+      cut.set(unsigned(dim));
+    return cut;
+  }
+  if (auto view = dyn_cast<raptor::nn::ViewOp>(def)) {
+    auto from = cast<RankedTensorType>(view.getSelf().getType()).getShape();
+    ArrayRef<int64_t> to = type.getShape();
+    llvm::SmallBitVector in = cutDims(view.getSelf());
+    if (in.size() != from.size())
+      return cut;
+    forEachViewGroup(from, to, [&](size_t i, size_t i2, size_t j, size_t j2) {
+      bool any = false;
+      for (size_t d = i; d < i2; ++d)
+        any |= in[d] && from[d] > 1;
+      for (size_t d = j; d < j2 && any; ++d)
+        cut[d] = to[d] > 1;
+      return true;
+    });
+    return cut;
+  }
+  if (auto split = dyn_cast<raptor::nn::SplitWithSizesOp>(def)) {
+    cut = cutDims(split.getSelf());
+    return cut.size() == size_t(rank) ? cut : llvm::SmallBitVector(static_cast<unsigned>(rank));
+  }
+  // An operator's result, as a whole (its copies' rows and lanes'
+  // channels are cuts views keep whole: a merge of channel groups reads
+  // them as one nested layout).
+  return cut;
+}
+
 /// What `op` pays to copy its scattered operands flat. Element-wise
 /// operators copy none when all their operands share the first one's
 /// storage order, and otherwise run their instructions over the common
@@ -277,13 +337,8 @@ Scattered scattered(Value v) {
 double gatherNs(Operation *op, const pim::TimingConfig &timing) {
   if (isPieceView(op) || isa<raptor::nn::CatOp>(op))
     return 0;
-  if (auto view = dyn_cast<raptor::nn::ViewOp>(op)) {
-    Value in = view.getSelf();
-    while (auto clone = in.getDefiningOp<raptor::nn::CloneOp>())
-      in = clone.getSelf();
-    if (!in.getDefiningOp<raptor::nn::CatOp>())
-      return 0;
-  }
+  if (isa<raptor::nn::ViewOp>(op) && !gathersView(op))
+    return 0;
   SmallVector<std::pair<Value, Scattered>> operands;
   for (Value operand : op->getOperands())
     if (auto t = dyn_cast<RankedTensorType>(operand.getType()); t && t.hasStaticShape() && t.getNumElements() > 1)
@@ -302,6 +357,52 @@ double gatherNs(Operation *op, const pim::TimingConfig &timing) {
 }
 
 } // namespace
+
+bool forEachViewGroup(ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                      llvm::function_ref<bool(size_t, size_t, size_t, size_t)> f) {
+  size_t i = 0, j = 0, n = from.size(), m = to.size();
+  while (i < n || j < m) {
+    size_t i2 = i, j2 = j;
+    int64_t a = i2 < n ? from[i2++] : 1, b = j2 < m ? to[j2++] : 1;
+    while (a != b) {
+      if (a < b && i2 < n)
+        a *= from[i2++];
+      else if (b < a && j2 < m)
+        b *= to[j2++];
+      else
+        return false;
+    }
+    if (!f(i, i2, j, j2))
+      return false;
+    i = i2, j = j2;
+  }
+  return true;
+}
+
+bool gathersView(Operation *op) {
+  auto view = dyn_cast<raptor::nn::ViewOp>(op);
+  if (!view)
+    return false;
+  auto from = cast<RankedTensorType>(view.getSelf().getType()).getShape();
+  auto to = cast<RankedTensorType>(view.getOut().getType()).getShape();
+  llvm::SmallBitVector in = cutDims(view.getSelf());
+  if (in.size() != from.size())
+    return false;
+  bool gathers = false;
+  forEachViewGroup(from, to, [&](size_t i, size_t i2, size_t j, size_t j2) {
+    // Merged dimensions: a cut below the outermost one that spans more
+    // than one index is no box of the merged dimension.
+    if (i2 - i < 2)
+      return true;
+    size_t outer = i;
+    while (outer < i2 && from[outer] == 1)
+      ++outer;
+    for (size_t d = outer + 1; d < i2; ++d)
+      gathers |= in[d] && from[d] > 1;
+    return true;
+  });
+  return gathers;
+}
 
 bool movesNoData(Operation *op) {
   return isa<raptor::nn::ViewOp, raptor::nn::PermuteOp, raptor::nn::ExpandOp, raptor::nn::SliceOp,

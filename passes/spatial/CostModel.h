@@ -15,6 +15,7 @@
 #include "passes/spatial/WeightTiling.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 #include <vector>
@@ -51,6 +52,19 @@ int64_t linearRowDim(llvm::ArrayRef<int64_t> inputShape);
 /// moving data (views, identities, nearest upsampling, concatenations):
 /// their readers read the producers' buffers.
 bool movesNoData(mlir::Operation *op);
+
+/// Calls `f(i, i2, j, j2)` for the groups of a view from shape `from` to
+/// shape `to` in order: the smallest runs of dimensions [i, i2) of `from`
+/// and [j, j2) of `to` holding as many elements. False when the shapes do
+/// not group (no view) or `f` returns false.
+bool forEachViewGroup(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to,
+                      llvm::function_ref<bool(size_t, size_t, size_t, size_t)> f);
+
+/// A view the lowering computes by copying: it merges dimensions its
+/// operand's pieces are cut along below the outermost (a channel shuffle's
+/// merge of channel groups from pieces holding one group each). Its task
+/// gathers its input; it passes no producer's buffers on.
+bool gathersView(mlir::Operation *op);
 
 /// The bytes of a statically shaped tensor value as the PIM lowering holds
 /// it (encoded data in its codec's target type; 0 when dynamic).

@@ -149,7 +149,8 @@ struct GraphTasks {
       storeBytes.push_back(store);
       wholeBytes.push_back(whole);
       readsRows.push_back(bool(task.getRows()));
-      passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]));
+      passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]) &&
+                            !sp::gathersView(ops[size_t(source)]));
     }
   }
 

@@ -94,11 +94,51 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::Targ
 /// rows, a pooling operator or a convolution its windows' rows. None for
 /// other operators, or when an operand spans the rows but is a constant or
 /// not a map (the lowering takes rows of maps only).
+/// The dimension of a map's rows: H of (1, ..., H, W), at least 4-d.
+std::optional<size_t> rowDim(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || t.getRank() < 4 || t.getShape()[0] != 1)
+    return std::nullopt;
+  return size_t(t.getRank() - 2);
+}
+
+/// A view that keeps a map's rows: its operand and results are maps with
+/// the same last two dimensions (H, W) and it regroups, permutes or cuts
+/// the others only (a channel shuffle's reshapes and permutation, a split
+/// of the channels).
+bool keepsRows(Operation *op) {
+  namespace nn = raptor::nn;
+  if (!isa<nn::ViewOp, nn::PermuteOp, nn::CloneOp, nn::SplitWithSizesOp, nn::SliceOp>(op))
+    return false;
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!in || !rowDim(in))
+    return false;
+  for (Value r : op->getResults()) {
+    auto out = dyn_cast<RankedTensorType>(r.getType());
+    if (!out || !rowDim(out) || in.getShape().take_back(2) != out.getShape().take_back(2))
+      return false;
+  }
+  int64_t rank = in.getRank();
+  auto normal = [&](int64_t dim) { return dim < 0 ? dim + rank : dim; };
+  auto beforeRows = [&](int64_t dim) { return normal(dim) < rank - 2; };
+  if (auto permute = dyn_cast<nn::PermuteOp>(op)) {
+    ArrayRef<int64_t> dims = permute.getDims();
+    return normal(dims[size_t(rank - 2)]) == rank - 2 && normal(dims[size_t(rank - 1)]) == rank - 1;
+  }
+  if (auto split = dyn_cast<nn::SplitWithSizesOp>(op))
+    return beforeRows(split.getDim());
+  if (auto slice = dyn_cast<nn::SliceOp>(op))
+    return beforeRows(slice.getDim());
+  return true;
+}
+
 std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::CompileTimeValues &known,
                                                     int64_t begin, int64_t end) {
   namespace nn = raptor::nn;
   if (op->getNumResults() < 1)
     return std::nullopt;
+  if (keepsRows(op))
+    return known.contains(op->getOperand(0)) ? std::nullopt : std::optional(std::pair{begin, end});
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || type.getRank() != 4 || type.getShape()[0] != 1)
     return std::nullopt;
@@ -210,14 +250,14 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         totalTiles += tiles;
       int64_t vectorRows = 0;
       // A depthwise convolution (vector work) follows row copies as
-      // pooling does, its copies reading their windows' rows (not
-      // streamed blocks in latency mode, whose schedules are measured
-      // without).
+      // pooling does, its copies reading their windows' rows (kept whole,
+      // it alone had held each block of MobileNetV2 int8 for a whole map:
+      // 55.2 ms against 12.1 ms streamed).
       auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op);
       bool depthwise = conv && sp::isDepthwise(conv);
-      if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && (!conv || (depthwise && followRows)) &&
+      if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && (!conv || depthwise) &&
           rowsRead(&op, known, 0, 1))
-        vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2];
+        vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[*rowDim(op.getResult(0).getType())];
       planned.push_back({&op, position, std::move(*lanes), vectorRows});
     }
     // Short lanes only where they still pack onto the cores (smaller
@@ -268,20 +308,19 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       if (p.vectorRows) {
         int64_t rows = p.vectorRows;
         int64_t n = 1, b = 1;
-        bool fromInputs = true;
         for (Value operand : p.op->getOperands())
           if (Operation *def = operand.getDefiningOp()) {
             auto [copiesOfDef, blocksOfDef] = copiesOf.lookup(def);
             n = std::max(n, copiesOfDef);
             b = std::max(b, blocksOfDef);
-            fromInputs = false;
           }
-        // On the model's inputs alone (the first encoder), it leads: as
-        // many copies as its one reader takes (past an observation
-        // point), which then reads its rows from them, not the whole
-        // input from one core.
+        // On inputs in no copies (the model's, or a view such as a
+        // channel shuffle) it leads: as many copies as its one reader
+        // takes (past an observation point), which then reads its rows
+        // from them, not the whole map from one core.
+        bool leads = n == 1 && b == 1;
         Operation *reader = p.op;
-        while (fromInputs && reader->hasOneUse()) {
+        while (leads && reader->hasOneUse()) {
           reader = *reader->getUsers().begin();
           if (!isa<raptor::codec::ObserveOp>(reader)) {
             auto [readerCopies, readerBlocks] = plannedCopies.lookup(reader);
@@ -315,7 +354,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       // Split: its tasks compute ranges of output rows (copies, blocks).
       bool split = n > 1 || blocks[index] > 1;
       bool followsRows = split && lanes.matrix.empty();
-      int64_t outRows = followsRows ? cast<RankedTensorType>(op.getResult(0).getType()).getShape()[2] : lanes.rows;
+      int64_t outRows = followsRows ? p.vectorRows : lanes.rows;
       // The dependencies of the task computing output rows [begin, end)
       // and what it receives from each: the producer tasks holding rows
       // it reads, the rows they share (every producer task for an
@@ -334,7 +373,8 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           if (it == producers.end())
             continue; // a graph input or weight, resident before the run
           auto type = dyn_cast<RankedTensorType>(operand.getType());
-          bool aligned = need && type && type.getRank() == 4 && type.getShape()[2] > 1;
+          std::optional<size_t> dim = rowDim(operand.getType());
+          bool aligned = need && dim && type.getShape()[*dim] > 1;
           for (auto [lane, rows, held] : llvm::zip(it->second.tasks, it->second.rows, it->second.bytes)) {
             int64_t b = held;
             bool heldRows = rows.second != std::numeric_limits<int64_t>::max();
@@ -346,7 +386,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
             } else if (split && !followsRows) {
               b = ceilDiv(b * neededRows, std::max<int64_t>(lanes.inputRows, 1));
             } else if (aligned) { // a follower's rows of a whole tensor (ShuffleNet's half that skips the branch)
-              int64_t height = type.getShape()[2];
+              int64_t height = type.getShape()[*dim];
               int64_t lo = std::clamp<int64_t>(need->first, 0, height), hi = std::clamp<int64_t>(need->second, 0, height);
               b = ceilDiv(b * std::max<int64_t>(hi - lo, 0), height);
             }
@@ -431,10 +471,13 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       for (Value r : op.getResults())
         if (isa<RankedTensorType>(r.getType())) {
           // Rows of maps are in the result's own coordinates only for a
-          // 4-d result; otherwise every task holds "all rows".
+          // map (4-d, or a view of one keeping its rows); otherwise every
+          // task holds "all rows".
           SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
           auto type = cast<RankedTensorType>(r.getType());
-          if (type.getRank() != 4 || (split && !followsRows && lanes.rows != type.getShape()[2]))
+          std::optional<size_t> dim = rowDim(type);
+          if (!dim || (type.getRank() != 4 && !followsRows) ||
+              (split && !followsRows && lanes.rows != type.getShape()[*dim]))
             for (auto &span : rowsHeld)
               span = {0, std::numeric_limits<int64_t>::max()};
           SmallVector<int64_t> bytes;

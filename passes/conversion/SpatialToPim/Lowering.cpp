@@ -1,5 +1,6 @@
 //===- Lowering.cpp - Scheduled compute graphs to PIM programs --*- C++ -*-===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
+#include "passes/spatial/CostModel.h"
 #include "passes/spatial/QueueModel.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -67,6 +68,12 @@ bool isView(Operation *op) {
   return isa<nn::ViewOp, nn::PermuteOp, nn::ExpandOp, nn::SliceOp, nn::SelectOp, nn::SplitWithSizesOp, nn::CloneOp,
              nn::FanOutOp, nn::KVCacheOp, nn::UpsampleNearest2dOp, codec::ObserveOp>(op);
 }
+
+/// Views and concatenations pass their producers' buffers on (readers read
+/// those), but for a view the lowering computes by copying (a channel
+/// shuffle's merge: spatial::gathersView, as the queue model prices it),
+/// which reads them and mails its own result as any operator does.
+bool passesOn(Operation *op) { return (isView(op) && !spatial::gathersView(op)) || isa<nn::CatOp>(op); }
 } // namespace
 
 Lowering::Lowering(func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,
@@ -953,13 +960,58 @@ std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int sl
 
 LogicalResult Lowering::lowerView(Operation *op) {
   using R = LogicalResult;
+  for (Value operand : op->getOperands())
+    if (!values.count(operand) && !known.contains(operand)) {
+      emitError(op->getLoc()) << "raptor-lower-to-pim: a view of a value no earlier task produced";
+      return failure();
+    }
+  // A row copy of a view that keeps the rows (the compute graph's
+  // followers: a channel shuffle's reshapes and permutation) sees its
+  // operands and results through its rows alone: the operands' rows are
+  // taken, the view is computed on them, its pieces are placed at those
+  // rows. (Only the copy's rows move, on its own core; the whole value had
+  // been gathered on one core per shuffle.)
+  std::optional<std::pair<int64_t, int64_t>> rows;
+  if (task && task.getRows())
+    rows = std::pair<int64_t, int64_t>{(*task.getRows())[0], (*task.getRows())[1]};
+  llvm::DenseMap<Value, TensorValue> parts;
+  if (rows)
+    for (Value operand : op->getOperands()) {
+      size_t dim = raptor::pim::shapeOf(operand).size() - 2;
+      FailureOr<std::optional<TensorValue>> part = rangeOfValue(operand, dim, rows->first, rows->second);
+      if (failed(part))
+        return failure();
+      if (!*part)
+        return taskError() << "cannot take rows [" << rows->first << ", " << rows->second << ") of a view's operand";
+      parts[operand] = **part;
+    }
+  auto shapeOf = [&](Value v) {
+    SmallVector<int64_t, 4> shape = raptor::pim::shapeOf(v);
+    if (rows)
+      shape[shape.size() - 2] = rows->second - rows->first;
+    return shape;
+  };
+  auto define = [&](Value v, TensorValue value) {
+    if (!rows)
+      return Lowering::define(v, std::move(value));
+    for (Piece &p : value.pieces) {
+      p.origin[p.origin.size() - 2] += rows->first;
+      definePiece(v, std::move(p));
+    }
+  };
   // A copy: defining results inserts into `values`, which would move what a
   // reference points at (a split defines several results in a row).
-  auto input = [&](Value v) -> TensorValue { return values.find(v)->second; };
+  auto input = [&](Value v) -> TensorValue {
+    auto it = parts.find(v);
+    return it != parts.end() ? it->second : values.find(v)->second;
+  };
   // A row-major copy, also of a whole piece whose layout the view could not
   // cut (a nested mode: Swin's patch merging slices by 2 a map the window
   // reversal left nested), which retrying on the same piece would not.
-  auto whole = [&](Value v) -> FailureOr<Piece> { return materializeAs(v, rowMajor(shapeOf(v))); };
+  auto whole = [&](Value v) -> FailureOr<Piece> {
+    Layout want = rowMajor(shapeOf(v));
+    return materialize(input(v), [&](const Piece &p) { return sameLayout(p.layout, want); }, want);
+  };
   // A view computed piece by piece, or on a row-major copy of the operand
   // when a piece's layout cannot express it.
   auto viewOrCopy = [&](Operation *o, Value self, Value result,
@@ -979,11 +1031,6 @@ LogicalResult Lowering::lowerView(Operation *op) {
     define(result, *out);
     return success();
   };
-  for (Value operand : op->getOperands())
-    if (!values.count(operand) && !known.contains(operand)) {
-      emitError(op->getLoc()) << "raptor-lower-to-pim: a view of a value no earlier task produced";
-      return failure();
-    }
   return llvm::TypeSwitch<Operation *, R>(op)
       .Case([&](nn::CloneOp o) {
         define(o.getOut(), input(o.getSelf()));
@@ -1037,7 +1084,9 @@ LogicalResult Lowering::lowerView(Operation *op) {
         }
         std::optional<Piece> p = in.whole() ? reshaped(in.pieces[0], shape) : std::nullopt;
         if (!p && !in.whole()) { // one copy in the pieces' storage order, if the view composes with it
-          FailureOr<Piece> w = materializeAny(o.getSelf());
+          TensorValue self = input(o.getSelf());
+          FailureOr<Piece> w = materialize(self, [](const Piece &) { return true; },
+                                           storageOrder(self.pieces.front(), self.shape));
           if (failed(w))
             return failure();
           p = reshaped(*w, shape);
@@ -1427,8 +1476,7 @@ LogicalResult Lowering::run() {
       for (Operation *user : t->getUsers())
         if (auto reader = dyn_cast<spatial::TaskOp>(user)) {
           int64_t source = reader.getSource() ? int64_t(*reader.getSource()) : -1;
-          if (source >= 0 && source < int64_t(ops.size()) &&
-              (isView(ops[size_t(source)]) || isa<nn::CatOp>(ops[size_t(source)]))) {
+          if (source >= 0 && source < int64_t(ops.size()) && passesOn(ops[size_t(source)])) {
             const std::set<int64_t> &further = readersOf(reader);
             into.insert(further.begin(), further.end());
           } else if (reader.getCore()) {
@@ -1438,7 +1486,7 @@ LogicalResult Lowering::run() {
       return passedOn[t] = std::move(into);
     };
     for (auto &[t, op] : order)
-      if (!isView(op) && !isa<nn::CatOp>(op))
+      if (!passesOn(op))
         readerCores[t] = readersOf(t);
   }
   for (auto &[t, op] : order) {
@@ -1452,7 +1500,7 @@ LogicalResult Lowering::run() {
     ++tasksLowered;
     if (failed(lowerTask(t, op)))
       return failure();
-    if (mailbox && !isView(op) && !isa<nn::CatOp>(op))
+    if (mailbox && !passesOn(op))
       mailResults(op, firstNewBuffer);
     for (int buffer : taskBuffers)
       release(buffer);

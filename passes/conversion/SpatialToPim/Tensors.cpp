@@ -2,6 +2,7 @@
 #include "passes/conversion/SpatialToPim/Tensors.h"
 
 #include "passes/conversion/SpatialToPim/Kernels.h"
+#include "passes/spatial/CostModel.h"
 
 namespace raptor::pim {
 
@@ -104,34 +105,45 @@ std::optional<Piece> reshapedBox(const Piece &p, llvm::ArrayRef<int64_t> from, l
   if (p.sizes.size() != from.size() || elementCount(from) != elementCount(to))
     return std::nullopt;
   llvm::SmallVector<int64_t, 4> origin, sizes;
-  size_t i = 0, j = 0, n = from.size(), m = to.size();
-  while (i < n || j < m) {
-    // The smallest groups [i, i2) of `from` and [j, j2) of `to` holding
-    // as many elements.
-    size_t i2 = i, j2 = j;
-    int64_t a = i2 < n ? from[i2++] : 1, b = j2 < m ? to[j2++] : 1;
-    while (a != b) {
-      if (a < b && i2 < n)
-        a *= from[i2++];
-      else if (b < a && j2 < m)
-        b *= to[j2++];
-      else
-        return std::nullopt;
-    }
-    if (i2 - i == 1 && j2 - j == 1) { // one dimension kept: any range of it
-      origin.push_back(p.origin[i]);
-      sizes.push_back(p.sizes[i]);
-    } else {
-      for (size_t d = i; d < i2; ++d)
-        if (p.origin[d] != 0 || p.sizes[d] != from[d])
-          return std::nullopt;
-      for (size_t d = j; d < j2; ++d) {
-        origin.push_back(0);
-        sizes.push_back(to[d]);
+  bool box = spatial::forEachViewGroup(from, to, [&](size_t i, size_t i2, size_t j, size_t j2) {
+    if (i2 - i == 1) { // one dimension kept or split: a range of it
+      // Rows [lo, lo + size) of from[i] split row-major into to[j..j2):
+      // from the innermost, dimensions the range spans whole, then one it
+      // covers part of, the outer ones at one index (ShuffleNet's channel
+      // halves as groups of a channel shuffle); else no box.
+      int64_t lo = p.origin[i], size = p.sizes[i], inner = 1;
+      llvm::SmallVector<int64_t, 4> o(j2 - j, 0), z(j2 - j, 1);
+      size_t d = j2;
+      while (d > j && lo % (inner * to[d - 1]) == 0 && size % (inner * to[d - 1]) == 0) {
+        --d;
+        z[d - j] = to[d];
+        inner *= to[d];
       }
+      if (d > j) {
+        --d;
+        int64_t at = (lo / inner) % to[d], count = size / inner;
+        if (at + count > to[d])
+          return false;
+        o[d - j] = at;
+        z[d - j] = count;
+        for (int64_t outer = lo / (inner * to[d]); d-- > j; outer /= to[d])
+          o[d - j] = outer % to[d];
+      }
+      origin.append(o.begin(), o.end());
+      sizes.append(z.begin(), z.end());
+      return true;
     }
-    i = i2, j = j2;
-  }
+    for (size_t d = i; d < i2; ++d)
+      if (p.origin[d] != 0 || p.sizes[d] != from[d])
+        return false;
+    for (size_t d = j; d < j2; ++d) {
+      origin.push_back(0);
+      sizes.push_back(to[d]);
+    }
+    return true;
+  });
+  if (!box)
+    return std::nullopt;
   std::optional<Piece> out = reshaped(p, sizes);
   if (!out)
     return std::nullopt;

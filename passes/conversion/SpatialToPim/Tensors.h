@@ -67,7 +67,9 @@ std::optional<Piece> reshaped(const Piece &p, llvm::ArrayRef<int64_t> shape);
 /// (the same elements in row-major order): the dimensions regroup (each
 /// group of dimensions of `from` holds as many elements as one of `to`),
 /// and the piece must span every group it does not cover one to one (a
-/// dimension kept as it is, such as the rows of a row copy, may be cut).
+/// dimension kept as it is, such as the rows of a row copy, may be cut; a
+/// dimension split in several may be cut where the cut is a box of them,
+/// such as the second half of the channels split in two groups).
 /// Nothing otherwise.
 std::optional<Piece> reshapedBox(const Piece &p, llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
