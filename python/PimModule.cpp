@@ -66,6 +66,7 @@ nb::dict timingDict(const TimingResult &r, const std::vector<std::string> &opera
     k["memory_ns"] = c.memoryNs;
     k["communication_ns"] = c.communicationNs;
     k["blocked_ns"] = c.blockedNs;
+    k["pipeline_ns"] = c.pipelineNs;
     cores.append(k);
   }
   d["cores"] = cores;

@@ -327,6 +327,8 @@ private:
                   ? TimelineSpan::Transfer
                   : TimelineSpan::Memory,
            start, end);
+    if (counting(core))
+      core.stats.pipelineNs += t.pipelineNs();
     if (!counting(core))
       ;
     else if (unit == Unit::Matrix)

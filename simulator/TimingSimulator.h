@@ -54,6 +54,10 @@ struct CoreTiming {
   double memoryNs = 0;        // ld, st, lmv, lldi
   double communicationNs = 0; // send, recv, sync, wait, including the waits
   double blockedNs = 0;       // of which waiting for a peer or an event
+  /// Dispatch and retirement of its unit instructions (pipelineNs each):
+  /// with rob_size 1 they add to the units' time, as the periodic
+  /// analysis and the scheduler price an instruction.
+  double pipelineNs = 0;
 };
 
 /// One task's instructions on one core in the first pass

@@ -95,7 +95,8 @@ def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
     it reads. Convolutions and linear layers become array
     groups bound to tiles of their (compile-time computed) weights and one
     MVM per output position and row tile over im2col windows, with partial
-    sums added; depthwise convolutions, pooling, activations and
+    sums added (a matrix that fits its crossbar p times sits there p times
+    block-diagonally and one MVM serves p positions of a row); depthwise convolutions, pooling, activations and
     element-wise arithmetic run as vector instructions over whole rows;
     views are layout algebra on the values' buffers. Data movement is
     planned from `#layout.layout`s; local memory is allocated per core with

@@ -57,10 +57,12 @@ double vectorWork(const pim::TargetModel &t, double instructions, int64_t elemen
 /// The lanes of a K x N weight matrix (WeightTiling): per output position,
 /// the lowering gathers the im2col window (`gathers` copies of
 /// `gatherBytes`), runs one MVM per array group of the lane, adds the
-/// groups that continue a column range and the bias once.
+/// groups that continue a column range and the bias once; a packed tile
+/// (packedPositions over the `rowPositions` of an output row) serves p
+/// positions with one MVM and one bias add.
 FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles, int64_t k, int64_t n,
-                               int64_t taps, int64_t groups, int64_t positions, std::string weight, int64_t gathers,
-                               int64_t gatherBytes, bool bias, bool integer) {
+                               int64_t taps, int64_t groups, int64_t positions, int64_t rowPositions,
+                               std::string weight, int64_t gathers, int64_t gatherBytes, bool bias, bool integer) {
   MatrixTiling tiling;
   std::string error;
   if (!tileMatrix(k, n, taps, groups, t.crossbarRows, t.crossbarCols, t.slices(), t.crossbarsPerCore, laneRowTiles,
@@ -72,26 +74,30 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t
   const pim::TimingConfig &timing = t.timing;
   for (auto [index, lane] : llvm::enumerate(tiling.lanes)) {
     lanes.tiles.push_back(lane.crossbars);
-    double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes);
+    // p positions per MVM (and per bias add) when the tile is packed.
+    double packed = double(packedPositions(tiling, lane, rowPositions));
+    double perMvm = 0.0;
     for (const TileGroup &g : groupsOf(tiling, lane)) {
       int64_t width = std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols;
       if (integer) { // int8 inputs; one MVM per bit slice, shifted and added (MatrixOps.cpp)
         unsigned mbiw = tiling.slices > 1 ? t.cellBits : t.weightBits;
         for (int64_t s = 0; s < tiling.slices; ++s)
-          perPosition += timing.mvmulInstructionNs(g.colEnd - g.colBegin, 8, kProgramBits, mbiw) +
-                         (s > 0 ? vectorWork(t, 2, width) : 0.0);
+          perMvm += timing.mvmulInstructionNs(g.colEnd - g.colBegin, 8, kProgramBits, mbiw) +
+                    (s > 0 ? vectorWork(t, 2, width) : 0.0);
       } else {
-        perPosition += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits,
-                                                 kProgramBits, t.weightBits);
+        perMvm += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits, kProgramBits,
+                                            t.weightBits);
       }
       if (!g.first)
-        perPosition += vectorWork(t, 1, width);
+        perMvm += vectorWork(t, 1, width);
     }
     bool firstOfColumns = llvm::none_of(llvm::ArrayRef(tiling.lanes).take_front(index), [&](const auto &other) {
       return other.colBegin == lane.colBegin;
     });
     if (bias && firstOfColumns)
-      perPosition += vectorWork(t, 1, std::min(n, lane.colEnd * t.crossbarCols) - lane.colBegin * t.crossbarCols);
+      perMvm += vectorWork(t, 1, int64_t(packed) * (std::min(n, lane.colEnd * t.crossbarCols) -
+                                                    lane.colBegin * t.crossbarCols));
+    double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes) + perMvm / packed;
     lanes.ns.push_back(double(positions) * perPosition);
     lanes.matrix.push_back(lane);
   }
@@ -484,7 +490,7 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     // int8 convolutions gather byte-wide codes.
     bool integer = raptor::codec::isEncoded(conv.getInput());
     FailureOr<Lanes> lanes = crossbarLanes(op, t, laneRowTiles, k, w.getDimSize(0), taps, groups, positions,
-                                           weightName(conv.getWeight()), kh,
+                                           out.getDimSize(3), weightName(conv.getWeight()), kh,
                                            kw * channels * (integer ? 1 : kElementBytes), bool(conv.getBias()),
                                            integer);
     if (succeeded(lanes) && out.getDimSize(0) == 1) {
@@ -506,7 +512,7 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     int64_t k = w.getDimSize(1), n = w.getDimSize(0);
     int64_t positions = numElements(linear.getInput()) / k;
     FailureOr<Lanes> lanes =
-        crossbarLanes(op, t, laneRowTiles, k, n, 1, 1, positions, weightName(linear.getWeight()), 0, 0,
+        crossbarLanes(op, t, laneRowTiles, k, n, 1, 1, positions, 1, weightName(linear.getWeight()), 0, 0,
                       bool(linear.getBias()), raptor::codec::isEncoded(linear.getInput()));
     auto shape = cast<RankedTensorType>(linear.getInput().getType()).getShape();
     if (int64_t dim = linearRowDim(shape); succeeded(lanes) && dim >= 0) {

@@ -33,6 +33,17 @@ std::vector<TileGroup> groupsOf(const MatrixTiling &tiling, const MatrixTiling::
   return groups;
 }
 
+int64_t packedPositions(const MatrixTiling &tiling, const MatrixTiling::Lane &lane, int64_t rowPositions) {
+  if (tiling.rowTiles != 1 || tiling.colTiles != 1 || tiling.slices != 1 || lane.partial || tiling.rows <= 0 ||
+      tiling.cols <= 0)
+    return 1;
+  int64_t most = std::min({tiling.xbarRows / tiling.rows, tiling.xbarCols / tiling.cols, rowPositions});
+  for (int64_t p = most; p > 1; --p)
+    if (rowPositions % p == 0)
+      return p;
+  return 1;
+}
+
 bool MatrixTiling::nonzero(int64_t r, int64_t c) const {
   if (groups <= 1)
     return true;

@@ -21,7 +21,7 @@ def _task(name: str, core: int, start: float, end: float, blocked: float, busy: 
 
 
 def _timing(**kw) -> Timing:
-    cores = [CoreTiming(4, 2_000_000, 1_500_000, 0, 0, 0, 0), CoreTiming(0, 0, 0, 0, 0, 0, 0)]
+    cores = [CoreTiming(4, 2_000_000, 1_500_000, 0, 0, 0, 0, 0), CoreTiming(0, 0, 0, 0, 0, 0, 0, 0)]
     args = dict(latency_ns=2_000_000, throughput=True, interval_ns=500_000, converged=True,
                 generation_end_ns=[1.0, 2.0, 3.0], cores=cores, global_requests=1234, global_busy_ns=2_500_000,
                 approximated={"vmax": 2, "atan": 1}, seconds=0.25,

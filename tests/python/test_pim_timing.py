@@ -213,6 +213,20 @@ def test_a_reorder_buffer_overlaps_independent_work_but_not_dependent_work(tmp_p
     assert program(tmp_path / "d", independent, rob=1).time().latency_ns >= alone + vrelu
 
 
+def test_dispatch_and_retirement_are_counted_per_unit_instruction(tmp_path: Path) -> None:
+    """Each instruction on a unit spends 4 dispatch and 3 retirement cycles
+    (1 ns each on the measured chip) outside its unit: with rob 1 a lone
+    mvmul's 4074 ns are setbw's cycle, 7 ns of pipeline and its matrix time;
+    the scalar sldi take none."""
+    one = program(tmp_path / "a", mvmul()).time()
+    c = one.cores[0]
+    assert c.pipeline_ns == 7
+    assert one.latency_ns == 1 + c.pipeline_ns + c.matrix_ns
+    three = program(tmp_path / "b", mvmul(tail="    pim.mvmul r3, r2, group 0 mbiw 8\n"
+                                               "    pim.vrelu r4, r4 len 128 : i8\n")).time().cores[0]
+    assert three.pipeline_ns == 3 * 7
+
+
 def test_global_memory_serves_requests_in_arrival_order(tmp_path: Path) -> None:
     """Two cores load 1 KiB at the same moment: global memory (16 bytes per
     cycle) serves one, then the other, 64 ns later."""

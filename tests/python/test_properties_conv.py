@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 import torch
 
+from raptor import pim
+
 from pim_helpers import compile_and_run
 
 # 8 cores of 8 crossbars of 16 x 16: the weight tiles of these convolutions
@@ -41,13 +43,28 @@ def case(seed: int) -> dict:
                  stride=(rng.randint(1, 3), rng.randint(1, 3)), padding=(rng.randint(0, 2), rng.randint(0, 2)),
                  dilation=(rng.randint(1, 2), rng.randint(1, 2)), size=(rng.randint(4, 9), rng.randint(4, 9)),
                  bias=rng.random() < 0.7)
-        out = [(s + 2 * p - d * (k - 1) - 1) // st + 1
-               for s, p, d, k, st in zip(c["size"], c["padding"], c["dilation"], c["kernel"], c["stride"])]
-        if min(out) >= 1:
+        if min(out_size(c)) >= 1:
             return c
 
 
 SEEDS = range(14)
+
+
+def positions_per_mvm(c: dict) -> int:
+    """Output positions one MVM computes, by the rule docs/pim.md states:
+    the K x N matrix (K = input channels x kernel taps, N = outputs) placed
+    p times on the 16 x 16 crossbar's diagonal, p the largest number of
+    copies that fits and divides the positions of an output row."""
+    k, n = c["cin"] * c["kernel"][0] * c["kernel"][1], c["cout"]
+    ow = out_size(c)[1]
+    if k > 16 or n > 16:
+        return 1
+    return next(p for p in range(min(16 // k, 16 // n, ow), 0, -1) if ow % p == 0)
+
+
+def out_size(c: dict) -> list[int]:
+    return [(s + 2 * p - d * (k - 1) - 1) // st + 1
+            for s, p, d, k, st in zip(c["size"], c["padding"], c["dilation"], c["kernel"], c["stride"])]
 
 
 def test_the_sample_covers_every_parameter() -> None:
@@ -61,6 +78,12 @@ def test_the_sample_covers_every_parameter() -> None:
     assert any(c["stride"][0] != c["stride"][1] for c in cases)
     assert any(c["padding"][0] != c["padding"][1] for c in cases)
     assert any(c["kernel"][0] != c["kernel"][1] for c in cases)
+    # Packed tiles (several positions per MVM) with strides, padding and
+    # groups, and tiles holding the matrix once.
+    packed = [c for c in cases if positions_per_mvm(c) > 1]
+    assert len(packed) >= 4 and len(packed) < len(cases)
+    assert any(c["stride"][1] > 1 for c in packed) and any(c["padding"][1] > 0 for c in packed)
+    assert any(c["groups"] > 1 for c in packed)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -74,6 +97,15 @@ def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Pa
     target.write_text(json.dumps(TARGET))
     run = compile_and_run(conv, x, tmp_path / "out", target=target)
     assert run.output.shape == run.reference.shape, c
+    # The crossbars hold the matrix p times: p K rows by p N columns.
+    k, p = c["cin"] * c["kernel"][0] * c["kernel"][1], positions_per_mvm(c)
+    if k <= 16 and c["cout"] <= 16:
+        tiles = {(g["rows"], g["cols"]) for core in run.manifest["cores"] for g in core["groups"]}
+        assert tiles == {(p * k, p * c["cout"])}, (c, tiles)
+    # The compute graph prices the MVMs the lowering emits (p positions
+    # each): its latency estimate is the timing simulator's within 10%.
+    simulated = pim.Program.load(tmp_path / "out").time().latency_ns
+    assert run.manifest["schedule"]["predicted_latency_ns"] == pytest.approx(simulated, rel=0.1), c
     np.testing.assert_allclose(run.output, run.reference, rtol=1e-4, atol=1e-5 * np.abs(run.reference).max(),
                                err_msg=str(c))
 

@@ -32,7 +32,7 @@ RAPTOR = [sys.executable, "-m", "raptor"]
 
 def _core(instructions: int = 5, finish: float = 0.0, matrix: float = 0.0, vector: float = 0.0,
           memory: float = 0.0, communication: float = 0.0, blocked: float = 0.0) -> CoreTiming:
-    return CoreTiming(instructions, finish, matrix, vector, memory, communication, blocked)
+    return CoreTiming(instructions, finish, matrix, vector, memory, communication, blocked, 0.0)
 
 
 def _timing(cores: list[CoreTiming]) -> Timing:

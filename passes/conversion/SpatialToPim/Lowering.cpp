@@ -945,8 +945,8 @@ int64_t Lowering::globalReals(std::vector<float> values) {
   return globalData(bytes, attr);
 }
 
-std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int slice) {
-  auto it = weights.find({v, slice});
+std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int slice, int packing) {
+  auto it = weights.find({v, slice, packing});
   if (it != weights.end())
     return it->second;
   std::string name = "w" + std::to_string(weights.size());
@@ -954,7 +954,7 @@ std::string Lowering::weightSymbol(Value v, const nn::HostTensor &tensor, int sl
   b.setInsertionPointToStart(&chip.getBody().front());
   auto type = RankedTensorType::get(tensor.shape, b.getF32Type());
   WeightOp::create(b, chip.getLoc(), name, DenseElementsAttr::get(type, llvm::ArrayRef(tensor.data)));
-  weights[{v, slice}] = name;
+  weights[{v, slice, packing}] = name;
   return name;
 }
 

@@ -185,9 +185,10 @@ public:
   /// Values as placeConstant holds them, in global memory only (a table
   /// read by computed addresses): their global address.
   int64_t globalReals(std::vector<float> values);
-  /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes);
-  /// returns its symbol name.
-  std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0);
+  /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes, its
+  /// matrix repeated `packing` times block-diagonally when above 1:
+  /// spatial::packedPositions); returns its symbol name.
+  std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0, int packing = 1);
 
   /// `v` as a kernel operand over `shape` (numpy broadcasting): compile-time
   /// values as constants (data kept in `keep`), others from local memory.
@@ -346,7 +347,7 @@ private:
   /// Data the current task has loaded already ((core, content) -> local
   /// address): a kernel's constants are loaded once per task, not per use.
   std::map<std::tuple<int64_t, uint64_t, size_t>, int64_t> loadedByContent;
-  llvm::DenseMap<std::pair<mlir::Value, int>, std::string> weights;
+  llvm::DenseMap<std::tuple<mlir::Value, int, int>, std::string> weights; // (v, slice, packing)
   struct Output {
     mlir::Value value;
     int64_t address;

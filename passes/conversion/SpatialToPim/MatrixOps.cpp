@@ -5,7 +5,11 @@
 // crossbars of a group sharing the input vector. Per output position the
 // lane gathers the input window (im2col, a few contiguous runs of a
 // channels-last map), runs one MVM per group, writes the first
-// contribution of each column directly and adds the others.
+// contribution of each column directly and adds the others. A matrix small
+// enough to fit its tile p times (spatial::packedPositions) sits there
+// block-diagonally and one MVM computes p consecutive positions: their
+// windows side by side in the input, their outputs side by side, as a
+// channels-last result keeps them.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
@@ -183,9 +187,11 @@ ElementType sumsOf(Lowering &l, bool integer) {
 
 /// The bias columns [col0, col1) the lane adds (only the first lane of its
 /// columns adds one): f32, or an int8 operator's bias in its sums' units
-/// (with the correction of an offset input, also when it has no bias).
+/// (with the correction of an offset input, also when it has no bias),
+/// `repeat` times over for the positions of a packed MVM.
 FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatial::MatrixTiling &tiling,
-                                           int64_t col0, int64_t col1, const Lowering::QuantizedMatrix *codes) {
+                                           int64_t col0, int64_t col1, const Lowering::QuantizedMatrix *codes,
+                                           int64_t repeat = 1) {
   bool corrected = codes && !codes->corrections.empty();
   if ((!bias && !corrected) || !addsBias(tiling, int64_t(l.task.getLane())))
     return std::optional<Address>();
@@ -196,13 +202,38 @@ FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatia
       return failure();
     values.assign((*b)->data.begin() + col0, (*b)->data.begin() + col1);
   }
+  auto repeated = [&](auto one) {
+    decltype(one) all;
+    for (int64_t i = 0; i < repeat; ++i)
+      all.insert(all.end(), one.begin(), one.end());
+    return all;
+  };
   if (!codes)
-    return std::optional<Address>(l.placeConstant(std::move(values)));
+    return std::optional<Address>(l.placeConstant(repeated(std::move(values))));
   std::vector<float> scales(codes->scales.begin() + col0, codes->scales.begin() + col1);
   std::vector<int64_t> corrections;
   if (corrected)
     corrections.assign(codes->corrections.begin() + col0, codes->corrections.begin() + col1);
-  return std::optional<Address>(l.placeIntegers(codec::quantizeBias(values, scales, corrections)));
+  return std::optional<Address>(l.placeIntegers(repeated(codec::quantizeBias(values, scales, corrections))));
+}
+
+/// The K x N matrix of a convolution's weight (`tensor`: N x C x KH x KW,
+/// grouped ones embedded densely) `pack` times on the diagonal of a
+/// (pack K) x (pack N) matrix, as a linear layer's weight holds it (N rows
+/// of K): element (k = (kh * KW + kw) * C + c, n) of block j at row
+/// j N + n, column j K + k.
+nn::HostTensor blockDiagonal(const nn::HostTensor &tensor, int64_t pack) {
+  int64_t N = tensor.shape[0], C = tensor.shape[1], KH = tensor.shape[2], KW = tensor.shape[3];
+  int64_t K = C * KH * KW, width = pack * K;
+  nn::HostTensor diagonal{{pack * N, width}, std::vector<float>(size_t(pack * N * width), 0.0f)};
+  for (int64_t j = 0; j < pack; ++j)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw)
+            diagonal.data[size_t((j * N + n) * width + j * K + (kh * KW + kw) * C + c)] =
+                tensor.data[size_t(((n * C + c) * KH + kh) * KW + kw)];
+  return diagonal;
 }
 
 } // namespace
@@ -244,10 +275,20 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   }
   ElementType inType = integer ? ElementType::I8 : ElementType::F32;
   int64_t ib = bytesOf(inType);
-  SmallVector<std::string> symbols = weightSlices(*this, op.getWeight(), *tensor, tiling, integer);
+  // Positions per MVM; a packed tile holds the matrix `pack` times.
+  int64_t pack = spatial::packedPositions(tiling, *lane, OW);
+  SmallVector<std::string> symbols;
   Layout matrix(IntTuple::tuple({IntTuple::tuple({C, KW, KH}), N}),
                 IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));
-  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbols, matrix);
+  spatial::MatrixTiling placed = tiling;
+  if (pack > 1) {
+    symbols.push_back(weightSymbol(op.getWeight(), blockDiagonal(*tensor, pack), 0, int(pack)));
+    matrix = Layout(IntTuple::tuple({pack * K, pack * N}), IntTuple::tuple({1, pack * K}));
+    placed.rows = pack * K, placed.cols = pack * N, placed.groups = 1;
+  } else {
+    symbols = weightSlices(*this, op.getWeight(), *tensor, tiling, integer);
+  }
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, placed, *lane, symbols, matrix);
   if (failed(groupList))
     return failure();
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
@@ -281,7 +322,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
   if (failed(im2col) || failed(tmp))
     return failure();
-  FailureOr<std::optional<Address>> bias = laneBias(*this, op.getBias(), tiling, col0, col1, codes);
+  FailureOr<std::optional<Address>> bias = laneBias(*this, op.getBias(), tiling, col0, col1, codes, pack);
   if (failed(bias))
     return failure();
   ElementType sums = sumsOf(*this, integer);
@@ -307,26 +348,30 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
                        colStarts = distinct(*groupList, &Group::colBegin);
   bool partialSums = symbols.size() > 1 || llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
   Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
-  SmallVector<Walk> walks{Walk{window, {sh * Wp * C * ib, sw * C * ib}}, Walk{outBase, {OW * width * 4, width * 4}},
+  // One step of the nest: `pack` positions of a row.
+  SmallVector<int64_t, 4> outStrides{OW * width * 4, pack * width * 4};
+  SmallVector<Walk> walks{Walk{window, {sh * Wp * C * ib, pack * sw * C * ib}}, Walk{outBase, outStrides},
                           Walk{scratchAddr, {0, 0}}};
   for (int64_t r : rowTiles)
     walks.push_back(Walk{scratchAddr.plus(r * tiling.xbarRows * ib), {0, 0}});
   for (int64_t c : colStarts)
-    walks.push_back(Walk{outBase.plus((c * tiling.xbarCols - col0) * 4), {OW * width * 4, width * 4}});
+    walks.push_back(Walk{outBase.plus((c * tiling.xbarCols - col0) * 4), outStrides});
   size_t tmpAt = walks.size(), biasAt = tmpAt + (partialSums ? 1 : 0);
   if (partialSums)
     walks.push_back(Walk{tmpAddr, {0, 0}});
   if (*bias)
     walks.push_back(Walk{**bias, {0, 0}});
-  e.nest({rows, OW}, walks, [&](ArrayRef<Address> a) {
-    if (failed(copy({a[2], columnLayout, nullptr, inType}, {a[0], windowLayout, nullptr, inType}))) {
-      status = failure();
-      return;
-    }
+  e.nest({rows, OW / pack}, walks, [&](ArrayRef<Address> a) {
+    for (int64_t j = 0; j < pack; ++j)
+      if (failed(copy({a[2].plus(j * K * ib), columnLayout, nullptr, inType},
+                      {a[0].plus(j * sw * C * ib), windowLayout, nullptr, inType}))) {
+        status = failure();
+        return;
+      }
     multiply(e, a.slice(3, rowTiles.size()), a.slice(3 + rowTiles.size(), colStarts.size()),
              partialSums ? a[tmpAt] : Address());
     if (*bias)
-      e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], width, sums);
+      e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], pack * width, sums);
   });
   if (failed(status))
     return failure();

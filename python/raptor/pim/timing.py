@@ -23,8 +23,11 @@ __all__ = ["CoreTiming", "Periodic", "TaskTiming", "Timing", "format_periodic", 
 
 @dataclass(frozen=True)
 class CoreTiming:
-    """One core's time in nanoseconds: when it finished the first pass and
-    how long each unit was occupied (blocked: waiting for a peer or event)."""
+    """One core's time in nanoseconds: when it finished the first pass, how
+    long each unit was occupied (blocked: waiting for a peer or event), and
+    the dispatch and retirement cycles around its unit instructions (with
+    rob_size 1 they add to the units' time: the periodic analysis counts
+    them in a core's work)."""
 
     instructions: int
     finish_ns: float
@@ -33,6 +36,7 @@ class CoreTiming:
     memory_ns: float
     communication_ns: float
     blocked_ns: float
+    pipeline_ns: float
 
 
 @dataclass(frozen=True)
