@@ -21,8 +21,9 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
 
     `replicate` copies the lanes of convolutions and linear layers onto
     spare crossbars, each copy computing a range of output rows: `time`
-    adds the copy that saves the most time per crossbar (net of bringing
-    the input to it) while it saves any; `windows` is PIMCOMP's rule, the
+    adds the copies that shorten an operator's longest copy most per
+    crossbar (copies hold whole rows; net of the input each then brings)
+    while any saves time; `windows` is PIMCOMP's rule, the
     operator with the most output windows per copy; `none` keeps one copy.
     Copies use at most `replication-budget` of the chip's crossbars in all.
 

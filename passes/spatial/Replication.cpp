@@ -47,13 +47,24 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     tiles.insert(tiles.end(), c.laneTiles.begin(), c.laneTiles.end());
   int64_t spare = target.spareCrossbars;
   assert(rule != ReplicationRule::Auto && "the caller resolves auto by the schedule's mode");
-  // The input a copy of candidate i reads with one more copy, as time.
-  auto inputNs = [&](size_t i) {
+  // The rows of candidate i's longest copy with n copies.
+  auto longest = [&](size_t i, int64_t n) { return (candidates[i].rows + n - 1) / n; };
+  // The copies candidate i takes next: one more, or under the time rule
+  // the fewest more that shorten its longest copy (copies hold whole rows:
+  // 20 copies of 28 rows take 2 rows as 14 do, and save nothing).
+  auto nextCopies = [&](size_t i) {
+    int64_t rows = longest(i, copies[i]);
+    if (rule != ReplicationRule::Time || rows <= 1)
+      return copies[i] + 1;
+    return (candidates[i].rows + rows - 2) / (rows - 1); // ceil(rows / (longest - 1))
+  };
+  // The input a copy of candidate i reads with n copies, as time.
+  auto inputAt = [&](size_t i, int64_t n) {
     const ReplicationCandidate &c = candidates[i];
-    int64_t rowsPerCopy = (c.rows + copies[i]) / (copies[i] + 1); // ceil(rows / (r + 1))
-    int64_t inputRows = std::min(c.inputRows, rowsPerCopy * c.stride + c.halo);
+    int64_t inputRows = std::min(c.inputRows, longest(i, n) * c.stride + c.halo);
     return target.transferNs ? target.transferNs(inputRows * c.inputRowBytes) : 0.0;
   };
+  auto inputNs = [&](size_t i) { return inputAt(i, copies[i] + 1); };
   // Balance: a copy's share of the work against the work per core, which
   // grows with every copy's input; a copy below half of it packs with
   // others onto a core, so more copies cannot lower the busiest core.
@@ -67,8 +78,10 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
       return double(c.windows) / r;
     if (rule == ReplicationRule::Balance)
       return c.ns / r;
-    double saved = c.ns / r - c.ns / (r + 1) - inputNs(i);
-    return saved / double(sum(c.laneTiles));
+    // The longest copy's time saved, net of the input each copy then brings.
+    int64_t next = nextCopies(i);
+    double saved = c.ns * double(longest(i, copies[i]) - longest(i, next)) / double(c.rows) - inputAt(i, next);
+    return saved / double(sum(c.laneTiles) * (next - copies[i]));
   };
   // A max-heap of (score, -index); a candidate leaves it when it cannot
   // take another copy (rows exhausted, too large for what is left, or its
@@ -77,7 +90,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
   std::priority_queue<Entry> heap;
   auto offer = [&](size_t i) {
     const ReplicationCandidate &c = candidates[i];
-    int64_t crossbars = sum(c.laneTiles);
+    int64_t crossbars = sum(c.laneTiles) * (nextCopies(i) - copies[i]);
     if (crossbars > 0 && copies[i] < c.rows && crossbars <= spare) {
       double s = score(i);
       if (rule == ReplicationRule::Windows || (rule == ReplicationRule::Balance ? s > perCore() / kBalanceShare : s > 0))
@@ -90,21 +103,23 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     size_t i = size_t(-heap.top().second);
     heap.pop();
     const ReplicationCandidate &c = candidates[i];
-    int64_t crossbars = sum(c.laneTiles);
+    int64_t added = nextCopies(i) - copies[i];
+    int64_t crossbars = sum(c.laneTiles) * added;
     if (crossbars > spare)
       continue;
     // (The slowest copies are below the threshold: so is every other.)
     if (rule == ReplicationRule::Balance && c.ns / double(copies[i]) <= perCore() / kBalanceShare)
       break;
     size_t before = tiles.size();
-    tiles.insert(tiles.end(), c.laneTiles.begin(), c.laneTiles.end());
+    for (int64_t k = 0; k < added; ++k)
+      tiles.insert(tiles.end(), c.laneTiles.begin(), c.laneTiles.end());
     if (!packs(tiles, target.cores, target.capacity)) {
       tiles.resize(before);
       continue;
     }
     spare -= crossbars;
-    total += inputNs(i) * double(c.laneTiles.size());
-    ++copies[i];
+    total += inputNs(i) * double(c.laneTiles.size() * size_t(added));
+    copies[i] += added;
     offer(i);
   }
   return copies;

@@ -26,9 +26,11 @@ enum class ReplicationRule {
   /// PIMCOMP's greedy rule (the baseline): copy the operator with the most
   /// output windows per copy while crossbars remain.
   Windows,
-  /// Copy the operator whose next copy saves the most time per crossbar,
-  /// net of bringing its input rows to the new copy, while any copy saves
-  /// time.
+  /// Give copies to the operator whose longest copy they shorten most per
+  /// crossbar, net of bringing each copy its input rows, while any saves
+  /// time. Copies hold whole rows, so the step is the fewest copies that
+  /// shorten the longest (28 rows: 14 copies take 2 rows, as 20 do; 28
+  /// take 1).
   Time,
   /// For throughput: copy the operator whose copies are the slowest while
   /// they take more than a fraction of the work per core (every core then
@@ -42,7 +44,8 @@ enum class ReplicationRule {
 inline constexpr Choice<ReplicationRule> kReplicationRules[] = {
     {ReplicationRule::None, "none", "one copy of every lane"},
     {ReplicationRule::Time, "time",
-     "add the copy that saves the most time per crossbar, net of bringing its input, while any saves time"},
+     "add the copies that shorten an operator's longest copy most per crossbar, net of the input each brings, "
+     "while any saves time"},
     {ReplicationRule::Windows, "windows", "PIMCOMP's greedy rule: copy the operator with the most output windows "
                                           "per copy while crossbars remain"},
     {ReplicationRule::Balance, "balance",
