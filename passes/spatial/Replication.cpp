@@ -64,7 +64,6 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     int64_t inputRows = std::min(c.inputRows, longest(i, n) * c.stride + c.halo);
     return target.transferNs ? target.transferNs(inputRows * c.inputRowBytes) : 0.0;
   };
-  auto inputNs = [&](size_t i) { return inputAt(i, copies[i] + 1); };
   // Balance: a copy's share of the work against the work per core, which
   // grows with every copy's input; a copy below half of it packs with
   // others onto a core, so more copies cannot lower the busiest core.
@@ -118,7 +117,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
       continue;
     }
     spare -= crossbars;
-    total += inputNs(i) * double(c.laneTiles.size() * size_t(added));
+    total += inputAt(i, copies[i] + added) * double(c.laneTiles.size() * size_t(added));
     copies[i] += added;
     offer(i);
   }

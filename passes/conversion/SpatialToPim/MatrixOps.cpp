@@ -217,22 +217,18 @@ FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatia
   return std::optional<Address>(l.placeIntegers(repeated(codec::quantizeBias(values, scales, corrections))));
 }
 
-/// The K x N matrix of a convolution's weight (`tensor`: N x C x KH x KW,
-/// grouped ones embedded densely) `pack` times on the diagonal of a
-/// (pack K) x (pack N) matrix, as a linear layer's weight holds it (N rows
-/// of K): element (k = (kh * KW + kw) * C + c, n) of block j at row
-/// j N + n, column j K + k.
-nn::HostTensor blockDiagonal(const nn::HostTensor &tensor, int64_t pack) {
-  int64_t N = tensor.shape[0], C = tensor.shape[1], KH = tensor.shape[2], KW = tensor.shape[3];
-  int64_t K = C * KH * KW, width = pack * K;
+/// The K x N matrix `matrix` maps onto `tensor` (element (k, n) at
+/// matrix(k + K n)), `pack` times on the diagonal of a (pack K) x (pack N)
+/// matrix, held as a linear layer's weight (pack N rows of pack K): block
+/// j's element (k, n) at row j N + n, column j K + k.
+nn::HostTensor blockDiagonal(const nn::HostTensor &tensor, const Layout &matrix, int64_t K, int64_t N,
+                             int64_t pack) {
+  int64_t width = pack * K;
   nn::HostTensor diagonal{{pack * N, width}, std::vector<float>(size_t(pack * N * width), 0.0f)};
   for (int64_t j = 0; j < pack; ++j)
     for (int64_t n = 0; n < N; ++n)
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw)
-            diagonal.data[size_t((j * N + n) * width + j * K + (kh * KW + kw) * C + c)] =
-                tensor.data[size_t(((n * C + c) * KH + kh) * KW + kw)];
+      for (int64_t k = 0; k < K; ++k)
+        diagonal.data[size_t((j * N + n) * width + j * K + k)] = tensor.data[size_t(matrix(k + K * n))];
   return diagonal;
 }
 
@@ -282,7 +278,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
                 IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));
   spatial::MatrixTiling placed = tiling;
   if (pack > 1) {
-    symbols.push_back(weightSymbol(op.getWeight(), blockDiagonal(*tensor, pack), 0, int(pack)));
+    symbols.push_back(weightSymbol(op.getWeight(), blockDiagonal(*tensor, matrix, K, N, pack), 0, int(pack)));
     matrix = Layout(IntTuple::tuple({pack * K, pack * N}), IntTuple::tuple({1, pack * K}));
     placed.rows = pack * K, placed.cols = pack * N, placed.groups = 1;
   } else {
