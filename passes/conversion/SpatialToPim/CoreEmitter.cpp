@@ -27,6 +27,62 @@ Operation *CoreEmitter::lastOp() {
 
 Block *CoreEmitter::block() { return builder.getInsertionBlock(); }
 
+CoreEmitter::Bookmark CoreEmitter::mark() {
+  Bookmark b;
+  b.after = lastOp();
+  std::copy(std::begin(temps), std::end(temps), std::begin(b.temps));
+  b.clock = clock;
+  b.globalHi = globalHi;
+  b.globalLo = globalLo;
+  b.ibiw = ibiw;
+  b.obiw = obiw;
+  return b;
+}
+
+void CoreEmitter::emitAt(const Bookmark &at, llvm::function_ref<void()> emit) {
+  OpBuilder::InsertPoint end = builder.saveInsertionPoint();
+  Bookmark now = mark();
+  auto take = [&](const Bookmark &b) {
+    std::copy(std::begin(b.temps), std::end(b.temps), std::begin(temps));
+    clock = b.clock;
+    globalHi = b.globalHi;
+    globalLo = b.globalLo;
+    ibiw = b.ibiw;
+    obiw = b.obiw;
+  };
+  if (at.after)
+    builder.setInsertionPointAfter(at.after);
+  else
+    builder.setInsertionPointToStart(block());
+  take(at);
+  emit();
+  // What the instructions after `at` were emitted expecting.
+  for (auto [reg, value, held] : {std::tuple{0, at.globalHi, globalHi}, std::tuple{1, at.globalLo, globalLo}})
+    if (value && held != value) {
+      Instruction in;
+      in.opcode = Opcode::Sldi;
+      in.rd = uint8_t(reg);
+      in.imm = int32_t(*value);
+      append(in);
+    }
+  for (unsigned i = 0; i < kTemps; ++i) {
+    const Temp &want = at.temps[i];
+    if (!want.valid || (temps[i].valid && temps[i].reg == want.reg && temps[i].offset == want.offset))
+      continue;
+    Instruction in;
+    in.opcode = want.reg < 0 ? Opcode::Sldi : Opcode::Saddi;
+    in.rd = uint8_t(kFirstTemp + i);
+    if (want.reg >= 0)
+      in.rs1 = uint8_t(want.reg);
+    in.imm = int32_t(want.offset);
+    append(in);
+  }
+  if (ibiw != at.ibiw || obiw != at.obiw)
+    setWidths(at.ibiw, at.obiw);
+  builder.restoreInsertionPoint(end);
+  take(now);
+}
+
 bool CoreEmitter::empty() {
   for (Operation &op : core.getBody().front())
     if (!isa<GroupOp, SetbwOp>(op))

@@ -41,6 +41,15 @@ struct Walk {
 };
 
 class CoreEmitter {
+  /// A register r2..r7 holding an address: absolute (reg < 0) or register
+  /// `reg` plus `offset`.
+  struct Temp {
+    bool valid = false;
+    int reg = -1;
+    int64_t offset = 0;
+    uint64_t used = 0;
+  };
+
 public:
   CoreEmitter(CoreOp core, int64_t localMemory);
 
@@ -137,6 +146,23 @@ public:
   int64_t group(int64_t crossbars, llvm::StringRef weight, mlir::Attribute matrix,
                 llvm::ArrayRef<int64_t> rows, llvm::ArrayRef<int64_t> cols);
   int64_t crossbarsUsed() const { return crossbars; }
+  /// A point of the program emitted so far and what the registers hold
+  /// there: emitAt() adds instructions at it later.
+  struct Bookmark {
+    mlir::Operation *after = nullptr; // null: the block's start
+    Temp temps[6];
+    uint64_t clock = 0;
+    std::optional<int64_t> globalHi, globalLo;
+    int32_t ibiw = 32, obiw = 32;
+  };
+  /// Where the program is now (outside any loop nest).
+  Bookmark mark();
+  /// Runs `emit` (instructions outside loop nests) as if the program were
+  /// still at `at`: its instructions go there, ahead of those emitted
+  /// since, and the registers they change are set back to what those
+  /// expect. (A task's constants are loaded at its start by one request.)
+  void emitAt(const Bookmark &at, llvm::function_ref<void()> emit);
+
   /// The op before the insertion point (null at a block's start) and the
   /// block instructions go to: callers find what they emitted after it.
   mlir::Operation *lastOp();
@@ -180,12 +206,6 @@ private:
   /// Declared groups by (weight, matrix layout, rows, cols, crossbars).
   std::map<std::tuple<std::string, const void *, int64_t, int64_t, int64_t, int64_t, int64_t>, int64_t> declared;
 
-  struct Temp {
-    bool valid = false;
-    int reg = -1;
-    int64_t offset = 0;
-    uint64_t used = 0;
-  };
   Temp temps[6]; // r2..r7
   uint64_t clock = 0;
   std::optional<int64_t> globalHi, globalLo; // r0, r1

@@ -9,6 +9,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
 #include <functional>
 #include <numeric>
 
@@ -887,7 +888,6 @@ static int64_t repeatingPrefix(ArrayRef<char> bytes) {
 
 Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
   auto key = contentKey(bytes, value);
-  int64_t global = globalData(bytes, value);
   if (auto loaded = loadedByContent.find({core, key.first, key.second}); loaded != loadedByContent.end())
     return Address::at(loaded->second);
   FailureOr<int> local = scratch(int64_t(bytes.size()));
@@ -898,7 +898,7 @@ Address Lowering::placeData(ArrayRef<char> bytes, DenseElementsAttr value) {
   // one controller serves every core, local memory each core alone.
   int64_t n = int64_t(bytes.size()), period = repeatingPrefix(bytes);
   Address at = Address::at(buffers[*local].address);
-  here().ld(at, global, period);
+  loadConstant(at, bytes, value, period);
   for (int64_t filled = period; filled < n; filled += std::min(filled, n - filled))
     here().lmv(at.plus(filled), at, std::min(filled, n - filled));
   loadedByContent[{core, key.first, key.second}] = buffers[*local].address;
@@ -922,6 +922,83 @@ std::pair<ArrayRef<char>, DenseElementsAttr> dataOf(const std::vector<T> &values
           DenseElementsAttr::get(type, llvm::ArrayRef(values))};
 }
 } // namespace
+
+/// The most bytes of constants one task stages, and the largest period
+/// staged (a larger one is loaded by itself).
+static constexpr int64_t kStagingBytes = 32 * 1024, kLargestStaged = 8 * 1024;
+
+void Lowering::beginConstants() { batch = ConstantBatch{core, here().mark(), {}, {}, std::nullopt}; }
+
+std::optional<int64_t> Lowering::stage(ArrayRef<char> period, Type element) {
+  int64_t size = (int64_t(period.size()) + 3) / 4 * 4; // whole words of the batch's data
+  if (size > kLargestStaged || int64_t(batch->bytes.size()) + size > kStagingBytes)
+    return std::nullopt;
+  auto [window, first] = stagingWindow.try_emplace(core, -1);
+  if (first)
+    window->second = here().memory.reserveUntouched(kStagingBytes).value_or(-1);
+  if (window->second < 0)
+    return std::nullopt;
+  int64_t offset = int64_t(batch->bytes.size());
+  batch->bytes.insert(batch->bytes.end(), period.begin(), period.end());
+  batch->bytes.resize(size_t(offset + size), 0);
+  batch->element = offset == 0 || batch->element == element ? element : Type();
+  return offset;
+}
+
+void Lowering::loadConstant(Address at, ArrayRef<char> bytes, DenseElementsAttr value, int64_t period) {
+  CoreEmitter &e = here();
+  ArrayRef<char> prefix = bytes.take_front(size_t(period));
+  if (!batch || batch->core != core) {
+    e.ld(at, globalData(bytes, value), period);
+    return;
+  }
+  if (batch->bytes.empty() && !batch->first) { // the task's first: loaded by itself for now
+    CoreEmitter::Bookmark before = e.mark();
+    e.ld(at, globalData(bytes, value), period);
+    batch->first = ConstantBatch::First{before, e.lastOp(), at.offset, {prefix.begin(), prefix.end()},
+                                        value.getElementType()};
+    return;
+  }
+  if (batch->first) { // a second one: the first moves into the batch
+    ConstantBatch::First first = std::move(*batch->first);
+    batch->first.reset();
+    std::optional<int64_t> offset = stage(first.period, first.element);
+    if (offset) {
+      first.load->erase();
+      int64_t window = stagingWindow.at(core);
+      e.emitAt(first.before, [&] {
+        e.lmv(Address::at(first.local), Address::at(window + *offset), int64_t(first.period.size()));
+      });
+    }
+  }
+  std::optional<int64_t> offset = stage(prefix, value.getElementType());
+  if (!offset) {
+    e.ld(at, globalData(bytes, value), period);
+    return;
+  }
+  e.lmv(at, Address::at(stagingWindow.at(core) + *offset), period);
+}
+
+void Lowering::loadConstants() {
+  std::optional<ConstantBatch> b = std::move(batch);
+  batch.reset();
+  if (!b || b->bytes.empty())
+    return;
+  // The data: f32 or int32 values as the constants were, raw words when
+  // they mix.
+  auto as = [&](auto word) {
+    std::vector<decltype(word)> values(b->bytes.size() / 4);
+    std::memcpy(values.data(), b->bytes.data(), b->bytes.size());
+    return values;
+  };
+  DenseElementsAttr attr = b->element && b->element.isF32()
+                              ? dataOf(as(float()), b->element).second
+                              : dataOf(as(int32_t()), IntegerType::get(chip.getContext(), 32)).second;
+  int64_t global = globalData(b->bytes, attr);
+  CoreEmitter &e = emitter(b->core);
+  int64_t window = stagingWindow.at(b->core), size = int64_t(b->bytes.size());
+  e.emitAt(b->start, [&] { e.ld(Address::at(window), global, size); });
+}
 
 Address Lowering::placeConstant(std::vector<float> values) {
   if (integerOnly())
@@ -1498,10 +1575,12 @@ LogicalResult Lowering::run() {
     }
     size_t firstNewBuffer = buffers.size();
     ++tasksLowered;
+    beginConstants();
     if (failed(lowerTask(t, op)))
       return failure();
     if (mailbox && !passesOn(op))
       mailResults(op, firstNewBuffer);
+    loadConstants();
     for (int buffer : taskBuffers)
       release(buffer);
     taskBuffers.clear();
@@ -1515,8 +1594,10 @@ LogicalResult Lowering::run() {
       }
     }
     if (--lanesLeft[op] == 0) {
+      beginConstants();
       if (failed(storeOutputs(op)))
         return failure();
+      loadConstants();
       for (int buffer : taskBuffers)
         release(buffer);
       taskBuffers.clear();

@@ -370,6 +370,40 @@ private:
   mlir::LogicalResult lowerTask(spatial::TaskOp task, mlir::Operation *op);
   /// Data in global memory (one copy per content), loaded into scratch.
   Address placeData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);
+  /// A task's constants reach its core by one ld at the task's start (into
+  /// the core's staging window, each copied from there to its buffer), not
+  /// one ld each: global memory serves one request at a time, and every
+  /// request waits for the whole queue ahead of it. beginConstants() opens
+  /// the batch where the program is now, loadConstant() loads the task's
+  /// first constant by itself and moves it into the batch when a second
+  /// comes (a task with one constant keeps its own ld), loadConstants()
+  /// emits the batch's ld.
+  void beginConstants();
+  void loadConstant(Address at, llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value, int64_t period);
+  void loadConstants();
+  /// The offset of `period` in the batch's window data (nothing when the
+  /// window is full or there is none).
+  std::optional<int64_t> stage(llvm::ArrayRef<char> period, mlir::Type element);
+  struct ConstantBatch {
+    int64_t core;
+    CoreEmitter::Bookmark start;
+    std::vector<char> bytes;
+    mlir::Type element; // of every constant staged; null when they differ
+    /// The first constant while it is loaded by itself: where its ld
+    /// begins, the ld, its buffer, its period and type.
+    struct First {
+      CoreEmitter::Bookmark before;
+      mlir::Operation *load;
+      int64_t local;
+      std::vector<char> period;
+      mlir::Type element;
+    };
+    std::optional<First> first;
+  };
+  std::optional<ConstantBatch> batch;
+  /// Each core's staging window (reserved at the top of local memory on the
+  /// first constant it stages; -1 when there was no room).
+  std::map<int64_t, int64_t> stagingWindow;
   /// The global address of that one copy (a pim.data made on first use).
   int64_t globalData(llvm::ArrayRef<char> bytes, mlir::DenseElementsAttr value);
   /// Real values as the program holds them in an integer-only program

@@ -7,16 +7,17 @@
 // programs; the decoder multiplies its sums by 0.5 * (0.5 / 127) * 2^16
 // into fixed point, and the relu runs on int32. Every vector instruction
 // is preceded by the setbw of its widths (pimsim-nn's forms carry no types).
-// RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// RUN: %raptor-opt %s --mlir-print-elementsattrs-with-hex-if-larger=4096 --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // CHECK:       pim.chip
 // CHECK-SAME:    fixed_point_bits = 16
 // CHECK-DAG:   pim.io @in_x "input" name "x" at {{[0-9]+}} : tensor<1x12xi32>
 // CHECK-DAG:   pim.io @out0 "output" name "out0" at {{[0-9]+}} : tensor<1x10xi32>
-// CHECK-DAG:   pim.data @{{.*}} dense<16384> : tensor<12xi32>
+// (Each task's constants arrive in one load.)
+// CHECK-DAG:   pim.data @{{.*}} dense<[{{(16, ){12}(0, ){12}(16384, ){12}.*}}]> : tensor<108xi32>
 // The decoder's high half: 0.5 * (0.5 / 127) (in f32) * 2^16 = 129.00787
 // times 2^22 is 541098240, whose bits above the 15th are 16513.
-// CHECK-DAG:   pim.data @{{.*}} dense<16513> : tensor<10xi32>
+// CHECK-DAG:   pim.data @{{.*}} dense<[{{(16, ){10}(256, ){10}(16513, ){10}.*}}]> : tensor<100xi32>
 // CHECK-NOT:   ext.v
 // CHECK:       pim.core 0
 // The encoder: hi = x >> 16, lo = x - (hi << 16), the products, the terms

@@ -6,10 +6,11 @@
 // decoder of codes scales and adds 127 x scale (31.75).
 // RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
-// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<3.175000e+01> : tensor<8xf32>
+// A task's constants arrive in one load (the decoder's scale and offset).
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[{{(2\.500000e-01, ){8}(3\.175000e\+01, ){7}3\.175000e\+01}}]> : tensor<16xf32>
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<290322> : tensor<2xi32>
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<9.842520e-04> : tensor<32xf32>
-// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<-1.270000e+02> : tensor<32xf32>
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[{{([-0-9.e+]+, ){32}(-1\.270000e\+02, ){32}1\.000000e\+00}}]> : tensor<65xf32>
 // CHECK:       pim.core 0
 // CHECK:         pim.vrelu
 // CHECK:         pim.vvmul [[T:r[0-9]+]], {{r[0-9]+}}, {{r[0-9]+}} len 32 : f32

@@ -6,9 +6,8 @@
 
 // gelu(x) = x * 0.5 * (1 + erf(x / sqrt 2)) over the whole row-major tensor.
 // CHECK-LABEL: pim.chip @gelu_chip
-// CHECK-DAG:   pim.data @{{.*}} dense<0.707106769> : tensor<16xf32>
-// CHECK-DAG:   pim.data @{{.*}} dense<1.000000e+00> : tensor<16xf32>
-// CHECK-DAG:   pim.data @{{.*}} dense<5.000000e-01> : tensor<16xf32>
+// (The task's three constants arrive in one load.)
+// CHECK-DAG:   pim.data @{{.*}} dense<[{{(0\.707106769, ){16}(1\.000000e\+00, ){16}(5\.000000e-01, ){15}5\.000000e-01}}]> : tensor<48xf32>
 // CHECK:       pim.vvmul [[E:r[0-9]+]], [[X:r[0-9]+]], {{r[0-9]+}} len 16 : f32
 // CHECK-NEXT:  pim.ext.verf [[E]], [[E]] len 16 : f32
 // CHECK:       pim.vvadd [[E]], [[E]], {{r[0-9]+}} len 16 : f32
@@ -65,9 +64,7 @@ func.func @pool(%in: tensor<1x4x4x4xf32> {nn.input = "x"}) -> tensor<1x4x4x4xf32
 // then the weight. Padding zero-fills the output and copies the rows one
 // element in (40-byte output rows).
 // CHECK-LABEL: pim.chip @rms_chip
-// CHECK-DAG:   pim.data @{{.*}} dense<9.99999997E-7> : tensor<1xf32>
-// CHECK-DAG:   pim.data @{{.*}} dense<1.250000e-01> : tensor<8xf32>
-// CHECK-DAG:   pim.data @{{.*}} dense<2.000000e+00> : tensor<8xf32>
+// CHECK-DAG:   pim.data @{{.*}} dense<[{{(2\.000000e\+00, ){8}(1\.250000e-01, ){8}9\.99999997E-7}}]> : tensor<17xf32>
 // CHECK:       pim.repeat 2 [[[R:r[0-9]+]] += 32, [[Y:r[0-9]+]] += 32] {
 // CHECK-NEXT:    pim.vvdmul [[T:r[0-9]+]], [[R]], [[R]] len 8 : f32
 // CHECK-NEXT:    pim.vvmul [[T]], [[T]], {{r[0-9]+}} len 1 : f32

@@ -3,10 +3,10 @@
 // over the run are laid out along it (the per-channel bias becomes a
 // 64-element vector), so an activation or a broadcasting add over the
 // whole channels-last tensor is one instruction.
-// RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// RUN: %raptor-opt %s --mlir-print-elementsattrs-with-hex-if-larger=4096 --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // CHECK-DAG:  pim.data @[[BIAS:.*]] at [[BA:[0-9]+]] dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 1.000000e+00, {{.*}}]> : tensor<64xf32>
-// CHECK-DAG:  pim.data @{{.*}} at {{[0-9]+}} dense<-6.000000e+00> : tensor<64xf32>
+// CHECK-DAG:  pim.data @{{.*}} at {{[0-9]+}} dense<[{{(0\.000000e\+00, ){64}(-1\.000000e\+00, ){64}(-6\.000000e\+00, ){63}-6\.000000e\+00}}]> : tensor<192xf32>
 // CHECK-DAG:  pim.data @{{.*}} at {{[0-9]+}} dense<2.500000e-01> : tensor<4xf32>
 // A depthwise identity convolution makes the input channels-last.
 // CHECK:      pim.vvmul [[X:r[0-9]+]], {{r[0-9]+}}, {{r[0-9]+}} len 64 : f32
