@@ -30,8 +30,10 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     `row-block=R` (latency mode) streams rows within one inference: each
     copy of a convolution's lane becomes tasks of about R output rows (row
     blocks, on one core and its crossbars, in order), element-wise and
-    pooling operators follow with blocks of their own, and each block
-    depends on the producer blocks holding the input rows its windows read.
+    pooling operators follow with blocks of their own (also through a
+    nearest upsampling, whose map is its producer's pieces upsampled where
+    they are), and each block depends on the producer blocks holding the
+    input rows its windows read.
     With `row-block-alternative` the whole-tensor graph is built beside it
     (`@<name>_tasks_whole`, `alternative_of` the streamed one), and
     raptor-schedule-spatial keeps whichever its queue model predicts faster.

@@ -49,21 +49,40 @@ QueueProgram programOf(const PlacedGraph &g) {
   // output is (itself, or through views and concatenations their
   // producers), each with its share of the bytes.
   bool mailbox = g.mailbox && g.crossing == Crossing::Interleaved;
-  std::vector<std::vector<std::pair<unsigned, double>>> owners(skewed || mailbox ? g.work.size() : 0);
+  // Each with the rows of the task's output it holds (all: {0, max}),
+  // followed through the views that map rows.
+  struct Owner {
+    unsigned task;
+    double share;
+    std::pair<int64_t, int64_t> rows;
+  };
+  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+  std::vector<std::vector<Owner>> owners(skewed || mailbox ? g.work.size() : 0);
   auto passes = [&](unsigned t) { return t < g.passThrough.size() && g.passThrough[t]; };
   for (unsigned t = 0; t < owners.size(); ++t) { // (tasks in graph order: producers first)
     if (!passes(t)) {
-      owners[t] = {{t, 1.0}};
+      owners[t] = {{t, 1.0, t < g.taskRows.size() ? g.taskRows[t] : std::pair<int64_t, int64_t>{0, kAll}}};
       continue;
     }
     double total = 0;
     for (unsigned e : inputs[t])
       total += double(g.edges[e].bytes);
-    std::map<unsigned, double> shares; // one entry per owner, however many paths lead to it
+    int64_t scale = t < g.rowScale.size() ? g.rowScale[t] : 0;
+    std::map<unsigned, Owner> merged; // one entry per owner, however many paths lead to it
     for (unsigned e : inputs[t])
-      for (auto [owner, share] : owners[g.edges[e].from])
-        shares[owner] += share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0);
-    owners[t].assign(shares.begin(), shares.end());
+      for (const Owner &o : owners[g.edges[e].from]) {
+        std::pair<int64_t, int64_t> rows{0, kAll};
+        if (scale > 0 && o.rows.second != kAll)
+          rows = {o.rows.first * scale, o.rows.second * scale};
+        double share = o.share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0);
+        auto [it, fresh] = merged.try_emplace(o.task, Owner{o.task, share, rows});
+        if (!fresh) {
+          it->second.share += share;
+          it->second.rows = {std::min(it->second.rows.first, rows.first), std::max(it->second.rows.second, rows.second)};
+        }
+      }
+    for (auto &[task, owner] : merged)
+      owners[t].push_back(owner);
   }
   if (g.crossing != Crossing::Interleaved && !skewed) {
     std::vector<std::pair<int64_t, int64_t>> edges;
@@ -111,6 +130,7 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
+  std::pair<int64_t, int64_t> movingRows{0, kAll}; // the rows of `moving` read
   // Mailbox: a producer stores its output (storeOf: its results when it
   // computes all rows, else the most any reader reads of it) after its
   // work and signals every core reading it (through views),
@@ -212,11 +232,19 @@ QueueProgram programOf(const PlacedGraph &g) {
       return;
     }
     if (mailbox && moving >= 0) {
-      // The buffers read are the producers' (through views): each one
-      // signalled to this reader is waited for and loaded, the others
-      // received by rendezvous.
-      for (auto [owner, share] : owners[unsigned(moving)]) {
-        int64_t part = std::max<int64_t>(1, int64_t(double(bytes) * share));
+      // The buffers read are the producers' (through views) holding the
+      // rows read: each one signalled to this reader is waited for and
+      // loaded, the others received by rendezvous.
+      const std::vector<Owner> &all = owners[unsigned(moving)];
+      auto holds = [&](const Owner &o) { return o.rows.first < movingRows.second && movingRows.first < o.rows.second; };
+      double holding = 0;
+      for (const Owner &o : all)
+        holding += holds(o) ? o.share : 0;
+      for (const Owner &o : all) {
+        if (holding > 0 && !holds(o))
+          continue;
+        unsigned owner = o.task;
+        int64_t part = std::max<int64_t>(1, int64_t(double(bytes) * o.share / (holding > 0 ? holding : 1.0)));
         unsigned at = g.core[owner];
         if (at == to)
           continue;
@@ -256,7 +284,7 @@ QueueProgram programOf(const PlacedGraph &g) {
         // moves nothing: its readers load its producers' buffers.
         if (passes(t))
           continue;
-        for (auto [owner, share] : owners[edge.from]) {
+        for (auto [owner, share, rows] : owners[edge.from]) {
           unsigned at = g.core[owner];
           reading = taskLevel[t], producing = taskLevel[owner];
           if ((at == here && reading == producing) ||
@@ -272,8 +300,10 @@ QueueProgram programOf(const PlacedGraph &g) {
         continue;
       // A task reading its own rows takes a range no other reader does.
       moving = int64_t(edge.from);
+      movingRows = edge.rows;
       move(edge.bytes, there, here, own ? -1 : int64_t(edge.from));
       moving = -1;
+      movingRows = {0, kAll};
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back(memory(g.loadBytes[t], false, here));

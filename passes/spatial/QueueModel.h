@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,9 @@ struct PlacedGraph {
   struct Edge {
     unsigned from, to;
     int64_t bytes;
+    /// The rows of the producer's output the reader reads (a row copy's
+    /// windows; all: {0, max}).
+    std::pair<int64_t, int64_t> rows{0, std::numeric_limits<int64_t>::max()};
   };
   std::vector<Edge> edges;
   /// Per task: whether it reads row ranges of its inputs (a copy of a
@@ -151,6 +155,13 @@ struct PlacedGraph {
   /// read its producers' buffers). Crossing::Skewed stores and loads
   /// those, not the view's.
   std::vector<bool> passThrough;
+  /// Per task: the rows of its output it computes (all: {0, max}; empty:
+  /// every task all rows); per pass-through task, the factor from its
+  /// operands' rows to its own (an upsampling's; 1 when it keeps them; 0
+  /// when they do not map). A mailbox reader of some rows of a view loads
+  /// from the producers holding those rows only, as the lowering does.
+  std::vector<std::pair<int64_t, int64_t>> taskRows;
+  std::vector<int64_t> rowScale;
   /// Per task: bytes read from and written to global memory (model inputs
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;

@@ -17,6 +17,7 @@
 #include "passes/spatial/PipelineScheduler.h"
 #include "passes/spatial/QueueModel.h"
 #include "passes/spatial/Replication.h"
+#include "passes/spatial/RowMaps.h"
 #include "simulator/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 #include "passes/nn/CompileTime.h"
@@ -90,6 +91,11 @@ struct GraphTasks {
   std::vector<int64_t> wholeBytes; // a task computing all rows: its share of its results
   std::vector<bool> readsRows; // copies of replicated operators
   std::vector<bool> passThrough; // views and concatenations (sp::movesNoData)
+  /// Per task its output rows, per pass-through task how its operands'
+  /// rows scale to its own (0: they do not map), per edge the producer's
+  /// rows the reader reads (all: {0, max}).
+  std::vector<std::pair<int64_t, int64_t>> taskRows, edgeRows;
+  std::vector<int64_t> rowScale;
 
   GraphTasks() = default;
   GraphTasks(sp::GraphOp g, const raptor::pim::TargetModel &t) {
@@ -110,14 +116,28 @@ struct GraphTasks {
     for (sp::TaskOp task : tasks)
       if (task.getSource())
         ++lanesOfSource[int64_t(*task.getSource())];
+    std::optional<raptor::nn::CompileTimeValues> known;
+    if (func && !func.isExternal())
+      known.emplace(func.front());
+    constexpr std::pair<int64_t, int64_t> kAllRows{0, std::numeric_limits<int64_t>::max()};
     for (auto [i, task] : llvm::enumerate(tasks)) {
       index[task.getDone()] = i;
+      int64_t rowSource = task.getSource() ? int64_t(*task.getSource()) : -1;
+      Operation *rowOp = rowSource >= 0 && rowSource < int64_t(ops.size()) ? ops[size_t(rowSource)] : nullptr;
+      std::pair<int64_t, int64_t> own = kAllRows, read = kAllRows;
+      if (auto rows = task.getRows()) {
+        own = {(*rows)[0], (*rows)[1]};
+        if (rowOp && known)
+          read = sp::rowsRead(rowOp, *known, own.first, own.second).value_or(kAllRows);
+      }
+      taskRows.push_back(own);
       graph.tiles.push_back(int64_t(task.getTiles()));
       for (unsigned p = 0; p < graph.numProcessors; ++p)
         graph.cost.push_back(double(task.getCostNs()));
       for (auto [dep, b] : llvm::zip(task.getDeps(), task.getBytes())) {
         graph.edges.push_back({index[dep], unsigned(i), t.meanTransferNs(b)});
         edgeBytes.push_back(b);
+        edgeRows.push_back(read);
       }
       graph.sameProcessorAs.push_back(-1);
       if (auto block = task.getBlock(); block && *block > 0)
@@ -149,6 +169,7 @@ struct GraphTasks {
       storeBytes.push_back(store);
       wholeBytes.push_back(whole);
       readsRows.push_back(bool(task.getRows()));
+      rowScale.push_back(rowOp && sp::movesNoData(rowOp) ? sp::viewRowScale(rowOp).value_or(0) : 0);
       passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]) &&
                             !sp::gathersView(ops[size_t(source)]));
     }
@@ -273,6 +294,8 @@ struct GraphTasks {
       m.group.push_back(group[k]);
       m.readsRows.push_back(readsRows[k]);
       m.passThrough.push_back(passThrough[k]);
+      m.taskRows.push_back(taskRows[k]);
+      m.rowScale.push_back(rowScale[k]);
     }
     for (unsigned i = 0; i < tasks.size(); ++i) {
       unsigned r = index[rep[i]];
@@ -281,9 +304,11 @@ struct GraphTasks {
       m.loadBytes[r] += loadBytes[i];
       m.storeBytes[r] += storeBytes[i];
       m.wholeBytes[r] += wholeBytes[i];
+      auto &rows = m.taskRows[r]; // (a merged run of blocks: all their rows)
+      rows = {std::min(rows.first, taskRows[i].first), std::max(rows.second, taskRows[i].second)};
     }
     std::map<std::pair<unsigned, unsigned>, size_t> seen;
-    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes)) {
+    for (auto [e, bytes, rows] : llvm::zip(graph.edges, edgeBytes, edgeRows)) {
       unsigned from = index[rep[e.from]], to = index[rep[e.to]];
       if (from == to)
         continue;
@@ -291,8 +316,11 @@ struct GraphTasks {
       if (fresh) {
         m.graph.edges.push_back({from, to, e.communication});
         m.edgeBytes.push_back(bytes);
+        m.edgeRows.push_back(rows);
       } else {
         m.edgeBytes[it->second] += bytes;
+        auto &both = m.edgeRows[it->second];
+        both = {std::min(both.first, rows.first), std::max(both.second, rows.second)};
       }
     }
     return m;
@@ -390,14 +418,16 @@ struct GraphTasks {
     p.order = std::move(order);
     for (unsigned i = 0; i < graph.numTasks; ++i)
       p.work.push_back(graph.execution(i, 0));
-    for (auto [e, bytes] : llvm::zip(graph.edges, edgeBytes))
-      p.edges.push_back({e.from, e.to, bytes});
+    for (auto [e, bytes, rows] : llvm::zip(graph.edges, edgeBytes, edgeRows))
+      p.edges.push_back({e.from, e.to, bytes, rows});
     p.loadBytes = loadBytes;
     p.storeBytes = storeBytes;
     p.wholeBytes = wholeBytes;
     p.group = group;
     p.readsRows = readsRows;
     p.passThrough = passThrough;
+    p.taskRows = taskRows;
+    p.rowScale = rowScale;
     const raptor::pim::TimingConfig &timing = t.timing;
     p.transfer = [&timing](int64_t bytes, unsigned from, unsigned to) {
       // TimingConfig::transferPairNs's phases; each instruction's issue

@@ -17,6 +17,7 @@
 #include "passes/spatial/PipelineScheduler.h"
 #include "passes/spatial/QueueModel.h"
 #include "passes/spatial/Replication.h"
+#include "passes/spatial/RowMaps.h"
 #include "simulator/TargetModel.h"
 #include "passes/spatial/WeightTiling.h"
 #include "passes/nn/CompileTime.h"
@@ -87,101 +88,6 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::Targ
   sp::ReplicationTarget where{int64_t(t.cores), int64_t(t.crossbarsPerCore), spare, total,
                               [&](int64_t bytes) { return t.meanTransferNs(bytes); }};
   return sp::planReplication(candidates, where, rule);
-}
-
-/// The input rows output rows [begin, end) of `op` read along its row
-/// dimension (H of an (N, C, H, W) map): an element-wise operator the same
-/// rows, a pooling operator or a convolution its windows' rows. None for
-/// other operators, or when an operand spans the rows but is a constant or
-/// not a map (the lowering takes rows of maps only).
-/// The dimension of a map's rows: H of (1, ..., H, W), at least 4-d.
-std::optional<size_t> rowDim(Type type) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || t.getRank() < 4 || t.getShape()[0] != 1)
-    return std::nullopt;
-  return size_t(t.getRank() - 2);
-}
-
-/// A view that keeps a map's rows: its operand and results are maps with
-/// the same last two dimensions (H, W) and it regroups, permutes or cuts
-/// the others only (a channel shuffle's reshapes and permutation, a split
-/// of the channels).
-bool keepsRows(Operation *op) {
-  namespace nn = raptor::nn;
-  if (!isa<nn::ViewOp, nn::PermuteOp, nn::CloneOp, nn::SplitWithSizesOp, nn::SliceOp>(op))
-    return false;
-  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!in || !rowDim(in))
-    return false;
-  for (Value r : op->getResults()) {
-    auto out = dyn_cast<RankedTensorType>(r.getType());
-    if (!out || !rowDim(out) || in.getShape().take_back(2) != out.getShape().take_back(2))
-      return false;
-  }
-  int64_t rank = in.getRank();
-  auto normal = [&](int64_t dim) { return dim < 0 ? dim + rank : dim; };
-  auto beforeRows = [&](int64_t dim) { return normal(dim) < rank - 2; };
-  if (auto permute = dyn_cast<nn::PermuteOp>(op)) {
-    ArrayRef<int64_t> dims = permute.getDims();
-    return normal(dims[size_t(rank - 2)]) == rank - 2 && normal(dims[size_t(rank - 1)]) == rank - 1;
-  }
-  if (auto split = dyn_cast<nn::SplitWithSizesOp>(op))
-    return beforeRows(split.getDim());
-  if (auto slice = dyn_cast<nn::SliceOp>(op))
-    return beforeRows(slice.getDim());
-  return true;
-}
-
-std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::CompileTimeValues &known,
-                                                    int64_t begin, int64_t end) {
-  namespace nn = raptor::nn;
-  if (op->getNumResults() < 1)
-    return std::nullopt;
-  if (keepsRows(op))
-    return known.contains(op->getOperand(0)) ? std::nullopt : std::optional(std::pair{begin, end});
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || type.getRank() != 4 || type.getShape()[0] != 1)
-    return std::nullopt;
-  int64_t H = type.getShape()[2];
-  auto window = [&](ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                    ArrayRef<int64_t> dilation) -> std::optional<std::pair<int64_t, int64_t>> {
-    int64_t kh = kernel.empty() ? 1 : kernel[0], sh = stride.empty() ? kh : stride[0];
-    int64_t ph = padding.empty() ? 0 : padding[0], dh = dilation.empty() ? 1 : dilation[0];
-    return std::pair<int64_t, int64_t>{begin * sh - ph, (end - 1) * sh - ph + (kh - 1) * dh + 1};
-  };
-  if (auto pool = dyn_cast<nn::MaxPool2dOp>(op)) {
-    if (!pool.getIndices().use_empty())
-      return std::nullopt;
-    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), pool.getDilation());
-  }
-  if (auto pool = dyn_cast<nn::AvgPool2dOp>(op))
-    return window(pool.getKernelSize(), pool.getStride(), pool.getPadding(), {});
-  if (auto conv = dyn_cast<nn::ConvolutionOp>(op)) { // its copies' windows (it follows no copies)
-    auto weight = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-    if (!weight || weight.getRank() != 4)
-      return std::nullopt;
-    int64_t kh = weight.getShape()[2];
-    return window({kh}, conv.getStride(), conv.getPadding(), conv.getDilation());
-  }
-  if (auto cat = dyn_cast<nn::CatOp>(op)) {
-    // Along the channels: each block of rows is the blocks of its inputs.
-    if ((cat.getDim() + 4) % 4 != 1)
-      return std::nullopt;
-  } else if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
-           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
-           raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op)) {
-    // Element-wise operators, codecs (one element in, one out) and the
-    // identities around them (a codec's observation point, a clone).
-    return std::nullopt;
-  }
-  for (Value operand : op->getOperands()) {
-    auto t = dyn_cast<RankedTensorType>(operand.getType());
-    if (!t || t.getRank() < 2 || t.getShape()[t.getRank() - 2] != H || H == 1)
-      continue; // broadcast along the rows
-    if (t.getRank() != 4 || known.contains(operand))
-      return std::nullopt;
-  }
-  return std::pair<int64_t, int64_t>{begin, end};
 }
 
 struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeGraphPass> {
@@ -256,8 +162,8 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       auto conv = dyn_cast<raptor::nn::ConvolutionOp>(op);
       bool depthwise = conv && sp::isDepthwise(conv);
       if (follow && lanes->count == 1 && lanes->tiles[0] == 0 && (!conv || depthwise) &&
-          rowsRead(&op, known, 0, 1))
-        vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[*rowDim(op.getResult(0).getType())];
+          sp::rowsRead(&op, known, 0, 1))
+        vectorRows = cast<RankedTensorType>(op.getResult(0).getType()).getShape()[*sp::rowDim(op.getResult(0).getType())];
       planned.push_back({&op, position, std::move(*lanes), vectorRows});
     }
     // Short lanes only where they still pack onto the cores (smaller
@@ -335,6 +241,13 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         blocks[index] = std::max<int64_t>(1, std::min(b, rows / copies[index]));
       }
       copiesOf[p.op] = {copies[index], blocks[index]};
+      // An upsampled map is its producer's pieces, each upsampled where it
+      // is (raptor-lower-to-pim): its readers follow the producer's
+      // copies, reading their rows through it. (Gathered whole, U-Net
+      // int8's last encoder held an 18 MiB map on one core.)
+      if (isa<raptor::nn::UpsampleNearest2dOp>(p.op))
+        if (Operation *def = p.op->getOperand(0).getDefiningOp())
+          copiesOf[p.op] = copiesOf.lookup(def);
     }
 
     struct Produced {
@@ -367,7 +280,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
         std::optional<std::pair<int64_t, int64_t>> need;
         int64_t neededRows = lanes.inputRows;
         if (split) {
-          need = rowsRead(&op, known, begin, end);
+          need = sp::rowsRead(&op, known, begin, end);
           neededRows = std::min(lanes.inputRows, (end - begin) * lanes.stride + lanes.halo);
         }
         for (Value operand : op.getOperands()) {
@@ -375,7 +288,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           if (it == producers.end())
             continue; // a graph input or weight, resident before the run
           auto type = dyn_cast<RankedTensorType>(operand.getType());
-          std::optional<size_t> dim = rowDim(operand.getType());
+          std::optional<size_t> dim = sp::rowDim(operand.getType());
           bool aligned = need && dim && type.getShape()[*dim] > 1;
           for (auto [lane, rows, held] : llvm::zip(it->second.tasks, it->second.rows, it->second.bytes)) {
             int64_t b = held;
@@ -469,7 +382,6 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
             previousBlock = task.getDone();
           }
         }
-      int64_t tasks = int64_t(results.size());
       for (Value r : op.getResults())
         if (isa<RankedTensorType>(r.getType())) {
           // Rows of maps are in the result's own coordinates only for a
@@ -477,7 +389,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           // task holds "all rows".
           SmallVector<std::pair<int64_t, int64_t>> rowsHeld(resultRows);
           auto type = cast<RankedTensorType>(r.getType());
-          std::optional<size_t> dim = rowDim(type);
+          std::optional<size_t> dim = sp::rowDim(type);
           if (!dim || (type.getRank() != 4 && !followsRows) ||
               (split && !followsRows && lanes.rows != type.getShape()[*dim]))
             for (auto &span : rowsHeld)

@@ -6,7 +6,7 @@
 // upsampled rows (320 or 960 bytes) of a map gathered on the view's core
 // first, which had put U-Net's decoder behind one core per upsampling
 // (int8 simulated 1319 ms, now 891).
-// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=none row-block=4" --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/tiny.json replicate=none row-block=4" --raptor-schedule-spatial=transfers=rendezvous --raptor-lower-to-pim | FileCheck %s
 
 // CHECK:      spatial.task "a#0/0" {{.*}}core = [[A:[0-9]+]] : i64
 // CHECK:      spatial.task "b#0/0" {{.*}}core = [[B:[0-9]+]] : i64
