@@ -521,7 +521,13 @@ FailureOr<Piece> Lowering::localize(const Piece &p, int64_t on) {
         chain.push_back({globalAlloc(bytes), src.core});
         emitter(src.core).boundaryStore(chain.back().first, Address::at(src.address + eb * lo), bytes);
       }
-      size_t level = size_t(stages.levelOf(on) - stages.levelOf(src.core)); // >= 1: it crosses
+      int64_t levels = stages.levelOf(on) - stages.levelOf(src.core);
+      if (levels < 1) // (the stages join at the tasks' dependencies; a view's readers read its producers)
+        return taskError() << "reads data of core " << src.core << " (pipeline stage " << stages.stageOf(src.core)
+                           << ") on core " << on << " (stage " << stages.stageOf(on)
+                           << ") of the same level, through a view: a global-memory crossing has no region "
+                              "between them; compile with --crossing skewed or local";
+      size_t level = size_t(levels);
       if (chain.size() < level) {
         std::vector<int64_t> hops = stages.route(chain.back().second, on); // a relay per level, then `on`
         for (int64_t hop : llvm::ArrayRef(hops).drop_back()) {
