@@ -1,11 +1,11 @@
-"""A global-memory pipeline crossing whose reader reads, through a view, a
-producer on a stage of its own level (the stages join at the tasks'
-dependencies; a concatenation's readers read its producers' buffers): the
-lowering has no region between two stages of one level. It indexed its
-relay chain at level 0 and aborted the process (a libstdc++ bounds
-assertion, found compiling ShuffleNetV2 int8 with `--pipeline 4 --crossing
-global`); it now stops with a diagnostic naming the task, both cores and
-the crossings that work."""
+"""A global-memory pipeline crossing whose reader reads data on a stage of
+its own level (the stages join at the tasks' dependencies, and a
+concatenation's row copy reads a piece on a core its dependencies do not
+name): the lowering has no region between two stages of one level. It
+indexed its relay chain at level 0 and aborted the process (a libstdc++
+bounds assertion, found compiling ShuffleNetV2 int8 with `--pipeline 4
+--crossing global`); it now stops with a diagnostic naming the task, both
+cores and the crossings that work."""
 
 from __future__ import annotations
 
