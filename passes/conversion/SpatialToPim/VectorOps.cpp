@@ -646,11 +646,14 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
       part = it->second;
     }
     for (Piece p : part.pieces) {
-      // Global crossings: pieces from an earlier stage come to this core
+      // Global crossings: pieces from an earlier level come to this core
       // (as the queue model has the concatenation gather them) rather than
       // travel to every reader of the result, each copy through global
-      // memory's one controller.
-      if (globalCrossing && buffers[p.buffer].core >= 0 && stages.crosses(buffers[p.buffer].core, core)) {
+      // memory's one controller. (A row copy of the concatenation sees all
+      // pieces, also those of stages of its own level, which no region
+      // joins: their readers fetch them.)
+      int64_t from = buffers[p.buffer].core;
+      if (globalCrossing && from >= 0 && stages.crosses(from, core) && stages.levelOf(from) < stages.levelOf(core)) {
         FailureOr<Piece> local = localize(p, core);
         if (failed(local))
           return failure();
