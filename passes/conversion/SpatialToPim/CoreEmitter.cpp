@@ -27,37 +27,21 @@ Operation *CoreEmitter::lastOp() {
 
 Block *CoreEmitter::block() { return builder.getInsertionBlock(); }
 
-CoreEmitter::Bookmark CoreEmitter::mark() {
-  Bookmark b;
-  b.after = lastOp();
-  std::copy(std::begin(temps), std::end(temps), std::begin(b.temps));
-  b.clock = clock;
-  b.globalHi = globalHi;
-  b.globalLo = globalLo;
-  b.ibiw = ibiw;
-  b.obiw = obiw;
-  return b;
-}
+CoreEmitter::Bookmark CoreEmitter::mark() { return Bookmark{lastOp(), registers}; }
 
 void CoreEmitter::emitAt(const Bookmark &at, llvm::function_ref<void()> emit) {
   OpBuilder::InsertPoint end = builder.saveInsertionPoint();
-  Bookmark now = mark();
-  auto take = [&](const Bookmark &b) {
-    std::copy(std::begin(b.temps), std::end(b.temps), std::begin(temps));
-    clock = b.clock;
-    globalHi = b.globalHi;
-    globalLo = b.globalLo;
-    ibiw = b.ibiw;
-    obiw = b.obiw;
-  };
+  Registers now = registers;
   if (at.after)
     builder.setInsertionPointAfter(at.after);
   else
     builder.setInsertionPointToStart(block());
-  take(at);
+  registers = at.registers;
   emit();
   // What the instructions after `at` were emitted expecting.
-  for (auto [reg, value, held] : {std::tuple{0, at.globalHi, globalHi}, std::tuple{1, at.globalLo, globalLo}})
+  const Registers &want = at.registers;
+  for (auto [reg, value, held] :
+       {std::tuple{0, want.globalHi, registers.globalHi}, std::tuple{1, want.globalLo, registers.globalLo}})
     if (value && held != value) {
       Instruction in;
       in.opcode = Opcode::Sldi;
@@ -66,21 +50,21 @@ void CoreEmitter::emitAt(const Bookmark &at, llvm::function_ref<void()> emit) {
       append(in);
     }
   for (unsigned i = 0; i < kTemps; ++i) {
-    const Temp &want = at.temps[i];
-    if (!want.valid || (temps[i].valid && temps[i].reg == want.reg && temps[i].offset == want.offset))
+    const Temp &expected = want.temps[i], &held = registers.temps[i];
+    if (!expected.valid || (held.valid && held.reg == expected.reg && held.offset == expected.offset))
       continue;
     Instruction in;
-    in.opcode = want.reg < 0 ? Opcode::Sldi : Opcode::Saddi;
+    in.opcode = expected.reg < 0 ? Opcode::Sldi : Opcode::Saddi;
     in.rd = uint8_t(kFirstTemp + i);
-    if (want.reg >= 0)
-      in.rs1 = uint8_t(want.reg);
-    in.imm = int32_t(want.offset);
+    if (expected.reg >= 0)
+      in.rs1 = uint8_t(expected.reg);
+    in.imm = int32_t(expected.offset);
     append(in);
   }
-  if (ibiw != at.ibiw || obiw != at.obiw)
-    setWidths(at.ibiw, at.obiw);
+  if (registers.ibiw != want.ibiw || registers.obiw != want.obiw)
+    setWidths(want.ibiw, want.obiw);
   builder.restoreInsertionPoint(end);
-  take(now);
+  registers = now;
 }
 
 bool CoreEmitter::empty() {
@@ -93,7 +77,7 @@ bool CoreEmitter::empty() {
 void CoreEmitter::append(const Instruction &in) { buildInstruction(builder, loc, in); }
 
 void CoreEmitter::invalidate() {
-  for (Temp &t : temps)
+  for (Temp &t : registers.temps)
     t.valid = false;
 }
 
@@ -106,8 +90,8 @@ unsigned CoreEmitter::resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked
   if (a.reg >= 0 && a.offset == 0)
     return unsigned(a.reg);
   for (unsigned i = 0; i < kTemps; ++i)
-    if (temps[i].valid && temps[i].reg == a.reg && temps[i].offset == a.offset) {
-      temps[i].used = ++clock;
+    if (registers.temps[i].valid && registers.temps[i].reg == a.reg && registers.temps[i].offset == a.offset) {
+      registers.temps[i].used = ++registers.clock;
       locked.push_back(kFirstTemp + i);
       return kFirstTemp + i;
     }
@@ -115,9 +99,9 @@ unsigned CoreEmitter::resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked
   for (unsigned i = 0; i < kTemps; ++i) {
     if (llvm::is_contained(locked, kFirstTemp + i))
       continue;
-    if (victim == kTemps || !temps[i].valid || temps[i].used < temps[victim].used)
+    if (victim == kTemps || !registers.temps[i].valid || registers.temps[i].used < registers.temps[victim].used)
       victim = i;
-    if (!temps[i].valid)
+    if (!registers.temps[i].valid)
       break;
   }
   unsigned reg = kFirstTemp + victim;
@@ -133,7 +117,7 @@ unsigned CoreEmitter::resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked
   }
   in.imm = int32_t(a.offset);
   append(in);
-  temps[victim] = {true, a.reg, a.offset, ++clock};
+  registers.temps[victim] = {true, a.reg, a.offset, ++registers.clock};
   locked.push_back(reg);
   return reg;
 }
@@ -246,10 +230,10 @@ void CoreEmitter::nest(ArrayRef<int64_t> counts, ArrayRef<Walk> operands,
       outer = repeat;
   }
   invalidate();
-  std::pair<int32_t, int32_t> entry{ibiw, obiw};
+  std::pair<int32_t, int32_t> entry{registers.ibiw, registers.obiw};
   body(inner);
   // Every iteration must start with the widths the body was emitted for.
-  if (integerOnly && std::pair{ibiw, obiw} != entry)
+  if (integerOnly && std::pair{registers.ibiw, registers.obiw} != entry)
     setWidths(entry.first, entry.second);
   invalidate();
   builder.setInsertionPointAfter(outer);
@@ -312,12 +296,12 @@ void CoreEmitter::widths(int32_t input, int32_t output) {
 }
 
 void CoreEmitter::setWidths(int32_t input, int32_t output) {
-  if (input == ibiw && output == obiw)
+  if (input == registers.ibiw && output == registers.obiw)
     return;
   Instruction in;
   in.opcode = Opcode::Setbw;
-  in.ibiw = ibiw = input;
-  in.obiw = obiw = output;
+  in.ibiw = registers.ibiw = input;
+  in.obiw = registers.obiw = output;
   append(in);
 }
 
@@ -343,7 +327,7 @@ void CoreEmitter::lldi(Address rd, uint8_t byte, int64_t bytes) {
 
 void CoreEmitter::setGlobal(int64_t address) {
   int64_t hi = address >> 32, lo = int64_t(int32_t(uint32_t(address & 0xffffffff)));
-  for (auto [reg, value, cached] : {std::tuple{0, hi, &globalHi}, std::tuple{1, lo, &globalLo}}) {
+  for (auto [reg, value, cached] : {std::tuple{0, hi, &registers.globalHi}, std::tuple{1, lo, &registers.globalLo}}) {
     if (*cached == value)
       continue;
     Instruction in;
@@ -370,13 +354,13 @@ void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBy
   SmallVector<unsigned> locked;
   checkImmediate(table);
   checkImmediate(rowBytes);
-  if (globalHi != 0) {
+  if (registers.globalHi != 0) {
     Instruction hi;
     hi.opcode = Opcode::Sldi;
     hi.rd = 0;
     hi.imm = 0;
     append(hi);
-    globalHi = 0;
+    registers.globalHi = 0;
   }
   Instruction in;
   in.opcode = Opcode::Sld;
@@ -391,7 +375,7 @@ void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBy
   in.opcode = Opcode::Saddi;
   in.imm = int32_t(table);
   append(in);
-  globalLo.reset();
+  registers.globalLo.reset();
   in = Instruction();
   in.opcode = Opcode::Ld;
   in.size = rowBytes;
@@ -498,7 +482,7 @@ void CoreEmitter::setBankedGlobal(int64_t global, bool store) {
   in.rs1 = 1;
   in.rs2 = uint8_t(store ? kBankRegister : kOtherBankRegister);
   append(in);
-  globalLo.reset();
+  registers.globalLo.reset();
 }
 
 void CoreEmitter::skewedLoad(std::vector<int64_t> slots, int64_t global, int64_t bytes, int64_t sender) {

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,15 @@ class CoreEmitter {
     int reg = -1;
     int64_t offset = 0;
     uint64_t used = 0;
+  };
+  /// What the emitter knows the registers hold where the program is: the
+  /// temporaries r2..r7 (with their use clock), the global address pair
+  /// r0/r1, and the widths of the last setbw.
+  struct Registers {
+    std::array<Temp, 6> temps;
+    uint64_t clock = 0;
+    std::optional<int64_t> globalHi, globalLo;
+    int32_t ibiw = 32, obiw = 32;
   };
 
 public:
@@ -150,10 +160,7 @@ public:
   /// there: emitAt() adds instructions at it later.
   struct Bookmark {
     mlir::Operation *after = nullptr; // null: the block's start
-    Temp temps[6];
-    uint64_t clock = 0;
-    std::optional<int64_t> globalHi, globalLo;
-    int32_t ibiw = 32, obiw = 32;
+    Registers registers;
   };
   /// Where the program is now (outside any loop nest).
   Bookmark mark();
@@ -206,13 +213,11 @@ private:
   /// Declared groups by (weight, matrix layout, rows, cols, crossbars).
   std::map<std::tuple<std::string, const void *, int64_t, int64_t, int64_t, int64_t, int64_t>, int64_t> declared;
 
-  Temp temps[6]; // r2..r7
-  uint64_t clock = 0;
-  std::optional<int64_t> globalHi, globalLo; // r0, r1
+  Registers registers;
   bool walkers[32] = {};
   /// The widths of the last setbw and
   /// those the MVMs need.
-  int32_t ibiw = 32, obiw = 32, matrixIbiw = 32, matrixObiw = 32;
+  int32_t matrixIbiw = 32, matrixObiw = 32;
   void setWidths(int32_t ibiw, int32_t obiw);
 
   unsigned resolve(Address a, llvm::SmallVectorImpl<unsigned> &locked);
