@@ -56,12 +56,11 @@ QueueProgram programOf(const PlacedGraph &g) {
     double share;
     std::pair<int64_t, int64_t> rows;
   };
-  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
   std::vector<std::vector<Owner>> owners(skewed || mailbox ? g.work.size() : 0);
   auto passes = [&](unsigned t) { return t < g.passThrough.size() && g.passThrough[t]; };
   for (unsigned t = 0; t < owners.size(); ++t) { // (tasks in graph order: producers first)
     if (!passes(t)) {
-      owners[t] = {{t, 1.0, t < g.taskRows.size() ? g.taskRows[t] : std::pair<int64_t, int64_t>{0, kAll}}};
+      owners[t] = {{t, 1.0, t < g.taskRows.size() ? g.taskRows[t] : kAllRows}};
       continue;
     }
     double total = 0;
@@ -71,8 +70,8 @@ QueueProgram programOf(const PlacedGraph &g) {
     std::map<unsigned, Owner> merged; // one entry per owner, however many paths lead to it
     for (unsigned e : inputs[t])
       for (const Owner &o : owners[g.edges[e].from]) {
-        std::pair<int64_t, int64_t> rows{0, kAll};
-        if (scale > 0 && o.rows.second != kAll)
+        std::pair<int64_t, int64_t> rows = kAllRows;
+        if (scale > 0 && o.rows.second != kAllRows.second)
           rows = {o.rows.first * scale, o.rows.second * scale};
         double share = o.share * (total > 0 ? double(g.edges[e].bytes) / total : 1.0);
         auto [it, fresh] = merged.try_emplace(o.task, Owner{o.task, share, rows});
@@ -130,7 +129,7 @@ QueueProgram programOf(const PlacedGraph &g) {
   std::set<std::tuple<unsigned, unsigned, int64_t>> skewLoaded;
   int64_t reading = 0, producing = 0;
   int64_t moving = -1;
-  std::pair<int64_t, int64_t> movingRows{0, kAll}; // the rows of `moving` read
+  std::pair<int64_t, int64_t> movingRows = kAllRows; // the rows of `moving` read
   // Mailbox: a producer stores its output (storeOf: its results when it
   // computes all rows, else the most any reader reads of it) after its
   // work and signals every core reading it (through views),
@@ -303,7 +302,7 @@ QueueProgram programOf(const PlacedGraph &g) {
       movingRows = edge.rows;
       move(edge.bytes, there, here, own ? -1 : int64_t(edge.from));
       moving = -1;
-      movingRows = {0, kAll};
+      movingRows = kAllRows;
     }
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back(memory(g.loadBytes[t], false, here));

@@ -132,6 +132,10 @@ inline constexpr int64_t kReadyEvent = 0, kFreeEvent = 1;
 /// rendezvous from a sender none can be handed to.
 inline constexpr int64_t kEventRegisters = 32;
 
+/// The rows of a task or an edge that takes all of a map's rows (no row
+/// copy): a range no map's rows exceed.
+inline constexpr std::pair<int64_t, int64_t> kAllRows{0, std::numeric_limits<int64_t>::max()};
+
 /// A placed graph: what programOf() turns into action lists.
 struct PlacedGraph {
   unsigned cores = 0;
@@ -143,7 +147,7 @@ struct PlacedGraph {
     int64_t bytes;
     /// The rows of the producer's output the reader reads (a row copy's
     /// windows; all: {0, max}).
-    std::pair<int64_t, int64_t> rows{0, std::numeric_limits<int64_t>::max()};
+    std::pair<int64_t, int64_t> rows = kAllRows;
   };
   std::vector<Edge> edges;
   /// Per task: whether it reads row ranges of its inputs (a copy of a

@@ -119,16 +119,15 @@ struct GraphTasks {
     std::optional<raptor::nn::CompileTimeValues> known;
     if (func && !func.isExternal())
       known.emplace(func.front());
-    constexpr std::pair<int64_t, int64_t> kAllRows{0, std::numeric_limits<int64_t>::max()};
     for (auto [i, task] : llvm::enumerate(tasks)) {
       index[task.getDone()] = i;
       int64_t rowSource = task.getSource() ? int64_t(*task.getSource()) : -1;
       Operation *rowOp = rowSource >= 0 && rowSource < int64_t(ops.size()) ? ops[size_t(rowSource)] : nullptr;
-      std::pair<int64_t, int64_t> own = kAllRows, read = kAllRows;
+      std::pair<int64_t, int64_t> own = sp::kAllRows, read = sp::kAllRows;
       if (auto rows = task.getRows()) {
         own = {(*rows)[0], (*rows)[1]};
         if (rowOp && known)
-          read = sp::rowsRead(rowOp, *known, own.first, own.second).value_or(kAllRows);
+          read = sp::rowsRead(rowOp, *known, own.first, own.second).value_or(sp::kAllRows);
       }
       taskRows.push_back(own);
       graph.tiles.push_back(int64_t(task.getTiles()));

@@ -292,7 +292,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           bool aligned = need && dim && type.getShape()[*dim] > 1;
           for (auto [lane, rows, held] : llvm::zip(it->second.tasks, it->second.rows, it->second.bytes)) {
             int64_t b = held;
-            bool heldRows = rows.second != std::numeric_limits<int64_t>::max();
+            bool heldRows = rows.second != sp::kAllRows.second;
             if (aligned && heldRows) {
               int64_t lo = std::max(rows.first, need->first), hi = std::min(rows.second, need->second);
               if (lo >= hi)
@@ -352,7 +352,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
               colTiles = builder.getDenseI64ArrayAttr({m.colBegin, m.colEnd});
             }
             double ns = lanes.ns[l];
-            std::pair<int64_t, int64_t> span{0, std::numeric_limits<int64_t>::max()}; // all rows
+            std::pair<int64_t, int64_t> span = sp::kAllRows;
             if (split) {
               span = {begin, end};
               rows = builder.getDenseI64ArrayAttr({begin, end});
@@ -393,7 +393,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           if (!dim || (type.getRank() != 4 && !followsRows) ||
               (split && !followsRows && lanes.rows != type.getShape()[*dim]))
             for (auto &span : rowsHeld)
-              span = {0, std::numeric_limits<int64_t>::max()};
+              span = sp::kAllRows;
           SmallVector<int64_t> bytes;
           for (auto [share, partial] : llvm::zip(shares, sums)) {
             double whole = partial ? double(4 * cast<RankedTensorType>(r.getType()).getNumElements())
