@@ -57,9 +57,9 @@ double vectorWork(const pim::TargetModel &t, double instructions, int64_t elemen
 /// The lanes of a K x N weight matrix (WeightTiling): per output position,
 /// the lowering gathers the im2col window (`gathers` copies of
 /// `gatherBytes`), runs one MVM per array group of the lane, adds the
-/// groups that continue a column range and the bias once; a packed tile
-/// (packedPositions over the `rowPositions` of an output row) serves p
-/// positions with one MVM and one bias add.
+/// groups that continue a column range and the bias once; a packed tail
+/// tile (packedPositions over the `rowPositions` of an output row) serves p
+/// positions with one MVM, one add of its sums and one bias add.
 FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles, int64_t k, int64_t n,
                                int64_t taps, int64_t groups, int64_t positions, int64_t rowPositions,
                                std::string weight, int64_t gathers, int64_t gatherBytes, bool bias, bool integer) {
@@ -74,30 +74,34 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t
   const pim::TimingConfig &timing = t.timing;
   for (auto [index, lane] : llvm::enumerate(tiling.lanes)) {
     lanes.tiles.push_back(lane.crossbars);
-    // p positions per MVM (and per bias add) when the tile is packed.
+    // The packed tail tile serves p positions per MVM (and per add of its
+    // sums and of the bias); the other tiles one.
     double packed = double(packedPositions(tiling, lane, rowPositions));
-    double perMvm = 0.0;
+    double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes);
     for (const TileGroup &g : groupsOf(tiling, lane)) {
-      int64_t width = std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols;
+      double share = packed > 1 && g.rowTile == tiling.rowTiles - 1 ? packed : 1.0;
+      int64_t width = int64_t(share) * (std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols);
+      double ns = 0.0;
       if (integer) { // int8 inputs; one MVM per bit slice, shifted and added (MatrixOps.cpp)
         unsigned mbiw = tiling.slices > 1 ? t.cellBits : t.weightBits;
         for (int64_t s = 0; s < tiling.slices; ++s)
-          perMvm += timing.mvmulInstructionNs(g.colEnd - g.colBegin, 8, kProgramBits, mbiw) +
-                    (s > 0 ? vectorWork(t, 2, width) : 0.0);
+          ns += timing.mvmulInstructionNs(g.colEnd - g.colBegin, 8, kProgramBits, mbiw) +
+                (s > 0 ? vectorWork(t, 2, width) : 0.0);
       } else {
-        perMvm += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits, kProgramBits,
-                                            t.weightBits);
+        ns += timing.mvmulInstructionNs((g.colEnd - g.colBegin) * tiling.slices, kProgramBits, kProgramBits,
+                                        t.weightBits);
       }
       if (!g.first)
-        perMvm += vectorWork(t, 1, width);
+        ns += vectorWork(t, 1, width);
+      perPosition += ns / share;
     }
     bool firstOfColumns = llvm::none_of(llvm::ArrayRef(tiling.lanes).take_front(index), [&](const auto &other) {
       return other.colBegin == lane.colBegin;
     });
     if (bias && firstOfColumns)
-      perMvm += vectorWork(t, 1, int64_t(packed) * (std::min(n, lane.colEnd * t.crossbarCols) -
-                                                    lane.colBegin * t.crossbarCols));
-    double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes) + perMvm / packed;
+      perPosition += vectorWork(t, 1, int64_t(packed) * (std::min(n, lane.colEnd * t.crossbarCols) -
+                                                         lane.colBegin * t.crossbarCols)) /
+                     packed;
     lanes.ns.push_back(double(positions) * perPosition);
     lanes.matrix.push_back(lane);
   }

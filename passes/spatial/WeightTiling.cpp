@@ -34,10 +34,12 @@ std::vector<TileGroup> groupsOf(const MatrixTiling &tiling, const MatrixTiling::
 }
 
 int64_t packedPositions(const MatrixTiling &tiling, const MatrixTiling::Lane &lane, int64_t rowPositions) {
-  if (tiling.rowTiles != 1 || tiling.colTiles != 1 || tiling.slices != 1 || lane.partial || tiling.rows <= 0 ||
-      tiling.cols <= 0)
+  int64_t last = tiling.rowTiles - 1;
+  if (tiling.colTiles != 1 || tiling.slices != 1 || lane.rowEnd != tiling.rowTiles || tiling.rows <= 0 ||
+      tiling.cols <= 0 || !tiling.nonzero(last, 0))
     return 1;
-  int64_t most = std::min({tiling.xbarRows / tiling.rows, tiling.xbarCols / tiling.cols, rowPositions});
+  int64_t tail = tiling.rows - last * tiling.xbarRows;
+  int64_t most = std::min({tiling.xbarRows / tail, tiling.xbarCols / tiling.cols, rowPositions});
   for (int64_t p = most; p > 1; --p)
     if (rowPositions % p == 0)
       return p;

@@ -68,16 +68,22 @@ bool tileMatrix(int64_t rows, int64_t cols, int64_t taps, int64_t groups, int64_
                 int64_t xbarCols, int64_t slices, int64_t perCore, int64_t laneRowTiles, MatrixTiling &out,
                 std::string &error);
 
-/// Output positions one MVM of `lane` computes. A matrix that fits one tile
-/// several times over (K <= xbarRows / p, N <= xbarCols / p: a stem
-/// convolution's 27 x 24, ShuffleNetV2's 58 x 58 in stage 2) is placed p
-/// times block-diagonally on the lane's crossbar, so one MVM multiplies p
-/// consecutive im2col windows, laid side by side in its input, and writes
-/// their p outputs side by side, which is where a channels-last map keeps
-/// them. p divides `rowPositions` (the output positions of a row, which
-/// a copy's ranges of rows never cut) so no MVM mixes rows of two copies or
-/// reads a window it does not own; 1 when the matrix takes more than half a
-/// tile, or is cut into several tiles or bit slices.
+/// Output positions one MVM of the lane's last row tile computes, when
+/// that tile is the matrix's last: its r = K - (row tiles - 1) x xbarRows
+/// rows by N columns fit the crossbar p times over (r <= xbarRows / p,
+/// N <= xbarCols / p), so they sit there p times block-diagonally and one
+/// MVM multiplies the last r rows of p consecutive im2col windows, laid
+/// side by side in its input, and writes their p partial outputs side by
+/// side, which is where a channels-last map keeps them. A matrix of one
+/// tile (a stem convolution's 27 x 24, ShuffleNetV2's 58 x 58 in stage 2)
+/// is all tail: each of its MVMs computes p positions whole; a taller one
+/// (ResNet-18's stem, 147 x 64, its 576 x 64 layer-1 convolutions) runs its
+/// full tiles per position and the tail once per p positions. p divides
+/// `rowPositions` (the output positions of a row, which a copy's ranges of
+/// rows never cut) so no MVM mixes rows of two copies or reads a window it
+/// does not own; 1 when the tail takes more than half a tile, the matrix
+/// has several column tiles or bit slices, or the lane does not hold the
+/// last row tile.
 int64_t packedPositions(const MatrixTiling &tiling, const MatrixTiling::Lane &lane, int64_t rowPositions);
 
 } // namespace raptor::spatial

@@ -50,16 +50,23 @@ def case(seed: int) -> dict:
 SEEDS = range(14)
 
 
+def tail_rows(c: dict) -> int:
+    """The rows of the K x N matrix's last 16-row tile (K = input channels
+    x kernel taps)."""
+    k = c["cin"] * c["kernel"][0] * c["kernel"][1]
+    return k - 16 * ((k - 1) // 16)
+
+
 def positions_per_mvm(c: dict) -> int:
-    """Output positions one MVM computes, by the rule docs/pim.md states:
-    the K x N matrix (K = input channels x kernel taps, N = outputs) placed
-    p times on the 16 x 16 crossbar's diagonal, p the largest number of
-    copies that fits and divides the positions of an output row."""
-    k, n = c["cin"] * c["kernel"][0] * c["kernel"][1], c["cout"]
-    ow = out_size(c)[1]
-    if k > 16 or n > 16:
+    """Output positions one MVM of the last row tile computes, by the rule
+    docs/pim.md states: the tile's r rows by N outputs placed p times on the
+    16 x 16 crossbar's diagonal, p the largest number of copies that fits
+    and divides the positions of an output row (the whole matrix when it is
+    one tile)."""
+    r, n, ow = tail_rows(c), c["cout"], out_size(c)[1]
+    if n > 16:
         return 1
-    return next(p for p in range(min(16 // k, 16 // n, ow), 0, -1) if ow % p == 0)
+    return next(p for p in range(min(16 // r, 16 // n, ow), 0, -1) if ow % p == 0)
 
 
 def out_size(c: dict) -> list[int]:
@@ -79,11 +86,16 @@ def test_the_sample_covers_every_parameter() -> None:
     assert any(c["padding"][0] != c["padding"][1] for c in cases)
     assert any(c["kernel"][0] != c["kernel"][1] for c in cases)
     # Packed tiles (several positions per MVM) with strides, padding and
-    # groups, and tiles holding the matrix once.
+    # groups, and tiles holding the matrix once; packed last tiles after
+    # full ones (K > 16), with groups, and a taller matrix not packed.
     packed = [c for c in cases if positions_per_mvm(c) > 1]
     assert len(packed) >= 4 and len(packed) < len(cases)
     assert any(c["stride"][1] > 1 for c in packed) and any(c["padding"][1] > 0 for c in packed)
     assert any(c["groups"] > 1 for c in packed)
+    tall = [c for c in cases if c["cin"] * c["kernel"][0] * c["kernel"][1] > 16]
+    assert len([c for c in tall if positions_per_mvm(c) > 1]) >= 3
+    assert any(c["groups"] > 1 and positions_per_mvm(c) > 1 for c in tall)
+    assert any(positions_per_mvm(c) == 1 for c in tall)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -97,11 +109,11 @@ def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Pa
     target.write_text(json.dumps(TARGET))
     run = compile_and_run(conv, x, tmp_path / "out", target=target)
     assert run.output.shape == run.reference.shape, c
-    # The crossbars hold the matrix p times: p K rows by p N columns.
+    # The crossbars hold the full 16-row tiles once and the last tile p
+    # times: p r rows by p N columns.
     k, p = c["cin"] * c["kernel"][0] * c["kernel"][1], positions_per_mvm(c)
-    if k <= 16 and c["cout"] <= 16:
-        tiles = {(g["rows"], g["cols"]) for core in run.manifest["cores"] for g in core["groups"]}
-        assert tiles == {(p * k, p * c["cout"])}, (c, tiles)
+    tiles = {(g["rows"], g["cols"]) for core in run.manifest["cores"] for g in core["groups"]}
+    assert tiles == {(p * tail_rows(c), p * c["cout"])} | ({(16, c["cout"])} if k > 16 else set()), (c, tiles)
     # The compute graph prices the MVMs the lowering emits (p positions
     # each): its latency estimate is the timing simulator's within 10%.
     simulated = pim.Program.load(tmp_path / "out").time().latency_ns

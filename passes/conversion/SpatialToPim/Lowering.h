@@ -185,8 +185,9 @@ public:
   /// Values as placeConstant holds them, in global memory only (a table
   /// read by computed addresses): their global address.
   int64_t globalReals(std::vector<float> values);
-  /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes, its
-  /// matrix repeated `packing` times block-diagonally when above 1:
+  /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes, or
+  /// its last row tile repeated |packing| times block-diagonally when
+  /// |packing| > 1, the blocks reversed when negative:
   /// spatial::packedPositions); returns its symbol name.
   std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0, int packing = 1);
 

@@ -5,11 +5,12 @@
 // crossbars of a group sharing the input vector. Per output position the
 // lane gathers the input window (im2col, a few contiguous runs of a
 // channels-last map), runs one MVM per group, writes the first
-// contribution of each column directly and adds the others. A matrix small
-// enough to fit its tile p times (spatial::packedPositions) sits there
-// block-diagonally and one MVM computes p consecutive positions: their
-// windows side by side in the input, their outputs side by side, as a
-// channels-last result keeps them.
+// contribution of each column directly and adds the others. A last row
+// tile small enough to fit its crossbar p times (spatial::packedPositions)
+// sits there block-diagonally and one MVM computes its part of p
+// consecutive positions: their windows' last rows side by side in the
+// input, their outputs side by side, as a channels-last result keeps them
+// (a matrix of one tile is all last tile).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
@@ -30,20 +31,38 @@ struct Group {
   SmallVector<int64_t, 2> ids;
   int64_t rowTile, colBegin, colEnd;
   bool direct;
+  int64_t positions = 1; // output positions one MVM serves (a packed tail: p)
+};
+
+/// A packed last row tile: its weight symbol (the tail rows p times
+/// block-diagonally) and that matrix's layout.
+struct PackedTail {
+  std::string symbol;
+  Layout matrix;
+  int64_t positions, rows, cols;
 };
 
 /// Declares the lane's array groups on the current core; `weights` holds
-/// one weight symbol per bit slice.
+/// one weight symbol per bit slice, `tail` the packed last row tile's.
 FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTiling &tiling,
                                             const spatial::MatrixTiling::Lane &lane, ArrayRef<std::string> weights,
-                                            const Layout &matrix) {
+                                            const Layout &matrix, const std::optional<PackedTail> &tail = {}) {
   SmallVector<Group> groups;
   CoreEmitter &e = l.here();
-  auto matrixAttr = layout::LayoutAttr::get(l.chip.getContext(), matrix);
+  MLIRContext *context = l.chip.getContext();
+  auto matrixAttr = layout::LayoutAttr::get(context, matrix);
   for (const spatial::TileGroup &g : spatial::groupsOf(tiling, lane)) {
+    Group group{{}, g.rowTile, g.colBegin, g.colEnd, g.first};
+    if (tail && g.rowTile == tiling.rowTiles - 1) {
+      int64_t rows[2] = {0, tail->rows}, cols[2] = {0, tail->cols};
+      group.positions = tail->positions;
+      group.ids.push_back(e.group(g.colEnd - g.colBegin, tail->symbol,
+                                  layout::LayoutAttr::get(context, tail->matrix), rows, cols));
+      groups.push_back(group);
+      continue;
+    }
     int64_t rows[2] = {g.rowTile * tiling.xbarRows, std::min(tiling.rows, (g.rowTile + 1) * tiling.xbarRows)};
     int64_t cols[2] = {g.colBegin * tiling.xbarCols, std::min(tiling.cols, g.colEnd * tiling.xbarCols)};
-    Group group{{}, g.rowTile, g.colBegin, g.colEnd, g.first};
     for (const std::string &weight : weights)
       group.ids.push_back(e.group(g.colEnd - g.colBegin, weight, matrixAttr, rows, cols));
     groups.push_back(group);
@@ -105,12 +124,13 @@ SmallVector<int64_t> distinct(ArrayRef<Group> groups, int64_t Group::*field) {
   return values;
 }
 
-/// One position's MVMs: group g reads `inputs[index of its row tile]` and
-/// writes or adds at `outputs[index of its first column tile]`. With bit
-/// slices, slice s's sums are shifted left by s * cell_bits (`shifts[s]`,
-/// an i32 scalar) and added: the shift-and-add of the cells.
+/// One position's MVMs by `run` (some of the lane's groups): group g reads
+/// `inputs[index of its row tile]` and writes or adds at `outputs[index of
+/// its first column tile]`, its columns for each of the positions it
+/// serves. With bit slices, slice s's sums are shifted left by s *
+/// cell_bits (`shifts[s]`, an i32 scalar) and added: the shift-and-add of
+/// the cells.
 struct Multiply {
-  ArrayRef<Group> groups;
   const spatial::MatrixTiling &tiling;
   ArrayRef<int64_t> rowTiles, colStarts;
   ArrayRef<Address> shifts;
@@ -118,11 +138,12 @@ struct Multiply {
   int32_t mbiw;
   ElementType sums;
 
-  void operator()(CoreEmitter &e, ArrayRef<Address> inputs, ArrayRef<Address> outputs, Address tmp) const {
-    for (const Group &g : groups) {
+  void operator()(CoreEmitter &e, ArrayRef<Group> run, ArrayRef<Address> inputs, ArrayRef<Address> outputs,
+                  Address tmp) const {
+    for (const Group &g : run) {
       Address in = inputs[size_t(llvm::find(rowTiles, g.rowTile) - rowTiles.begin())];
       Address at = outputs[size_t(llvm::find(colStarts, g.colBegin) - colStarts.begin())];
-      int64_t len = std::min(g.colEnd * tiling.xbarCols, laneCol1) - g.colBegin * tiling.xbarCols;
+      int64_t len = g.positions * (std::min(g.colEnd * tiling.xbarCols, laneCol1) - g.colBegin * tiling.xbarCols);
       for (auto [s, id] : llvm::enumerate(g.ids)) {
         if (s == 0 && g.direct) {
           e.mvmul(at, in, id, mbiw);
@@ -217,18 +238,21 @@ FailureOr<std::optional<Address>> laneBias(Lowering &l, Value bias, const spatia
   return std::optional<Address>(l.placeIntegers(repeated(codec::quantizeBias(values, scales, corrections))));
 }
 
-/// The K x N matrix `matrix` maps onto `tensor` (element (k, n) at
-/// matrix(k + K n)), `pack` times on the diagonal of a (pack K) x (pack N)
-/// matrix, held as a linear layer's weight (pack N rows of pack K): block
-/// j's element (k, n) at row j N + n, column j K + k.
+/// Rows [first, K) of the K x N matrix `matrix` maps onto `tensor`
+/// (element (k, n) at matrix(k + K n)), R = K - first of them, `pack` times
+/// in a (pack R) x (pack N) matrix, held as a linear layer's weight (pack N
+/// rows of pack R): block j, which writes outputs j, reads input block j,
+/// or input block pack - 1 - j when `reversed`. Its element (k, n) is at
+/// row j N + n, column (its input block) x R + k.
 nn::HostTensor blockDiagonal(const nn::HostTensor &tensor, const Layout &matrix, int64_t K, int64_t N,
-                             int64_t pack) {
-  int64_t width = pack * K;
+                             int64_t first, int64_t pack, bool reversed) {
+  int64_t R = K - first, width = pack * R;
   nn::HostTensor diagonal{{pack * N, width}, std::vector<float>(size_t(pack * N * width), 0.0f)};
   for (int64_t j = 0; j < pack; ++j)
     for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < K; ++k)
-        diagonal.data[size_t((j * N + n) * width + j * K + k)] = tensor.data[size_t(matrix(k + K * n))];
+      for (int64_t k = 0; k < R; ++k)
+        diagonal.data[size_t((j * N + n) * width + (reversed ? pack - 1 - j : j) * R + k)] =
+            tensor.data[size_t(matrix(first + k + K * n))];
   return diagonal;
 }
 
@@ -271,22 +295,36 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   }
   ElementType inType = integer ? ElementType::I8 : ElementType::F32;
   int64_t ib = bytesOf(inType);
-  // Positions per MVM; a packed tile holds the matrix `pack` times.
+  // Positions per MVM of the last row tile; packed, it holds its rows
+  // [tailRow, K) `pack` times. The `pack` windows of a step are gathered in
+  // order into one buffer, window j at slot(j) x tailRows elements, where
+  // their tails lie side by side. A lane that is its tail alone gathers
+  // them one after the other (slot j); a lane with full tiles runs them on
+  // window j as soon as it is gathered, and window j + 1 is gathered below
+  // it (slot pack - 1 - j) over the full part consumed, not its tail, so its
+  // tail tile reads the tails in reverse and holds its blocks reversed.
   int64_t pack = spatial::packedPositions(tiling, *lane, OW);
-  SmallVector<std::string> symbols;
+  int64_t tailRow = (tiling.rowTiles - 1) * tiling.xbarRows, tailRows = K - tailRow;
+  bool reversed = pack > 1 && lane->rowBegin < tiling.rowTiles - 1;
+  auto slot = [&](int64_t j) { return reversed ? pack - 1 - j : j; };
   Layout matrix(IntTuple::tuple({IntTuple::tuple({C, KW, KH}), N}),
                 IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));
-  spatial::MatrixTiling placed = tiling;
-  if (pack > 1) {
-    symbols.push_back(weightSymbol(op.getWeight(), blockDiagonal(*tensor, matrix, K, N, pack), 0, int(pack)));
-    matrix = Layout(IntTuple::tuple({pack * K, pack * N}), IntTuple::tuple({1, pack * K}));
-    placed.rows = pack * K, placed.cols = pack * N, placed.groups = 1;
-  } else {
+  std::optional<PackedTail> tail;
+  if (pack > 1)
+    tail = PackedTail{weightSymbol(op.getWeight(), blockDiagonal(*tensor, matrix, K, N, tailRow, pack, reversed), 0,
+                                   int(reversed ? -pack : pack)),
+                      Layout(IntTuple::tuple({pack * tailRows, pack * N}), IntTuple::tuple({1, pack * tailRows})),
+                      pack, pack * tailRows, pack * N};
+  // The full tiles' weights (none when the lane is its packed tail alone).
+  SmallVector<std::string> symbols;
+  if (!tail || lane->rowBegin < tiling.rowTiles - 1)
     symbols = weightSlices(*this, op.getWeight(), *tensor, tiling, integer);
-  }
-  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, placed, *lane, symbols, matrix);
+  FailureOr<SmallVector<Group>> groupList = declareGroups(*this, tiling, *lane, symbols, matrix, tail);
   if (failed(groupList))
     return failure();
+  SmallVector<Group> full, packedTail;
+  for (const Group &g : *groupList)
+    (g.positions > 1 ? packedTail : full).push_back(g);
   int64_t col0 = lane->colBegin * tiling.xbarCols, col1 = std::min(N, lane->colEnd * tiling.xbarCols);
   int64_t width = col1 - col0;
   // The input, channels-last and padded.
@@ -311,10 +349,10 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   Piece padded = *paddedInput;
   if (typeOf(padded) != inType)
     return taskError() << "its input holds " << nameOf(typeOf(padded)) << " data, not " << nameOf(inType);
-  FailureOr<int> im2col = scratch(ib * tiling.rowTiles * tiling.xbarRows);
+  FailureOr<int> im2col = scratch(ib * std::max(tiling.rowTiles * tiling.xbarRows, tailRow + pack * tailRows));
   int64_t widest = 0;
   for (const Group &g : *groupList)
-    widest = std::max(widest, (g.colEnd - g.colBegin) * tiling.xbarCols);
+    widest = std::max(widest, g.positions * (g.colEnd - g.colBegin) * tiling.xbarCols);
   FailureOr<int> tmp = scratch(4 * std::max<int64_t>(widest, 1));
   if (failed(im2col) || failed(tmp))
     return failure();
@@ -343,7 +381,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
                        colStarts = distinct(*groupList, &Group::colBegin);
   bool partialSums = symbols.size() > 1 || llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
-  Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
+  Multiply multiply{tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
   // One step of the nest: `pack` positions of a row.
   SmallVector<int64_t, 4> outStrides{OW * width * 4, pack * width * 4};
   SmallVector<Walk> walks{Walk{window, {sh * Wp * C * ib, pack * sw * C * ib}}, Walk{outBase, outStrides},
@@ -358,14 +396,26 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   if (*bias)
     walks.push_back(Walk{**bias, {0, 0}});
   e.nest({rows, OW / pack}, walks, [&](ArrayRef<Address> a) {
-    for (int64_t j = 0; j < pack; ++j)
-      if (failed(copy({a[2].plus(j * K * ib), columnLayout, nullptr, inType},
+    ArrayRef<Address> inputs = a.slice(3, rowTiles.size()), outputs = a.slice(3 + rowTiles.size(), colStarts.size());
+    Address tmp = partialSums ? a[tmpAt] : Address();
+    // Positions in order: a direct MVM writes a whole crossbar's columns,
+    // past its position into the next one's slot, which is computed after.
+    for (int64_t j = 0; j < pack; ++j) {
+      if (failed(copy({a[2].plus(slot(j) * tailRows * ib), columnLayout, nullptr, inType},
                       {a[0].plus(j * sw * C * ib), windowLayout, nullptr, inType}))) {
         status = failure();
         return;
       }
-    multiply(e, a.slice(3, rowTiles.size()), a.slice(3 + rowTiles.size(), colStarts.size()),
-             partialSums ? a[tmpAt] : Address());
+      if (full.empty())
+        continue;
+      SmallVector<Address> in, out;
+      for (Address x : inputs)
+        in.push_back(x.plus(slot(j) * tailRows * ib));
+      for (Address y : outputs)
+        out.push_back(y.plus(j * width * 4));
+      multiply(e, full, in, out, tmp);
+    }
+    multiply(e, packedTail, inputs, outputs, tmp);
     if (*bias)
       e.vector(Opcode::Vvadd, a[1], a[1], a[biasAt], pack * width, sums);
   });
@@ -457,7 +507,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   SmallVector<int64_t> rowTiles = distinct(*groupList, &Group::rowTile),
                        colStarts = distinct(*groupList, &Group::colBegin);
   bool partialSums = symbols.size() > 1 || llvm::any_of(*groupList, [](const Group &g) { return !g.direct; });
-  Multiply multiply{*groupList, tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
+  Multiply multiply{tiling, rowTiles, colStarts, shifts, col1, mbiw, sums};
   SmallVector<Walk> walks{Walk{addressOf(*result), {width * 4}}};
   for (int64_t r : rowTiles)
     walks.push_back(Walk{addressOf(*x).plus(((row0 - firstHeld) * K + r * tiling.xbarRows) * ib), {K * ib}});
@@ -469,7 +519,7 @@ LogicalResult Lowering::lowerLinear(nn::LinearOp op) {
   if (*bias)
     walks.push_back(Walk{**bias, {0}});
   e.nest({positions}, walks, [&](ArrayRef<Address> a) {
-    multiply(e, a.slice(1, rowTiles.size()), a.slice(1 + rowTiles.size(), colStarts.size()),
+    multiply(e, *groupList, a.slice(1, rowTiles.size()), a.slice(1 + rowTiles.size(), colStarts.size()),
              partialSums ? a[tmpAt] : Address());
     if (*bias)
       e.vector(Opcode::Vvadd, a[0], a[0], a[biasAt], width, sums);

@@ -2,13 +2,14 @@
 // W-policy max pooling of codes: the encoder adds the zero point before
 // rounding, the convolution pads with the code of 0 (-127: byte 129) and
 // removes the zero point through its bias (127 x the sum of each channel's
-// codes: 127 x 18 x 127 = 290322), max pooling compares i8 codes, and the
+// codes: 127 x 18 x 127 = 290322, once per output of the 4 positions its
+// packed last row tile serves), max pooling compares i8 codes, and the
 // decoder of codes scales and adds 127 x scale (31.75).
 // RUN: %raptor-opt %s --raptor-build-compute-graph=target=%S/Inputs/tiny.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // A task's constants arrive in one load (the decoder's scale and offset).
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[{{(2\.500000e-01, ){8}(3\.175000e\+01, ){7}3\.175000e\+01}}]> : tensor<16xf32>
-// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<290322> : tensor<2xi32>
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<290322> : tensor<8xi32>
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<9.842520e-04> : tensor<32xf32>
 // CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[{{([-0-9.e+]+, ){32}(-1\.270000e\+02, ){32}1\.000000e\+00}}]> : tensor<65xf32>
 // CHECK:       pim.core 0

@@ -24,10 +24,11 @@
 // CHECK:        pim.sldi r1, 0
 // CHECK:        pim.ld {{r[0-9]+}}, r0 size 144
 // Output rows (64 bytes of padded input, 96 of output apart), 6 positions
-// each; then the relu of its 2 rows x 6 x 4 channels = 48 floats, sent
-// (192 bytes) to the core that stores the output.
+// each in 3 pairs (the last row tile, 2 x 4, is packed twice); then the
+// relu of its 2 rows x 6 x 4 channels = 48 floats, sent (192 bytes) to the
+// core that stores the output.
 // CHECK:        pim.repeat 2 [{{r[0-9]+}} += 64, {{r[0-9]+}} += 96] {
-// CHECK-NEXT:     pim.repeat 6 [
+// CHECK-NEXT:     pim.repeat 3 [
 // CHECK:        pim.vrelu {{r[0-9]+}}, {{r[0-9]+}} len 48 : f32
 // CHECK-NEXT:   pim.send {{r[0-9]+}} to [[C2]] size 192 tag [[T0:[0-9]+]]
 // Copy 1 (rows 2-3) reads input rows 1-4: 4 rows from byte 48, 192 bytes.
