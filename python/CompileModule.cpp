@@ -257,6 +257,7 @@ void bindCompile(nb::module_ &m) {
   m.attr("AUTO_ROW_BLOCK") = raptor::CompileOptions::kAutoRowBlock;
   m.attr("AUTO_LANE_TILES") = raptor::CompileOptions::kAutoLaneTiles;
   m.attr("SHORT_LANES_MARKER") = raptor::pim::kShortLanesMarker;
+  m.attr("LOCAL_MEMORY_MARKER") = raptor::pim::kLocalMemoryMarker;
   nb::class_<raptor::CompileOptions> options(m, "CompileOptions",
                                              "What a compile is told (raptor compile's defaults; passes/pipeline).");
   options.def(nb::init<>())

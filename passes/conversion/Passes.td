@@ -35,7 +35,9 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     they are), and each block depends on the producer blocks holding the
     input rows its windows read.
     With `row-block-alternative` the whole-tensor graph is built beside it
-    (`@<name>_tasks_whole`, `alternative_of` the streamed one), and
+    (`@<name>_tasks_whole`, `alternative_of` the streamed one), and, when
+    R > 1 and it differs, a graph of blocks of R / 2 rows
+    (`@<name>_tasks_half`, `challenger_of` the streamed one);
     raptor-schedule-spatial keeps whichever its queue model predicts faster.
 
     `lane-tiles=T` (latency mode) cuts every MVM operator's tile columns
@@ -77,8 +79,8 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                         "rows, one task each, and the operators after them follow, so that a layer starts on "
                         "its input's first rows (0: whole tensors)">,
                  Option<"rowBlockAlternative", "row-block-alternative", "bool", /*default=*/"false",
-                        "With row-block: also build the whole-tensor graph, for raptor-schedule-spatial to keep "
-                        "the one whose programs its queue model finds faster">,
+                        "With row-block: also build the whole-tensor graph and one of half the row block, for "
+                        "raptor-schedule-spatial to keep the one whose programs its queue model finds faster">,
                  Option<"laneTiles", "lane-tiles", "int64_t", /*default=*/"0",
                         "Latency mode: the most row tiles (crossbar-high slices of a weight matrix) one lane "
                         "stacks; taller columns become lanes of partial sums, added by their readers, that run "

@@ -316,7 +316,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       llvm::json::Object schedule;
       for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
                               "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns",
-                              "alternative_latency_ns"})
+                              "alternative_latency_ns", "challenged_latency_ns"})
         if (auto v = graph->getAttrOfType<IntegerAttr>(key))
           schedule[key] = v.getInt();
       // Rows per streamed block (0: whole tensors per task).

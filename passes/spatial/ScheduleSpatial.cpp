@@ -902,8 +902,35 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// whole-tensor graph dropped stays as the `fallback_of` the streamed one:
   /// raptor-lower-to-pim lowers it instead when the streamed programs do
   /// not fit local memory (the queue model does not allocate buffers).
+  /// Challengers (below) are settled before alternatives.
   LogicalResult keepFasterAlternatives() {
     ModuleOp module = getOperation();
+    auto latencyOf = [](sp::GraphOp g) { return g->getAttrOfType<IntegerAttr>("predicted_latency_ns"); };
+    // A `challenger_of` another (the streamed graph with blocks of half the
+    // rows) replaces it, taking its name, only when predicted at least
+    // kClearlyFaster faster; first, so that the whole-tensor alternative is
+    // weighed against the streamed graph kept.
+    SmallVector<sp::GraphOp> challengers;
+    for (auto graph : module.getOps<sp::GraphOp>())
+      if (graph->hasAttr("challenger_of"))
+        challengers.push_back(graph);
+    for (sp::GraphOp challenger : challengers) {
+      auto of = challenger->getAttrOfType<FlatSymbolRefAttr>("challenger_of");
+      auto other = of ? SymbolTable::lookupNearestSymbolFrom<sp::GraphOp>(module, of) : sp::GraphOp();
+      if (!other)
+        return challenger.emitError() << "challenges " << of << ", which is no graph of the module";
+      challenger->removeAttr("challenger_of");
+      IntegerAttr mine = latencyOf(challenger), theirs = latencyOf(other);
+      if (!mine || (theirs && double(mine.getInt()) >= (1 - kClearlyFaster) * double(theirs.getInt()))) {
+        challenger.erase();
+        continue;
+      }
+      if (theirs)
+        challenger->setAttr("challenged_latency_ns", theirs);
+      StringAttr name = other.getSymNameAttr();
+      other.erase();
+      challenger.setSymNameAttr(name);
+    }
     SmallVector<sp::GraphOp> alternatives;
     for (auto graph : module.getOps<sp::GraphOp>())
       if (graph->hasAttr("alternative_of"))
@@ -914,7 +941,6 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       auto other = of ? SymbolTable::lookupNearestSymbolFrom<sp::GraphOp>(module, of) : sp::GraphOp();
       if (!other)
         return alternative.emitError() << "is an alternative of " << of << ", which is no graph of the module";
-      auto latencyOf = [](sp::GraphOp g) { return g->getAttrOfType<IntegerAttr>("predicted_latency_ns"); };
       IntegerAttr mine = latencyOf(alternative), theirs = latencyOf(other);
       bool otherWins = theirs && (!mine || double(theirs.getInt()) < (1 - kClearlyFaster) * double(mine.getInt()));
       sp::GraphOp kept = otherWins ? other : alternative, dropped = otherWins ? alternative : other;

@@ -70,14 +70,14 @@ def imported(model: torch.nn.Module, x: torch.Tensor, weights_file: Path):
 def compile_and_run(model: torch.nn.Module, x: torch.Tensor, directory: Path, *, target: Path | None = None,
                     pimsim: str = "binary", form: str = "compact", replicate: str = "time",
                     replication_budget: float = 0.5, pipeline: int | None = None,
-                    transfers: str = "auto", crossing: str = "auto") -> Run:
+                    transfers: str = "auto", crossing: str = "auto", lane_tiles: int | str | None = None) -> Run:
     """Exports, imports, compiles into `directory`, simulates on `x` and
     runs the eager model on it."""
     w = directory.parent / f"{directory.name}.safetensors"
     module = imported(model, x, w)
     result = pim.compile(module, directory, weights=w, target=target, pimsim=pimsim, source="test",
                          replicate=replicate, replication_budget=replication_budget, pipeline=pipeline,
-                         transfers=transfers, crossing=crossing)
+                         transfers=transfers, crossing=crossing, lane_tiles=lane_tiles)
     program = pim.Program.load(directory, form)
     simulation = program.simulate(x.numpy())
     with torch.no_grad():

@@ -98,16 +98,22 @@ def test_the_sample_covers_every_parameter() -> None:
     assert any(positions_per_mvm(c) == 1 for c in tall)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Path) -> None:
+def lowered(seed: int, directory: Path, **options):
+    """Case `seed`'s convolution (weights and input seeded by it) compiled
+    alone for TARGET into `directory` / out, run, and its case."""
     c = case(seed)
     torch.manual_seed(seed)
     conv = torch.nn.Conv2d(c["cin"], c["cout"], c["kernel"], stride=c["stride"], padding=c["padding"],
                            dilation=c["dilation"], groups=c["groups"], bias=c["bias"]).eval()
     x = torch.randn(1, c["cin"], *c["size"])
-    target = tmp_path / "target.json"
+    target = directory / "target.json"
     target.write_text(json.dumps(TARGET))
-    run = compile_and_run(conv, x, tmp_path / "out", target=target)
+    return c, compile_and_run(conv, x, directory / "out", target=target, **options)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Path) -> None:
+    c, run = lowered(seed, tmp_path)
     assert run.output.shape == run.reference.shape, c
     # The crossbars hold the full 16-row tiles once and the last tile p
     # times: p r rows by p N columns.
@@ -118,6 +124,20 @@ def test_a_random_convolution_lowered_alone_equals_torch(seed: int, tmp_path: Pa
     # each): its latency estimate is the timing simulator's within 10%.
     simulated = pim.Program.load(tmp_path / "out").time().latency_ns
     assert run.manifest["schedule"]["predicted_latency_ns"] == pytest.approx(simulated, rel=0.1), c
+    np.testing.assert_allclose(run.output, run.reference, rtol=1e-4, atol=1e-5 * np.abs(run.reference).max(),
+                               err_msg=str(c))
+
+
+@pytest.mark.parametrize("seed", [s for s in SEEDS if tail_rows(case(s)) < case(s)["cin"] * case(s)["kernel"][0]
+                                  * case(s)["kernel"][1]])
+def test_every_row_tile_a_lane_of_its_own_equals_torch(seed: int, tmp_path: Path) -> None:
+    """Lanes of one row tile (lane_tiles=1): the last tile is a lane alone,
+    packed when it fits, its windows gathered as in a lane with full tiles
+    (each window is K long: gathered in order they overwrote each other's
+    tails, GoogLeNet with lanes of 2 row tiles)."""
+    c, run = lowered(seed, tmp_path, lane_tiles=1)
+    lanes = {(g["rows"], g["cols"]) for core in run.manifest["cores"] for g in core["groups"]}
+    assert (positions_per_mvm(c) * tail_rows(c), positions_per_mvm(c) * c["cout"]) in lanes, (c, lanes)
     np.testing.assert_allclose(run.output, run.reference, rtol=1e-4, atol=1e-5 * np.abs(run.reference).max(),
                                err_msg=str(c))
 

@@ -148,7 +148,7 @@ FailureOr<int> Lowering::allocate(int64_t on, int64_t bytes) {
     address = e.memory.allocate(bytes + mvmSlack());
   if (!address) {
     outOfMemory = true;
-    taskError() << "core " << on << " needs " << bytes << " more bytes of local memory ("
+    taskError() << "core " << on << " needs " << bytes << " " << kLocalMemoryMarker << " ("
                 << e.memory.inUse() << " of " << e.memory.size()
                 << " in use); choose a target with more local memory (memory.local_bytes)" << memoryHint();
     return failure();

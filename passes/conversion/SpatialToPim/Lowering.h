@@ -85,6 +85,11 @@ struct Buffer {
 /// `_raptor.SHORT_LANES_MARKER`).
 inline constexpr const char *kShortLanesMarker = "(--lane-tiles 0;";
 
+/// The words of every local-memory shortage (Lowering::allocate): `raptor
+/// compile` lowers a pipeline whose crossing it chose in the other forms
+/// when it reads them (exported as `_raptor.LOCAL_MEMORY_MARKER`).
+inline constexpr const char *kLocalMemoryMarker = "more bytes of local memory";
+
 class Lowering {
 public:
   Lowering(mlir::func::FuncOp func, spatial::GraphOp graph, const TargetModel &target,

@@ -298,14 +298,14 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   // Positions per MVM of the last row tile; packed, it holds its rows
   // [tailRow, K) `pack` times. The `pack` windows of a step are gathered in
   // order into one buffer, window j at slot(j) x tailRows elements, where
-  // their tails lie side by side. A lane that is its tail alone gathers
-  // them one after the other (slot j); a lane with full tiles runs them on
-  // window j as soon as it is gathered, and window j + 1 is gathered below
-  // it (slot pack - 1 - j) over the full part consumed, not its tail, so its
+  // their tails lie side by side. A matrix of one tile (all tail) has its
+  // windows one after the other (slot j); a taller one has window j + 1
+  // gathered below window j (slot pack - 1 - j), over its full part, which
+  // the lane's full tiles (if any) have consumed, but not its tail; so its
   // tail tile reads the tails in reverse and holds its blocks reversed.
   int64_t pack = spatial::packedPositions(tiling, *lane, OW);
   int64_t tailRow = (tiling.rowTiles - 1) * tiling.xbarRows, tailRows = K - tailRow;
-  bool reversed = pack > 1 && lane->rowBegin < tiling.rowTiles - 1;
+  bool reversed = pack > 1 && tailRow > 0;
   auto slot = [&](int64_t j) { return reversed ? pack - 1 - j : j; };
   Layout matrix(IntTuple::tuple({IntTuple::tuple({C, KW, KH}), N}),
                 IntTuple::tuple({IntTuple::tuple({taps, 1, KW}), C * taps}));

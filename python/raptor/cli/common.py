@@ -80,8 +80,9 @@ def add_streaming_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--row-block", type=count_or_auto, default=default, metavar="R|auto",
                    help="latency mode: convolutions compute and send their output rows in blocks of about R "
                         "rows, and the layers after them start on the first blocks (0: whole tensors per task; "
-                        f"auto: {_raptor.AUTO_ROW_BLOCK} rows or whole tensors, whole unless the scheduler predicts "
-                        f"streaming 5%% faster; pipeline mode: whole; default: {default})")
+                        f"auto: {_raptor.AUTO_ROW_BLOCK} rows, half as many if predicted 5%% faster, or whole "
+                        f"tensors, whole unless the scheduler predicts streaming 5%% faster; pipeline mode: whole; "
+                        f"default: {default})")
     lanes = "auto" if DEFAULTS.lane_tiles_auto else DEFAULTS.lane_tiles
     p.add_argument("--lane-tiles", type=count_or_auto, default=lanes, metavar="T|auto",
                    help="latency mode: cut each weight column into lanes of at most about T row tiles, whose "

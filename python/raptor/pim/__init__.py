@@ -91,8 +91,8 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     (latency mode) streams rows within an inference: convolutions compute
     their output rows in blocks of about R rows, one task each, and the
     layers after them start on the first blocks (0: whole tensors; 'auto':
-    blocks of 8 rows or whole tensors, whichever the scheduler's queue
-    model predicts clearly faster, the choice in the manifest's
+    blocks of 8 rows, of 4, or whole tensors, whichever the scheduler's
+    queue model predicts clearly faster, the choice in the manifest's
     ``schedule.row_block``; None: the compiler's default, 'auto'; pipeline
     mode takes whole tensors for 'auto'); ``lane_tiles=T`` (latency mode)
     cuts each convolution's and linear layer's weight columns into lanes of
@@ -225,37 +225,63 @@ def _phases(precision: str) -> tuple[str, ...]:
     return ("prepare-model", "compile-backend")
 
 
+#: The crossing forms a pipeline is lowered in again, in order, when the one
+#: the compile chose does not fit local memory (ScheduleSpatial's forms).
+_CROSSING_FORMS = ("local", "interleaved", "skewed", "global")
+
+
 def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
              say: Callable[[str], None]) -> list[tuple[str, float]]:
-    """The backend phase; with the default lane height (``lane_tiles``
-    'auto', latency mode), once more with full lanes when the short lanes'
-    partial sums do not fit a core's local memory (U-Net with
-    ``replicate='none'``: its readers would hold a whole map per lane), as
-    the compute graph keeps full lanes when short ones do not pack onto the
-    crossbars. The module ends holding the compile that succeeded."""
-    retry = options.lane_tiles_auto and options.pipeline_depth == 0
-    saved = module.operation.clone() if retry else None
+    """The backend phase, and when its choice does not fit local memory,
+    once more per alternative: with the default lane height (``lane_tiles``
+    'auto', latency mode) full lanes when the short lanes' partial sums do
+    not fit (U-Net with ``replicate='none'``: its readers would hold a
+    whole map per lane), as the compute graph keeps full lanes when short
+    ones do not pack onto the crossbars; in a pipeline whose crossing the
+    compile chooses (``crossing='auto'``), each crossing form in turn when
+    a core runs out of local memory, which the pipeline search does not
+    model (U-Net int8 with ``--pipeline 4``: a core reading a decoder's
+    upsampled and concatenated map whole). The module ends holding the
+    compile that succeeded."""
+    lanes = options.lane_tiles_auto and options.pipeline_depth == 0
+    crossings = options.pipeline_depth > 0 and options.crossing == "auto"
+    if not (lanes or crossings):
+        return steps.run(module, "compile-backend", options, weights)
+    saved = module.operation.clone()
     announced = steps.done
     try:
-        result = steps.run(module, "compile-backend", options, weights)
-    except ir.MLIRError as e:
-        if saved is None or _raptor.SHORT_LANES_MARKER not in str(e):
-            if saved is not None:
-                saved.erase()
-            raise
-    else:
-        if saved is not None:
-            saved.erase()
-        return result
-    say("short lanes' partial sums do not fit local memory: compiling again with full lanes (--lane-tiles 0)")
-    options.lane_tiles, options.lane_tiles_auto = 0, False
-    for op in list(module.body.operations):
-        op.erase()
-    for op in list(saved.regions[0].blocks[0].operations):
-        module.body.append(op)
-    saved.erase()
-    steps.done = announced
-    return steps.run(module, "compile-backend", options, weights)
+        try:
+            return steps.run(module, "compile-backend", options, weights)
+        except ir.MLIRError as e:
+            if lanes and _raptor.SHORT_LANES_MARKER in str(e):
+                alternatives = [("short lanes' partial sums do not fit local memory: compiling again with full "
+                                 "lanes (--lane-tiles 0)", {"lane_tiles": 0, "lane_tiles_auto": False})]
+            elif crossings and _raptor.LOCAL_MEMORY_MARKER in str(e):
+                alternatives = [(f"the pipeline does not fit local memory: compiling again with --crossing {form}",
+                                 {"crossing": form}) for form in _CROSSING_FORMS]
+            else:
+                raise
+            failure = e
+        for message, change in alternatives:
+            say(message)
+            for name, value in change.items():
+                setattr(options, name, value)
+            for op in list(module.body.operations):
+                op.erase()
+            attempt = saved.clone()
+            for op in list(attempt.regions[0].blocks[0].operations):
+                module.body.append(op)
+            attempt.erase()
+            steps.done = announced
+            try:
+                return steps.run(module, "compile-backend", options, weights)
+            except ir.MLIRError as e:
+                if _raptor.LOCAL_MEMORY_MARKER not in str(e):
+                    raise
+                failure = e
+        raise failure
+    finally:
+        saved.erase()
 
 
 class _Steps:
