@@ -4,6 +4,20 @@
 // of `a`), instead of one task holding the whole upsampled map (U-Net
 // int8's last encoder held 18 MiB on one core that way).
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../pim/Inputs/tiny.json replicate=none row-block=4" | FileCheck %s
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=4 row-block-alternative" | FileCheck %s --check-prefix=THREE
+// RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=4 row-block-alternative" --raptor-schedule-spatial | FileCheck %s --check-prefix=SETTLED
+
+// With row-block-alternative the 2-row graph challenges the 4-row one but
+// is predicted slower (409,522 against 409,408 ns) and goes; whole tensors
+// (409,341 ns) then stay, recording the 4-row prediction, and the graph of
+// one function is left.
+// THREE: spatial.graph @main_tasks for {{.*}}row_block = 4 : i64
+// THREE: spatial.graph @main_tasks_whole for {{.*}}alternative_of = @main_tasks
+// THREE: spatial.graph @main_tasks_half for {{.*}}challenger_of = @main_tasks{{.*}}row_block = 2 : i64
+// SETTLED:     spatial.graph @main_tasks for {{.*}}alternative_latency_ns = 409408 : i64
+// SETTLED-NOT: challenged_latency_ns
+// SETTLED-SAME: predicted_latency_ns = 409341 : i64
+// SETTLED-NOT: spatial.graph
 
 // CHECK: spatial.task "a#0/0" {{.*}}rows = array<i64: 0, 4>
 // CHECK: spatial.task "a#0/2" {{.*}}rows = array<i64: 8, 12>
