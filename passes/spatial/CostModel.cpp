@@ -79,8 +79,8 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t
     double packed = double(packedPositions(tiling, lane, rowPositions));
     double perPosition = double(gathers) * timing.copyInstructionNs(gatherBytes);
     for (const TileGroup &g : groupsOf(tiling, lane)) {
-      double share = packed > 1 && g.rowTile == tiling.rowTiles - 1 ? packed : 1.0;
-      int64_t width = int64_t(share) * (std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols);
+      int64_t share = packed > 1 && g.rowTile == tiling.rowTiles - 1 ? int64_t(packed) : 1;
+      int64_t width = share * (std::min(n, g.colEnd * t.crossbarCols) - g.colBegin * t.crossbarCols);
       double ns = 0.0;
       if (integer) { // int8 inputs; one MVM per bit slice, shifted and added (MatrixOps.cpp)
         unsigned mbiw = tiling.slices > 1 ? t.cellBits : t.weightBits;
@@ -93,7 +93,7 @@ FailureOr<Lanes> crossbarLanes(Operation *op, const pim::TargetModel &t, int64_t
       }
       if (!g.first)
         ns += vectorWork(t, 1, width);
-      perPosition += ns / share;
+      perPosition += ns / double(share);
     }
     bool firstOfColumns = llvm::none_of(llvm::ArrayRef(tiling.lanes).take_front(index), [&](const auto &other) {
       return other.colBegin == lane.colBegin;

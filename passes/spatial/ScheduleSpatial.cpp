@@ -906,19 +906,28 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   LogicalResult keepFasterAlternatives() {
     ModuleOp module = getOperation();
     auto latencyOf = [](sp::GraphOp g) { return g->getAttrOfType<IntegerAttr>("predicted_latency_ns"); };
+    // The graphs carrying `attr` and the graph each names there (`relation`
+    // words the error when it names none).
+    auto pairedBy = [&](StringRef attr,
+                        StringRef relation) -> FailureOr<SmallVector<std::pair<sp::GraphOp, sp::GraphOp>>> {
+      SmallVector<std::pair<sp::GraphOp, sp::GraphOp>> pairs;
+      for (auto graph : module.getOps<sp::GraphOp>())
+        if (auto of = graph->getAttrOfType<FlatSymbolRefAttr>(attr)) {
+          auto other = SymbolTable::lookupNearestSymbolFrom<sp::GraphOp>(module, of);
+          if (!other)
+            return graph.emitError() << relation << " " << of << ", which is no graph of the module";
+          pairs.push_back({graph, other});
+        }
+      return pairs;
+    };
     // A `challenger_of` another (the streamed graph with blocks of half the
     // rows) replaces it, taking its name, only when predicted at least
     // kClearlyFaster faster; first, so that the whole-tensor alternative is
     // weighed against the streamed graph kept.
-    SmallVector<sp::GraphOp> challengers;
-    for (auto graph : module.getOps<sp::GraphOp>())
-      if (graph->hasAttr("challenger_of"))
-        challengers.push_back(graph);
-    for (sp::GraphOp challenger : challengers) {
-      auto of = challenger->getAttrOfType<FlatSymbolRefAttr>("challenger_of");
-      auto other = of ? SymbolTable::lookupNearestSymbolFrom<sp::GraphOp>(module, of) : sp::GraphOp();
-      if (!other)
-        return challenger.emitError() << "challenges " << of << ", which is no graph of the module";
+    FailureOr<SmallVector<std::pair<sp::GraphOp, sp::GraphOp>>> challenges = pairedBy("challenger_of", "challenges");
+    if (failed(challenges))
+      return failure();
+    for (auto [challenger, other] : *challenges) {
       challenger->removeAttr("challenger_of");
       IntegerAttr mine = latencyOf(challenger), theirs = latencyOf(other);
       if (!mine || (theirs && double(mine.getInt()) >= (1 - kClearlyFaster) * double(theirs.getInt()))) {
@@ -931,16 +940,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       other.erase();
       challenger.setSymNameAttr(name);
     }
-    SmallVector<sp::GraphOp> alternatives;
-    for (auto graph : module.getOps<sp::GraphOp>())
-      if (graph->hasAttr("alternative_of"))
-        alternatives.push_back(graph);
-    Builder b(&getContext());
-    for (sp::GraphOp alternative : alternatives) {
-      auto of = alternative->getAttrOfType<FlatSymbolRefAttr>("alternative_of");
-      auto other = of ? SymbolTable::lookupNearestSymbolFrom<sp::GraphOp>(module, of) : sp::GraphOp();
-      if (!other)
-        return alternative.emitError() << "is an alternative of " << of << ", which is no graph of the module";
+    FailureOr<SmallVector<std::pair<sp::GraphOp, sp::GraphOp>>> alternatives = pairedBy("alternative_of", "is an alternative of");
+    if (failed(alternatives))
+      return failure();
+    for (auto [alternative, other] : *alternatives) {
+      FlatSymbolRefAttr of = FlatSymbolRefAttr::get(other.getSymNameAttr());
       IntegerAttr mine = latencyOf(alternative), theirs = latencyOf(other);
       bool otherWins = theirs && (!mine || double(theirs.getInt()) < (1 - kClearlyFaster) * double(mine.getInt()));
       sp::GraphOp kept = otherWins ? other : alternative, dropped = otherWins ? alternative : other;

@@ -456,8 +456,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       FailureOr<sp::GraphOp> graph = buildGraph(module, func, name, *targetAttr, t, rule, rowBlock, laneTiles);
       if (failed(graph))
         return signalPassFailure();
+      auto markRowBlock = [&](sp::GraphOp g, int64_t rows) {
+        g->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), rows));
+      };
       if (rowBlock > 0)
-        (*graph)->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), int64_t(rowBlock)));
+        markRowBlock(*graph, int64_t(rowBlock));
       if (rowBlockAlternative) {
         // The whole-tensor graph beside it (with the same lanes):
         // raptor-schedule-spatial keeps the one whose programs the queue
@@ -493,7 +496,7 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           if (tasksOf(*graph) == tasksOf(*halves)) {
             halves->erase();
           } else {
-            (*halves)->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), half));
+            markRowBlock(*halves, half);
             (*halves)->setAttr("challenger_of", FlatSymbolRefAttr::get((*graph).getSymNameAttr()));
           }
         }

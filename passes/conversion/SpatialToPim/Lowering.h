@@ -191,9 +191,9 @@ public:
   /// read by computed addresses): their global address.
   int64_t globalReals(std::vector<float> values);
   /// A pim.weight holding `tensor` (bit slice `slice` of `v`'s codes, or
-  /// its last row tile repeated |packing| times block-diagonally when
-  /// |packing| > 1, the blocks reversed when negative:
-  /// spatial::packedPositions); returns its symbol name.
+  /// its last row tile repeated `packing` times block-diagonally when above
+  /// 1: spatial::packedPositions; whether the blocks are reversed follows
+  /// from the matrix, MatrixOps.cpp); returns its symbol name.
   std::string weightSymbol(mlir::Value v, const nn::HostTensor &tensor, int slice = 0, int packing = 1);
 
   /// `v` as a kernel operand over `shape` (numpy broadcasting): compile-time

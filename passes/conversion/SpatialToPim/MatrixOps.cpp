@@ -35,10 +35,10 @@ struct Group {
 };
 
 /// A packed last row tile: its weight symbol (the tail rows p times
-/// block-diagonally) and that matrix's layout.
+/// block-diagonally, a rows x cols matrix held as a linear layer's weight)
+/// and the positions one MVM serves.
 struct PackedTail {
   std::string symbol;
-  Layout matrix;
   int64_t positions, rows, cols;
 };
 
@@ -56,8 +56,9 @@ FailureOr<SmallVector<Group>> declareGroups(Lowering &l, const spatial::MatrixTi
     if (tail && g.rowTile == tiling.rowTiles - 1) {
       int64_t rows[2] = {0, tail->rows}, cols[2] = {0, tail->cols};
       group.positions = tail->positions;
-      group.ids.push_back(e.group(g.colEnd - g.colBegin, tail->symbol,
-                                  layout::LayoutAttr::get(context, tail->matrix), rows, cols));
+      Layout packed(IntTuple::tuple({tail->rows, tail->cols}), IntTuple::tuple({1, tail->rows}));
+      group.ids.push_back(
+          e.group(g.colEnd - g.colBegin, tail->symbol, layout::LayoutAttr::get(context, packed), rows, cols));
       groups.push_back(group);
       continue;
     }
@@ -312,8 +313,7 @@ LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   std::optional<PackedTail> tail;
   if (pack > 1)
     tail = PackedTail{weightSymbol(op.getWeight(), blockDiagonal(*tensor, matrix, K, N, tailRow, pack, reversed), 0,
-                                   int(reversed ? -pack : pack)),
-                      Layout(IntTuple::tuple({pack * tailRows, pack * N}), IntTuple::tuple({1, pack * tailRows})),
+                                   int(pack)),
                       pack, pack * tailRows, pack * N};
   // The full tiles' weights (none when the lane is its packed tail alone).
   SmallVector<std::string> symbols;
