@@ -94,10 +94,12 @@ def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
     code on its core, in one global order of start times, so that sends and
     receives cannot deadlock. With the graph's `transfers = "global"`
     (latency mode), data goes to other cores through global memory: each
-    producer stores its output to a region right after its work and signals
-    every core that reads it (an event register per sender, 32 per reader;
-    beyond them, rendezvous); a reader waits for the signal and loads what
-    it reads. Convolutions and linear layers become array
+    producer stores its output to a region right after its work; a reader
+    whose vector clock shows that store done loads what it reads at once,
+    any other is signalled from right after the store (a sync put back
+    there when the reader is lowered; an event register per sender, 32 per
+    reader, handed between senders where provably safe; beyond them,
+    rendezvous) and waits for it. Convolutions and linear layers become array
     groups bound to tiles of their (compile-time computed) weights and one
     MVM per output position and row tile over im2col windows, with partial
     sums added (a matrix that fits its crossbar p times sits there p times

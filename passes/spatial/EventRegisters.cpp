@@ -9,7 +9,7 @@ namespace raptor::spatial {
 EventRegisters::EventRegisters(unsigned cores, int64_t registers)
     : count(registers), clocks(cores, Clock(cores, 0)), table(cores, std::vector<Register>(size_t(registers))) {}
 
-std::optional<int64_t> EventRegisters::registerFor(unsigned reader, unsigned sender) {
+std::optional<int64_t> EventRegisters::registerFor(unsigned reader, unsigned sender, const Clock *known, bool peek) {
   std::vector<Register> &regs = table[reader];
   for (int64_t e = 0; e < count; ++e)
     if (regs[size_t(e)].holder == int64_t(sender))
@@ -17,30 +17,35 @@ std::optional<int64_t> EventRegisters::registerFor(unsigned reader, unsigned sen
   // A register whose tokens are all taken passes to this sender if it
   // knows of the reader's wait that took the last one (the earliest freed
   // first); else a register never used.
+  const Clock &knows = known ? *known : clocks[sender];
   std::optional<int64_t> best, fresh;
   for (int64_t e = 0; e < count; ++e) {
     const Register &r = regs[size_t(e)];
     if (r.holder < 0) {
       if (!fresh)
         fresh = e;
-    } else if (r.pending.empty() && clocks[sender][reader] >= r.freedAt &&
+    } else if (r.pending.empty() && knows[reader] >= r.freedAt &&
                (!best || r.freedAt < regs[size_t(*best)].freedAt)) {
       best = e;
     }
   }
   std::optional<int64_t> e = best ? best : fresh;
-  if (!e)
-    return std::nullopt;
+  if (!e || peek)
+    return e;
   if (best)
     ++handedOver;
   regs[size_t(*e)].holder = int64_t(sender);
   return e;
 }
 
-int64_t EventRegisters::signal(unsigned sender, unsigned reader, int64_t event) {
-  tick(sender);
+int64_t EventRegisters::signal(unsigned sender, unsigned reader, int64_t event, const Clock *when) {
   Register &r = at(reader, event);
-  r.pending.push_back(clocks[sender]);
+  if (when) {
+    r.pending.push_back(*when);
+  } else {
+    tick(sender);
+    r.pending.push_back(clocks[sender]);
+  }
   return ++r.sent;
 }
 

@@ -19,6 +19,19 @@
 // Deadlock freedom is unchanged: a wait still waits for signals emitted
 // earlier in the global order.
 //
+// A producer stores its output right after its work (a store event in its
+// clock); a reader decides when it reads: a reader whose clock already
+// knows that event (a message the producer sent after the store reached it
+// through other cores) loads at once and takes no register; otherwise the
+// signal goes back into the producer's program right after the store,
+// signalled with the producer's clock there (so a handed-over register is
+// checked against what the producer knew at that point), and only when it
+// follows the producer's earlier signals on that register (they arrive in
+// program order). A register is then booked from that read's emission to
+// its wait, not from the production to a read that may come much later (a
+// skip connection's). The reader waits for a point of the producer's
+// program emitted earlier, so no wait cycle can form.
+//
 // The lowering (Lowering::mail) and the queue model (programOf) both call
 // it with the events they emit, in the same global order, so that the
 // estimate hands out registers as the programs do.
@@ -38,13 +51,26 @@ class EventRegisters {
 public:
   EventRegisters(unsigned cores, int64_t registers);
 
+  using Clock = std::vector<int64_t>; // per core: the events known to have happened
+
   /// The register of `reader` that `sender` signals now: the one it holds,
   /// else one handed over safely (free, and its last wait known to the
   /// sender), else one never used; none when every register is busy.
-  std::optional<int64_t> registerFor(unsigned reader, unsigned sender);
+  /// `known`: the sender's clock at the point of its program the signal
+  /// goes to (default: now); `peek`: nothing changes hands.
+  std::optional<int64_t> registerFor(unsigned reader, unsigned sender, const Clock *known = nullptr,
+                                     bool peek = false);
   /// `sender` signals register `event` of `reader` now (after
-  /// registerFor); returns the signal's number on that register (1, 2, ...).
-  int64_t signal(unsigned sender, unsigned reader, int64_t event);
+  /// registerFor), or at the earlier point whose clock is `when`; returns
+  /// the signal's number on that register (1, 2, ...).
+  int64_t signal(unsigned sender, unsigned reader, int64_t event, const Clock *when = nullptr);
+  /// `core` completes a store now: its clock after that event.
+  Clock stored(unsigned core) {
+    tick(core);
+    return clocks[core];
+  }
+  /// Whether `reader` knows of `core`'s event `clock[core]`.
+  bool knows(unsigned reader, unsigned core, const Clock &clock) const { return clocks[reader][core] >= clock[core]; }
   /// `reader` waits now until signal `number` of its register `event` is
   /// taken; returns how many tokens to wait for (0: taken already).
   int64_t waitFor(unsigned reader, int64_t event, int64_t number);
@@ -58,7 +84,6 @@ public:
   int64_t handOvers() const { return handedOver; }
 
 private:
-  using Clock = std::vector<int64_t>; // per core: the events known to have happened
   struct Register {
     int64_t holder = -1;       // the sender signalling it, -1 never used
     int64_t sent = 0, taken = 0;

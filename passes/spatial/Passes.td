@@ -40,7 +40,8 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     order: by start time, or transfer-first (each task where its first
     receive begins), and the graph's `transfers`: `rendezvous` (send and
     receive) or `global` (each producer stores its output to global memory
-    after its work and signals its readers, who load it: no sender waits),
+    after its work and signals the readers that need it, who load it: no
+    sender waits),
     the pair whose programs the queue model finds fastest, global memory
     only when predicted at least 5% faster (`transfers=` fixes the
     second). A

@@ -156,6 +156,54 @@ QueueProgram programOf(const PlacedGraph &g) {
     }
     return readersOf[t] = std::move(into);
   };
+  // Mailbox: per producer task stored after its work, the position right
+  // after its store on its core's list and its clock then; the reads that
+  // knew the store done; per (reader, register) the core that signals it
+  // last and the position of that signal (Lowering::mail's order check).
+  struct Stored {
+    size_t position;
+    EventRegisters::Clock clock;
+  };
+  std::map<unsigned, Stored> storedAfter;
+  std::vector<std::vector<unsigned>> storedOn(g.cores);                        // the tasks, per core
+  std::vector<std::set<std::pair<unsigned, int64_t>>> signalledFrom(g.cores); // lastSignalAt's keys, per core
+  std::set<std::pair<unsigned, unsigned>> knownReads;
+  std::map<std::pair<unsigned, int64_t>, std::pair<unsigned, size_t>> lastSignalAt;
+  // A reader's first read of a producer's output: known stored, or
+  // signalled from right after the store (Lowering::mail), else left to a
+  // rendezvous.
+  auto mailAtRead = [&](unsigned owner, unsigned reader) {
+    unsigned at = g.core[owner];
+    Stored &s = storedAfter.at(owner);
+    if (registers->knows(reader, at, s.clock)) {
+      knownReads.insert({owner, reader});
+      return;
+    }
+    std::optional<int64_t> event = registers->registerFor(reader, at, &s.clock, /*peek=*/true);
+    if (!event)
+      return;
+    if (auto last = lastSignalAt.find({reader, *event});
+        last != lastSignalAt.end() && last->second.first == at && last->second.second >= s.position)
+      return;
+    registers->registerFor(reader, at, &s.clock);
+    QueueAction signal{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, reader, at), reader};
+    signal.event = kEventRegisters + *event;
+    size_t position = s.position;
+    std::vector<QueueAction> &actions = p.cores[at];
+    actions.insert(actions.begin() + long(position), signal);
+    for (unsigned task : storedOn[at])
+      if (Stored &other = storedAfter.at(task); other.position > position)
+        ++other.position;
+    for (const std::pair<unsigned, int64_t> &key : signalledFrom[at])
+      if (size_t &where = lastSignalAt.at(key).second; where >= position)
+        ++where;
+    std::pair<unsigned, int64_t> key{reader, *event};
+    if (auto last = lastSignalAt.find(key); last != lastSignalAt.end())
+      signalledFrom[last->second.first].erase(key);
+    lastSignalAt[key] = {at, position};
+    signalledFrom[at].insert(key);
+    signalOf[{owner, reader}] = {*event, registers->signal(at, reader, *event, &s.clock)};
+  };
   if (mailbox) {
     registers.emplace(g.cores, kEventRegisters);
     for (const PlacedGraph::Edge &e : g.edges) {
@@ -247,6 +295,12 @@ QueueProgram programOf(const PlacedGraph &g) {
         unsigned at = g.core[owner];
         if (at == to)
           continue;
+        if (!signalOf.count({owner, to}) && !knownReads.count({owner, to}) && storedAfter.count(owner))
+          mailAtRead(owner, to);
+        if (knownReads.count({owner, to})) {
+          p.cores[to].push_back(memory(part, false, to));
+          continue;
+        }
         if (auto it = signalOf.find({owner, to}); it != signalOf.end()) {
           auto [event, number] = it->second;
           if (int64_t tokens = registers->waitFor(to, event, number)) {
@@ -307,20 +361,11 @@ QueueProgram programOf(const PlacedGraph &g) {
     if (t < g.loadBytes.size() && g.loadBytes[t] > 0)
       p.cores[here].push_back(memory(g.loadBytes[t], false, here));
     p.cores[here].push_back({QueueAction::Compute, g.work[t], 0, -1, int64_t(t)});
-    if (mailbox && !passes(t)) {
-      bool stored = false;
-      for (unsigned reader : readers(t)) {
-        std::optional<int64_t> event = reader == here ? std::nullopt : registers->registerFor(reader, here);
-        if (!event)
-          continue;
-        if (!stored)
-          p.cores[here].push_back(memory(std::max<int64_t>(1, storeOf[t]), true, here));
-        stored = true;
-        QueueAction s{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, reader, here), reader};
-        s.event = kEventRegisters + *event;
-        p.cores[here].push_back(s);
-        signalOf[{t, reader}] = {*event, registers->signal(here, reader, *event)};
-      }
+    if (mailbox && !passes(t) && llvm::any_of(readers(t), [&](unsigned reader) { return reader != here; })) {
+      // Stored after the work; each reader signalled when it reads.
+      p.cores[here].push_back(memory(std::max<int64_t>(1, storeOf[t]), true, here));
+      storedAfter[t] = {p.cores[here].size(), registers->stored(here)};
+      storedOn[here].push_back(t);
     }
     if (t >= g.storeBytes.size() || g.storeBytes[t] == 0)
       continue;

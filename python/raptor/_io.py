@@ -62,13 +62,14 @@ def make_parents(directory: Path, what: Path) -> list[Path]:
         if probe.parent == probe:
             break
         probe = probe.parent
-    for d in reversed(made):
+    for i in reversed(range(len(made))):
+        d = made[i]
         try:
             d.mkdir()
         except FileExistsError:
             pass
         except OSError as e:
-            remove_made(made)
+            remove_made(made[i + 1:])  # the shallower ones, made already
             raise UserError(f"cannot write '{what}': cannot create '{d}': {e.strerror or e}") from None
     return made
 

@@ -15,7 +15,7 @@ TESTS = ROOT / "tests" / "python"
 # Python module (a subpackage, or a top-level file) -> test-file patterns.
 PYTHON_MODULES: dict[str, list[str]] = {
     "raptor": ["test_python_api.py", "test_mutants_core*.py"],
-    "raptor._io": ["test_mutants_core*.py", "test_cycle_ratio.py", "test_cli.py"],
+    "raptor._io": ["test_mutants_core*.py", "test_cycle_ratio.py", "test_cli.py", "test_mutants_small_apis.py"],
     "raptor.cli": ["test_cli.py", "test_mutants_cli*.py", "test_import_cli.py", "test_cycle_ratio.py", "test_defaults.py",
                    "test_report_fields.py", "test_doc_commands.py", "test_rdg_picture.py", "test_quant.py"],
     "raptor.sources": ["test_mutants_cli*.py", "test_cli.py", "test_import_cli.py", "test_token_ids.py"],
@@ -24,7 +24,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
     "raptor.frontend": ["test_frontend.py", "test_frontend_ops.py", "test_onnx_frontend.py",
                         "test_mutants_frontend*.py", "test_defaults_onnx.py", "test_input_order.py",
                         "test_families.py"],
-    "raptor.layout": ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py"],
+    "raptor.layout": ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py", "test_mutants_small_apis.py"],
     "raptor.pim": ["test_pim_program.py", "test_near_misses_program.py", "test_pim_simulator.py", "test_pim_timing.py",
                    "test_mutants_pim*.py", "test_quant.py", "test_report_fields*.py", "test_defaults.py",
                    "test_pim_simulator_pimsim_files.py", "test_input_order.py", "test_pim_simulator_interleaving.py"],
@@ -32,7 +32,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
                      "test_report_fields_quant.py", "test_token_ids.py"],
     "raptor.rdg": ["test_rdg.py", "test_rdg_analysis.py", "test_rdg_picture.py",
                    "test_mutants_rdg*.py"],
-    "raptor.sweep": ["test_sweep.py", "test_mutants_sweep*.py"],
+    "raptor.sweep": ["test_sweep.py", "test_mutants_sweep*.py", "test_mutants_small_apis.py"],
     "raptor.spatial": ["test_scheduling.py", "test_cycle_ratio.py", "test_near_misses_graphs.py", "test_pipeline.py",
                        "test_mutants_spatial*.py", "test_properties_cycle_ratio.py", "test_properties_pipeline.py",
                        "test_report_fields.py"],

@@ -353,13 +353,34 @@ FailureOr<std::optional<Piece>> Lowering::gathered(const Piece &p, int64_t on, s
 
 bool Lowering::mail(int buffer, int64_t reader) {
   Buffer &b = buffers[buffer];
-  if (b.signals.count(reader))
+  if (b.signals.count(reader) || b.known.count(reader))
     return true;
+  if (b.storedAt) {
+    if (registers->knows(unsigned(reader), unsigned(b.core), b.storeClock)) {
+      b.known.insert(reader);
+      return true;
+    }
+    // The signal goes back right after the store, if it follows the
+    // producer's earlier signals on the register (or sits at the same
+    // store: any of those tokens says all of the task's stores are done).
+    Operation *store = b.storedAt->after;
+    std::optional<int64_t> event =
+        registers->registerFor(unsigned(reader), unsigned(b.core), &b.storeClock, /*peek=*/true);
+    auto last = event ? lastSignals.find({reader, *event}) : lastSignals.end();
+    if (event && (last == lastSignals.end() || last->second.core != b.core || last->second.store == store ||
+                  last->second.sync->isBeforeInBlock(store))) {
+      registers->registerFor(unsigned(reader), unsigned(b.core), &b.storeClock);
+      emitter(b.core).emitAt(*b.storedAt, [&] { emitter(b.core).sync(reader, *event); });
+      lastSignals[{reader, *event}] = {b.core, store->getNextNode(), store};
+      b.signals[reader] = {*event, registers->signal(unsigned(b.core), unsigned(reader), *event, &b.storeClock)};
+      return true;
+    }
+  }
   std::optional<int64_t> event = registers->registerFor(unsigned(reader), unsigned(b.core));
   if (!event)
     return false;
-  // Where the sender's program is now: right after the producer's work
-  // (mailResults), or when a reader the graph did not name needs it.
+  // Where the sender's program is now (a reader the graph did not name,
+  // or one no register was free for right after the store).
   if (b.mailbox < 0) {
     b.mailbox = globalAlloc(b.bytes);
     emitter(b.core).st(b.mailbox, Address::at(b.address), b.bytes);
@@ -368,6 +389,7 @@ bool Lowering::mail(int buffer, int64_t reader) {
   // k-th says the k-th buffer stored for that reader is in place (the
   // store has completed before the signal leaves).
   emitter(b.core).sync(reader, *event);
+  lastSignals[{reader, *event}] = {b.core, emitter(b.core).lastOp(), nullptr};
   b.signals[reader] = {*event, registers->signal(unsigned(b.core), unsigned(reader), *event)};
   return true;
 }
@@ -376,20 +398,39 @@ void Lowering::mailResults(Operation *op, size_t firstNewBuffer) {
   auto readers = readerCores.find(task);
   if (readers == readerCores.end())
     return;
+  if (llvm::all_of(readers->second, [&](int64_t reader) { return reader == core; }))
+    return;
+  // One store event for the task (as the queue model has it): the signals
+  // put back go after all of its stores.
+  SmallVector<int> stored;
   for (Value result : op->getResults()) {
     auto it = values.find(result);
     if (it == values.end())
       continue;
-    for (const Piece &p : it->second.pieces)
-      if (size_t(p.buffer) >= firstNewBuffer && buffers[p.buffer].core == core)
-        for (int64_t reader : readers->second)
-          if (reader != core)
-            mail(p.buffer, reader);
+    for (const Piece &p : it->second.pieces) {
+      Buffer &b = buffers[p.buffer];
+      if (size_t(p.buffer) < firstNewBuffer || b.core != core || b.mailbox >= 0)
+        continue;
+      b.mailbox = globalAlloc(b.bytes);
+      here().st(b.mailbox, Address::at(b.address), b.bytes);
+      stored.push_back(p.buffer);
+    }
+  }
+  if (stored.empty())
+    return;
+  CoreEmitter::Bookmark at = here().mark();
+  spatial::EventRegisters::Clock clock = registers->stored(unsigned(core));
+  for (int buffer : stored) {
+    buffers[buffer].storedAt = at;
+    buffers[buffer].storeClock = clock;
   }
 }
 
 void Lowering::awaitMail(int buffer, int64_t on) {
-  auto [event, number] = buffers[buffer].signals.at(on);
+  auto it = buffers[buffer].signals.find(on);
+  if (it == buffers[buffer].signals.end())
+    return; // known stored
+  auto [event, number] = it->second;
   if (int64_t tokens = registers->waitFor(unsigned(on), event, number))
     emitter(on).wait(event, tokens);
 }

@@ -36,6 +36,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace raptor::pim {
 
@@ -72,6 +73,12 @@ struct Buffer {
   /// on that register).
   int64_t mailbox = -1;
   std::map<int64_t, std::pair<int64_t, int64_t>> signals;
+  /// Latency mode: where the producer's program is right after it stored
+  /// the buffer after its work (mailResults), and its clock then
+  /// (spatial::EventRegisters::stored); empty when it did not.
+  std::optional<CoreEmitter::Bookmark> storedAt;
+  spatial::EventRegisters::Clock storeClock;
+  std::set<int64_t> known; // the readers that knew it stored when they read
   /// A skewed pipeline: the level of the task that computed it (its data
   /// is that task's inference of the pass), and its copies aged for
   /// readers of later levels: (core, lo, hi, level) -> the slot buffer.
@@ -341,14 +348,25 @@ private:
   llvm::DenseMap<mlir::Operation *, std::set<int64_t>> readerCores;
   std::optional<spatial::EventRegisters> registers;
   /// Stores the buffers of the current task's results that other cores read
-  /// to global memory, each signalled to its readers.
+  /// to global memory (their readers are signalled when they read: mail()).
   void mailResults(mlir::Operation *op, size_t firstNewBuffer);
-  /// Waits for the signal that says `buffer` is stored, on the reader `on`.
+  /// Waits, on the reader `on`, for the signal that says `buffer` is stored
+  /// (none when `on` knew it already).
   void awaitMail(int buffer, int64_t on);
-  /// Stores `buffer` (once) and signals `reader` (once) where its core's
-  /// program is now; false when no event register of the reader can take
-  /// the buffer's core (then it receives by rendezvous).
+  /// Makes `buffer` readable from global memory by `reader` (once): known
+  /// stored already, else signalled from right after its store (the
+  /// producer's program then), else stored (once) and signalled where the
+  /// producer's program is now; false when no event register of the reader
+  /// can take the buffer's core (then it receives by rendezvous).
   bool mail(int buffer, int64_t reader);
+  /// Per (reader, register): the core that signals it last, that sync and
+  /// the store it was put back after, if it was (a signal put back after
+  /// a store must follow the core's earlier ones).
+  struct LastSignal {
+    int64_t core;
+    mlir::Operation *sync, *store;
+  };
+  std::map<std::pair<int64_t, int64_t>, LastSignal> lastSignals;
   std::map<std::pair<uint64_t, size_t>, std::pair<int64_t, std::string>> dataByContent;
   /// Data the current task has loaded already ((core, content) -> local
   /// address): a kernel's constants are loaded once per task, not per use.
