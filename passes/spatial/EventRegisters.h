@@ -1,8 +1,8 @@
 //===- EventRegisters.h - Mailbox event registers, reused safely -*- C++ -*-===//
 //
 // In latency mode through global memory a producer stores its output and
-// `sync`s each reading core; the reader `wait`s on the event register the
-// sender signals. A register counts tokens and cannot tell senders apart,
+// `sync`s the reading cores that need it (below); a reader `wait`s on the
+// event register the sender signals. A register counts tokens and cannot tell senders apart,
 // so one sender signals it at a time (its tokens arrive in its program's
 // order: the k-th says its k-th buffer is stored). A core has 32 of them;
 // a reader hearing from more cores than that once received from the rest
