@@ -213,15 +213,21 @@ compile:
 """
 
 
-def test_a_killed_sweep_resumes_without_recomputing(models: Path, cluster: str, tmp_path: Path) -> None:
-    spec = _spec(tmp_path, "spec.yaml", KILLED.format(models=models))
-    out = tmp_path / "out"
+def _sweep_until_three_points(spec: Path, out: Path, cluster: str) -> subprocess.Popen:
+    """`raptor sweep` in another process, returned once three points are cached."""
     process = subprocess.Popen([sys.executable, "-m", "raptor", "sweep", str(spec), "-o", str(out),
                                 "--address", cluster], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
     while len(_cache_files(out)) < 3:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.05)
+    return process
+
+
+def test_a_killed_sweep_resumes_without_recomputing(models: Path, cluster: str, tmp_path: Path) -> None:
+    spec = _spec(tmp_path, "spec.yaml", KILLED.format(models=models))
+    out = tmp_path / "out"
+    process = _sweep_until_three_points(spec, out, cluster)
     process.send_signal(signal.SIGKILL)
     _, err = process.communicate()
     done = _cache_files(out)
@@ -237,6 +243,24 @@ def test_a_killed_sweep_resumes_without_recomputing(models: Path, cluster: str, 
     # The killed tasks' scratch directories were collected by the tasks after them.
     scratch = Path(tempfile.gettempdir()) / "raptor-sweep"
     assert [p.name for p in scratch.iterdir() if not _alive(int(p.name.split("-")[1]))] == []
+
+
+def test_an_interrupted_sweep_records_the_points_it_computed(models: Path, cluster: str, tmp_path: Path) -> None:
+    """Ctrl-C: the sweep stops, and its record says so and counts the points
+    this run computed (each one a cache file: none was cached before). The
+    record is written before the cluster's tasks are cancelled: Ray's core
+    worker sometimes aborts the process then ("An unexpected system state
+    has occurred"), which had left the record saying "running"."""
+    spec = _spec(tmp_path, "spec.yaml", KILLED.format(models=models))
+    out = tmp_path / "out"
+    process = _sweep_until_three_points(spec, out, cluster)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode != 0, err
+    record = json.loads((out / "sweep.json").read_text())
+    done = len(_cache_files(out))
+    assert record["state"] == "interrupted", err
+    assert (record["computed"], record["cached"]) == (done, 0) and 3 <= done < 24
 
 
 def _alive(pid: int) -> bool:

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._io import UserError
+from .._io import UserError, signals_held
 from .cache import PointCache
 from .directory import SweepDirectory
 from .executor import Cluster, Job, check_local, execute, import_ray
@@ -70,19 +70,23 @@ def run_sweep(spec: str | os.PathLike[str] | dict[str, Any] | Spec | None, outpu
         def finished(job: Job, row: dict[str, Any]) -> None:
             row = {**row, "point": {"model": job.point.model.source, "model_digest": digests[job.point.model.name],
                                     "target": job.point.target, "options": job.point.options}}
-            store.put(job.key, row)
-            rows[job.key] = row
+            with signals_held():  # a point cached is a point counted (an interrupted sweep's record)
+                store.put(job.key, row)
+                rows[job.key] = row
             meter.finished(job.point.label(), row)
+
+        def stopped(e: BaseException) -> None:
+            state = {"state": "failed", "error": str(e)} if isinstance(e, Exception) else {"state": "interrupted"}
+            directory.write_record({**record, **state, "finished": _now(), "computed": len(rows) - len(cached),
+                                    "cached": len(cached)})
 
         try:
             if todo:
                 execute(todo, spec.run, cluster, fingerprint, directory.programs if spec.run.keep_programs else None,
-                        finished, meter.tick)
+                        finished, meter.tick, stopped)
         except BaseException as e:
             meter.close()
-            stopped = {"state": "failed", "error": str(e)} if isinstance(e, Exception) else {"state": "interrupted"}
-            directory.write_record({**record, **stopped, "finished": _now(), "computed": len(rows) - len(cached),
-                                    "cached": len(cached)})
+            stopped(e)
             raise
         meter.close()
         df = frame(jobs, rows, cached)

@@ -59,9 +59,12 @@ def import_ray() -> Any:
 
 
 def execute(jobs: list[Job], settings: RunSettings, cluster: Cluster, fingerprint: str, programs: Path | None,
-            finished: Callable[[Job, dict[str, Any]], None], tick: Callable[[], None]) -> None:
+            finished: Callable[[Job, dict[str, Any]], None], tick: Callable[[], None],
+            stopping: Callable[[BaseException], None] | None = None) -> None:
     """Runs every job, calling ``finished(job, row)`` as each ends (in the
-    order they end) and ``tick()`` about every second."""
+    order they end) and ``tick()`` about every second; on an error or an
+    interrupt, ``stopping(e)`` before the cluster is touched again (Ray's
+    core worker can abort the process while its tasks are cancelled)."""
     ray = import_ray()
     owned = _connect(ray, cluster, jobs, settings)
     pending: dict[Any, Job] = {}
@@ -90,7 +93,9 @@ def execute(jobs: list[Job], settings: RunSettings, cluster: Cluster, fingerprin
                     row = {"status": "crashed", "stage": None, "error": f"{type(e).__name__}: {_ray_line(e)}"}
                 finished(job, row)
             tick()
-    except BaseException:
+    except BaseException as e:
+        if stopping is not None:
+            stopping(e)
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
