@@ -214,9 +214,13 @@ compile:
 
 
 def _sweep_until_three_points(spec: Path, out: Path, cluster: str) -> subprocess.Popen:
-    """`raptor sweep` in another process, returned once three points are cached."""
+    """`raptor sweep` in another process, returned once three points are cached.
+    SIGINT is set back to its default in the child: a test run started in
+    the background by a non-interactive shell inherits it ignored, and
+    Python then never raises KeyboardInterrupt."""
     process = subprocess.Popen([sys.executable, "-m", "raptor", "sweep", str(spec), "-o", str(out),
-                                "--address", cluster], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--address", cluster], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 90
     while len(_cache_files(out)) < 3:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
