@@ -47,6 +47,12 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     a copy's time when its rows cannot be split further (each copy already
     computes one row). The graph records it as `lane_tiles`, which the
     lowering tiles by.
+    With `lane-tiles-challengers` (and T > 1) a graph with lanes of each
+    shorter height is built beside it (`@<name>_tasks_lanes<H>`, H = T - 1
+    down to 1, `challenger_of` the first graph) when its tasks differ:
+    shorter lanes add cores, partial sums and transfers, which pays on some
+    models and not on others (SqueezeNet 1.1 f32 takes 11.2 ms with lanes of
+    one row tile against 17.0 with 3; ResNet-18 int8 12.3 against 9.1).
 
     The target comes from `target=FILE.json` (read once, then kept as the
     module's `pim.target` and the graph's `target`, a `#pim.target`) or,
@@ -84,7 +90,11 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                  Option<"laneTiles", "lane-tiles", "int64_t", /*default=*/"0",
                         "Latency mode: the most row tiles (crossbar-high slices of a weight matrix) one lane "
                         "stacks; taller columns become lanes of partial sums, added by their readers, that run "
-                        "on other cores (0: as many as a core holds)">];
+                        "on other cores (0: as many as a core holds)">,
+                 Option<"laneTilesChallengers", "lane-tiles-challengers", "bool", /*default=*/"false",
+                        "With lane-tiles=T > 1: also build graphs with lanes of each shorter height, for "
+                        "raptor-schedule-spatial to keep the one whose programs its queue model finds clearly "
+                        "faster">];
 }
 
 def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
@@ -109,9 +119,11 @@ def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {
     planned from `#layout.layout`s; local memory is allocated per core with
     reuse (a task that does not fit is an error naming it). Model inputs and
     outputs live in global memory (`pim.io`), constants in `pim.data`.
-    When the streamed graph's programs do not fit (a core's local memory),
-    its `fallback_of` graph, whole tensors per task, is lowered instead,
-    with the reason as the graph's `row_block_fallback`.
+    When the graph's programs do not fit (a core's local memory), the
+    graphs that are its `fallback_of` (raptor-schedule-spatial's losers:
+    whole tensors per task, taller lanes) are lowered instead, the fastest
+    predicted first, with the reason as the graph's `row_block_fallback`
+    (it streams no longer) or `lane_tiles_fallback` (its lanes are taller).
 
     ```
     raptor-opt model.mlir --raptor-fold-batch-norm \

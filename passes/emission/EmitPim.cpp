@@ -325,7 +325,8 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       // The most row tiles of a lane (0: as many as a core holds).
       auto laneTiles = graph->getAttrOfType<IntegerAttr>("lane_tiles");
       schedule["lane_tiles"] = laneTiles ? laneTiles.getInt() : 0;
-      for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback", "transfers"})
+      for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback", "lane_tiles_fallback",
+                              "transfers"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();
       if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))

@@ -52,6 +52,9 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   // `auto` shortens lanes for one inference's latency; a pipeline keeps
   // full lanes (an explicit height there is the pass's error).
   build.laneTiles = o.laneTilesAuto && pipelined ? 0 : o.laneTiles;
+  // ... and lets shorter lanes challenge the default height in latency
+  // mode: which height is fastest depends on the model (docs/scheduling.md).
+  build.laneTilesChallengers = o.laneTilesAuto && !pipelined && o.laneTiles > 1;
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;

@@ -79,14 +79,15 @@ struct CompileOptions {
   /// faster (the default, `--row-block auto`; pipeline mode: whole).
   int64_t rowBlock = kAutoRowBlock;
   bool rowBlockAlternative = true;
-  /// The lane height `--lane-tiles auto` takes in latency mode
-  /// (bench/lane_tiles.py: 3 beat 2 and 6 on ResNet-18 and GoogLeNet, f32
-  /// and int8).
+  /// The lane height `--lane-tiles auto` starts from in latency mode, and
+  /// which the shorter heights challenge (bench/lane_tiles.py: 3 beats 6
+  /// and full lanes everywhere; 2 and 1 win on some models only).
   static constexpr int64_t kAutoLaneTiles = 3;
   /// Latency mode: the most row tiles one lane of an MVM operator stacks
   /// (0: as many as a core holds); taller columns become lanes of partial
   /// sums on other cores. With laneTilesAuto (the default, `--lane-tiles
-  /// auto`) pipeline mode keeps full lanes.
+  /// auto`) pipeline mode keeps full lanes, and latency mode keeps lanes of
+  /// laneTiles unless shorter ones are predicted clearly faster.
   int64_t laneTiles = kAutoLaneTiles;
   bool laneTilesAuto = true;
 

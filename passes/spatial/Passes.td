@@ -47,11 +47,13 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
     second). A
     graph that is the `alternative_of` another (raptor-build-compute-graph
     `row-block-alternative`: whole tensors beside streamed rows) is kept
-    unless the other is predicted at least 5% faster; then it stays as the
-    other's `fallback_of`, for raptor-lower-to-pim. A graph that is the
-    `challenger_of` another (the streamed graph with blocks of half the
-    rows) replaces it, taking its name, only when predicted at least 5%
-    faster; challengers are settled first.
+    unless the other is predicted at least 5% faster; the one dropped stays
+    as the kept one's `fallback_of`, for raptor-lower-to-pim. Of the graphs that are
+    the `challenger_of` another (the streamed graph with blocks of half the
+    rows, graphs of shorter lanes) the fastest replaces it, taking its
+    name, only when predicted at least 5% faster; the graph replaced and
+    the other challengers stay as its `fallback_of`. Challengers are
+    settled first.
 
     Example: `raptor-opt m.mlir --raptor-build-compute-graph=target=t.json
     '--raptor-schedule-spatial=mode=pipeline depth=8'`

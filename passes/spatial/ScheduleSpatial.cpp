@@ -898,9 +898,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// row-block-alternative: the whole-tensor graph beside the streamed
   /// one): the alternative stays unless the other is predicted at least
   /// kClearlyFaster faster by the queue model. The one kept takes the other's name (the function has one
-  /// graph); `alternative_latency_ns` records the prediction dropped. A
-  /// whole-tensor graph dropped stays as the `fallback_of` the streamed one:
-  /// raptor-lower-to-pim lowers it instead when the streamed programs do
+  /// graph); `alternative_latency_ns` records the prediction dropped. The
+  /// graph dropped stays as the `fallback_of` the one kept, as do a graph
+  /// a challenger replaced and the challengers that lost:
+  /// raptor-lower-to-pim lowers the fastest fallback that fits when the chosen programs do
   /// not fit local memory (the queue model does not allocate buffers).
   /// Challengers (below) are settled before alternatives.
   LogicalResult keepFasterAlternatives() {
@@ -920,25 +921,42 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         }
       return pairs;
     };
-    // A `challenger_of` another (the streamed graph with blocks of half the
-    // rows) replaces it, taking its name, only when predicted at least
-    // kClearlyFaster faster; first, so that the whole-tensor alternative is
-    // weighed against the streamed graph kept.
+    // The `challenger_of` a graph (the streamed graph with blocks of half
+    // the rows, graphs of shorter lanes): the fastest of them replaces it,
+    // taking its name, only when predicted at least kClearlyFaster faster;
+    // first, so that the whole-tensor alternative is weighed against the
+    // graph kept. The graph replaced and the other challengers stay as the
+    // kept one's `fallback_of` (shorter lanes' partial sums and smaller
+    // blocks can take more local memory).
     FailureOr<SmallVector<std::pair<sp::GraphOp, sp::GraphOp>>> challenges = pairedBy("challenger_of", "challenges");
     if (failed(challenges))
       return failure();
+    llvm::MapVector<Operation *, SmallVector<sp::GraphOp>> challengersOf;
     for (auto [challenger, other] : *challenges) {
       challenger->removeAttr("challenger_of");
-      IntegerAttr mine = latencyOf(challenger), theirs = latencyOf(other);
-      if (!mine || (theirs && double(mine.getInt()) >= (1 - kClearlyFaster) * double(theirs.getInt()))) {
-        challenger.erase();
-        continue;
+      challengersOf[other].push_back(challenger);
+    }
+    for (auto &[incumbent, challengers] : challengersOf) {
+      auto other = cast<sp::GraphOp>(incumbent);
+      IntegerAttr theirs = latencyOf(other);
+      sp::GraphOp best;
+      for (sp::GraphOp challenger : challengers) {
+        IntegerAttr mine = latencyOf(challenger);
+        bool clearly = mine && (!theirs || double(mine.getInt()) < (1 - kClearlyFaster) * double(theirs.getInt()));
+        if (clearly && (!best || mine.getInt() < latencyOf(best).getInt()))
+          best = challenger;
       }
-      if (theirs)
-        challenger->setAttr("challenged_latency_ns", theirs);
       StringAttr name = other.getSymNameAttr();
-      other.erase();
-      challenger.setSymNameAttr(name);
+      for (sp::GraphOp challenger : challengers)
+        if (challenger != best)
+          challenger->setAttr("fallback_of", FlatSymbolRefAttr::get(name));
+      if (!best)
+        continue;
+      if (theirs)
+        best->setAttr("challenged_latency_ns", theirs);
+      other.setSymNameAttr(StringAttr::get(&getContext(), name.getValue() + "_challenged"));
+      best.setSymNameAttr(name);
+      other->setAttr("fallback_of", FlatSymbolRefAttr::get(name));
     }
     FailureOr<SmallVector<std::pair<sp::GraphOp, sp::GraphOp>>> alternatives = pairedBy("alternative_of", "is an alternative of");
     if (failed(alternatives))
@@ -952,12 +970,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         kept->setAttr("alternative_latency_ns", lost);
       alternative->removeAttr("alternative_of");
       StringAttr name = other.getSymNameAttr();
-      if (otherWins) {
-        alternative->setAttr("fallback_of", of);
-      } else {
-        dropped.erase();
-        kept.setSymNameAttr(name);
+      if (!otherWins) {
+        other.setSymNameAttr(StringAttr::get(&getContext(), name.getValue() + "_streamed"));
+        alternative.setSymNameAttr(name);
       }
+      dropped->setAttr("fallback_of", of);
     }
     return success();
   }

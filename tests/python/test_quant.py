@@ -374,26 +374,32 @@ SMALL = Path(__file__).parent.parent.parent / "python" / "raptor" / "spatial" / 
 
 
 def test_short_lanes_that_do_not_pack_onto_the_cores_stay_full(tmp_path: Path) -> None:
-    """The default lanes of 3 row tiles cut the classifier's 8 row tiles
-    (16 crossbars of 4-bit cells) into 6 + 6 + 4 crossbars and the 3 x 3
-    convolution's 5 into 6 + 4: with the rest they no longer pack onto
-    small.json's 4 cores of 8 crossbars, where full lanes (8 + 8, 8 + 2)
-    do. The compile keeps full lanes and says so (lane_tiles 0); on 8 such
-    cores the short lanes pack and are kept."""
+    """Lanes of 3 row tiles cut the classifier's 8 row tiles (16 crossbars
+    of 4-bit cells) into 6 + 6 + 4 crossbars and the 3 x 3 convolution's 5
+    into 6 + 4: with the rest they no longer pack onto small.json's 4
+    cores of 8 crossbars, where full lanes (8 + 8, 8 + 2) do. The compile
+    keeps full lanes and says so (lane_tiles 0); on 8 such cores the short
+    lanes pack and are kept."""
     torch.manual_seed(0)
     model = randomize(SmallCnn())
     x = torch.randn(1, 3, 8, 8)
     module, path, _ = _prepared(tmp_path, model, x)
     asm = module.operation.get_asm(enable_debug_info=True)
-    result = pim.compile(module, tmp_path / "four", weights=path, precision="int8", target=SMALL, pimsim="none")
+    result = pim.compile(module, tmp_path / "four", weights=path, precision="int8", target=SMALL, pimsim="none",
+                         lane_tiles=3)
     assert result.manifest["schedule"]["lane_tiles"] == 0
     wider = json.loads(Path(SMALL).read_text())
     wider["cores"] = {"count": 8, "mesh_rows": 2, "mesh_cols": 4}
     (tmp_path / "eight.json").write_text(json.dumps(wider))
     again = ir.Module.parse(asm, context=module.context)
     result = pim.compile(again, tmp_path / "eight", weights=path, precision="int8", target=tmp_path / "eight.json",
-                         pimsim="none")
+                         pimsim="none", lane_tiles=3)
     assert result.manifest["schedule"]["lane_tiles"] == 3
+    # By default lanes of 1 row tile (2 crossbars each) challenge the full
+    # ones on the four cores, where they pack.
+    again = ir.Module.parse(asm, context=module.context)
+    result = pim.compile(again, tmp_path / "auto", weights=path, precision="int8", target=SMALL, pimsim="none")
+    assert result.manifest["schedule"]["lane_tiles"] == 1
 
 
 def test_weights_are_bit_sliced_over_narrow_cells(tmp_path: Path) -> None:

@@ -210,30 +210,53 @@ def test_auto_keeps_whole_tensors_unless_streaming_is_clearly_faster(tmp_path: P
     assert piped["row_block"] == 0 and "alternative_latency_ns" not in piped
 
 
-def test_streamed_programs_that_do_not_fit_fall_back_to_whole_tensors(tmp_path: Path) -> None:
-    """U-Net without replication: the queue model predicts the streamed
-    graph (blocks of 4 rows) clearly faster, but on cores of 60.5625 MiB its
-    programs need more local memory than a core has, with first-fit and
-    with best-fit allocation (the queue model does not allocate buffers;
-    the whole-tensor programs peak at 60.51 MiB). The compile does not
-    fail: it lowers the whole-tensor graph and says why in the manifest and
-    the summary. (At 60.75 MiB the streamed programs fit.) Full lanes
-    (lane_tiles=0): lanes of 3 row tiles give each reader one partial sum
-    per lane to hold, and neither form of U-Net without copies fits then
-    (next test)."""
-    from raptor import sources
+class TwoConvolutions(nn.Module):
+    """Two 3 x 3 convolutions of 8 channels on a 32 x 32 map: on small.json
+    with 8-bit cells a column is 5 row tiles, cut by lanes of 3 into 3 + 2
+    and by lanes of 1 into five."""
 
-    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
-    target["memory"] = {"local_bytes": 63_504_384}  # 60.5625 MiB
-    (tmp_path / "target.json").write_text(json.dumps(target))
-    model = sources.load("unet")
-    result = pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
-                         target=tmp_path / "target.json", lane_tiles=0)
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Conv2d(8, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.b(torch.relu(self.a(x))))
+
+
+def _tight(tmp_path: Path, local_bytes: int) -> tuple[ir.Module, Path, Path]:
+    """TwoConvolutions imported, and small.json with 8-bit cells and
+    `local_bytes` of local memory per core."""
+    torch.manual_seed(0)
+    path = tmp_path / "two.safetensors"
+    module = imported(randomize(TwoConvolutions()), torch.randn(1, 8, 32, 32), path)
+    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "small.json").read_text())
+    target["crossbar"]["cell_bits"] = 8
+    target["memory"] = {"local_bytes": local_bytes}
+    (tmp_path / "tight.json").write_text(json.dumps(target))
+    return module, path, tmp_path / "tight.json"
+
+
+def test_shorter_lanes_that_do_not_fit_fall_back_to_the_fastest_graph_that_does(tmp_path: Path) -> None:
+    """On cores of 90,000 bytes the queue model keeps lanes of 1 row tile
+    (predicted 11.28 ms against 19.73 for lanes of 3), whose programs need
+    more local memory than a core has (each lane's core holds its partial
+    sums); the graphs it beat stay as fallbacks, and the lowering takes the
+    fastest predicted that fits: lanes of 2 (13.32 ms), rows streamed in
+    blocks of 8 as before. The manifest and the summary say why. With room,
+    lanes of 1 are lowered."""
+    module, path, target = _tight(tmp_path, 90_000)
+    result = pim.compile(module, tmp_path / "t", weights=path, target=target, pimsim="none")
     schedule = result.manifest["schedule"]
-    assert schedule["row_block"] == 0
-    assert "more bytes of local memory" in schedule["row_block_fallback"]
-    summary = pim.format_summary(pim.summary(result.manifest), "u")
-    assert "streamed rows estimated faster but not lowered: task '" in summary
+    assert schedule["lane_tiles"] == 2 and schedule["row_block"] == 8
+    assert schedule["predicted_latency_ns"] == 13_318_722 and "challenged_latency_ns" not in schedule
+    assert "more bytes of local memory" in schedule["lane_tiles_fallback"]
+    assert "row_block_fallback" not in schedule
+    summary = pim.format_summary(pim.summary(result.manifest), "t")
+    assert "; lanes of at most 2 row tiles (other lanes estimated faster but not lowered: task '" in summary
+    module, path, target = _tight(tmp_path, 1_000_000)
+    roomy = pim.compile(module, tmp_path / "r", weights=path, target=target, pimsim="none").manifest["schedule"]
+    assert roomy["lane_tiles"] == 1 and roomy["predicted_latency_ns"] == 11_278_716
+    assert roomy["challenged_latency_ns"] == 19_725_651
 
 
 def test_a_core_fragmented_by_first_fit_is_lowered_again_with_best_fit(tmp_path: Path) -> None:
@@ -252,28 +275,25 @@ def test_a_core_fragmented_by_first_fit_is_lowered_again_with_best_fit(tmp_path:
 
 
 def test_short_lanes_that_do_not_fit_fall_back_to_full_lanes_unless_asked_for(tmp_path: Path) -> None:
-    """The same U-Net with lanes of 3 row tiles: neither form fits 60.5625 MiB.
-    Asked for explicitly (lane_tiles=3), the one-line error names the core
-    and the two ways out (more local memory, or full lanes) and writes
-    nothing; by default (lane_tiles 'auto') the compile says so, lowers
-    again with full lanes and ends as lane_tiles=0 does (previous test)."""
-    from raptor import sources
-
-    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
-    target["memory"] = {"local_bytes": 63_504_384}  # 60.5625 MiB
-    (tmp_path / "target.json").write_text(json.dumps(target))
-    model = sources.load("unet")
+    """On cores of 67,000 bytes no program with lanes of 3, 2 or 1 row
+    tiles fits. Asked for explicitly (lane_tiles=3), the one-line error
+    names the core and the two ways out (more local memory, or full lanes)
+    and writes nothing; by default (lane_tiles 'auto') the compile says so
+    and lowers again with full lanes, where blocks of 4 rows (predicted
+    fastest) do not fit either and blocks of 8 do: the manifest says both."""
+    module, path, target = _tight(tmp_path, 67_000)
     with pytest.raises(pim.UserError, match=r"more bytes of local memory .*memory\.local_bytes\) or lanes as tall "
                                             r"as a core holds \(--lane-tiles 0; these lanes hold at most 3 row tiles"):
-        pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
-                    target=tmp_path / "target.json", lane_tiles=3)
+        pim.compile(module, tmp_path / "u", weights=path, target=target, pimsim="none", lane_tiles=3)
     assert not (tmp_path / "u").exists()
     said: list[str] = []
-    model = sources.load("unet")
-    result = pim.compile(model.module, tmp_path / "u", weights=model.weights, replicate="none", pimsim="none",
-                         target=tmp_path / "target.json", progress=said.append)
+    module, path, target = _tight(tmp_path, 67_000)
+    result = pim.compile(module, tmp_path / "u", weights=path, target=target, pimsim="none", progress=said.append)
     schedule = result.manifest["schedule"]
-    assert schedule["lane_tiles"] == 0 and schedule["row_block"] == 0
+    assert schedule["lane_tiles"] == 0 and schedule["row_block"] == 8
+    assert "more bytes of local memory" in schedule["row_block_fallback"]
+    summary = pim.format_summary(pim.summary(result.manifest), "u")
+    assert "rows streamed in blocks of 8 (other row blocks estimated faster but not lowered: task '" in summary
     assert said.count("short lanes' partial sums do not fit local memory: compiling again with full lanes "
                       "(--lane-tiles 0)") == 1
     # The steps are numbered once more from the backend's first.

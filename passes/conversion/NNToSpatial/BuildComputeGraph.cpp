@@ -435,6 +435,12 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
                             "schedule (mode=latency)";
       return signalPassFailure();
     }
+    if (laneTilesChallengers && laneTiles < 2) {
+      module.emitError() << "lane-tiles-challengers builds graphs of shorter lanes than lane-tiles=T: it needs "
+                            "T > 1, not "
+                         << int64_t(laneTiles);
+      return signalPassFailure();
+    }
     if (rowBlockAlternative && rowBlock <= 0) {
       module.emitError() << "row-block-alternative compares row streaming with whole tensors: it needs "
                             "row-block=R with R > 0";
@@ -456,11 +462,37 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
       FailureOr<sp::GraphOp> graph = buildGraph(module, func, name, *targetAttr, t, rule, rowBlock, laneTiles);
       if (failed(graph))
         return signalPassFailure();
+      // Graphs with the same tasks (names, which count lanes, and rows)
+      // are the same graph: one is scheduled.
+      auto tasksOf = [](sp::GraphOp g) {
+        std::vector<std::pair<std::string, std::vector<int64_t>>> tasks;
+        for (sp::TaskOp task : g.getBody().getOps<sp::TaskOp>())
+          tasks.push_back({task.getName().str(), task.getRows() ? std::vector<int64_t>(task.getRows()->begin(),
+                                                                                        task.getRows()->end())
+                                                                : std::vector<int64_t>()});
+        return tasks;
+      };
       auto markRowBlock = [&](sp::GraphOp g, int64_t rows) {
         g->setAttr("row_block", IntegerAttr::get(IntegerType::get(&getContext(), 64), rows));
       };
       if (rowBlock > 0)
         markRowBlock(*graph, int64_t(rowBlock));
+      // Lanes shorter than the graph's challenge it (with the same rows).
+      SmallVector<sp::GraphOp> shorterLanes;
+      for (int64_t height = laneTilesChallengers ? int64_t(laneTiles) - 1 : 0; height >= 1; --height) {
+        FailureOr<sp::GraphOp> lanes =
+            buildGraph(module, func, name + "_lanes" + std::to_string(height), *targetAttr, t, rule, rowBlock, height);
+        if (failed(lanes))
+          return signalPassFailure();
+        if (tasksOf(*graph) == tasksOf(*lanes)) {
+          lanes->erase();
+          continue;
+        }
+        if (rowBlock > 0)
+          markRowBlock(*lanes, int64_t(rowBlock));
+        (*lanes)->setAttr("challenger_of", FlatSymbolRefAttr::get((*graph).getSymNameAttr()));
+        shorterLanes.push_back(*lanes);
+      }
       if (rowBlockAlternative) {
         // The whole-tensor graph beside it (with the same lanes):
         // raptor-schedule-spatial keeps the one whose programs the queue
@@ -470,17 +502,11 @@ struct BuildComputeGraphPass : raptor::impl::BuildComputeGraphBase<BuildComputeG
           return signalPassFailure();
         // A model without streamed rows (no convolution to split, a
         // transformer) gives the same tasks twice: one graph is scheduled.
-        auto tasksOf = [](sp::GraphOp g) {
-          std::vector<std::pair<std::string, std::vector<int64_t>>> tasks;
-          for (sp::TaskOp task : g.getBody().getOps<sp::TaskOp>())
-            tasks.push_back({task.getName().str(), task.getRows() ? std::vector<int64_t>(task.getRows()->begin(),
-                                                                                          task.getRows()->end())
-                                                                  : std::vector<int64_t>()});
-          return tasks;
-        };
         if (tasksOf(*graph) == tasksOf(*whole)) {
           whole->erase();
           (*graph)->removeAttr("row_block");
+          for (sp::GraphOp lanes : shorterLanes)
+            lanes->removeAttr("row_block");
           continue;
         }
         (*whole)->setAttr("alternative_of", FlatSymbolRefAttr::get((*graph).getSymNameAttr()));

@@ -25,47 +25,62 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // A `fallback_of` graph (raptor-schedule-spatial kept streamed rows over
-    // whole tensors) is lowered only when the streamed programs do not fit.
+    // whole tensors, or shorter lanes over taller ones) is lowered only when
+    // the chosen programs do not fit: the fastest predicted first.
     SmallVector<raptor::spatial::GraphOp> graphs, fallbacks;
     for (auto graph : module.getOps<raptor::spatial::GraphOp>())
       (graph->hasAttr("fallback_of") ? fallbacks : graphs).push_back(graph);
-    if (graphs.size() != 1 || fallbacks.size() > 1) {
+    if (graphs.size() != 1) {
       module.emitError() << "raptor-lower-to-pim needs exactly one scheduled spatial.graph (found "
                          << graphs.size() << "); run raptor-build-compute-graph and raptor-schedule-spatial";
       return signalPassFailure();
     }
-    raptor::spatial::GraphOp graph = graphs.front();
-    if (fallbacks.empty()) {
-      if (failed(lowerFitting(module, graph)))
-        return signalPassFailure();
-      return;
-    }
-    raptor::spatial::GraphOp fallback = fallbacks.front();
+    auto predicted = [](raptor::spatial::GraphOp g) {
+      auto ns = g->getAttrOfType<IntegerAttr>("predicted_latency_ns");
+      return ns ? ns.getInt() : std::numeric_limits<int64_t>::max();
+    };
+    llvm::stable_sort(fallbacks, [&](auto a, auto b) { return predicted(a) < predicted(b); });
+    SmallVector<raptor::spatial::GraphOp> candidates{graphs.front()};
+    candidates.append(fallbacks);
+    StringAttr name = graphs.front().getSymNameAttr();
+    Attribute rowBlock = graphs.front()->getAttr("row_block"), laneTiles = graphs.front()->getAttr("lane_tiles");
     std::string reason;
-    LogicalResult streamed = failure();
-    {
-      // The streamed attempt's errors are the fallback's reason, not the
-      // compile's.
-      ScopedDiagnosticHandler quiet(&getContext(), [&](Diagnostic &d) {
-        if (reason.empty() && d.getSeverity() == DiagnosticSeverity::Error)
-          reason = d.str();
-        return success();
-      });
-      streamed = lowerFitting(module, graph);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      raptor::spatial::GraphOp graph = candidates[i];
+      bool last = i + 1 == candidates.size();
+      if (i > 0) {
+        graph->removeAttr("fallback_of");
+        graph.setSymNameAttr(name);
+        // What the manifest reports as given up, and why.
+        if (rowBlock != graph->getAttr("row_block"))
+          graph->setAttr("row_block_fallback", StringAttr::get(&getContext(), reason));
+        if (laneTiles != graph->getAttr("lane_tiles"))
+          graph->setAttr("lane_tiles_fallback", StringAttr::get(&getContext(), reason));
+      }
+      LogicalResult lowered = failure();
+      if (last) {
+        lowered = lowerFitting(module, graph);
+      } else {
+        // A failed attempt's errors are the next one's reason, not the
+        // compile's.
+        ScopedDiagnosticHandler quiet(&getContext(), [&](Diagnostic &d) {
+          if (reason.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+            reason = d.str();
+          return success();
+        });
+        lowered = lowerFitting(module, graph);
+      }
+      if (succeeded(lowered)) {
+        for (raptor::spatial::GraphOp unused : llvm::drop_begin(candidates, i + 1))
+          unused.erase();
+        return;
+      }
+      if (last)
+        return signalPassFailure();
+      for (auto chip : llvm::make_early_inc_range(module.getOps<raptor::pim::ChipOp>()))
+        chip.erase();
+      graph.erase();
     }
-    if (succeeded(streamed)) {
-      fallback.erase();
-      return;
-    }
-    for (auto chip : llvm::make_early_inc_range(module.getOps<raptor::pim::ChipOp>()))
-      chip.erase();
-    StringAttr name = graph.getSymNameAttr();
-    graph.erase();
-    fallback->removeAttr("fallback_of");
-    fallback.setSymNameAttr(name);
-    fallback->setAttr("row_block_fallback", StringAttr::get(&getContext(), reason));
-    if (failed(lowerFitting(module, fallback)))
-      return signalPassFailure();
   }
 
   /// lower() with first-fit local memory, and once more with best fit when

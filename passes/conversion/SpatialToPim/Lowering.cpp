@@ -193,6 +193,33 @@ bool Lowering::evictCaches(int64_t on) {
   return freed;
 }
 
+void Lowering::forgetCopy(const Piece &source, const Piece &local, size_t made) {
+  int id = local.buffer;
+  if (size_t(id) < made || id == source.buffer || buffers[id].refs != 1 || buffers[id].pinned ||
+      buffers[id].core != core)
+    return;
+  // The caches localize fills: the source's, its packs' (a sparse view
+  // packed on its core first), and those of buffers made since.
+  SmallVector<int> holders{source.buffer};
+  for (auto &[key, pack] : buffers[source.buffer].packs)
+    holders.push_back(pack);
+  for (size_t i = made; i < buffers.size(); ++i)
+    holders.push_back(int(i));
+  auto drop = [&](auto &cache) {
+    for (auto it = cache.begin(); it != cache.end(); ++it)
+      if (it->second == id) {
+        cache.erase(it);
+        return true;
+      }
+    return false;
+  };
+  for (int holder : holders)
+    if (drop(buffers[holder].copies) || drop(buffers[holder].gathers)) {
+      release(id);
+      return;
+    }
+}
+
 FailureOr<int> Lowering::scratch(int64_t bytes) {
   FailureOr<int> b = allocate(core, bytes);
   if (succeeded(b)) {
@@ -791,30 +818,32 @@ FailureOr<Piece> Lowering::materialize(const TensorValue &value, function_ref<bo
 }
 
 LogicalResult Lowering::place(const TensorValue &value, const Piece &into, ArrayRef<int64_t> origin) {
-  SmallVector<Piece, 1> local;
-  for (const Piece &piece : value.pieces) {
-    FailureOr<Piece> p = localize(piece, core);
-    if (failed(p))
-      return failure();
-    local.push_back(*p);
-  }
-  // Partial sums are added where an earlier piece covered the same box.
-  std::optional<SmallVector<Piece, 1>> pieces = alignedPartials(local);
-  if (!pieces)
-    return taskError() << "cannot align the boxes of partial sums to add them";
   std::vector<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>> seen;
-  for (const Piece &p : *pieces) {
-    std::optional<Piece> box = into;
-    for (size_t d = 0; d < p.sizes.size() && box; ++d)
-      box = sliced(*box, d, origin[d] + p.origin[d], p.sizes[d], 1);
-    if (!box)
-      return taskError() << "cannot address a box of layout " << into.layout.str();
-    auto key = std::make_pair(p.origin, p.sizes);
-    bool again = llvm::is_contained(seen, key);
-    if (failed(copy(operand(*box), operand(p), again)))
+  for (const Piece &piece : value.pieces) {
+    size_t made = buffers.size();
+    FailureOr<Piece> local = localize(piece, core);
+    if (failed(local))
       return failure();
-    if (!again)
-      seen.push_back(key);
+    // Partial sums are added where an earlier piece covered the same box.
+    std::optional<SmallVector<Piece, 1>> parts = alignedPartial(*local, value.pieces);
+    if (!parts)
+      return taskError() << "cannot align the boxes of partial sums to add them";
+    for (const Piece &p : *parts) {
+      std::optional<Piece> box = into;
+      for (size_t d = 0; d < p.sizes.size() && box; ++d)
+        box = sliced(*box, d, origin[d] + p.origin[d], p.sizes[d], 1);
+      if (!box)
+        return taskError() << "cannot address a box of layout " << into.layout.str();
+      auto key = std::make_pair(p.origin, p.sizes);
+      bool again = llvm::is_contained(seen, key);
+      if (failed(copy(operand(*box), operand(p), again)))
+        return failure();
+      if (!again)
+        seen.push_back(key);
+    }
+    // A reader of many lanes holds one lane's partial sums at a time.
+    if (local->partial)
+      forgetCopy(piece, *local, made);
   }
   return success();
 }

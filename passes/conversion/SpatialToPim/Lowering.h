@@ -123,6 +123,10 @@ public:
   /// Frees the cached copies, packs and gathers on `on` that earlier tasks
   /// made and only the caches hold; whether any was freed.
   bool evictCaches(int64_t on);
+  /// Frees `local`, the copy of `source` on the current core that the
+  /// caches made since buffer `made` (Lowering::localize) and alone hold,
+  /// and drops it from its cache: a partial sum added and not read again.
+  void forgetCopy(const Piece &source, const Piece &local, size_t made);
   /// Bytes reserved past every buffer's end: an MVM reads a whole
   /// crossbar's rows and writes a whole crossbar's columns of 32-bit sums
   /// (pimsim-nn writes xbar_cols outputs when mbiw is the cell width),
@@ -228,7 +232,7 @@ public:
   /// whole tensor.
   mlir::FailureOr<std::optional<TensorValue>> rangeOfValue(mlir::Value v, size_t dim, int64_t begin, int64_t end);
   /// Copies `value`'s pieces into the box of `into` at `origin` (partial
-  /// sums added).
+  /// sums added, one brought to the core at a time).
   mlir::LogicalResult place(const TensorValue &value, const Piece &into, llvm::ArrayRef<int64_t> origin);
 
   mlir::InFlightDiagnostic taskError();
@@ -297,7 +301,8 @@ public:
     int64_t tiles = laneRowTiles();
     return tiles > 0 ? std::string(" or lanes as tall as a core holds ") + kShortLanesMarker +
                            " these lanes hold at most " + std::to_string(tiles) +
-                           " row tiles, and a reader holds a partial sum per lane)"
+                           (tiles == 1 ? " row tile" : " row tiles") +
+                           ", and a reader holds a partial sum per lane)"
                      : "";
   }
   /// A codec's input pieces on the current core (partial sums added).

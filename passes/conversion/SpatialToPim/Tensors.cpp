@@ -200,15 +200,18 @@ std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t
   return out;
 }
 
-std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece> pieces) {
-  llvm::SmallVector<Piece, 1> out(pieces.begin(), pieces.end());
-  if (llvm::count_if(pieces, [](const Piece &p) { return p.partial; }) < 2)
+std::optional<llvm::SmallVector<Piece, 1>> alignedPartial(const Piece &piece, llvm::ArrayRef<Piece> all) {
+  llvm::SmallVector<Piece, 1> out{piece};
+  size_t rank = piece.sizes.size();
+  auto cutting = [&](const Piece &p) { return p.partial && p.sizes.size() == rank; };
+  if (!cutting(piece) || llvm::count_if(all, [](const Piece &p) { return p.partial; }) < 2)
     return out; // nothing to add
-  size_t rank = pieces.empty() ? 0 : pieces.front().sizes.size();
   for (size_t d = 0; d < rank; ++d) {
-    std::vector<int64_t> cuts; // where a partial piece begins or ends
-    for (const Piece &p : out)
-      if (p.partial && p.sizes.size() == rank) {
+    // Where a partial piece begins or ends along d (cuts along other
+    // dimensions keep these).
+    std::vector<int64_t> cuts;
+    for (const Piece &p : all)
+      if (cutting(p)) {
         cuts.push_back(p.origin[d]);
         cuts.push_back(p.origin[d] + p.sizes[d]);
       }
@@ -218,7 +221,7 @@ std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece>
     for (const Piece &p : out) {
       int64_t lo = p.origin[d], hi = lo + p.sizes[d];
       auto cut = std::upper_bound(cuts.begin(), cuts.end(), lo);
-      if (!p.partial || p.sizes.size() != rank || cut == cuts.end() || *cut >= hi) {
+      if (cut == cuts.end() || *cut >= hi) {
         next.push_back(p);
         continue;
       }

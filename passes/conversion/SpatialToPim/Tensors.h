@@ -80,11 +80,13 @@ Piece permuted(const Piece &p, llvm::ArrayRef<int64_t> dims);
 /// upsampled row is one source row). Nothing when a piece needs more than
 /// a few runs.
 std::optional<TensorValue> rangeOf(const TensorValue &value, size_t dim, int64_t begin, int64_t end);
-/// Partial sums cut where other partial sums of the value begin or end, so
-/// that any two partial pieces cover the same box or disjoint ones (lanes
-/// whose row copies were merged differently hold misaligned rows; they are
-/// added box by box). Nothing when a cut is no view of its piece.
-std::optional<llvm::SmallVector<Piece, 1>> alignedPartials(llvm::ArrayRef<Piece> pieces);
+/// `piece` cut where the partial sums among `all` (a value's pieces, or
+/// pieces with their boxes) begin or end, so that any two partial pieces
+/// cut so cover the same box or disjoint ones (lanes whose row copies were
+/// merged differently hold misaligned rows; they are added box by box).
+/// `piece` whole when it is no partial sum or `all` holds fewer than two;
+/// nothing when a cut is no view of it.
+std::optional<llvm::SmallVector<Piece, 1>> alignedPartial(const Piece &piece, llvm::ArrayRef<Piece> all);
 /// Elements start, start + step, ... (count of them) of dimension `dim`,
 /// relative to the piece's box.
 std::optional<Piece> sliced(const Piece &p, size_t dim, int64_t start, int64_t count, int64_t step);

@@ -88,8 +88,10 @@ def add_streaming_options(p: argparse.ArgumentParser) -> None:
                    help="latency mode: cut each weight column into lanes of at most about T row tiles, whose "
                         "partial sums their readers add (a lane runs one MVM per row tile for each output "
                         "position: shorter lanes on more cores shorten copies whose rows cannot be split "
-                        f"further; 0: as many as a core holds; auto: {_raptor.AUTO_LANE_TILES} in latency mode, "
-                        f"full lanes in pipeline mode and where short lanes do not fit; default: {lanes})")
+                        f"further; 0: as many as a core holds; auto: latency mode keeps "
+                        f"{_raptor.AUTO_LANE_TILES} unless a shorter height down to 1 is predicted 5%% faster, "
+                        f"pipeline mode full lanes, and taller lanes where short ones do not fit; "
+                        f"default: {lanes})")
 
 
 def add_replication_options(p: argparse.ArgumentParser) -> None:

@@ -100,9 +100,12 @@ def compile(module: ir.Module, output: str | os.PathLike[str], *,
     runs one MVM per row tile for each output position, so shorter lanes
     on more cores shorten copies whose rows cannot be split further (0:
     as many as a core holds; docs/scheduling.md, "Shorter
-    lanes"); 'auto' or None, the default: 3 in latency mode, full lanes in
-    pipeline mode and where the short lanes' partial sums do not fit local
-    memory (lowered again, said through ``progress``); ``transfers``
+    lanes"); 'auto' or None, the default: in latency mode 3 unless a
+    shorter height (2 or 1) is predicted at least 5% faster by the queue
+    model (the taller lanes are lowered when the shorter ones' programs do
+    not fit local memory), full lanes in pipeline mode and where the short
+    lanes' partial sums do not fit local memory (lowered again, said
+    through ``progress``); ``transfers``
     (latency mode) how
     data goes to other cores: 'rendezvous' (send and receive, each waiting
     for the other), 'global' (each producer stores its output to global

@@ -63,8 +63,10 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "alternative_latency_ns": schedule.get("alternative_latency_ns"),
         # Why the streamed programs the scheduler kept were not lowered.
         "row_block_fallback": schedule.get("row_block_fallback"),
-        # The most row tiles of a lane (0: what a core holds).
+        # The most row tiles of a lane (0: what a core holds), and why the
+        # shorter lanes the scheduler kept were not lowered.
         "lane_tiles": schedule.get("lane_tiles", 0),
+        "lane_tiles_fallback": schedule.get("lane_tiles_fallback"),
         # Latency mode: data to other cores by rendezvous or through global memory.
         "transfer_mode": schedule.get("transfers"),
         "compile_seconds": {k: round(v, 3) for k, v in (seconds or {}).items()},
@@ -116,11 +118,14 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
         form = f"rows streamed in blocks of {s['row_block']}" if s["row_block"] else "whole tensors per task"
         other = "whole tensors" if s["row_block"] else "streamed rows"
         if s["row_block_fallback"]:
-            form += f" (streamed rows estimated faster but not lowered: {s['row_block_fallback']})"
+            given_up = "other row blocks" if s["row_block"] else "streamed rows"
+            form += f" ({given_up} estimated faster but not lowered: {s['row_block_fallback']})"
         elif s["alternative_latency_ns"] is not None:
             form += f" ({other}: {s['alternative_latency_ns'] / 1e6:.3f} ms estimated)"
         if s["lane_tiles"]:
-            form += f"; lanes of at most {s['lane_tiles']} row tiles"
+            form += f"; lanes of at most {s['lane_tiles']} row tile{'s' if s['lane_tiles'] != 1 else ''}"
+        if s["lane_tiles_fallback"]:
+            form += f" (other lanes estimated faster but not lowered: {s['lane_tiles_fallback']})"
         if s["transfer_mode"] == "global":
             form += "; transfers through global memory"
         lines.append(f"  {form}")

@@ -8,15 +8,18 @@
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/../../../../python/raptor/spatial/targets/small.json row-block=4 row-block-alternative" --raptor-schedule-spatial | FileCheck %s --check-prefix=SETTLED
 
 // With row-block-alternative the 2-row graph challenges the 4-row one but
-// is predicted slower (409,522 against 409,408 ns) and goes; whole tensors
-// (409,341 ns) then stay, recording the 4-row prediction, and the graph of
-// one function is left.
+// is predicted slower (409,522 against 409,408 ns); whole tensors
+// (409,341 ns) then stay, recording the 4-row prediction, and the two
+// streamed graphs stay as their fallbacks (for raptor-lower-to-pim, when
+// whole tensors do not fit).
 // THREE: spatial.graph @main_tasks for {{.*}}row_block = 4 : i64
 // THREE: spatial.graph @main_tasks_whole for {{.*}}alternative_of = @main_tasks
 // THREE: spatial.graph @main_tasks_half for {{.*}}challenger_of = @main_tasks{{.*}}row_block = 2 : i64
+// SETTLED:     spatial.graph @main_tasks_streamed for {{.*}}fallback_of = @main_tasks,{{.*}}predicted_latency_ns = 409408 : i64, row_block = 4 : i64
 // SETTLED:     spatial.graph @main_tasks for {{.*}}alternative_latency_ns = 409408 : i64
 // SETTLED-NOT: challenged_latency_ns
 // SETTLED-SAME: predicted_latency_ns = 409341 : i64
+// SETTLED:     spatial.graph @main_tasks_half for {{.*}}fallback_of = @main_tasks,{{.*}}predicted_latency_ns = 409522 : i64, row_block = 2 : i64
 // SETTLED-NOT: spatial.graph
 
 // CHECK: spatial.task "a#0/0" {{.*}}rows = array<i64: 0, 4>
