@@ -100,6 +100,17 @@ LogicalResult PowOp::verify() {
   return success();
 }
 
+LogicalResult TokenPositionsOp::verify() {
+  if (getIds().getType().getRank() == 0)
+    return emitOpError() << "numbers positions along the last dimension: ids need rank >= 1";
+  if (getIds().getType().getShape() != getOut().getType().getShape())
+    return emitOpError() << "result shape must be the ids' shape";
+  int64_t pad = getPaddingIdxAttr().getInt(), offset = getOffsetAttr().getInt();
+  if (pad < 0 || offset < 0)
+    return emitOpError() << "padding_idx and offset must be >= 0, got " << pad << " and " << offset;
+  return success();
+}
+
 LogicalResult NanToNumOp::verify() {
   if (!isa<FloatType>(getSelf().getType().getElementType()))
     return emitOpError() << "expects a floating-point tensor";

@@ -276,6 +276,10 @@ def NN_ExpOp : NN_UnaryOp<"exp", "Exponential", "aten.exp.default"> {
   }];
 }
 def NN_CloneOp : NN_UnaryOp<"clone", "Copy", "aten.clone.default">;
+// Rotary tables a model computes from a persistent buffer (ESM): the
+// compiler computes them; the PIM lowering has no cosine or sine.
+def NN_CosOp : NN_UnaryOp<"cos", "Cosine", "aten.cos.default">;
+def NN_SinOp : NN_UnaryOp<"sin", "Sine", "aten.sin.default">;
 def NN_HardtanhOp : NN_UnaryOp<"hardtanh", "Clamp to [min_val, max_val] (ReLU6 is 0, 6)",
     "aten.hardtanh.default",
     (ins DefaultValuedAttr<F64Attr, "-1.0">:$min_val, DefaultValuedAttr<F64Attr, "1.0">:$max_val)> {
@@ -519,6 +523,37 @@ def NN_EmbeddingOp : NN_InferOp<"embedding"> {
                        DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
   let results = (outs NN_FloatTensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
+}
+
+def NN_TokenPositionsOp : NN_Op<"token_positions", [Pure]> {
+  let summary = "Position ids numbered over the tokens that are not padding (xaten.token_positions.default)";
+  let nnAtenName = "xaten.token_positions.default";
+  let description = [{
+    RoBERTa's position ids, derived from its token ids at run time
+    (transformers' `create_position_ids_from_input_ids`): along the last
+    dimension, the tokens other than `padding_idx` are numbered from
+    `padding_idx + offset + 1` on, and padding keeps `padding_idx`:
+
+    ```
+    mask = ids != padding_idx
+    out = (cumsum(mask, dim = -1) + offset) * mask + padding_idx
+    ```
+
+    `raptor-fold-token-arithmetic` finds this computation among the generic
+    `nn.aten` ops it is imported as; the PIM lowering computes it with
+    integer vector instructions.
+
+    ```mlir
+    %pos = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+    ```
+
+    The result has the shape of the ids, in any integer type.
+  }];
+  let arguments = (ins NN_IntTensor:$ids, I64Attr:$padding_idx,
+                       DefaultValuedAttr<I64Attr, "0">:$offset);
+  let results = (outs NN_IntTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,6 @@
 //===- ConstantEvaluator.cpp - Computing compile-time values ----*- C++ -*-===//
 #include "passes/nn/ConstantEvaluator.h"
+#include "passes/nn/CompileTime.h"
 
 #include "dialects/nn/NNOps.h"
 
@@ -235,6 +236,8 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         });
         return out;
       })
+      .Case([&](CosOp o) { return unary(o.getSelf(), [](float x) { return std::cos(x); }); })
+      .Case([&](SinOp o) { return unary(o.getSelf(), [](float x) { return std::sin(x); }); })
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
       .Case([&](ExpOp o) { return unary(o.getSelf(), [](float x) { return std::exp(x); }); })

@@ -27,6 +27,35 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp"> {
+  let summary = "Arithmetic on token ids at run time as the nn operators the back end computes";
+  let description = [{
+    What a model computes from its token ids reaches the graph as generic
+    `nn.aten` comparisons, casts and cumulative sums, which no back end
+    lowers one by one. This pass states the computations models make as
+    operators:
+
+    - RoBERTa's position ids from its padding (transformers'
+      `create_position_ids_from_input_ids`, shared by XLM-R, CamemBERT,
+      MPNet, Longformer, ESM):
+      `(cumsum(ids != pad, -1) + offset) * (ids != pad) + pad`, through any
+      integer casts, becomes `nn.token_positions %ids {padding_idx = pad,
+      offset}`;
+    - a gather from a compile-time tensor that holds one value (the buffer
+      of zero token-type ids those models gather by their position ids)
+      becomes a constant of that value.
+
+    Ops the match leaves unused are erased; anything else is left as it
+    was (and a compile then names it). Both importers run it on what they
+    emit (`raptor.frontend`), so that such models import strictly.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-token-arithmetic
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
   let summary = "Small whole powers as products, quotients by square roots as products by reciprocal roots";
   let description = [{

@@ -456,15 +456,17 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
   // Refused here, where a compile first meets the graph, naming the aten
   // operator (the lowering would only see 'nn.aten').
   if (auto aten = dyn_cast<raptor::nn::AtenOp>(op)) {
-    // Arithmetic on token ids (RoBERTa's position ids from its padding)
-    // says so: the ids are only embedding indices to the back end.
+    // Arithmetic on token ids that raptor-fold-token-arithmetic did not
+    // state as an operator says so.
     for (Value operand : op->getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand);
           arg && isa<IntegerType>(cast<ShapedType>(arg.getType()).getElementType()))
         return op->emitError() << aten.getTarget()
                                << " computes on the integer model input (token ids) at run time, which the PIM "
-                                  "lowering does not: it reads token ids only as embedding indices (give the "
-                                  "model what it derives from them, such as position ids, as inputs or constants)";
+                                  "lowering does not: it reads token ids as embedding indices and numbers "
+                                  "positions past their padding (nn.token_positions, which the importers and "
+                                  "raptor-fold-token-arithmetic find), nothing else (give the model what it "
+                                  "derives from them as inputs or constants)";
     return op->emitError() << aten.getTarget()
                            << " has no PIM lowering (the importer kept it as the generic nn.aten op)";
   }
@@ -539,6 +541,19 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     for (Value r : op->getResults())
       ns += timing.copyInstructionNs(tensorBytes(r));
     one.ns = {ns};
+  } else if (auto positions = dyn_cast<raptor::nn::TokenPositionsOp>(op)) {
+    // The ids' load, the mask's 7 vector instructions, a copy and an add
+    // per row for each of log2(length) prefix-sum steps, then the product
+    // and the sum (EmbeddingOps.cpp).
+    int64_t ids = numElements(positions.getIds()), length = positions.getIds().getType().getShape().back();
+    int64_t steps = length > 1 ? int64_t(llvm::Log2_64_Ceil(uint64_t(length))) : 0;
+    int64_t rows = ids / std::max<int64_t>(length, 1);
+    pim::Instruction all;
+    all.opcode = pim::Opcode::Ld;
+    all.size = kElementBytes * ids;
+    pim::AccessContext context;
+    one.ns = {timing.instructionNs(all, context, 0) + vectorWork(t, 9 + (positions.getOffset() ? 1 : 0), ids) +
+              double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length))};
   } else if (auto lookup = dyn_cast<raptor::nn::EmbeddingOp>(op)) {
     // The ids' load, then per id its row's: four scalar instructions
     // computing the address and the ld.

@@ -144,6 +144,47 @@ def test_nan_to_num() -> None:
     np.testing.assert_array_equal(evaluate(module, [x.numpy()], {})[0], NanGuard()(x).numpy())
 
 
+class ErfGelus(torch.nn.Module):
+    """GELU written with erf, as ESM and older BERT ports write it: divided
+    by sqrt 2, or multiplied by its reciprocal with the half first."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = x * 0.5 * (1.0 + torch.erf(x / 2.0**0.5))
+        b = 0.5 * x * (torch.erf(x * 0.7071067811865476) + 1.0)
+        return a + b
+
+
+class NotAGelu(torch.nn.Module):
+    """erf of x / 2: not a GELU, left to erf."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 0.5 * (1.0 + torch.erf(x / 2.0))
+
+
+def test_gelus_written_with_erf_become_nn_gelu() -> None:
+    x = torch.randn(2, 8)
+    module, report, _ = import_module(ErfGelus(), (x,), ImportOptions(strict=True))
+    assert report.rewrites["erf_gelu"] == 2
+    _check(ErfGelus(), x, expect={"nn.gelu"})
+    assert "nn.mul" not in _op_names(module)
+    module, report, _ = import_module(NotAGelu(), (x,))
+    assert "erf_gelu" not in report.rewrites and report.generic == {"aten.erf.default": 1}
+
+
+class SquareRoots(torch.nn.Module):
+    """torch.sqrt at run time: I-BERT's and DeBERTa's norms and scales."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-5) + torch.sqrt(x * x + 1.0)
+
+
+def test_square_roots_are_powers_of_a_half() -> None:
+    x = torch.randn(2, 8)
+    module, report, _ = import_module(SquareRoots(), (x,), ImportOptions(strict=True))
+    assert not report.generic
+    _check(SquareRoots(), x, expect={"nn.pow"})
+
+
 class EmptyPast(torch.nn.Module):
     """An empty KV cache's concatenation: torch.cat skips a 1-d tensor of no
     elements (its legacy rule), whatever the dimension."""

@@ -1,10 +1,12 @@
-"""Token-id inputs: models that take integer ids (BERT, GPT-2, Llama, T5's
-encoder, GPT-J, Falcon, a small classifier) compile with the embedding table in global memory, each id
-fetching its row with an ld the program addresses itself (sld, smuli,
-saddi). Checked against eager torch and onnxruntime (float32), the integer
-reference (int8, bit for bit when integer-only), and from the command line:
-random ids inside the vocabulary, ids outside it refused in one line, int8
-calibration files of ids."""
+"""Token-id inputs: models that take integer ids (BERT, RoBERTa, ESM, GPT-2,
+Llama, T5's encoder, GPT-J, Falcon, a small classifier) compile with the
+embedding table in global memory, each id fetching its row with an ld the
+program addresses itself (sld, smuli, saddi); RoBERTa's position ids are
+computed from its padding at run time (nn.token_positions). Checked against
+eager torch and onnxruntime (float32), the integer reference (int8, bit for
+bit when integer-only), transformers' own position ids, and from the
+command line: random ids inside the vocabulary, ids outside it refused in
+one line, int8 calibration files of ids."""
 
 from __future__ import annotations
 
@@ -26,6 +28,10 @@ from raptor.quant import interpreter
 from pim_helpers import compile_source
 
 VOCABULARY, LENGTH = 97, 12
+ROBERTA_PAD = 1
+#: Ids with RoBERTa's padding at the end, inside, first and everywhere.
+PADDED = np.array([[5, 9, 7, 8, 33, 9, 3, 2, 60, 1, 1, 1], [1, 4, 4, 1, 1, 96, 0, 1, 2, 3, 1, 7],
+                   [0] * 6 + [1] * 6, [1] * LENGTH])
 
 
 class TokenClassifier(torch.nn.Module):
@@ -61,6 +67,50 @@ def _bert() -> torch.nn.Module:
                         intermediate_size=64, max_position_embeddings=32)
     config._attn_implementation = "sdpa"
     return LastHidden(BertModel(config))
+
+
+def _roberta() -> torch.nn.Module:
+    """RoBERTa numbers its positions past its padding at run time
+    (``cumsum(ids != pad)``) and gathers its token types by them."""
+    from transformers import RobertaConfig, RobertaModel
+
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=64, max_position_embeddings=32, pad_token_id=ROBERTA_PAD)
+    config._attn_implementation = "sdpa"
+    return LastHidden(RobertaModel(config))
+
+
+def _esm() -> torch.nn.Module:
+    """ESM (a protein model): RoBERTa's positions, a GELU written with erf,
+    rotary tables computed from a persistent buffer (the compiler's cos and
+    sin)."""
+    from transformers import EsmConfig, EsmModel
+
+    torch.manual_seed(0)
+    config = EsmConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                       intermediate_size=64, max_position_embeddings=32, pad_token_id=ROBERTA_PAD,
+                       position_embedding_type="rotary")
+    config._attn_implementation = "sdpa"
+    return LastHidden(EsmModel(config))
+
+
+class PositionsClassifier(torch.nn.Module):
+    """Ids -> word plus position embeddings (positions from the padding, as
+    transformers computes them) -> linear -> ReLU: integer-only in int8."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.words = torch.nn.Embedding(VOCABULARY, 16)
+        self.places = torch.nn.Embedding(LENGTH + ROBERTA_PAD + 1, 16)
+        self.fc = torch.nn.Linear(16, 8)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
+
+        positions = RobertaEmbeddings.create_position_ids_from_input_ids(ids, ROBERTA_PAD)
+        return torch.relu(self.fc(self.words(ids) + self.places(positions)))
 
 
 def _llama() -> torch.nn.Module:
@@ -118,10 +168,12 @@ def _falcon() -> torch.nn.Module:
     return LastHidden(FalconModel(config))
 
 
-MODELS = {"classifier": TokenClassifier, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "t5": _t5, "gptj": _gptj,
-          "falcon": _falcon}
+MODELS = {"classifier": TokenClassifier, "positions": PositionsClassifier, "bert": _bert, "roberta": _roberta,
+          "esm": _esm, "gpt2": _gpt2, "llama": _llama, "t5": _t5, "gptj": _gptj, "falcon": _falcon}
 #: Those the TorchScript ONNX exporter takes (Llama's mask needs aten::diff).
-ONNX = ("classifier", "bert", "gpt2", "t5")
+ONNX = ("classifier", "positions", "bert", "roberta", "gpt2", "t5")
+#: Those whose int8 program is integer-only (every operator has an integer lowering).
+INTEGER_ONLY = ("classifier", "positions")
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +235,7 @@ def test_int8_programs_compute_the_integer_reference(saved, tmp_path: Path, name
     module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
     imported = sources.load(str(pt2), weights_as="arrays")
     (reference,) = quant.reference(module, {program.inputs[0][0]: ids.astype(np.float32)}, imported.tensors)
-    if name == "classifier":  # every operator integer-only: the ISA alone, bit for bit
+    if name in INTEGER_ONLY:  # the ISA alone, bit for bit
         assert program.manifest["program"]["arithmetic"] == "integer"
         assert np.array_equal(got, reference)
     else:  # float32 between the codecs (norms, softmax): equal to float rounding
@@ -304,39 +356,62 @@ def test_the_onnx_reference_feeds_ids_as_integers_and_needs_onnxruntime(saved, m
         model.cleanup()
 
 
-class ConstantPositions(torch.nn.Module):
-    """docs/frontend.md's wrapper: RoBERTa fed ``pad + 1 + i`` as its
-    position ids (what it derives from ids without padding)."""
+@pytest.mark.parametrize("name", ["positions", "roberta"])
+def test_positions_follow_the_padding_where_it_is(saved, tmp_path: Path, name: str) -> None:
+    """Ids with padding at the end, inside, first and everywhere: the
+    programs number the positions as the model does (float32 against eager
+    torch and onnxruntime from .pt2 and ONNX; int8 against the integer
+    reference, bit for bit for the integer-only classifier)."""
+    import onnxruntime
 
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
+    model, pt2, onnx_file = saved[name]
+    f32 = compile_source(pt2, tmp_path / "pt2")
+    from_onnx = compile_source(onnx_file, tmp_path / "onnx")
+    int8 = compile_source(pt2, tmp_path / "int8", precision="int8")
+    quantized = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
+    imported = sources.load(str(pt2), weights_as="arrays")
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    for row in PADDED:
+        ids = row[None, :]
+        with torch.no_grad():
+            want = model(torch.from_numpy(ids)).numpy()
+        scale = float(np.abs(want).max())
+        (got,) = f32.simulate(ids).outputs.values()
+        assert np.abs(got - want).max() <= 2e-6 * scale, row
+        (runtime,) = session.run(None, {"input_ids": ids})
+        (got,) = from_onnx.simulate(ids).outputs.values()
+        assert np.abs(got - runtime).max() <= 2e-6 * scale, row
+        (got,) = int8.simulate(ids).outputs.values()
+        (reference,) = quant.reference(quantized, {int8.inputs[0][0]: ids.astype(np.float32)}, imported.tensors)
+        if name in INTEGER_ONLY:
+            assert np.array_equal(got, reference), row
+        else:
+            assert np.abs(got - reference).max() <= 1e-5 * float(np.abs(reference).max()), row
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        pad = self.model.config.pad_token_id
-        positions = torch.arange(pad + 1, pad + 1 + input_ids.shape[1]).unsqueeze(0)
-        return self.model(input_ids=input_ids, position_ids=positions).last_hidden_state
+
+def test_token_positions_number_as_transformers_does() -> None:
+    """The interpreter's nn.token_positions (the integer reference's rule)
+    against transformers' create_position_ids_from_input_ids, on random ids
+    of several padding indices, cache lengths (the offset) and batches."""
+    from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        pad, offset = int(rng.integers(0, 4)), int(rng.integers(0, 3))
+        ids = torch.from_numpy(rng.integers(0, 5, (int(rng.integers(1, 4)), int(rng.integers(1, 20)))))
+        want = RobertaEmbeddings.create_position_ids_from_input_ids(ids, pad, offset)
+        assert torch.equal(interpreter.token_positions(ids, pad, offset), want)
 
 
-def test_a_model_computing_on_its_ids_stops_in_one_line_and_the_documented_wrapper_runs(tmp_path: Path) -> None:
-    from transformers import RobertaConfig, RobertaModel
-
-    torch.manual_seed(0)
-    config = RobertaConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                           intermediate_size=64, max_position_embeddings=32, pad_token_id=1)
-    config._attn_implementation = "sdpa"
-    roberta = RobertaModel(config).eval()
-    ids = torch.from_numpy(_ids(3))
-    plain = tmp_path / "roberta.pt2"
-    torch.export.save(torch.export.export(LastHidden(roberta).eval(), (ids,)), plain)
-    refused = _raptor("compile", str(plain), "-o", str(tmp_path / "plain"), "-q")
-    assert refused.returncode == 1 and "Traceback" not in refused.stderr
-    assert refused.stderr.strip().splitlines()[-1].startswith(
-        f"raptor: error: {plain}: node 'ne': aten.ne.Scalar computes on the integer model input (token ids)")
-    wrapped = ConstantPositions(roberta).eval()
-    pt2 = tmp_path / "positions.pt2"
-    torch.export.save(torch.export.export(wrapped, (ids,)), pt2)
-    with torch.no_grad():
-        want = wrapped(ids).numpy()
-    (got,) = compile_source(pt2, tmp_path / "wrapped").simulate(ids.numpy()).outputs.values()
-    assert np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())
+def test_a_sequence_longer_than_the_positions_stops_in_one_line(tmp_path: Path) -> None:
+    """RoBERTa's positions reach pad + length: a sequence of 40 ids does not
+    fit 32 positions, which the compile says in one line."""
+    ids = torch.zeros((1, 40), dtype=torch.int64)
+    pt2 = tmp_path / "long.pt2"
+    torch.export.save(torch.export.export(_roberta().eval(), (ids,)), pt2)
+    r = _raptor("compile", str(pt2), "-o", str(tmp_path / "long"), "-q")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert line.endswith("reads positions up to 41 from a table of 32 rows (a sequence longer than the model's "
+                         "positions)"), line
+    assert not (tmp_path / "long").exists()

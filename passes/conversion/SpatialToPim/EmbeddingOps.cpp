@@ -1,12 +1,18 @@
 //===- EmbeddingOps.cpp - Embedding lookups by token ids --------*- C++ -*-===//
 //
-// nn.embedding over token ids that arrive at run time (a model input): the
-// table stays in global memory (a BERT vocabulary does not fit a core) and
-// each id fetches its row with one `ld` whose address the program computes,
-// `sld` reading the id and `smuli`/`saddi` scaling and offsetting it. The
-// host refuses ids outside the table (the simulators' setInput), so every
-// address stays inside it. Lookups of compile-time ids are folded before
-// this (ConstantEvaluator).
+// nn.embedding over token ids that arrive at run time (a model input, or
+// positions computed from it): the table stays in global memory (a BERT
+// vocabulary does not fit a core) and each id fetches its row with one `ld`
+// whose address the program computes, `sld` reading the id and
+// `smuli`/`saddi` scaling and offsetting it. The host refuses ids outside
+// the table (the simulators' setInput), and computed positions are bounded
+// at compile time, so every address stays inside it. Lookups of
+// compile-time ids are folded before this (ConstantEvaluator).
+//
+// nn.token_positions (RoBERTa's position ids from its padding) in int32
+// vector instructions: the instruction set has no comparison, so the mask
+// `ids != pad` is 1 - relu(1 - |ids - pad|) for integers, and the
+// cumulative sum along each row takes log2(length) shifted additions.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
@@ -26,11 +32,13 @@ FailureOr<int64_t> tokenVocabulary(BlockArgument input, StringRef name) {
         work.push_back(view.getOut());
         continue;
       }
+      if (isa<nn::TokenPositionsOp>(user)) // compared with the padding index only
+        continue;
       auto lookup = dyn_cast<nn::EmbeddingOp>(user);
       if (!lookup || use.get() != lookup.getIndices())
         return user->emitOpError() << "reads the integer input '" << name
                                    << "': the PIM lowering takes integer inputs only as the token ids of "
-                                      "nn.embedding (through views)";
+                                      "nn.embedding (through views) and of nn.token_positions";
       auto table = cast<RankedTensorType>(lookup.getWeight().getType());
       if (table.getRank() != 2 || !table.hasStaticShape())
         return lookup.emitOpError("needs a static 2-d table for the PIM lowering");
@@ -40,21 +48,33 @@ FailureOr<int64_t> tokenVocabulary(BlockArgument input, StringRef name) {
   return rows;
 }
 
+/// The largest index `indices` can hold when the compiler computes it from
+/// token ids (nn.token_positions: the padding index plus the offset plus the
+/// row's length); none for ids the host writes (it checks them).
+static std::optional<int64_t> computedIndexBound(Value indices) {
+  while (auto view = indices.getDefiningOp<nn::ViewOp>())
+    indices = view.getSelf();
+  auto positions = indices.getDefiningOp<nn::TokenPositionsOp>();
+  if (!positions)
+    return std::nullopt;
+  return positions.getPaddingIdx() + positions.getOffset() + positions.getIds().getType().getShape().back();
+}
+
 LogicalResult Lowering::lowerEmbedding(nn::EmbeddingOp op) {
   if (!known.contains(op.getWeight()))
     return op.emitOpError("needs a table known at compile time (a weight) for the PIM lowering");
   FailureOr<const nn::HostTensor *> table = constantOf(op.getWeight());
   if (failed(table))
     return failure();
-  auto ids = values.find(op.getIndices());
-  if (ids == values.end())
+  if (!values.count(op.getIndices()))
     return taskError() << "reads token ids no earlier task produced";
-  const TensorValue &index = ids->second;
-  const Piece &p = index.pieces.front();
-  if (!index.whole() || buffers[p.buffer].core != -1 || typeOf(p) != ElementType::I32 ||
-      !sameLayout(p.layout, rowMajor(index.shape)))
-    return op.emitOpError("takes its indices from a model input (token ids, row-major) in the PIM lowering");
-  int64_t rows = (*table)->shape[0], width = (*table)->shape[1], count = elementCount(index.shape);
+  SmallVector<int64_t, 4> indexShape = shapeOf(op.getIndices());
+  if (typeOfValue(op.getIndices()) != ElementType::I32)
+    return op.emitOpError("takes int32 indices (token ids or positions computed from them) in the PIM lowering");
+  int64_t rows = (*table)->shape[0], width = (*table)->shape[1], count = elementCount(indexShape);
+  if (std::optional<int64_t> last = computedIndexBound(op.getIndices()); last && *last >= rows)
+    return op.emitOpError() << "reads positions up to " << *last << " from a table of " << rows
+                            << " rows (a sequence longer than the model's positions)";
   int64_t rowBytes = 4 * width;
   // The table as the program holds reals, once in global memory.
   std::vector<float> data = (*table)->data;
@@ -66,15 +86,73 @@ LogicalResult Lowering::lowerEmbedding(nn::EmbeddingOp op) {
   if (base + rows * rowBytes >= (int64_t(1) << 31))
     return op.emitOpError() << "table of " << rows * rowBytes << " bytes at global address " << base
                             << " ends beyond 2^31, which a computed address cannot reach";
-  FailureOr<int> local = scratch(4 * count);
+  // The ids in local memory, row-major: a model input's loaded from global
+  // memory, computed positions where they are.
+  FailureOr<Piece> ids = materializeAs(op.getIndices(), rowMajor(indexShape));
   SmallVector<int64_t, 4> shape = shapeOf(op.getOut());
   FailureOr<Piece> out = fresh(shape, rowMajor(shape));
-  if (failed(local) || failed(out))
+  if (failed(ids) || failed(out))
     return failure();
-  here().ld(Address::at(addressOfBuffer(*local)), addressOfBuffer(p.buffer) + 4 * p.offset, 4 * count);
-  Address to = addressOf(*out);
+  Address to = addressOf(*out), from = addressOf(*ids);
   for (int64_t i = 0; i < count; ++i)
-    here().gather(to.plus(i * rowBytes), Address::at(addressOfBuffer(*local) + 4 * i), base, rowBytes);
+    here().gather(to.plus(i * rowBytes), from.plus(4 * i), base, rowBytes);
+  define(op.getOut(), shape, *out);
+  return success();
+}
+
+LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
+  SmallVector<int64_t, 4> shape = shapeOf(op.getIds());
+  int64_t count = elementCount(shape), length = shape.back();
+  if (!values.count(op.getIds()))
+    return taskError() << "reads token ids no earlier task produced";
+  if (typeOfValue(op.getIds()) != ElementType::I32)
+    return op.emitOpError("takes int32 token ids in the PIM lowering");
+  FailureOr<Piece> ids = materializeAs(op.getIds(), rowMajor(shape));
+  FailureOr<Piece> out = fresh(shape, rowMajor(shape), ElementType::I32);
+  // Two int32 buffers of the whole tensor: the mask and a ping-pong
+  // partner of `out` for the cumulative sum.
+  FailureOr<int> work = scratch(2 * 4 * count);
+  if (failed(ids) || failed(out) || failed(work))
+    return failure();
+  CoreEmitter &e = here();
+  auto constant = [&](int64_t x) { return placeIntegers(std::vector<int32_t>(size_t(count), int32_t(x))); };
+  Address pad = constant(op.getPaddingIdx()), one = constant(1);
+  Address mask = Address::at(addressOfBuffer(*work)), other = mask.plus(4 * count), result = addressOf(*out);
+  auto vector = [&](Opcode code, Address rd, Address a, std::optional<Address> b, int64_t len) {
+    e.vector(code, rd, a, b, len, ElementType::I32);
+  };
+  // mask = 1 - relu(1 - |ids - pad|): 1 where the id is not the padding.
+  vector(Opcode::Vvsub, mask, addressOf(*ids), pad, count);  // d = ids - pad
+  vector(Opcode::Vvsub, other, one, one, count);              // 0
+  vector(Opcode::Vvsub, other, other, mask, count);           // -d
+  vector(Opcode::Vvmax, mask, mask, other, count);            // |d|
+  vector(Opcode::Vvsub, mask, one, mask, count);              // 1 - |d|
+  vector(Opcode::Vrelu, mask, mask, std::nullopt, count);     // 1 at the padding, else 0
+  vector(Opcode::Vvsub, mask, one, mask, count);
+  // Inclusive prefix sums along each row (Hillis-Steele): after the step
+  // of `shift`, element i holds the sum of the 2 shift elements ending at
+  // it; the buffers alternate so that no step reads what it writes.
+  Address sums = mask, next = other;
+  bool first = true;
+  for (int64_t shift = 1; shift < length; shift *= 2) {
+    for (int64_t row = 0; row < count; row += length) {
+      e.lmv(next.plus(4 * row), sums.plus(4 * row), 4 * shift);
+      vector(Opcode::Vvadd, next.plus(4 * (row + shift)), sums.plus(4 * (row + shift)), sums.plus(4 * row),
+             length - shift);
+    }
+    // The mask itself stays for the product below: the first step reads
+    // it and writes `other`, the next ones alternate `other` and `out`.
+    sums = next;
+    next = first ? result : (next.offset == result.offset ? other : result);
+    first = false;
+  }
+  // (sums + offset) * mask + pad.
+  if (op.getOffset() != 0) {
+    vector(Opcode::Vvadd, result, sums, constant(op.getOffset()), count);
+    sums = result;
+  }
+  vector(Opcode::Vvmul, result, sums, mask, count);
+  vector(Opcode::Vvadd, result, result, pad, count);
   define(op.getOut(), shape, *out);
   return success();
 }

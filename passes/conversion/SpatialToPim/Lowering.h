@@ -462,6 +462,7 @@ public:
   mlir::LogicalResult lowerRotary(nn::RotaryEmbeddingOp op);
   // EmbeddingOps.cpp.
   mlir::LogicalResult lowerEmbedding(nn::EmbeddingOp op);
+  mlir::LogicalResult lowerTokenPositions(nn::TokenPositionsOp op);
 };
 
 /// The rows of the smallest table a model input of integers indexes as

@@ -167,6 +167,14 @@ def _floats(*names: str) -> Callable[[dict[str, Any], list[ir.Type]], dict[str, 
     return adapt
 
 
+def _square_root(kw: dict[str, Any], types: list[ir.Type]) -> dict[str, Any] | None:
+    """``sqrt(x)`` as ``x ** 0.5`` of reals (the ONNX frontend's Sqrt too),
+    which raptor-expand-powers turns into products by rsqrt."""
+    if not isinstance(ir.RankedTensorType(types[0]).element_type, ir.FloatType):
+        return None
+    return {**kw, "exponent": 0.5}
+
+
 def _index(kw: dict[str, Any], _: list[ir.Type]) -> dict[str, Any] | None:
     """Index tensors for leading dimensions only (a None before one stays generic)."""
     indices = kw.get("indices")
@@ -227,6 +235,8 @@ RULES: dict[Any, Rule] = {
     aten.neg.default: Rule(nn.NegOp),
     aten.rsqrt.default: Rule(nn.RsqrtOp),
     aten.exp.default: Rule(nn.ExpOp),
+    aten.cos.default: Rule(nn.CosOp),
+    aten.sin.default: Rule(nn.SinOp),
     aten.clone.default: Rule(nn.CloneOp, {"memory_format": None}),
     aten._softmax.default: Rule(nn.SoftmaxOp),
     aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),
@@ -237,6 +247,7 @@ RULES: dict[Any, Rule] = {
     aten.hardtanh.default: Rule(nn.HardtanhOp, adapt=_floats("min_val", "max_val")),
     aten.clamp.default: Rule(nn.ClampOp, adapt=_clamp),
     aten.pow.Tensor_Scalar: Rule(nn.PowOp, adapt=_floats("exponent")),
+    aten.sqrt.default: Rule(nn.PowOp, adapt=_square_root),
     aten.nan_to_num.default: Rule(nn.NanToNumOp, adapt=_nan_to_num),
     aten.upsample_nearest2d.vec: Rule(nn.UpsampleNearest2dOp, adapt=_upsample),
     aten.cat.default: Rule(nn.CatOp, adapt=_cat),

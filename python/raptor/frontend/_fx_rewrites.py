@@ -169,6 +169,55 @@ def sums_as_means(graph: fx.Graph) -> int:
     return count
 
 
+def _scalar_operand(node: fx.Node) -> tuple[Any, float] | None:
+    """``(x, c)`` of a product or quotient of a tensor by a Python scalar."""
+    if len(node.args) != 2:
+        return None
+    a, b = node.args
+    if isinstance(b, (int, float)) and isinstance(a, fx.Node):
+        return a, float(b)
+    if _is(node, aten.mul.Tensor) and isinstance(a, (int, float)) and isinstance(b, fx.Node):
+        return b, float(a)
+    return None
+
+
+def _erf_gelu_input(half: Any, shifted: Any) -> fx.Node | None:
+    """``x`` when ``half`` is ``x * 0.5`` and ``shifted`` is ``erf(x / sqrt 2) + 1``
+    (or ``erf(x * (1 / sqrt 2)) + 1``)."""
+    if not (_is(half, aten.mul.Tensor) and _is(shifted, aten.add.Tensor)):
+        return None
+    scaled = _scalar_operand(half)
+    if scaled is None or scaled[1] != 0.5 or len(shifted.args) != 2:
+        return None
+    x = scaled[0]
+    erf, one = shifted.args if isinstance(shifted.args[1], (int, float)) else shifted.args[::-1]
+    if one != 1 or shifted.kwargs.get("alpha", 1) != 1 or not _is(erf, aten.erf.default):
+        return None
+    inner = erf.args[0]
+    factor = _scalar_operand(inner) if _is(inner, aten.div.Tensor, aten.mul.Tensor) else None
+    if factor is None or factor[0] is not x:
+        return None
+    root = factor[1] if _is(inner, aten.div.Tensor) else 1.0 / factor[1] if factor[1] else 0.0
+    return x if abs(root - 2.0**0.5) <= 1e-6 else None
+
+
+def fuse_erf_gelus(graph: fx.Graph) -> int:
+    """GELU written with ``erf`` (``x * 0.5 * (1 + erf(x / sqrt 2))``: ESM,
+    older BERT ports) as ``aten.gelu``, which the back end computes; the
+    ONNX frontend fuses the same subgraph (rules/elementwise.py)."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.mul.Tensor) or len(node.args) != 2:
+            continue
+        a, b = node.args
+        x = _erf_gelu_input(a, b) or _erf_gelu_input(b, a)
+        if x is None or _shape(x) != _shape(node):
+            continue
+        _replace(graph, node, aten.gelu.default, (x,), node.meta["val"])
+        count += 1
+    return count
+
+
 def decompose_addmm(graph: fx.Graph) -> int:
     """``addmm(bias, x, w)`` (GPT-2's Conv1D, weight (in, out)) as
     ``mm(x, w) + bias``: two typed ops instead of a generic one."""

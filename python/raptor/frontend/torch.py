@@ -33,6 +33,7 @@ from ..dialects import nn
 from ._attributes import scalar_attribute
 from . import _converters as conv
 from . import _fx_rewrites as rw
+from . import _token_arithmetic as token_arithmetic
 
 __all__ = ["ExportError", "ImportOptions", "ImportReport", "UnsupportedOperatorError",
            "import_module", "import_program"]
@@ -126,6 +127,7 @@ class _Emitter:
         self.ep = ep
         self.options = options
         self.report = ImportReport()
+        self.first_generic: dict[str, str] = {}
         self.values: dict[fx.Node, list[ir.Value]] = {}
 
     # -- graph preparation -------------------------------------------------
@@ -144,7 +146,8 @@ class _Emitter:
         rw.drop_assertions(graph)
         # Counted only when they apply (the report lists recognised patterns).
         for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm),
-                              ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means)):
+                              ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means),
+                              ("erf_gelu", rw.fuse_erf_gelus)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:
@@ -284,10 +287,9 @@ class _Emitter:
 
     def _generic(self, node: fx.Node, kwargs: dict[str, Any], types: list[ir.Type]) -> Any:
         name = conv.target_name(node.target)
-        if self.options.strict:
-            raise UnsupportedOperatorError(
-                f"{name} (node '{node.name}') has no nn op; import without strict "
-                f"mode to keep it as nn.aten")
+        # Strict mode names the first node of an operator the import's
+        # folds (token-id arithmetic) leave generic: import_program decides.
+        self.first_generic.setdefault(name, node.name)
         self.report.generic[name] += 1
         operands, ports, params = [], [], {}
         for arg, value in kwargs.items():
@@ -332,6 +334,16 @@ def import_program(ep: torch.export.ExportedProgram, options: ImportOptions | No
         module = emitter.emit(graph)
         if not module.operation.verify():
             raise ValueError("imported module does not verify")
+        if emitter.report.generic:
+            left, positions = token_arithmetic.fold(module)
+            emitter.report.generic = left
+            if positions:
+                emitter.report.rewrites["token_positions"] += positions
+            if options.strict and left:
+                name = next(n for n in emitter.first_generic if n in left)
+                raise UnsupportedOperatorError(
+                    f"{name} (node '{emitter.first_generic[name]}') has no nn op; import without strict "
+                    f"mode to keep it as nn.aten")
     return module, emitter.report
 
 

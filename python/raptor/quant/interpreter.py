@@ -405,7 +405,7 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
     import torch.nn.functional as F
 
     kind = name.removeprefix("nn.")
-    if any(isinstance(v, (Codes, Sums)) for v in x) or kind in _FIXED_VIEWS:
+    if any(isinstance(v, (Codes, Sums)) for v in x) or kind in _FIXED_VIEWS or kind == "token_positions":
         return _run(name, op, x, a, True, encoding, f32)
     # Compile-time operands (biases, constants) as fixed point.
     x = [fixed_constant(v.numpy(), bits) if k and isinstance(v, torch.Tensor) and v.is_floating_point()
@@ -555,7 +555,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [self * rhs if kind == "mul" else self / rhs]
     unary = {"relu": torch.relu, "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
              "neg": torch.neg, "rsqrt": torch.rsqrt, "exp": torch.exp,
-             "clone": torch.clone}
+             "clone": torch.clone, "cos": torch.cos, "sin": torch.sin}
     if kind in unary:
         return [unary[kind](self)]
     if kind == "gelu":
@@ -629,6 +629,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "constant":
         data = _dense_values(ir.DenseElementsAttr(op.attributes["value"]))
         return [torch.from_numpy(data.astype(np.float32) if np.issubdtype(data.dtype, np.floating) else data)]
+    if kind == "token_positions":  # RoBERTa's position ids: tokens numbered past the padding
+        return [token_positions(self, a["padding_idx"], a.get("offset", 0))]
     if kind == "embedding":
         return [F.embedding(arg["indices"].long(), arg["weight"], a.get("padding_idx", -1)
                             if a.get("padding_idx", -1) >= 0 else None)]
@@ -645,6 +647,16 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
 
         return [rotary_positional_embeddings(arg["input"], arg["cos"], arg["sin"], a.get("head_dim"))]
     raise UserError(f"the reference interpreter has no rule for '{_display_name(op)}'")
+
+
+def token_positions(ids: Any, padding_idx: int, offset: int = 0) -> Any:
+    """``nn.token_positions``: along the last dimension, the ids other than
+    ``padding_idx`` numbered from ``padding_idx + offset + 1`` on, padding
+    kept as ``padding_idx`` (transformers' create_position_ids_from_input_ids)."""
+    import torch
+
+    mask = (ids.long() != padding_idx).long()
+    return (torch.cumsum(mask, dim=-1) + offset) * mask + padding_idx
 
 
 def _dense_values(attr: ir.DenseElementsAttr) -> np.ndarray:

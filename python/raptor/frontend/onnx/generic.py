@@ -22,10 +22,13 @@ if TYPE_CHECKING:
 
 def emit(im: ImportState, node: Any, domain: str, strict: bool) -> list[ir.Value | None]:
     """The values of ``node``'s outputs from one generic op (counted in the
-    report); in strict mode, stand-ins."""
+    report). In strict mode the operators the import's folds leave generic
+    are named all at once after the walk (the importer); an operator whose
+    results have no static type gets stand-ins that keep the walk going."""
     name = f"onnx.{node.op_type}" if domain == "ai.onnx" else f"{domain}.{node.op_type}"
     im.report.generic[name] += 1
-    if strict:  # named all at once after the walk; placeholders keep it going
+    if strict and not _typed(im, node):
+        im.placeholders[name] += 1
         return [_placeholder(im, node, o) for o in node.output]
     types = []
     if any(o and o not in im.inferred for o in node.output):
@@ -62,6 +65,13 @@ def emit(im: ImportState, node: Any, domain: str, strict: bool) -> list[ir.Value
 
 def _infer(im: ImportState, node: Any) -> dict[str, shapes.StaticType]:
     return shapes.infer_node(node, im.consts, im.values, im.types, im.model.opset_import)
+
+
+def _typed(im: ImportState, node: Any) -> bool:
+    """Whether every output of ``node`` has a static type Raptor holds."""
+    if any(o and o not in im.inferred for o in node.output):
+        im.inferred.update(_infer(im, node))
+    return all(not o or (o in im.inferred and im.inferred[o][1] in im.types) for o in node.output)
 
 
 def _placeholder(im: ImportState, node: Any, name: str) -> ir.Value | None:

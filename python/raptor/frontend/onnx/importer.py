@@ -15,6 +15,7 @@ from mlir.dialects import func
 
 import raptor
 
+from .. import _token_arithmetic as token_arithmetic
 from . import folding, generic
 from .errors import OnnxImportError, Unsupported, one_line
 from .rules import RULES
@@ -85,7 +86,7 @@ class Importer(ImportState):
                     if index in self.skip:
                         continue
                     self._node(index, node, strict)
-                if strict and self.report.generic:
+                if self.placeholders:
                     self._strict_error()
                 results = [self.value(o.name) for o in self.graph.output]
                 func.ReturnOp(results)
@@ -96,6 +97,10 @@ class Importer(ImportState):
         attrs = [ir.DictAttr.get({"nn.input": ir.StringAttr.get(name)}) for name, _, _ in self.inputs]
         attrs += [ir.DictAttr.get({"nn.param": ir.StringAttr.get(name)}) for name in self.params]
         fn.arg_attrs = ir.ArrayAttr.get(attrs)
+        if self.report.generic:
+            self.report.generic, _ = token_arithmetic.fold(module)
+            if strict and self.report.generic:
+                self._strict_error()
         return module
 
     def _check_outputs(self, results: list[ir.Value]) -> None:

@@ -49,6 +49,8 @@ class ImportState:
         self.model = model
         self.graph = model.graph
         self.report = ImportReport()
+        #: Strict mode: operators kept generic whose results have no static type.
+        self.placeholders: Counter[str] = Counter()
         self.types = onnx_types()
         self.opset = self._check_opset()
         validate.check_graph(model, self.opset)  # every node and initializer, before anything is read
@@ -109,7 +111,7 @@ class ImportState:
         if name in self.values:
             return self.values[name]
         if name not in self.consts:
-            if self.report.generic:  # strict mode: after an operator without a stand-in
+            if self.placeholders:  # strict mode: after an operator without a stand-in
                 self._strict_error()
             raise OnnxImportError(f"value '{name}' is used before it is defined")
         array = self.consts[name]

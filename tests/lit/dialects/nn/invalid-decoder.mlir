@@ -63,3 +63,35 @@ func.func @fan_out_missing_repeats(%x: tensor<1x8x16x64xf32>) {
   %0 = nn.fan_out %x : (tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
   return
 }
+
+// -----
+
+func.func @token_positions_rank(%ids: tensor<i64>) {
+  // expected-error @+1 {{'nn.token_positions' op numbers positions along the last dimension: ids need rank >= 1}}
+  %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<i64>) -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @token_positions_shape(%ids: tensor<1x12xi64>) {
+  // expected-error @+1 {{'nn.token_positions' op result shape must be the ids' shape}}
+  %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<12xi64>
+  return
+}
+
+// -----
+
+func.func @token_positions_negative(%ids: tensor<1x12xi64>) {
+  // expected-error @+1 {{'nn.token_positions' op padding_idx and offset must be >= 0, got -1 and 0}}
+  %0 = nn.token_positions %ids {padding_idx = -1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  return
+}
+
+// -----
+
+func.func @token_positions_reals(%ids: tensor<1x12xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of signless integer values}}
+  %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xf32>) -> tensor<1x12xi64>
+  return
+}

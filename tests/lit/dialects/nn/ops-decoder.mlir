@@ -1,4 +1,5 @@
-// Round-trip of the decoder-specific operators (kv_cache, fan_out) and of a
+// Round-trip of the decoder-specific operators (kv_cache, fan_out,
+// token_positions) and of a
 // small Llama-style attention block that chains the ops a decoder uses.
 // RUN: %raptor-opt %s | %raptor-opt | FileCheck %s
 // RUN: %raptor-opt %s --mlir-print-op-generic | %raptor-opt | FileCheck %s
@@ -111,4 +112,15 @@ func.func @attention_decode_step(
   %o = nn.linear %a2, %wo : (tensor<1x1x32xf32>, tensor<32x32xf32>) -> tensor<1x1x32xf32>
   %r = nn.add %h, %o : (tensor<1x1x32xf32>, tensor<1x1x32xf32>) -> tensor<1x1x32xf32>
   return %r : tensor<1x1x32xf32>
+}
+
+// token_positions: the result has the ids' shape, in any integer type;
+// offset 0 is the default.
+// CHECK-LABEL: func.func @token_positions
+// CHECK: nn.token_positions %arg0 {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+// CHECK: nn.token_positions %arg1 {offset = 2 : i64, padding_idx = 0 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi64>
+func.func @token_positions(%ids: tensor<1x12xi64>, %short: tensor<2x5xi32>) -> (tensor<1x12xi64>, tensor<2x5xi64>) {
+  %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  %1 = nn.token_positions %short {padding_idx = 0 : i64, offset = 2 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi64>
+  return %0, %1 : tensor<1x12xi64>, tensor<2x5xi64>
 }

@@ -110,7 +110,9 @@ func.func @binary_alpha(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>,
 // CHECK: %[[N:.*]] = nn.neg %[[T]] : tensor<2x?x8xf32>
 // CHECK: %[[RS:.*]] = nn.rsqrt %[[N]] : tensor<2x?x8xf32>
 // CHECK: %[[E:.*]] = nn.exp %[[RS]] : tensor<2x?x8xf32>
-// CHECK: %[[C:.*]] = nn.clone %[[E]] : tensor<2x?x8xf32>
+// CHECK: %[[COS:.*]] = nn.cos %[[E]] : tensor<2x?x8xf32>
+// CHECK: %[[SIN:.*]] = nn.sin %[[COS]] : tensor<2x?x8xf32>
+// CHECK: %[[C:.*]] = nn.clone %[[SIN]] : tensor<2x?x8xf32>
 // CHECK: return %[[C]]
 func.func @unary(%x: tensor<2x?x8xf32>) -> tensor<2x?x8xf32> {
   %0 = nn.relu %x : tensor<2x?x8xf32>
@@ -122,7 +124,9 @@ func.func @unary(%x: tensor<2x?x8xf32>) -> tensor<2x?x8xf32> {
   %6 = nn.neg %5 : tensor<2x?x8xf32>
   %7 = nn.rsqrt %6 : tensor<2x?x8xf32>
   %e = nn.exp %7 : tensor<2x?x8xf32>
-  %8 = nn.clone %e : tensor<2x?x8xf32>
+  %cos = nn.cos %e : tensor<2x?x8xf32>
+  %sin = nn.sin %cos : tensor<2x?x8xf32>
+  %8 = nn.clone %sin : tensor<2x?x8xf32>
   return %8 : tensor<2x?x8xf32>
 }
 

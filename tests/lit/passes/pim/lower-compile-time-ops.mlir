@@ -36,3 +36,29 @@ func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}) -> tensor<1x4xf32> {
   %0 = nn.exp %x : tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
+
+// -----
+
+// ESM's rotary tables: cos and sin of a persistent buffer, which the
+// compiler computes (cos [0, pi, 0] = [1, -1, 1], sin [0, 0, pi/2] =
+// [0, 0, 1]; summed: [1, -1, 2]), a product by them at run time. A cosine at
+// run time is refused where it is (the vector unit has none).
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[1.000000e+00, -1.000000e+00, 2.000000e+00]> : tensor<3xf32>
+func.func @main(%x: tensor<3xf32> {nn.input = "x"}) -> tensor<3xf32> {
+  %angles = nn.constant dense<[0.0, 3.14159274, 0.0]> : tensor<3xf32>
+  %halves = nn.constant dense<[0.0, 0.0, 1.57079637]> : tensor<3xf32>
+  %c = nn.cos %angles : tensor<3xf32>
+  %s = nn.sin %halves : tensor<3xf32>
+  %t = nn.add %c, %s : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %0 = nn.mul %x, %t : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<3xf32> {nn.input = "x"}) -> tensor<3xf32> {
+  // expected-error @+1 {{'nn.cos' op has no PIM lowering}}
+  %0 = nn.cos %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -7,7 +7,7 @@ func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %x: tensor<1x2xf32> {n
   %t = nn.constant dense<1.0> : tensor<4x3xf32>
   %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
   %v = nn.view %ids {size = array<i64: 2>} : (tensor<1x2xi64>) -> tensor<2xi64>
-  // expected-error @+1 {{'nn.index_select' op reads the integer input 'ids': the PIM lowering takes integer inputs only as the token ids of nn.embedding (through views)}}
+  // expected-error @+1 {{'nn.index_select' op reads the integer input 'ids': the PIM lowering takes integer inputs only as the token ids of nn.embedding (through views) and of nn.token_positions}}
   %s = nn.index_select %x, %v {dim = 1 : i64} : (tensor<1x2xf32>, tensor<2xi64>) -> tensor<1x2xf32>
   return %s : tensor<1x2xf32>
 }
@@ -23,11 +23,23 @@ func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %t: tensor<4x3xf32> {n
 
 // -----
 
-// RoBERTa derives its position ids from the ids (their padding) at run time.
+// Arithmetic on the ids that raptor-fold-token-arithmetic did not state as an
+// operator (here: it did not run).
 func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}) -> tensor<1x2x3xf32> {
   %t = nn.constant dense<1.0> : tensor<4x3xf32>
   // expected-error @+1 {{aten.ne.Scalar computes on the integer model input (token ids) at run time, which the PIM lowering does not}}
   %m = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<1x2xi64>) -> tensor<1x2xi1>
   %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
   return %e : tensor<1x2x3xf32>
+}
+
+// -----
+
+// Positions computed from the ids reach 1 + 0 + 4 = 5, beyond a table of 4.
+func.func @main(%ids: tensor<1x4xi64> {nn.input = "ids"}) -> tensor<1x4x3xf32> {
+  %t = nn.constant dense<1.0> : tensor<4x3xf32>
+  %pos = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  // expected-error @+1 {{'nn.embedding' op reads positions up to 5 from a table of 4 rows (a sequence longer than the model's positions)}}
+  %e = nn.embedding %t, %pos : (tensor<4x3xf32>, tensor<1x4xi64>) -> tensor<1x4x3xf32>
+  return %e : tensor<1x4x3xf32>
 }

@@ -99,7 +99,7 @@ def _unary(op_class: type) -> Rule:
 
 
 for _name, _op in {"Relu": nn.ReluOp, "Sigmoid": nn.SigmoidOp, "Tanh": nn.TanhOp,
-                   "Neg": nn.NegOp, "Exp": nn.ExpOp}.items():
+                   "Neg": nn.NegOp, "Exp": nn.ExpOp, "Cos": nn.CosOp, "Sin": nn.SinOp}.items():
     RULES[_name] = _unary(_op)
 
 

@@ -1,0 +1,242 @@
+//===- FoldTokenArithmetic.cpp - Run-time id arithmetic as nn ops -*- C++ -*-===//
+//
+// raptor-fold-token-arithmetic: what models compute from their token ids at
+// run time reaches the graph as generic nn.aten ops (comparisons, casts, a
+// cumulative sum), which no back end lowers one by one. This pass finds the
+// computations models actually make and states them as the operators the
+// back end computes:
+// - RoBERTa's position ids (transformers' create_position_ids_from_input_ids,
+//   copied into XLM-R, CamemBERT, MPNet, Longformer, ESM...):
+//   ((cumsum(ids != pad) + offset) * (ids != pad)) + pad, through any
+//   integer casts, becomes nn.token_positions;
+// - a gather from a compile-time tensor holding one value (the token-type
+//   ids buffer of zeros those models gather by their position ids) becomes
+//   that value, whatever the indices.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/nn/NNOps.h"
+#include "passes/nn/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+namespace raptor {
+#define GEN_PASS_DEF_FOLDTOKENARITHMETIC
+#include "passes/nn/Passes.h.inc"
+} // namespace raptor
+
+using namespace mlir;
+namespace nn = raptor::nn;
+
+namespace {
+
+bool isInteger(Value v) { return isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType()); }
+
+/// The generic op `target` defining `v`, if any.
+nn::AtenOp atenOf(Value v, StringRef target) {
+  auto aten = v.getDefiningOp<nn::AtenOp>();
+  return aten && aten.getTarget() == target ? aten : nn::AtenOp();
+}
+
+/// `v` before integer casts (aten._to_copy, aten.to, type_as, ONNX Cast,
+/// also from booleans): the mask and the sums of the positions are small
+/// counts, which every integer type holds alike.
+Value beforeCasts(Value v) {
+  while (auto aten = v.getDefiningOp<nn::AtenOp>()) {
+    StringRef target = aten.getTarget();
+    bool cast = target == "aten._to_copy.default" || target.starts_with("aten.to.") ||
+                target == "aten.type_as.default" || target == "onnx.Cast";
+    if (!cast || aten.getArgs().empty() || !isInteger(aten.getArgs().front()) || !isInteger(v))
+      break;
+    v = aten.getArgs().front();
+  }
+  return v;
+}
+
+/// An integer attribute of a generic op's `params`.
+std::optional<int64_t> param(nn::AtenOp op, StringRef name) {
+  DictionaryAttr params = op.getParamsAttr();
+  auto value = params ? dyn_cast_or_null<IntegerAttr>(params.get(name)) : IntegerAttr();
+  return value ? std::optional<int64_t>(value.getInt()) : std::nullopt;
+}
+
+/// The one integer a compile-time constant holds everywhere (a scalar
+/// operand the frontend kept as a tensor: ONNX's Equal and CumSum axis).
+std::optional<int64_t> splatInteger(Value v) {
+  DenseIntElementsAttr data;
+  if (!matchPattern(v, m_Constant(&data)) || !data.isSplat())
+    return std::nullopt;
+  return data.getSplatValue<APInt>().getSExtValue();
+}
+
+/// The integer an nn.add (alpha 1) adds everywhere: its scalar, or a
+/// constant `other` holding one value that does not widen the result.
+std::optional<int64_t> addedScalar(nn::AddOp add) {
+  if (add.getAlpha().convertToDouble() != 1.0)
+    return std::nullopt;
+  if (Value other = add.getOther())
+    return add.getSelf().getType() == add.getOut().getType() ? splatInteger(other) : std::nullopt;
+  auto scalar = dyn_cast_or_null<IntegerAttr>(add.getScalarAttr());
+  return scalar ? std::optional<int64_t>(scalar.getInt()) : std::nullopt;
+}
+
+/// `mask = ids != pad`: the op computing it (aten.ne.Scalar, or ONNX's
+/// Not of an Equal), the ids and the padding index.
+struct Mask {
+  Operation *op = nullptr;
+  Value ids;
+  int64_t pad = 0;
+};
+
+Mask paddingMask(Value v) {
+  v = beforeCasts(v);
+  if (nn::AtenOp ne = atenOf(v, "aten.ne.Scalar"); ne && ne.getArgs().size() == 1)
+    if (std::optional<int64_t> other = param(ne, "other"); other && isInteger(ne.getArgs().front()))
+      return {ne, ne.getArgs().front(), *other};
+  nn::AtenOp negation = atenOf(v, "onnx.Not");
+  nn::AtenOp equal = negation && negation.getArgs().size() == 1 ? atenOf(negation.getArgs().front(), "onnx.Equal")
+                                                                 : nn::AtenOp();
+  if (!equal || equal.getArgs().size() != 2)
+    return {};
+  for (auto [ids, other] : {std::pair(equal.getArgs()[0], equal.getArgs()[1]),
+                            std::pair(equal.getArgs()[1], equal.getArgs()[0])})
+    if (std::optional<int64_t> pad = splatInteger(other); pad && isInteger(ids) && !splatInteger(ids))
+      return {negation, ids, *pad};
+  return {};
+}
+
+/// The input of a cumulative sum along the last dimension (aten.cumsum,
+/// ONNX CumSum neither exclusive nor reversed) defining `v`.
+Value lastDimCumsumInput(Value v) {
+  auto aten = v.getDefiningOp<nn::AtenOp>();
+  if (!aten || aten.getArgs().empty())
+    return {};
+  Value input = aten.getArgs().front();
+  int64_t rank = cast<ShapedType>(input.getType()).getRank();
+  std::optional<int64_t> dim;
+  if (aten.getTarget() == "aten.cumsum.default" && aten.getArgs().size() == 1)
+    dim = param(aten, "dim");
+  else if (aten.getTarget() == "onnx.CumSum" && aten.getArgs().size() == 2 && !param(aten, "exclusive").value_or(0) &&
+           !param(aten, "reverse").value_or(0))
+    dim = splatInteger(aten.getArgs()[1]);
+  return dim && (*dim == rank - 1 || *dim == -1) ? input : Value();
+}
+
+/// `(cumsum(mask, last) + offset) * mask + pad` ending at `root`: the ids
+/// and the operator's attributes.
+struct Positions {
+  Value ids;
+  int64_t pad = 0, offset = 0;
+};
+
+std::optional<Positions> matchPositions(nn::AddOp root) {
+  std::optional<int64_t> pad = addedScalar(root);
+  if (!pad || !isInteger(root.getOut()))
+    return std::nullopt;
+  auto product = beforeCasts(root.getSelf()).getDefiningOp<nn::MulOp>();
+  if (!product || !product.getOther())
+    return std::nullopt;
+  for (auto [maskSide, sumSide] : {std::pair(product.getSelf(), product.getOther()),
+                                   std::pair(product.getOther(), product.getSelf())}) {
+    Mask mask = paddingMask(maskSide);
+    if (!mask.op || mask.pad != *pad)
+      continue;
+    Value sums = beforeCasts(sumSide);
+    int64_t offset = 0;
+    if (auto shifted = sums.getDefiningOp<nn::AddOp>()) {
+      std::optional<int64_t> c = addedScalar(shifted);
+      if (!c || *c < 0)
+        continue;
+      offset = *c;
+      sums = beforeCasts(shifted.getSelf());
+    }
+    Value counted = lastDimCumsumInput(sums);
+    if (!counted || paddingMask(counted).op != mask.op)
+      continue;
+    if (*pad < 0 || cast<ShapedType>(mask.ids.getType()).getShape() != cast<ShapedType>(root.getType()).getShape())
+      return std::nullopt;
+    return Positions{mask.ids, *pad, offset};
+  }
+  return std::nullopt;
+}
+
+/// The one value of a compile-time tensor that holds no other, seen
+/// through the views and broadcasts that keep it so.
+std::optional<Attribute> uniformValue(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (isa<nn::ExpandOp, nn::ViewOp, nn::SliceOp, nn::PermuteOp, nn::CloneOp>(op)) {
+      v = op->getOperand(0);
+      continue;
+    }
+    DenseElementsAttr data;
+    if (!matchPattern(op, m_Constant(&data)) || !data.isSplat())
+      return std::nullopt;
+    return data.getSplatValue<Attribute>();
+  }
+  return std::nullopt;
+}
+
+/// Erases `op` and then each operand's definition left without uses.
+void eraseDead(Operation *op) {
+  SmallVector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *dead = work.pop_back_val();
+    if (!dead->use_empty())
+      continue;
+    SmallVector<Operation *> operands;
+    for (Value v : dead->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        operands.push_back(def);
+    dead->erase();
+    for (Operation *def : operands)
+      if (llvm::find(work, def) == work.end())
+        work.push_back(def);
+  }
+}
+
+/// Whether a generic op's result elements are elements of its first operand.
+bool isGather(StringRef target) {
+  return llvm::is_contained({StringRef("aten.gather.default"), StringRef("aten.index_select.default"),
+                             StringRef("onnx.Gather"), StringRef("onnx.GatherElements")},
+                            target);
+}
+
+struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldTokenArithmeticPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      SmallVector<Operation *> roots;
+      func.walk([&](Operation *op) {
+        if (isa<nn::AddOp>(op) || (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
+          roots.push_back(op);
+      });
+      for (Operation *op : roots) {
+        OpBuilder b(op);
+        if (auto add = dyn_cast<nn::AddOp>(op)) {
+          std::optional<Positions> p = matchPositions(add);
+          if (!p)
+            continue;
+          Value positions = nn::TokenPositionsOp::create(b, op->getLoc(), add.getOut().getType(), p->ids,
+                                                         b.getI64IntegerAttr(p->pad),
+                                                         b.getI64IntegerAttr(p->offset));
+          add.getOut().replaceAllUsesWith(positions);
+          eraseDead(op);
+          continue;
+        }
+        // A gather picks elements of its data (the first operand): all the same one.
+        auto gather = cast<nn::AtenOp>(op);
+        if (gather.getArgs().empty() || op->getNumResults() != 1)
+          continue;
+        std::optional<Attribute> value = uniformValue(gather.getArgs().front());
+        auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+        if (!value || !type || !type.hasStaticShape())
+          continue;
+        Value constant = nn::ConstantOp::create(b, op->getLoc(), DenseElementsAttr::get(type, *value));
+        op->getResult(0).replaceAllUsesWith(constant);
+        eraseDead(op);
+      }
+    });
+  }
+};
+
+} // namespace

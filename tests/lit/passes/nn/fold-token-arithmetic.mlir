@@ -1,0 +1,95 @@
+// raptor-fold-token-arithmetic: RoBERTa's position ids from its padding,
+// as torch.export and the ONNX exporter give them, become
+// nn.token_positions; a gather from a tensor of one value becomes that
+// value; other arithmetic on ids is left as it was.
+// RUN: %raptor-opt %s --raptor-fold-token-arithmetic --split-input-file | FileCheck %s
+
+// torch.export: ne, casts, cumsum, type_as, + 0, * mask, cast, + pad. The
+// token-type ids gathered by the positions from a buffer of zeros are zeros.
+// CHECK-LABEL: func.func @roberta_export
+// CHECK-SAME: (%[[IDS:.*]]: tensor<1x12xi64>
+// CHECK-NEXT: %[[POS:.*]] = nn.token_positions %[[IDS]] {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+// CHECK-NEXT: %[[TYPES:.*]] = nn.constant dense<0> : tensor<1x12xi64>
+// CHECK-NEXT: %[[T:.*]] = nn.embedding %{{.*}}, %[[TYPES]]
+// CHECK-NEXT: %[[P:.*]] = nn.embedding %{{.*}}, %[[POS]]
+// CHECK-NOT: nn.aten
+func.func @roberta_export(%ids: tensor<1x12xi64>, %types: tensor<2x4xf32>, %table: tensor<32x4xf32>) -> (tensor<1x12x4xf32>, tensor<1x12x4xf32>) {
+  %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<1x12xi64>) -> tensor<1x12xi1>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int32"}} : (tensor<1x12xi1>) -> tensor<1x12xi32>
+  %2 = nn.aten "aten.cumsum.default"(%1) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<1x12xi32>) -> tensor<1x12xi64>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.int32"}} : (tensor<1x12xi64>) -> tensor<1x12xi32>
+  %4 = nn.add %3 scalar(0 : i64) : (tensor<1x12xi32>) -> tensor<1x12xi32>
+  %5 = nn.mul %4, %1 : (tensor<1x12xi32>, tensor<1x12xi32>) -> tensor<1x12xi32>
+  %6 = nn.aten "aten._to_copy.default"(%5) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<1x12xi32>) -> tensor<1x12xi64>
+  %7 = nn.add %6 scalar(1 : i64) : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  %8 = nn.constant dense<0> : tensor<1x32xi64>
+  %9 = nn.expand %8 {size = array<i64: 1, -1>} : (tensor<1x32xi64>) -> tensor<1x32xi64>
+  %10 = nn.aten "aten.gather.default"(%9, %7) {input_ports = ["self", "index"], params = {dim = 1 : i64}} : (tensor<1x32xi64>, tensor<1x12xi64>) -> tensor<1x12xi64>
+  %11 = nn.embedding %types, %10 : (tensor<2x4xf32>, tensor<1x12xi64>) -> tensor<1x12x4xf32>
+  %12 = nn.embedding %table, %7 {padding_idx = 1 : i64} : (tensor<32x4xf32>, tensor<1x12xi64>) -> tensor<1x12x4xf32>
+  return %11, %12 : tensor<1x12x4xf32>, tensor<1x12x4xf32>
+}
+
+// -----
+
+// The ONNX exporter: Not(Equal(ids, pad)), Cast, CumSum by an axis
+// constant, Mul with the mask first, Cast, Add of a constant tensor; a past
+// length of 3 added to the sums is the offset.
+// CHECK-LABEL: func.func @roberta_onnx
+// CHECK-SAME: (%[[IDS:.*]]: tensor<2x5xi64>)
+// CHECK-NEXT: %[[POS:.*]] = nn.token_positions %[[IDS]] {offset = 3 : i64, padding_idx = 0 : i64}
+// CHECK-NEXT: return %[[POS]]
+func.func @roberta_onnx(%ids: tensor<2x5xi64>) -> tensor<2x5xi64> {
+  %pad = nn.constant dense<0> : tensor<1xi64>
+  %0 = nn.aten "onnx.Equal"(%pad, %ids) {input_ports = ["A", "B"]} : (tensor<1xi64>, tensor<2x5xi64>) -> tensor<2x5xi1>
+  %1 = nn.aten "onnx.Not"(%0) {input_ports = ["X"]} : (tensor<2x5xi1>) -> tensor<2x5xi1>
+  %2 = nn.aten "onnx.Cast"(%1) {input_ports = ["input"], params = {to = 6 : i64}} : (tensor<2x5xi1>) -> tensor<2x5xi32>
+  %axis = nn.constant dense<-1> : tensor<1xi32>
+  %3 = nn.aten "onnx.CumSum"(%2, %axis) {input_ports = ["x", "axis"]} : (tensor<2x5xi32>, tensor<1xi32>) -> tensor<2x5xi32>
+  %4 = nn.add %3 scalar(3 : i64) : (tensor<2x5xi32>) -> tensor<2x5xi32>
+  %5 = nn.mul %2, %4 : (tensor<2x5xi32>, tensor<2x5xi32>) -> tensor<2x5xi32>
+  %6 = nn.aten "onnx.Cast"(%5) {input_ports = ["input"], params = {to = 7 : i64}} : (tensor<2x5xi32>) -> tensor<2x5xi64>
+  %c = nn.constant dense<0> : tensor<1xi64>
+  %7 = nn.add %6, %c : (tensor<2x5xi64>, tensor<1xi64>) -> tensor<2x5xi64>
+  return %7 : tensor<2x5xi64>
+}
+
+// -----
+
+// Not the positions: the padding added is not the one compared with, the
+// sum runs along the first dimension, the mask multiplied is another
+// comparison's, the sum is exclusive. All left as they were.
+// CHECK-LABEL: func.func @not_positions
+// CHECK-NOT: nn.token_positions
+// CHECK-COUNT-4: nn.add %{{.*}} scalar(1 : i64)
+func.func @not_positions(%ids: tensor<2x5xi64>) -> (tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>) {
+  %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 2 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi1>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x5xi1>) -> tensor<2x5xi64>
+  %2 = nn.aten "aten.cumsum.default"(%1) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %3 = nn.mul %2, %1 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
+  %wrong_pad = nn.add %3 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %4 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi1>
+  %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x5xi1>) -> tensor<2x5xi64>
+  %6 = nn.aten "aten.cumsum.default"(%5) {input_ports = ["self"], params = {dim = 0 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %7 = nn.mul %6, %5 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
+  %first_dim = nn.add %7 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %8 = nn.aten "aten.cumsum.default"(%5) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %9 = nn.mul %8, %1 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
+  %other_mask = nn.add %9 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %axis = nn.constant dense<1> : tensor<1xi32>
+  %10 = nn.aten "onnx.CumSum"(%5, %axis) {input_ports = ["x", "axis"], params = {exclusive = 1 : i64}} : (tensor<2x5xi64>, tensor<1xi32>) -> tensor<2x5xi64>
+  %11 = nn.mul %10, %5 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
+  %exclusive = nn.add %11 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  return %wrong_pad, %first_dim, %other_mask, %exclusive : tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>
+}
+
+// -----
+
+// A gather from a tensor of several values stays.
+// CHECK-LABEL: func.func @varied_gather
+// CHECK: nn.aten "aten.gather.default"
+func.func @varied_gather(%i: tensor<1x3xi64>) -> tensor<1x3xi64> {
+  %0 = nn.constant dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>
+  %1 = nn.aten "aten.gather.default"(%0, %i) {input_ports = ["self", "index"], params = {dim = 1 : i64}} : (tensor<1x4xi64>, tensor<1x3xi64>) -> tensor<1x3xi64>
+  return %1 : tensor<1x3xi64>
+}
