@@ -236,6 +236,39 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         });
         return out;
       })
+      .Case([&](MeanOp o) -> R { // a weight norm's ||v|| (wav2vec2's positional convolution)
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        const std::vector<int64_t> &in = (*a)->shape;
+        size_t rank = in.size();
+        std::optional<ArrayRef<int64_t>> dims = o.getDim();
+        std::vector<bool> reduced(rank, !dims || dims->empty()); // (no dims: all of them)
+        if (dims)
+          for (int64_t d : *dims)
+            reduced[size_t(normalizedDim(d, int64_t(rank)))] = true;
+        std::vector<int64_t> kept(rank);
+        int64_t count = 1;
+        for (size_t d = 0; d < rank; ++d) {
+          kept[d] = reduced[d] ? 1 : in[d];
+          count *= reduced[d] ? in[d] : 1;
+        }
+        std::vector<int64_t> keptStrides = rowMajorStrides(kept);
+        std::vector<double> sums(size_t(HostTensor{kept, {}}.numel()), 0.0);
+        std::vector<int64_t> index(rank, 0);
+        for (float x : (*a)->data) {
+          int64_t at = 0;
+          for (size_t d = 0; d < rank; ++d)
+            at += reduced[d] ? 0 : index[d] * keptStrides[d];
+          sums[size_t(at)] += double(x);
+          for (int d = int(rank) - 1; d >= 0 && ++index[size_t(d)] == in[size_t(d)]; --d)
+            index[size_t(d)] = 0;
+        }
+        HostTensor out{outShape, std::vector<float>(sums.size())};
+        for (size_t i = 0; i < sums.size(); ++i)
+          out.data[i] = float(sums[i] / double(std::max<int64_t>(count, 1)));
+        return out;
+      })
       .Case([&](CosOp o) { return unary(o.getSelf(), [](float x) { return std::cos(x); }); })
       .Case([&](SinOp o) { return unary(o.getSelf(), [](float x) { return std::sin(x); }); })
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })

@@ -143,6 +143,14 @@ def test_report_files_are_written_where_the_user_says(tmp_path: Path, model: Pat
     assert json.loads((tmp_path / "a" / "b" / "schedule.json").read_text())["summary"]["tasks"] > 0
 
 
+def _default_sigint() -> None:
+    """SIGINT back to its default in a child, as a terminal's Ctrl-C finds
+    it: a test run started in the background by a non-interactive shell (the
+    clean-clone CI) hands it down ignored, and the SIGINT cases then ran
+    every compile to its end and tested nothing (114 s instead of 20)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_compiles_leave_the_old_or_the_new_program(tmp_path: Path, model: Path, signum: int) -> None:
     """Over an existing program, a compile interrupted at random instants
@@ -164,7 +172,7 @@ def test_interrupted_compiles_leave_the_old_or_the_new_program(tmp_path: Path, m
         manifest["mark"] = "old"
         (out / "manifest.json").write_text(json.dumps(manifest))
         p = subprocess.Popen([sys.executable, "-m", "raptor", "compile", str(model), "-o", str(out), "-q"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
         time.sleep(instant * length)
         p.send_signal(signum)
         code = p.wait(timeout=300)
@@ -193,7 +201,7 @@ def test_a_signal_while_the_command_loads_ends_it_without_a_traceback(tmp_path: 
     rng = random.Random(signum)
     for instant in [0.0, 0.002, 0.005, 0.01, 0.02, 0.03] + [rng.uniform(0.0, 0.8) for _ in range(8)]:
         p = subprocess.Popen([str(command), "compile", str(model), "-o", str(tmp_path / "p"), "-q"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
         time.sleep(instant)
         p.send_signal(signum)
         _, err = p.communicate(timeout=300)

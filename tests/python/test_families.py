@@ -1,5 +1,5 @@
 """Model families the back end reaches through decompositions at import:
-1-d convolutions, group and instance norm, bilinear and nearest resizing,
+1-d convolutions (also with a weight norm, wav2vec2's), group and instance norm, bilinear and nearest resizing,
 L2 norms, sums and fills shaped like a tensor, gathers by constant indices,
 einsum and @ by weights (linear layers on crossbars), selections of a
 run-time value by index, products of two activations (q @ k^T written out),
@@ -48,6 +48,20 @@ class Conv1d(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.c(F.gelu(self.b(F.relu(self.a(x)))))
+
+
+class WeightNorm(torch.nn.Module):
+    """wav2vec2's positional convolution in small: a grouped 1-d convolution
+    whose weight is g * v / ||v|| over dimension 2 (torch's weight_norm
+    parametrization), which the compiler computes from g and v."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        conv = torch.nn.Conv1d(8, 8, 5, padding=2, groups=2)
+        self.conv = torch.nn.utils.parametrizations.weight_norm(conv, name="weight", dim=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + F.gelu(self.conv(x))
 
 
 class GroupNorm(torch.nn.Module):
@@ -239,6 +253,7 @@ FAMILIES = {
     "activation_products": (ActivationProducts, (1, 6, 8)),
     "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),
+    "weight_norm": (WeightNorm, (1, 8, 12)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),
     "l2_norm": (L2Norm, (1, 3, 6, 6)),

@@ -62,3 +62,24 @@ func.func @main(%x: tensor<3xf32> {nn.input = "x"}) -> tensor<3xf32> {
   %0 = nn.cos %x : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// A weight norm (wav2vec2's positional convolution): g * v / ||v||, the
+// norm a mean of squares over the kept dimension's complement; v's rows
+// [3, 4] and [6, 8] have norm 5 and 10, so with g = [2, 1] the weight is
+// [[1.2, 1.6], [0.6, 0.8]].
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK:       pim.weight @{{.*}} dense<{{\[}}[1.200000e+00, 1.600000e+00], [6.000000e-01, 8.000000e-01]]>
+func.func @main(%x: tensor<1x2xf32> {nn.input = "x"}) -> tensor<1x2xf32> {
+  %v = nn.constant dense<[[3.0, 4.0], [6.0, 8.0]]> : tensor<2x2xf32>
+  %g = nn.constant dense<[[2.0], [1.0]]> : tensor<2x1xf32>
+  %sq = nn.mul %v, %v : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m = nn.mean %sq {dim = array<i64: -1>, keepdim = true} : (tensor<2x2xf32>) -> tensor<2x1xf32>
+  %s = nn.mul %m scalar(2.0 : f64) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n = nn.pow %s {exponent = 0.5 : f64} : tensor<2x1xf32>
+  %q = nn.div %v, %n : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+  %w = nn.mul %g, %q : (tensor<2x1xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %0 = nn.linear %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
