@@ -171,6 +171,28 @@ def test_gelus_written_with_erf_become_nn_gelu() -> None:
     assert "erf_gelu" not in report.rewrites and report.generic == {"aten.erf.default": 1}
 
 
+class IndexedBiases(torch.nn.Module):
+    """LeViT's attention biases, ``biases[:, idxs]`` (a weight indexed
+    along its second dimension by a constant 2-d table), and a run-time
+    tensor indexed along its last dimension."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.biases = torch.nn.Parameter(torch.randn(3, 10))
+        self.register_buffer("idxs", torch.randint(0, 10, (4, 4)), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.biases[:, self.idxs] + x[:, :, self.idxs].sum()
+
+
+def test_an_index_after_leading_colons_indexes_a_permuted_tensor() -> None:
+    x = torch.randn(3, 2, 10)
+    module, report, _ = import_module(IndexedBiases(), (x,), ImportOptions(strict=True))
+    assert report.rewrites["indexed_dimension_first"] == 2 and not report.generic
+    _check(IndexedBiases(), x, expect={"nn.index", "nn.permute"})
+
+
 class SquareRoots(torch.nn.Module):
     """torch.sqrt at run time: I-BERT's and DeBERTa's norms and scales."""
 

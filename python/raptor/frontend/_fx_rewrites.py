@@ -448,6 +448,43 @@ def fold_causal_masks(graph: fx.Graph, constant: set[fx.Node],
     return count
 
 
+def indexed_dimensions_first(graph: fx.Graph) -> int:
+    """``t[:, ..., idx]`` (one index tensor, after ``None`` for the leading
+    dimensions: LeViT's attention biases ``biases[:, idxs]``) as a permute
+    bringing that dimension first, ``t'[idx]`` (``nn.index`` indexes leading
+    dimensions) and a permute putting the index's dimensions back where
+    aten puts them; run after constant_index_slices, which takes 1-d
+    constant indices as slices."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.index.Tensor) or len(node.args) != 2:
+            continue
+        source, indices = node.args[0], list(node.args[1])
+        given = [d for d, i in enumerate(indices) if i is not None]
+        if len(given) != 1 or given[0] == 0 or not isinstance(indices[given[0]], fx.Node):
+            continue
+        k, index = given[0], indices[given[0]]
+        rank, index_rank = len(_shape(source)), len(_shape(index))
+        front = [k] + [d for d in range(rank) if d != k]
+        # t'[idx] has the index's dimensions, then t's others in order:
+        # aten puts the index's dimensions at k, after t's first k.
+        back = list(range(index_rank, index_rank + k)) + list(range(index_rank)) + list(
+            range(index_rank + k, index_rank + rank - 1))
+        with graph.inserting_before(node):
+            moved = graph.call_function(aten.permute.default, (source, front))
+            picked = graph.call_function(aten.index.Tensor, (moved, [index]))
+            out = graph.call_function(aten.permute.default, (picked, back))
+        src = source.meta["val"]
+        moved.meta = {**node.meta, "val": src.permute(front)}
+        picked_shape = list(_shape(index)) + [src.shape[d] for d in range(rank) if d != k]
+        picked.meta = {**node.meta, "val": src.new_empty(picked_shape)}
+        out.meta = dict(node.meta)
+        node.replace_all_uses_with(out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
     """``x[..., [i, j, ...], ...]`` (or ``index_select``: Swin's
     ``torch.roll``) by a constant 1-d index list along one dimension (a

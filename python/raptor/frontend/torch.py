@@ -168,6 +168,8 @@ class _Emitter:
                 graph, self.constant, self.evaluated)
         if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_index"] += count
+        if count := rw.indexed_dimensions_first(graph):
+            self.report.rewrites["indexed_dimension_first"] += count
         graph.eliminate_dead_code()
         self.constant &= set(graph.nodes)
         return graph
