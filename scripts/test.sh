@@ -11,7 +11,9 @@ lit -sv tests/lit
 
 echo "== pytest =="
 set +e
-python -m pytest -q tests/python "$@"
+# One worker per core of the 2-core CI machine (RAPTOR_TEST_WORKERS=0: in
+# this process, as a debugger wants it).
+python -m pytest -q -n "${RAPTOR_TEST_WORKERS:-2}" tests/python "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then
