@@ -25,7 +25,7 @@ lit:
 	.venv/bin/lit -sv tests/lit
 
 pytest:
-	.venv/bin/python -m pytest -q -n $${RAPTOR_TEST_WORKERS:-0} tests/python
+	.venv/bin/python -m pytest -q -n $${RAPTOR_TEST_WORKERS:-2} --dist loadgroup tests/python
 
 # Every measured table in docs/ from its bench (each writes its JSON, then the
 # table between its <!-- bench:NAME --> markers; tests/python/test_doc_tables.py

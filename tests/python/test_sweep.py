@@ -32,6 +32,11 @@ from raptor.spatial import default_target
 
 SMALL = default_target().parent / "small.json"
 
+#: One test worker runs every sweep (`--dist loadgroup`, scripts/test.sh): two
+#: workers each starting a local Ray cluster stalled both (a clean-clone CI
+#: run sat idle for over ten minutes).
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 class Cnn(torch.nn.Module):
     def __init__(self) -> None:
