@@ -1,6 +1,5 @@
 //===- ConstantEvaluator.cpp - Computing compile-time values ----*- C++ -*-===//
 #include "passes/nn/ConstantEvaluator.h"
-#include "passes/nn/CompileTime.h"
 
 #include "dialects/nn/NNOps.h"
 

@@ -448,6 +448,14 @@ bool isDepthwise(raptor::nn::ConvolutionOp conv) {
   return groups > 1 && w.getDimSize(1) == 1 && w.getDimSize(0) == groups;
 }
 
+/// One `ld` of `bytes` from global memory into a core, as pimsim-nn times it.
+static double loadNs(const pim::TimingConfig &timing, int64_t bytes) {
+  pim::Instruction load;
+  load.opcode = pim::Opcode::Ld;
+  load.size = bytes;
+  return timing.instructionNs(load, pim::AccessContext(), 0);
+}
+
 /// The lanes of `op` by its own program, before any copies of its
 /// operands.
 static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles) {
@@ -548,24 +556,15 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     int64_t ids = numElements(positions.getIds()), length = positions.getIds().getType().getShape().back();
     int64_t steps = length > 1 ? int64_t(llvm::Log2_64_Ceil(uint64_t(length))) : 0;
     int64_t rows = ids / std::max<int64_t>(length, 1);
-    pim::Instruction all;
-    all.opcode = pim::Opcode::Ld;
-    all.size = kElementBytes * ids;
-    pim::AccessContext context;
-    one.ns = {timing.instructionNs(all, context, 0) + vectorWork(t, 9 + (positions.getOffset() ? 1 : 0), ids) +
+    one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, 9 + (positions.getOffset() ? 1 : 0), ids) +
               double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length))};
   } else if (auto lookup = dyn_cast<raptor::nn::EmbeddingOp>(op)) {
     // The ids' load, then per id its row's: four scalar instructions
     // computing the address and the ld.
     int64_t width = cast<RankedTensorType>(out.getType()).getShape().back();
     int64_t ids = numElements(lookup.getIndices());
-    pim::Instruction row, all;
-    row.opcode = all.opcode = pim::Opcode::Ld;
-    row.size = kElementBytes * width;
-    all.size = kElementBytes * ids;
-    pim::AccessContext context;
-    one.ns = {timing.instructionNs(all, context, 0) +
-              double(ids) * (timing.instructionNs(row, context, 0) + 4 * timing.decodeNs(pim::Opcode::Sld))};
+    one.ns = {loadNs(timing, kElementBytes * ids) +
+              double(ids) * (loadNs(timing, kElementBytes * width) + 4 * timing.decodeNs(pim::Opcode::Sld))};
   } else if (auto mm = dyn_cast<raptor::nn::MatmulOp>(op)) {
     // Both operands are activations: one vector-matrix product per row of
     // the left operand (an extension instruction, timed as vector work).

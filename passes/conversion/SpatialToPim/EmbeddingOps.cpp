@@ -131,20 +131,17 @@ LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
   vector(Opcode::Vvsub, mask, one, mask, count);
   // Inclusive prefix sums along each row (Hillis-Steele): after the step
   // of `shift`, element i holds the sum of the 2 shift elements ending at
-  // it; the buffers alternate so that no step reads what it writes.
-  Address sums = mask, next = other;
-  bool first = true;
-  for (int64_t shift = 1; shift < length; shift *= 2) {
+  // it. The first step reads the mask (kept for the product below), the
+  // steps write `other` and `out` in turn: none reads what it writes.
+  Address sums = mask;
+  for (int64_t shift = 1, step = 0; shift < length; shift *= 2, ++step) {
+    Address next = step % 2 ? result : other;
     for (int64_t row = 0; row < count; row += length) {
       e.lmv(next.plus(4 * row), sums.plus(4 * row), 4 * shift);
       vector(Opcode::Vvadd, next.plus(4 * (row + shift)), sums.plus(4 * (row + shift)), sums.plus(4 * row),
              length - shift);
     }
-    // The mask itself stays for the product below: the first step reads
-    // it and writes `other`, the next ones alternate `other` and `out`.
     sums = next;
-    next = first ? result : (next.offset == result.offset ? other : result);
-    first = false;
   }
   // (sums + offset) * mask + pad.
   if (op.getOffset() != 0) {
