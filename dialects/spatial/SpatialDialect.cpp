@@ -27,6 +27,12 @@ void SpatialDialect::initialize() {
       >();
 }
 
+IntegerAttr GraphOp::getPredictedNs() {
+  auto mode = (*this)->getAttrOfType<StringAttr>("mode");
+  bool pipeline = mode && mode.getValue() == "pipeline";
+  return (*this)->getAttrOfType<IntegerAttr>(pipeline ? "predicted_interval_ns" : "predicted_latency_ns");
+}
+
 LogicalResult TaskOp::verify() {
   if (getBytes().size() != getDeps().size())
     return emitOpError() << "has " << getDeps().size() << " dependencies but "

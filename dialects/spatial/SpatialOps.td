@@ -49,6 +49,12 @@ def Spatial_GraphOp : Op<Spatial_Dialect, "graph", [Symbol, SingleBlock, NoTermi
                        OptionalAttr<FlatSymbolRefAttr>:$function);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `for` $target attr-dict-with-keyword $body";
+  let extraClassDeclaration = [{
+    /// The figure a schedule of the graph is judged by: the queue model's
+    /// predicted interval of a pipeline (`mode = "pipeline"`), else its
+    /// predicted latency; null when raptor-schedule-spatial predicted none.
+    ::mlir::IntegerAttr getPredictedNs();
+  }];
 }
 
 def Spatial_TaskOp : Op<Spatial_Dialect, "task", [HasParent<"GraphOp">]> {

@@ -54,6 +54,16 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
     models and not on others (SqueezeNet 1.1 f32 takes 11.2 ms with lanes of
     one row tile against 17.0 with 3; ResNet-18 int8 12.3 against 9.1).
 
+    `replicate=balance` copies the operator whose copies are slowest while a
+    copy takes more than half the work per core (copies then pack two to a
+    core), weighing a copy by its MVMs. With `balance-followers-challenger`
+    a graph whose copies are weighed also with their share of the work of
+    the operators that follow their rows (codecs, element-wise operators,
+    pooling: the vector work each copy takes to its core) is built beside it
+    (`@<name>_tasks_followers`, `challenger_of` the first) when its tasks
+    differ: more copies balance the cores where followers are heavy (int8
+    MobileNetV2) and bring more input rows where they are not (ResNet-18).
+
     The target comes from `target=FILE.json` (read once, then kept as the
     module's `pim.target` and the graph's `target`, a `#pim.target`) or,
     without the option, from the module's `pim.target`.
@@ -94,7 +104,11 @@ def BuildComputeGraph : Pass<"raptor-build-compute-graph", "mlir::ModuleOp"> {
                  Option<"laneTilesChallengers", "lane-tiles-challengers", "bool", /*default=*/"false",
                         "With lane-tiles=T > 1: also build graphs with lanes of each shorter height, for "
                         "raptor-schedule-spatial to keep the one whose programs its queue model finds clearly "
-                        "faster">];
+                        "faster">,
+                 Option<"balanceFollowersChallenger", "balance-followers-challenger", "bool", /*default=*/"false",
+                        "With replicate=balance: also build a graph whose copies are weighed with the work of "
+                        "the operators that follow them, for raptor-schedule-spatial to keep the one whose "
+                        "programs its queue model finds clearly faster">];
 }
 
 def LowerToPim : Pass<"raptor-lower-to-pim", "mlir::ModuleOp"> {

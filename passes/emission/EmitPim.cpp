@@ -316,7 +316,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       llvm::json::Object schedule;
       for (const char *key : {"makespan_ns", "critical_path_ns", "serial_work_ns", "transfer_work_ns", "cores_used",
                               "predicted_latency_ns", "predicted_interval_ns", "alternative_tie_interval_ns",
-                              "alternative_latency_ns", "challenged_latency_ns"})
+                              "alternative_latency_ns", "challenged_latency_ns", "challenged_interval_ns"})
         if (auto v = graph->getAttrOfType<IntegerAttr>(key))
           schedule[key] = v.getInt();
       // Rows per streamed block (0: whole tensors per task).
@@ -326,7 +326,7 @@ struct EmitPimPass : raptor::impl::EmitPimBase<EmitPimPass> {
       auto laneTiles = graph->getAttrOfType<IntegerAttr>("lane_tiles");
       schedule["lane_tiles"] = laneTiles ? laneTiles.getInt() : 0;
       for (const char *key : {"algorithm", "mode", "prediction", "crossing", "row_block_fallback", "lane_tiles_fallback",
-                              "transfers"})
+                              "transfers", "copies_weighed_by"})
         if (auto v = graph->getAttrOfType<StringAttr>(key))
           schedule[key] = v.getValue().str();
       if (auto v = graph->getAttrOfType<DenseI64ArrayAttr>("stages"))

@@ -319,6 +319,41 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           }
         return out;
       })
+      .Case([&](MatmulOp o) -> R { // Funnel's relative positions: sinusoids times a projection
+        FailureOr<const HostTensor *> x = operand(o.getSelf()), y = operand(o.getOther());
+        if (failed(x) || failed(y))
+          return failure();
+        // torch.matmul: a vector is a one-row (left) or one-column (right)
+        // matrix whose dimension the result drops; batch dimensions broadcast.
+        std::vector<int64_t> a = (*x)->shape, b = (*y)->shape;
+        if (a.size() == 1)
+          a.insert(a.begin(), 1);
+        if (b.size() == 1)
+          b.push_back(1);
+        int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+        std::vector<int64_t> aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
+        std::vector<int64_t> batch(std::max(aBatch.size(), bBatch.size()), 1);
+        for (size_t i = 0; i < batch.size(); ++i) {
+          int64_t da = i + aBatch.size() >= batch.size() ? aBatch[i + aBatch.size() - batch.size()] : 1;
+          int64_t db = i + bBatch.size() >= batch.size() ? bBatch[i + bBatch.size() - batch.size()] : 1;
+          batch[i] = std::max(da, db);
+        }
+        int64_t batches = HostTensor{batch, {}}.numel();
+        std::vector<int64_t> aAt(static_cast<size_t>(batches)), bAt(static_cast<size_t>(batches));
+        broadcast(batch, aBatch, [&](int64_t q, int64_t i) { aAt[size_t(q)] = i; });
+        broadcast(batch, bBatch, [&](int64_t q, int64_t i) { bAt[size_t(q)] = i; });
+        HostTensor out{outShape, std::vector<float>(size_t(batches * m * n))};
+        for (int64_t q = 0; q < batches; ++q)
+          for (int64_t r = 0; r < m; ++r)
+            for (int64_t c = 0; c < n; ++c) {
+              double acc = 0;
+              for (int64_t i = 0; i < k; ++i)
+                acc += double((*x)->data[size_t((aAt[size_t(q)] * m + r) * k + i)]) *
+                       (*y)->data[size_t((bAt[size_t(q)] * k + i) * n + c)];
+              out.data[size_t((q * m + r) * n + c)] = float(acc);
+            }
+        return out;
+      })
       .Case([&](CloneOp o) { return unary(o.getSelf(), [](float x) { return x; }); })
       // A weight's codecs: the source view's values (matrix lowerings
       // quantize encoded weights per channel themselves).

@@ -55,6 +55,9 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   // ... and lets shorter lanes challenge the default height in latency
   // mode: which height is fastest depends on the model (docs/scheduling.md).
   build.laneTilesChallengers = o.laneTilesAuto && !pipelined && o.laneTiles > 1;
+  // A pipeline's balanced copies weighed with their followers challenge
+  // those weighed by their MVMs (which is better depends on the model).
+  build.balanceFollowersChallenger = pipelined;
   steps.push_back({"building the compute graph", [build] { return createBuildComputeGraph(build); }});
   ScheduleSpatialOptions schedule;
   schedule.algorithm = o.algorithm;

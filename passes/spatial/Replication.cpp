@@ -70,13 +70,18 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
   double total = target.totalNs;
   auto perCore = [&] { return total / double(std::max<int64_t>(target.cores, 1)); };
   // The score of one more copy of candidate i (higher first).
+  // A copy's work under the balance rule.
+  auto copyNs = [&](size_t i) {
+    const ReplicationCandidate &c = candidates[i];
+    return (c.ns + (target.weighFollowers ? c.followNs : 0)) / double(copies[i]);
+  };
   auto score = [&](size_t i) {
     const ReplicationCandidate &c = candidates[i];
     double r = double(copies[i]);
     if (rule == ReplicationRule::Windows)
       return double(c.windows) / r;
     if (rule == ReplicationRule::Balance)
-      return c.ns / r;
+      return copyNs(i);
     // The longest copy's time saved, net of the input each copy then brings.
     int64_t next = nextCopies(i);
     double saved = c.ns * double(longest(i, copies[i]) - longest(i, next)) / double(c.rows) - inputAt(i, next);
@@ -107,7 +112,7 @@ std::vector<int64_t> planReplication(llvm::ArrayRef<ReplicationCandidate> candid
     if (crossbars > spare)
       continue;
     // (The slowest copies are below the threshold: so is every other.)
-    if (rule == ReplicationRule::Balance && c.ns / double(copies[i]) <= perCore() / kBalanceShare)
+    if (rule == ReplicationRule::Balance && copyNs(i) <= perCore() / kBalanceShare)
       break;
     size_t before = tiles.size();
     for (int64_t k = 0; k < added; ++k)

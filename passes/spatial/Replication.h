@@ -59,6 +59,10 @@ struct ReplicationCandidate {
   int64_t rows = 1;      // output rows: the most copies (each takes whole rows)
   std::vector<int64_t> laneTiles; // crossbars of each lane of one copy
   double ns = 0;         // its time with one copy (the slowest lane)
+  /// The vector work of the operators that follow its row copies with
+  /// copies of their own (codecs, element-wise, pooling), which each copy
+  /// takes to its core: the balance rule weighs a copy with its share.
+  double followNs = 0;
   // The input a copy of `n` output rows reads: min(inputRows, n * stride +
   // halo) rows of inputRowBytes (a convolution's windows overlap by the
   // halo; a linear layer reads its own rows).
@@ -76,6 +80,9 @@ struct ReplicationTarget {
   double totalNs = 0;
   /// The time to bring `bytes` to a core (the time rule's cost of a copy).
   std::function<double(int64_t bytes)> transferNs;
+  /// The balance rule weighs a copy with its share of the followers' work
+  /// (ReplicationCandidate::followNs), not its MVMs alone.
+  bool weighFollowers = false;
 };
 
 /// Whether `tiles` (crossbars of each lane) pack into `bins` cores of

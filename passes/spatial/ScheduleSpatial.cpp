@@ -66,6 +66,12 @@ constexpr double kSkewedGain = 0.10;
 /// bench's CNNs since the event registers pass from sender to sender).
 constexpr double kClearlyFaster = 0.05;
 
+/// A pipeline graph challenging another (copies weighed with their
+/// followers) replaces it when its predicted interval is this much shorter:
+/// the pipeline search's rule (clearlyBetter), the queue model's interval
+/// error between candidates of one model.
+constexpr double kClearlyShorterInterval = 0.021;
+
 /// Each core's tasks in the order its program runs them: by start (to the
 /// nanosecond), then graph order.
 std::map<unsigned, std::vector<unsigned>> tasksByCore(const std::vector<unsigned> &core,
@@ -906,7 +912,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// Challengers (below) are settled before alternatives.
   LogicalResult keepFasterAlternatives() {
     ModuleOp module = getOperation();
-    auto latencyOf = [](sp::GraphOp g) { return g->getAttrOfType<IntegerAttr>("predicted_latency_ns"); };
+    auto latencyOf = [](sp::GraphOp g) { return g.getPredictedNs(); };
     // The graphs carrying `attr` and the graph each names there (`relation`
     // words the error when it names none).
     auto pairedBy = [&](StringRef attr,
@@ -939,10 +945,12 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     for (auto &[incumbent, challengers] : challengersOf) {
       auto other = cast<sp::GraphOp>(incumbent);
       IntegerAttr theirs = latencyOf(other);
+      bool pipeline = mode == sp::ScheduleMode::Pipeline;
+      double margin = pipeline ? kClearlyShorterInterval : kClearlyFaster;
       sp::GraphOp best;
       for (sp::GraphOp challenger : challengers) {
         IntegerAttr mine = latencyOf(challenger);
-        bool clearly = mine && (!theirs || double(mine.getInt()) < (1 - kClearlyFaster) * double(theirs.getInt()));
+        bool clearly = mine && (!theirs || double(mine.getInt()) < (1 - margin) * double(theirs.getInt()));
         if (clearly && (!best || mine.getInt() < latencyOf(best).getInt()))
           best = challenger;
       }
@@ -953,7 +961,7 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       if (!best)
         continue;
       if (theirs)
-        best->setAttr("challenged_latency_ns", theirs);
+        best->setAttr(pipeline ? "challenged_interval_ns" : "challenged_latency_ns", theirs);
       other.setSymNameAttr(StringAttr::get(&getContext(), name.getValue() + "_challenged"));
       best.setSymNameAttr(name);
       other->setAttr("fallback_of", FlatSymbolRefAttr::get(name));

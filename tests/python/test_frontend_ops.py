@@ -261,3 +261,56 @@ def test_dynamic_shapes_are_refused() -> None:
     ep = torch.export.export(model, (torch.randn(3, 4),), dynamic_shapes=({0: batch},))
     with pytest.raises(ExportError, match=r"input '\w+' has a dynamic shape \[s\d+, 4\]"):
         import_program(ep)
+
+
+class SliceAssignments(torch.nn.Module):
+    """Assignments to slices (Funnel's relative attention shifts a score
+    matrix into place): ``slice_scatter`` after export, at the start, in
+    the middle, up to the end (a negative start), and an assignment to all
+    of a tensor (``copy``, also broadcast)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 1.5
+        y[:, :2] = x[:, 3:5] * 2
+        y[:, 3:5] = x[:, :2] - 1
+        y[..., -2:] = torch.relu(x[..., :2])
+        z = x + 1
+        z[:, :] = y[:, :] * 3
+        w = x - 1
+        w[:] = x[0] * 4
+        return y + z + w
+
+
+class SteppedSliceAssignment(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 1.5
+        y[:, ::2] = x[:, 1::2]
+        return y
+
+
+def test_slice_assignments_are_concatenations_of_the_untouched_parts() -> None:
+    x = torch.randn(2, 6, 4)
+    module, report, _ = import_module(SliceAssignments(), (x,), ImportOptions(strict=True))
+    # Each assignment copies its value into the slice (5 copies), three of
+    # them into a part of a dimension (slice_scatter; a whole dimension's
+    # slice is the tensor).
+    assert report.rewrites["slice_scatter"] == 3 and report.rewrites["copy"] == 5 and not report.generic
+    assert "nn.cat" in _op_names(module)
+    _check(SliceAssignments(), x, expect={"nn.cat", "nn.slice"})
+    # A stepped slice is no run of the dimension: left to the generic op.
+    _, stepped, _ = import_module(SteppedSliceAssignment(), (torch.randn(2, 6),), ImportOptions(strict=False))
+    assert stepped.rewrites["slice_scatter"] == 0 and "aten.slice_scatter.default" in stepped.generic
+
+
+class Aliased(torch.nn.Module):
+    """``torch.ops.aten.alias``: the same tensor under another name."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten.alias(x * 2) + x
+
+
+def test_an_alias_is_its_input() -> None:
+    x = torch.randn(3, 4)
+    module, report, _ = import_module(Aliased(), (x,), ImportOptions(strict=True))
+    assert report.rewrites["alias"] == 1 and "nn.alias" not in _op_names(module)
+    _check(Aliased(), x, expect={"nn.mul", "nn.add"})

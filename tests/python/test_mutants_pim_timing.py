@@ -61,3 +61,20 @@ def test_before_any_setbw_the_periodic_analysis_takes_32_bit_elements(tmp_path: 
     expected = 16160 + 8 * 1000 - 2
     assert periodic.status == "ok" and abs(simulated - expected) <= 0.01 * expected, simulated
     assert abs(periodic.interval_ns - simulated) <= 0.001 * simulated, (periodic.interval_ns, simulated)
+
+
+def test_a_cycles_transfer_is_named_by_its_sending_and_receiving_cores(tmp_path: Path) -> None:
+    """The periodic report names a transfer on the critical cycle by the
+    cores it joins, written by hand from the program: core 1's mvmul and
+    send to core 0 (which receives and applies a relu) close the cycle
+    through the first transfer of core 1, 'transfer 0 of core 1 to core 0'
+    (tag 7, 256 bytes). (On PIPELINE, where core 0 sends its transfer 0,
+    the transfer's index and the sending core are both 0.)"""
+    from test_pim_timing import HEAD_8, MVMUL, core
+
+    reversed_pipeline = (core(HEAD_8 + "    pim.recv r2 from 1 size 256 tag 7\n    pim.vrelu r2, r2 len 256 : i8\n") +
+                         core(MVMUL + "    pim.send r3 to 0 size 256 tag 7\n", index=1, groups=1))
+    periodic = program(tmp_path, reversed_pipeline).periodic()
+    assert periodic.status == "ok" and periodic.cycle_cores == [1]
+    named = {e["from"] for e in periodic.cycle} | {e["to"] for e in periodic.cycle}
+    assert "transfer 0 of core 1 to core 0 (tag 7, 256 bytes)" in named, named

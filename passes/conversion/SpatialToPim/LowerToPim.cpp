@@ -36,7 +36,7 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
       return signalPassFailure();
     }
     auto predicted = [](raptor::spatial::GraphOp g) {
-      auto ns = g->getAttrOfType<IntegerAttr>("predicted_latency_ns");
+      IntegerAttr ns = g.getPredictedNs();
       return ns ? ns.getInt() : std::numeric_limits<int64_t>::max();
     };
     llvm::stable_sort(fallbacks, [&](auto a, auto b) { return predicted(a) < predicted(b); });
@@ -44,23 +44,16 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
     candidates.append(fallbacks);
     StringAttr name = graphs.front().getSymNameAttr();
     Attribute rowBlock = graphs.front()->getAttr("row_block"), laneTiles = graphs.front()->getAttr("lane_tiles");
+    if (candidates.size() == 1) {
+      if (failed(lowerFitting(module, graphs.front())))
+        signalPassFailure();
+      return;
+    }
     std::string reason;
     for (size_t i = 0; i < candidates.size(); ++i) {
       raptor::spatial::GraphOp graph = candidates[i];
-      bool last = i + 1 == candidates.size();
-      if (i > 0) {
-        graph->removeAttr("fallback_of");
-        graph.setSymNameAttr(name);
-        // What the manifest reports as given up, and why.
-        if (rowBlock != graph->getAttr("row_block"))
-          graph->setAttr("row_block_fallback", StringAttr::get(&getContext(), reason));
-        if (laneTiles != graph->getAttr("lane_tiles"))
-          graph->setAttr("lane_tiles_fallback", StringAttr::get(&getContext(), reason));
-      }
       LogicalResult lowered = failure();
-      if (last) {
-        lowered = lowerFitting(module, graph);
-      } else {
+      {
         // A failed attempt's errors are the next one's reason, not the
         // compile's.
         ScopedDiagnosticHandler quiet(&getContext(), [&](Diagnostic &d) {
@@ -71,16 +64,30 @@ struct LowerToPimPass : raptor::impl::LowerToPimBase<LowerToPimPass> {
         lowered = lowerFitting(module, graph);
       }
       if (succeeded(lowered)) {
-        for (raptor::spatial::GraphOp unused : llvm::drop_begin(candidates, i + 1))
-          unused.erase();
+        for (raptor::spatial::GraphOp other : candidates)
+          if (other != graph)
+            other.erase();
+        if (i > 0) {
+          graph->removeAttr("fallback_of");
+          graph.setSymNameAttr(name);
+          // What the manifest reports as given up, and why.
+          if (rowBlock != graph->getAttr("row_block"))
+            graph->setAttr("row_block_fallback", StringAttr::get(&getContext(), reason));
+          if (laneTiles != graph->getAttr("lane_tiles"))
+            graph->setAttr("lane_tiles_fallback", StringAttr::get(&getContext(), reason));
+        }
         return;
       }
-      if (last)
-        return signalPassFailure();
       for (auto chip : llvm::make_early_inc_range(module.getOps<raptor::pim::ChipOp>()))
         chip.erase();
-      graph.erase();
     }
+    // None fits: the errors are the chosen graph's (a fallback's, another
+    // schedule's, would name tasks the compile did not choose), lowered
+    // once more for its diagnostics.
+    for (raptor::spatial::GraphOp fallback : fallbacks)
+      fallback.erase();
+    (void)lowerFitting(module, graphs.front());
+    signalPassFailure();
   }
 
   /// lower() with first-fit local memory, and once more with best fit when

@@ -88,6 +88,19 @@ def drop_assertions(graph: fx.Graph) -> None:
             graph.erase_node(node)
 
 
+def drop_aliases(graph: fx.Graph) -> int:
+    """``alias`` (the same tensor under another name: Funnel's pooled
+    attention input) replaced by its input; an exported graph is
+    functional, so no write can tell them apart."""
+    count = 0
+    for node in list(graph.nodes):
+        if _is(node, aten.alias.default):
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
+            count += 1
+    return count
+
+
 def contiguous(val: Any) -> bool:
     """Row-major strides (dims of size 1 may have any stride) at offset 0."""
     step = 1
@@ -444,6 +457,73 @@ def fold_causal_masks(graph: fx.Graph, constant: set[fx.Node],
         else:
             kwargs["is_causal"] = True
         node.args, node.kwargs = tuple(args), kwargs
+        count += 1
+    return count
+
+
+def slice_scatters(graph: fx.Graph) -> int:
+    """``slice_scatter(x, src, dim, start, end)`` with step 1 (what an
+    assignment to a slice, ``x[..., a:b] = src``, becomes: Funnel's relative
+    attention) as the concatenation of ``x`` before the slice, ``src`` and
+    ``x`` after it along ``dim`` (the empty parts left out)."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.slice_scatter.default):
+            continue
+        params = dict(zip(("dim", "start", "end", "step"), node.args[2:]), **node.kwargs)
+        x, src = node.args[0], node.args[1]
+        if params.get("step", 1) != 1 or not isinstance(src, fx.Node):
+            continue
+        shape = _shape(x)
+        dim = params.get("dim", 0) % len(shape)
+        size = shape[dim]
+
+        def bound(value: Any, default: int) -> int:
+            value = default if value is None else value
+            return min(max(value + size if value < 0 else value, 0), size)
+
+        start, end = bound(params.get("start"), 0), bound(params.get("end"), size)
+        end = max(start, end)
+        if _shape(src)[dim] != end - start:
+            continue
+        val = x.meta["val"]
+        with graph.inserting_before(node):
+            parts = []
+            if start > 0:
+                before = graph.call_function(aten.slice.Tensor, (x, dim, 0, start))
+                before.meta = {**node.meta, "val": val.narrow(dim, 0, start)}
+                parts.append(before)
+            parts.append(src)
+            if end < size:
+                after = graph.call_function(aten.slice.Tensor, (x, dim, end, size))
+                after.meta = {**node.meta, "val": val.narrow(dim, end, size - end)}
+                parts.append(after)
+            out = parts[0] if len(parts) == 1 else graph.call_function(aten.cat.default, (parts, dim))
+        if out is not src:
+            out.meta = dict(node.meta)
+        node.replace_all_uses_with(out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
+def copies(graph: fx.Graph) -> int:
+    """``copy(x, src)`` (an assignment to all of ``x``, ``x[:] = src``,
+    after export) is ``src`` broadcast to ``x``'s shape: ``src`` itself, or
+    its expansion; a copy that converts the element type is left alone."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.copy.default) or not isinstance(node.args[1], fx.Node):
+            continue
+        x, src = node.args[0], node.args[1]
+        if src.meta["val"].dtype != x.meta["val"].dtype:
+            continue
+        out = src
+        if _shape(src) != _shape(x):
+            out = _replace(graph, node, aten.expand.default, (src, list(_shape(x))), node.meta["val"])
+        else:
+            node.replace_all_uses_with(src)
+        graph.erase_node(node)
         count += 1
     return count
 

@@ -147,7 +147,8 @@ class _Emitter:
         # Counted only when they apply (the report lists recognised patterns).
         for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm),
                               ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means),
-                              ("erf_gelu", rw.fuse_erf_gelus)):
+                              ("erf_gelu", rw.fuse_erf_gelus), ("slice_scatter", rw.slice_scatters),
+                              ("alias", rw.drop_aliases), ("copy", rw.copies)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:

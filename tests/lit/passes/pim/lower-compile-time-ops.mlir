@@ -83,3 +83,22 @@ func.func @main(%x: tensor<1x2xf32> {nn.input = "x"}) -> tensor<1x2xf32> {
   %0 = nn.linear %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   return %0 : tensor<1x2xf32>
 }
+
+// -----
+
+// Funnel's relative positions: a matrix product of constants (batched, a
+// broadcast matrix, a vector on the left), computed by the compiler:
+// [[[1, 2]], [[3, 4]]] @ [[1, 0, 1], [0, 1, 1]] = [[[1, 2, 3]], [[3, 4, 7]]]
+// and [1, 1] @ the same = [1, 1, 2]; summed: [[[2, 3, 5]], [[4, 5, 9]]].
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[2.000000e+00, 3.000000e+00, 5.000000e+00, 4.000000e+00, 5.000000e+00, 9.000000e+00]> : tensor<6xf32>
+func.func @main(%x: tensor<2x1x3xf32> {nn.input = "x"}) -> tensor<2x1x3xf32> {
+  %a = nn.constant dense<[[[1.0, 2.0]], [[3.0, 4.0]]]> : tensor<2x1x2xf32>
+  %b = nn.constant dense<[[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]> : tensor<2x3xf32>
+  %v = nn.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %m = nn.matmul %a, %b : (tensor<2x1x2xf32>, tensor<2x3xf32>) -> tensor<2x1x3xf32>
+  %w = nn.matmul %v, %b : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<3xf32>
+  %t = nn.add %m, %w : (tensor<2x1x3xf32>, tensor<3xf32>) -> tensor<2x1x3xf32>
+  %0 = nn.mul %x, %t : (tensor<2x1x3xf32>, tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  return %0 : tensor<2x1x3xf32>
+}

@@ -10,6 +10,12 @@
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/small-108k.json row-block=4 row-block-alternative" --raptor-schedule-spatial | FileCheck %s --check-prefix=KEPT
 // RUN: %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/small-108k.json row-block=4 row-block-alternative" --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s --check-prefix=LOWERED
 // RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/small-108k.json row-block=4" --raptor-schedule-spatial --raptor-lower-to-pim 2>&1 | FileCheck %s --check-prefix=FOUR
+// When no graph fits (cores of 10 KiB), the error is the chosen graph's
+// (blocks of 2 rows: as lowering it alone gives), not the last fallback's
+// (whole tensors: 'c0#0' needs 36992 more bytes), which names tasks the
+// compile did not choose.
+// RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/small-10k.json row-block=4 row-block-alternative" --raptor-schedule-spatial --raptor-lower-to-pim 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: not %raptor-opt %s --raptor-build-compute-graph="target=%S/Inputs/small-10k.json row-block=2" --raptor-schedule-spatial --raptor-lower-to-pim 2>&1 | FileCheck %s --check-prefix=NONE
 
 // KEPT:      spatial.graph @main_tasks_challenged for {{.*}}fallback_of = @main_tasks,{{.*}}predicted_latency_ns = 24508200 : i64, row_block = 4 : i64
 // KEPT:      spatial.graph @main_tasks_whole for {{.*}}fallback_of = @main_tasks,{{.*}}predicted_latency_ns = 39083135 : i64
@@ -20,6 +26,9 @@
 // LOWERED-SAME: row_block_fallback = "task 'r1#0/15' on core 1: core 1 needs 32768 more bytes of local memory (33792 of 110592 in use); choose a target with more local memory (memory.local_bytes)"
 // LOWERED-NOT: spatial.graph
 // LOWERED:     pim.chip @main_chip
+
+// NONE:     error: loc("c0"): task 'c0#0/1' on core 0: core 0 needs 4096 more bytes of local memory (6528 of 10240 in use)
+// NONE-NOT: error:
 
 // FOUR: error: loc("r1"): task 'r1#0/7' on core {{[0-9]+}}: core {{[0-9]+}} needs {{[0-9]+}} more bytes of local memory
 
