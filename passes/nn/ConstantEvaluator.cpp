@@ -319,6 +319,38 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           }
         return out;
       })
+      .Case([&](LayerNormOp o) -> R { // Perceiver's learned latents, normalized before their queries
+        FailureOr<const HostTensor *> x = operand(o.getInput());
+        if (failed(x))
+          return failure();
+        const HostTensor *gamma = nullptr, *beta = nullptr;
+        for (auto [v, into] : {std::pair{o.getWeight(), &gamma}, std::pair{o.getBias(), &beta}})
+          if (v) {
+            FailureOr<const HostTensor *> t = operand(v);
+            if (failed(t))
+              return failure();
+            *into = *t;
+          }
+        int64_t row = 1;
+        for (int64_t d : o.getNormalizedShape())
+          row *= d;
+        HostTensor out = **x;
+        double eps = o.getEps().convertToDouble();
+        for (int64_t r = 0; r * row < out.numel(); ++r) {
+          float *v = out.data.data() + r * row;
+          double mean = 0, var = 0;
+          for (int64_t i = 0; i < row; ++i)
+            mean += v[i];
+          mean /= double(row);
+          for (int64_t i = 0; i < row; ++i)
+            var += (v[i] - mean) * (v[i] - mean);
+          double scale = 1.0 / std::sqrt(var / double(row) + eps);
+          for (int64_t i = 0; i < row; ++i)
+            v[i] = float((v[i] - mean) * scale * (gamma ? gamma->data[size_t(i)] : 1.0f) +
+                         (beta ? beta->data[size_t(i)] : 0.0f));
+        }
+        return out;
+      })
       .Case([&](MatmulOp o) -> R { // Funnel's relative positions: sinusoids times a projection
         FailureOr<const HostTensor *> x = operand(o.getSelf()), y = operand(o.getOther());
         if (failed(x) || failed(y))

@@ -114,7 +114,14 @@ def ConvertWeightProducts : Pass<"raptor-convert-weight-products", "mlir::Module
     `nn.linear(x, w^T)`: the weight expression `w^T` is computed by the
     compiler, and the layer gets crossbars (a matrix product of two
     activations stays on the vector unit) and, in int8, its INT8 variant
-    under every policy that encodes linear layers. Same values.
+    under every policy that encodes linear layers. A product whose left
+    operand is the weight (`w @ r`, Perceiver's learned latents against the
+    inputs: rank 2, or 3 with a batch of 1) becomes the same layer on the
+    transposed right operand, transposed back: `(linear(r^T, w))^T`. A
+    batch of weight matrices (one per attention head, with any batch
+    dimensions: ONNX keeps `(1, heads, ...)`) against a batch of
+    activations becomes a layer per batch entry (slices of both, the batch
+    flattened), concatenated and viewed back. Same values.
 
     ```
     raptor-opt model.mlir --raptor-convert-weight-products

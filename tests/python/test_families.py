@@ -246,6 +246,26 @@ class ScaledCosineAttention(torch.nn.Module):
         return (torch.softmax(scores * scale + bias, dim=-1) @ v).transpose(1, 2).reshape(1, 6, 8)
 
 
+class LearnedLatents(torch.nn.Module):
+    """Perceiver's cross-attention in small: learned latents, layer-normed
+    and projected (computed by the compiler), as the queries of two heads
+    over the input's keys and values: the scores are weights @ activations
+    per head, which become a linear layer per head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.latents = torch.nn.Parameter(torch.randn(4, 8))
+        self.norm = torch.nn.LayerNorm(8)
+        self.q = torch.nn.Linear(8, 8)
+        self.kv = torch.nn.Linear(8, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q = self.q(self.norm(self.latents)).expand(1, 4, 8).reshape(1, 4, 2, 4).transpose(1, 2)
+        k, v = self.kv(x).reshape(1, 6, 2, 2, 4).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2) / 2
+        return (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(1, 4, 8)
+
+
 FAMILIES = {
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
@@ -260,6 +280,7 @@ FAMILIES = {
     "gather": (Gather, (1, 3, 4, 4)),
     "einsum": (Einsum, (1, 5, 8)),
     "select": (FusedProjections, (1, 5, 8)),
+    "learned_latents": (LearnedLatents, (1, 6, 8)),
 }
 
 

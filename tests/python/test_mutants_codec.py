@@ -62,3 +62,11 @@ def test_random_dag_draws_every_kind_of_step() -> None:
     for op in ("nn.view", "nn.clone", "nn.relu", "nn.add", "nn.mul", "nn.permute", "nn.cat", "nn.slice"):
         assert seen[op] > 0, op
     assert seen["split"] > 0 and seen["pool"] > 0
+
+
+def test_the_single_input_generators_take_one_input_and_the_random_dag_two() -> None:
+    # reshape_chain, concat_tree and residual_ladder are documented as graphs
+    # of one input x; random_dag draws from two.
+    for text in (reshape_chain(3), concat_tree(6), residual_ladder(3)):
+        assert text.count("nn.input") == 1 and '%a0: tensor<4xf32> {nn.input = "a0"}' in text
+    assert random_dag(1, 8).count("nn.input") == 2

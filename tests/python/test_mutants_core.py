@@ -158,3 +158,49 @@ def test_a_fused_location_points_at_its_first_known_part() -> None:
         assert str(located_error(inner, "bad", "model.pt2")) == "m.mlir:3:4: bad"
         nothing = ir.Location.fused([ir.Location.unknown()])
         assert str(located_error(nothing, "bad", "model.pt2")) == "model.pt2: bad"
+
+
+def test_a_npy_header_claiming_more_data_than_follows_it_is_refused(tmp_path: Path) -> None:
+    """Four float32 values (16 bytes) claimed, 10 bytes after the header:
+    the data after the header, not the whole file, is what the header's
+    claim is checked against (the file is larger than 16 bytes)."""
+    import numpy as np
+
+    from raptor._io import load_npy
+
+    good = tmp_path / "good.npy"
+    np.save(good, np.arange(4, dtype=np.float32))
+    data = good.read_bytes()
+    short = tmp_path / "short.npy"
+    short.write_bytes(data[:-6])
+    assert len(data) - 6 > 16
+    with pytest.raises(UserError, match="its header claims 16 bytes of data but the file holds 10"):
+        load_npy(short, "input")
+    np.testing.assert_array_equal(load_npy(good, "input"), [0, 1, 2, 3])
+
+
+def test_an_empty_npy_array_keeps_its_shape_and_type(tmp_path: Path) -> None:
+    import numpy as np
+
+    from raptor._io import load_npy
+
+    path = tmp_path / "empty.npy"
+    np.save(path, np.zeros((0, 3), dtype=np.int16))
+    got = load_npy(path, "input")
+    assert got.shape == (0, 3) and got.dtype == np.int16
+
+
+def test_a_staged_program_names_its_output_when_a_parent_is_a_file(tmp_path: Path) -> None:
+    """`-o f/sub/prog` with `f` a file: the error names the output asked
+    for; and while a program is staged, its parents exist, not the output
+    itself (it appears when installed)."""
+    from raptor.pim._outputs import staging
+
+    (tmp_path / "f").write_text("a file")
+    out = tmp_path / "f" / "sub" / "prog"
+    with pytest.raises(UserError, match=f"cannot write '{out}': '{tmp_path / 'f'}' is not a directory"):
+        with staging(out):
+            pass
+    fresh = tmp_path / "new" / "prog"
+    with staging(fresh) as staged:
+        assert staged.parent == fresh.parent and fresh.parent.is_dir() and not fresh.exists()

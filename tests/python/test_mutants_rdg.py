@@ -101,3 +101,18 @@ def test_an_arc_leaves_its_source_circle_towards_its_target_and_stops_short_of_i
     assert (sx, sy) == (pytest.approx(u[0] + ux * NODE_R, abs=0.06), pytest.approx(u[1] + uy * NODE_R, abs=0.06))
     assert (ex, ey) == (pytest.approx(v[0] - ux * (NODE_R + 2), abs=0.06),
                         pytest.approx(v[1] - uy * (NODE_R + 2), abs=0.06))
+
+
+def test_an_index_left_unbounded_is_named_whatever_the_last_constraint() -> None:
+    """0 <= i <= 3 and j >= 0: j has no upper bound. The last constraint
+    read (j >= 0) has coefficient 1; every index is checked, not as many as
+    that coefficient."""
+    from raptor.rdg.analysis import AnalysisError, _box
+
+    def c(dims: list[int], constant: int) -> dict:
+        return {"dims": dims, "params": [], "constant": constant, "equality": False}
+
+    domain = [c([1, 0], 0), c([-1, 0], 3), c([0, 1], 0)]
+    with pytest.raises(AnalysisError, match="index #1 no constant bound"):
+        _box(domain, 2, [])
+    assert _box(domain + [c([0, -1], 5)], 2, []) == [range(0, 4), range(0, 6)]

@@ -30,4 +30,5 @@ def test_gantt_bars_start_at_their_tasks_start_on_their_cores_row() -> None:
         assert float(bar.get("x")) == pytest.approx(x)
         assert int(bar.get("y")) == y
         assert float(bar.get("width")) == pytest.approx(w)
+        assert int(bar.get("height")) == 13  # a row's 14 less a gap, so that rows do not touch
     assert "(10..40 ns, core 5)" in bars["b"].find(f"{SVG}title").text

@@ -50,3 +50,16 @@ def test_the_legend_puts_each_mode_label_beside_its_marker() -> None:
     assert (float(marker.get("cx")), float(marker.get("cy"))) == (bx + 8, ly)
     assert texts["latency"] == (bx + 22, ly + 4)
     assert texts["pipeline 4"] == (bx + 22, ly + 22 + 4)
+
+
+def test_a_specs_fixed_keys_are_set_in_a_copy_of_its_base_target() -> None:
+    from pathlib import Path
+
+    from raptor.sweep.spec import parse_spec
+
+    spec = parse_spec({"name": "t", "models": [{"model": "shufflenet_v2"}],
+                       "target": {"base": "isaac168", "set": {"crossbar.cell_bits": 4, "memory.local_bytes": 4096}},
+                       "compile": {}}, "<spec>", Path.cwd())
+    target = spec.fixed_target()
+    assert target["crossbar"]["cell_bits"] == 4 and target["memory"] == {"local_bytes": 4096}
+    assert spec.base["crossbar"]["cell_bits"] == 8 and "memory" not in spec.base

@@ -72,6 +72,8 @@ def test_extended_form_keeps_parameters_and_branches() -> None:
     ("system ((i) | 0 <= i) { a(i) = sqrt(1, 2); }", "'sqrt' takes 1 arguments, got 2"),
     ("system ((i) | 0 <= i) { a(i) = 1; } input T[4] ((i) | i = -1) : a(i) = U[i];",
      "x.sure:1:72: the face is of array 'T', not 'U'"),
+    ("system ((i) | 0 <= i) { a(i) = 1; } input T[4] ((i) | i = -1) : a(i) = T[i][i];",
+     "x.sure:1:72: array 'T' has 1 dimensions but 2 subscripts"),
     ("N = 2; system ((i) | 0 <= i) { a(i) = 1; } input T[i] ((i) | i = -1) : a(i) = T[i];",
      "unknown index or parameter 'i'"),
     ("system ((i) | 0 <= i) { a(i) = 1 $ 2; }", "x.sure:1:34: unexpected character '$'"),

@@ -102,3 +102,20 @@ func.func @main(%x: tensor<2x1x3xf32> {nn.input = "x"}) -> tensor<2x1x3xf32> {
   %0 = nn.mul %x, %t : (tensor<2x1x3xf32>, tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
   return %0 : tensor<2x1x3xf32>
 }
+
+// -----
+
+// Perceiver's learned latents are layer-normalized before their queries:
+// the compiler computes the norm of a weight, (v - mean) / sqrt(var + eps)
+// * gamma + beta, by hand for [1, 3] (mean 2, variance 1, eps 0) with gamma
+// [2, 1] and beta [0, 1]: [-1, 1] * [2, 1] + [0, 1] = [-2, 2].
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[-2.000000e+00, 2.000000e+00]> : tensor<2xf32>
+func.func @main(%x: tensor<2xf32> {nn.input = "x"}) -> tensor<2xf32> {
+  %v = nn.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  %g = nn.constant dense<[2.0, 1.0]> : tensor<2xf32>
+  %b = nn.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %n = nn.layer_norm %v weight %g bias %b {normalized_shape = array<i64: 2>, eps = 0.0 : f64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %0 = nn.mul %x, %n : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
