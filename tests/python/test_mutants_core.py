@@ -189,18 +189,3 @@ def test_an_empty_npy_array_keeps_its_shape_and_type(tmp_path: Path) -> None:
     got = load_npy(path, "input")
     assert got.shape == (0, 3) and got.dtype == np.int16
 
-
-def test_a_staged_program_names_its_output_when_a_parent_is_a_file(tmp_path: Path) -> None:
-    """`-o f/sub/prog` with `f` a file: the error names the output asked
-    for; and while a program is staged, its parents exist, not the output
-    itself (it appears when installed)."""
-    from raptor.pim._outputs import staging
-
-    (tmp_path / "f").write_text("a file")
-    out = tmp_path / "f" / "sub" / "prog"
-    with pytest.raises(UserError, match=f"cannot write '{out}': '{tmp_path / 'f'}' is not a directory"):
-        with staging(out):
-            pass
-    fresh = tmp_path / "new" / "prog"
-    with staging(fresh) as staged:
-        assert staged.parent == fresh.parent and fresh.parent.is_dir() and not fresh.exists()

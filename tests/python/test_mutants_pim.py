@@ -1,9 +1,13 @@
 """Tests that kill the surviving mutants of `make mutate` (docs/mutation.md) in
-raptor/pim/: the periodic report's text, its figures converted by hand."""
+raptor/pim/: the periodic report's text, its figures converted by hand; the
+staging of a program directory."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
+
+import pytest
 
 from raptor.pim.timing import Periodic, format_periodic
 
@@ -54,3 +58,20 @@ def test_int8_alone_compiles_to_integer_arithmetic_on_pimsims_instructions(tmp_p
     assert small.returncode == 0, small.stderr
     assert json.loads(small.stdout)["target"] == json.loads((tmp_path / "s" / "manifest.json").read_text())["target"]
     assert json.loads(small.stdout)["target"] != summary["target"]
+
+
+def test_a_staged_program_names_its_output_when_a_parent_is_a_file(tmp_path: Path) -> None:
+    """`-o f/sub/prog` with `f` a file: the error names the output asked
+    for; and while a program is staged, its parents exist, not the output
+    itself (it appears when installed)."""
+    from raptor._io import UserError
+    from raptor.pim._outputs import staging
+
+    (tmp_path / "f").write_text("a file")
+    out = tmp_path / "f" / "sub" / "prog"
+    with pytest.raises(UserError, match=f"cannot write '{out}': '{tmp_path / 'f'}' is not a directory"):
+        with staging(out):
+            pass
+    fresh = tmp_path / "new" / "prog"
+    with staging(fresh) as staged:
+        assert staged.parent == fresh.parent and fresh.parent.is_dir() and not fresh.exists()
