@@ -162,6 +162,26 @@ def test_check_reports_the_error_relative_to_the_models_largest_output(tmp_path:
     assert report["max_error_relative"] == pytest.approx(error / float(np.abs(ref).max()), rel=1e-6)
 
 
+def test_check_says_when_the_models_output_is_all_zeros(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A head initialized to zeros (torchvision's ViT) makes every output
+    zero: a --check against it compares nothing, and says so; a model with
+    any non-zero output gets no such note."""
+    torch.manual_seed(1)
+    for zero in (True, False):
+        model = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.ReLU(), torch.nn.Linear(6, 4)).eval()
+        if zero:
+            torch.nn.init.zeros_(model[2].weight)
+            torch.nn.init.zeros_(model[2].bias)
+        source = tmp_path / f"head{zero}.pt2"
+        torch.export.save(torch.export.export(model, (torch.randn(1, 8),), strict=False), source)
+        _run(capsys, "compile", source, "-o", tmp_path / f"p{zero}", "--format", "none", "-q")
+        text = _run(capsys, "simulate", tmp_path / f"p{zero}", "--check")
+        assert ("output is all zeros, so the comparison checks little" in text) == zero
+        report = json.loads(_run(capsys, "simulate", tmp_path / f"p{zero}", "--check", "--json"))
+        assert report["reference_all_zero"] == zero
+
+
 def test_codec_report_table_shows_the_operators_and_codecs_traffic(capsys: pytest.CaptureFixture[str]) -> None:
     """The traffic's two parts add up to it; the table shows each in its own
     row (MiB of 2^20 bytes)."""
