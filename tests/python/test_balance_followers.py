@@ -72,6 +72,9 @@ def test_copies_weighed_with_their_followers_replace_a_slower_plan(tmp_path: Pat
     assert schedule["copies_weighed_by"] == "matrix and followers"
     kept, challenged = schedule["predicted_interval_ns"], schedule["challenged_interval_ns"]
     assert kept < 0.979 * challenged
+    text = pim.format_summary(pim.summary(result.manifest), "q")
+    assert ("  copies weighed with the work that follows them (weighed by their MVMs alone: interval "
+            f"{challenged / 1e6:.3f} ms estimated)") in text.splitlines()
     simulated = pim.Program.load(tmp_path / "q").time(throughput=True).interval_ns
     assert simulated < challenged
     saved = ir.Module.parse((tmp_path / "q" / "reports" / "quantized_model.mlir").read_text(),
@@ -87,3 +90,4 @@ def test_a_plan_the_followers_do_not_change_is_kept_without_a_challenge(tmp_path
     result = pim.compile(module, tmp_path / "q", weights=w, pipeline=2, pimsim="none")
     schedule = result.manifest["schedule"]
     assert schedule["copies_weighed_by"] == "matrix" and "challenged_interval_ns" not in schedule
+    assert "copies weighed" not in pim.format_summary(pim.summary(result.manifest), "q")

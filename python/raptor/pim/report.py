@@ -57,6 +57,11 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         "frames": program.get("frames", 1),
         "predicted_latency_ns": schedule.get("predicted_latency_ns"),
         "predicted_interval_ns": schedule.get("predicted_interval_ns"),
+        # Pipeline mode: how the kept plan weighed its copies (matrix, or
+        # matrix and followers), and the other plan's predicted interval
+        # when this one replaced it.
+        "copies_weighed_by": schedule.get("copies_weighed_by"),
+        "challenged_interval_ns": schedule.get("challenged_interval_ns"),
         # Latency mode: rows per streamed block (0: whole tensors), and the
         # prediction of the form --row-block auto did not keep.
         "row_block": schedule.get("row_block", 0),
@@ -111,6 +116,9 @@ def format_summary(s: dict[str, Any], directory: str) -> str:
                    if s["predicted_latency_ns"] is not None else "")
         lines.append(f"  pipeline estimate: {stages}interval {s['predicted_interval_ns'] / 1e6:.3f} ms "
                      f"({1e9 / s['predicted_interval_ns']:,.0f} inferences/s){latency}")
+        if s["challenged_interval_ns"] is not None and s["copies_weighed_by"] == "matrix and followers":
+            lines.append("  copies weighed with the work that follows them (weighed by their MVMs alone: interval "
+                         f"{s['challenged_interval_ns'] / 1e6:.3f} ms estimated)")
     elif s["latency_estimate_ns"] is not None:
         lines.append(f"  schedule estimate: {s['latency_estimate_ns'] / 1e6:.3f} ms "
                      f"(list schedule {s['schedule_makespan_ns'] / 1e6:.3f} ms, "
