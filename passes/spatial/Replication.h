@@ -49,7 +49,8 @@ inline constexpr Choice<ReplicationRule> kReplicationRules[] = {
     {ReplicationRule::Windows, "windows", "PIMCOMP's greedy rule: copy the operator with the most output windows "
                                           "per copy while crossbars remain"},
     {ReplicationRule::Balance, "balance",
-     "copy the operator whose copies are slowest while they take more than half the work per core"},
+     "copy the operator whose copies are slowest while they take more than half the work per core (a pipeline "
+     "also tries copies weighed with the work that follows them and keeps the faster plan)"},
     {ReplicationRule::Auto, "auto", "time in latency mode, balance in pipeline mode"},
 };
 
