@@ -88,14 +88,18 @@ std::vector<int64_t> planCopies(ArrayRef<PlannedOp> ops, const raptor::pim::Targ
   }
   // A follower's work goes to the MVM operators whose copies it follows
   // (through other followers and views), shared among them.
-  llvm::DenseMap<Operation *, size_t> indexOf;
-  for (auto [index, p] : llvm::enumerate(ops))
-    indexOf[p.op] = index;
-  std::vector<std::vector<size_t>> roots(ops.size());
-  for (auto [index, p] : llvm::enumerate(ops)) {
-    if (candidates[index].ns > 0)
-      roots[index] = {index};
-    else if (p.vectorRows || sp::movesNoData(p.op)) {
+  if (weighFollowers) {
+    llvm::DenseMap<Operation *, size_t> indexOf;
+    for (auto [index, p] : llvm::enumerate(ops))
+      indexOf[p.op] = index;
+    std::vector<std::vector<size_t>> roots(ops.size());
+    for (auto [index, p] : llvm::enumerate(ops)) {
+      if (candidates[index].ns > 0) {
+        roots[index] = {index};
+        continue;
+      }
+      if (!p.vectorRows && !sp::movesNoData(p.op))
+        continue;
       std::set<size_t> from;
       for (Value operand : p.op->getOperands())
         if (Operation *def = operand.getDefiningOp())
