@@ -336,3 +336,40 @@ def test_nodes_with_the_wrong_number_of_inputs_are_refused(node, message: str) -
     model = _model([node], [_tensor("x", [2, 4])], [_tensor("y", [2, 4])])
     with raptor.Context(), pytest.raises(OnnxImportError, match=message):
         import_model(model)
+
+
+@pytest.mark.parametrize("equation, x_shape, y_shape, weight", [
+    ("bind,bjnd->bnij", (1, 4, 2, 3), (1, 5, 2, 3), False),  # Funnel's content scores
+    ("bnij,bjnd->bind", (1, 2, 4, 5), (1, 5, 2, 3), False),  # and its attention's values
+    ("bind,snd->bnis", (1, 4, 2, 3), (2, 2, 3), True),  # segment scores: a weight per head
+    ("td,dnh->tnh", (6, 4), (4, 2, 3), True),  # relative positions by a kernel
+    ("ij,kj->ik", (3, 4), (5, 4), True),
+    ("ij,jk->ki", (3, 4), (4, 5), False),  # the output transposed
+])
+def test_two_operand_einsums_are_one_batched_matrix_product(equation: str, x_shape, y_shape, weight: bool) -> None:
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal(y_shape).astype(np.float32)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    inputs, init = [_tensor("x", list(x_shape))], [numpy_helper.from_array(y, "y")] if weight else []
+    if not weight:
+        inputs.append(_tensor("y", list(y_shape)))
+    model = _model([helper.make_node("Einsum", ["x", "y"], ["z"], equation=equation)], inputs,
+                   [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], init)
+    _check(model.SerializeToString(), x, *([] if weight else [y]), expect={"nn.matmul"} if not weight else set())
+
+
+@pytest.mark.parametrize("equation", ["ii,ij->ij", "ij,jk->i", "...ij,jk->...ik"])
+def test_einsums_with_diagonals_or_one_sided_sums_are_named(equation: str) -> None:
+    model = _model([helper.make_node("Einsum", ["x", "y"], ["z"], equation=equation)],
+                   [_tensor("x", [3, 3]), _tensor("y", [3, 4])],
+                   [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    with pytest.raises(UnsupportedOperatorError, match="Einsum"):
+        import_model(model, None, strict=True)
+
+
+def test_tile_by_constant_repeats_is_a_concatenation() -> None:
+    rng = np.random.default_rng(0)
+    reps = numpy_helper.from_array(np.array([1, 3, 2], np.int64), "reps")
+    model = _model([helper.make_node("Tile", ["x", "reps"], ["z"])], [_tensor("x", [2, 2, 3])],
+                   [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], [reps])
+    _check(model.SerializeToString(), rng.standard_normal((2, 2, 3)).astype(np.float32), expect={"nn.cat"})

@@ -5,6 +5,7 @@ products ``nn.matmul``."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from mlir import ir
@@ -64,28 +65,47 @@ def _matmul(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
 
 @rule("Einsum")
 def _einsum(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    """Einsum as a (batched) matrix product: ``...ij,jk->...ik`` or, with
-    the right operand transposed, ``...ij,kj->...ik``; a product by a weight
-    then becomes a linear layer (raptor-convert-weight-products)."""
+    """Einsum of two operands as one batched matrix product: the indices in
+    both operands and the output are the batch, those in both but not the
+    output are contracted, each operand's own are its free indices
+    (Funnel's attention: ``bind,bjnd->bnij``, ``bind,snd->bnis``,
+    ``td,dnh->tnh``). Each operand is permuted to (batch, free, contracted)
+    or (batch, contracted, free) and viewed as a matrix per batch entry, the
+    product viewed back and permuted to the output's order; a product by a
+    weight then becomes linear layers (raptor-convert-weight-products).
+    Repeated indices in one operand (diagonals), indices summed within one
+    operand and ellipses stay unsupported."""
     equation = a.get("equation", b"")
     equation = (equation.decode() if isinstance(equation, bytes) else str(equation)).replace(" ", "")
     inputs, arrow, out = equation.partition("->")
     operands = inputs.split(",")
     if not arrow or len(operands) != 2 or len(node.input) != 2 or "." in equation:
-        raise Unsupported("an einsum other than a matrix product")
+        raise Unsupported("an einsum other than a product of two operands")
     left, right = operands
-    if len(left) < 2 or len(right) != 2 or len(set(left)) != len(left) or len(set(right)) != 2:
-        raise Unsupported("an einsum other than a matrix product")
-    batch, i, j = left[:-2], left[-2], left[-1]
-    if right == j + right[1] and right[1] not in left:
-        k, transposed = right[1], False
-    elif right == right[0] + j and right[0] not in left:
-        k, transposed = right[0], True
-    else:
-        raise Unsupported("an einsum other than a matrix product")
-    if out != batch + i + k:
-        raise Unsupported("an einsum other than a matrix product")
-    x, w = im.value(node.input[0]), im.value(node.input[1])
-    if transposed:
-        w = nn.PermuteOp(w, [1, 0]).result
-    return [nn.MatmulOp(x, w).result]
+    if any(len(set(t)) != len(t) for t in (left, right, out)) or set(out) - set(left + right) or \
+            (set(left) ^ set(right)) - set(out):
+        raise Unsupported("an einsum with a diagonal or a sum within one operand")
+    x, y = im.value(node.input[0]), im.value(node.input[1])
+    size = dict(zip(left, shape_of(x)))
+    for letter, n in zip(right, shape_of(y)):
+        if size.setdefault(letter, n) != n:
+            raise Unsupported(f"an einsum whose index '{letter}' has two sizes (broadcast)")
+    batch = [c for c in out if c in left and c in right]
+    contracted = [c for c in left if c in right and c not in out]
+    left_free = [c for c in left if c not in right]
+    right_free = [c for c in right if c not in left]
+
+    def matrix(value: ir.Value, letters: str, order: list[str], rows: list[str], cols: list[str]) -> ir.Value:
+        perm = [letters.index(c) for c in order]
+        if perm != list(range(len(perm))):
+            value = nn.PermuteOp(value, perm).result
+        shape = [size[c] for c in batch] + [math.prod(size[c] for c in rows), math.prod(size[c] for c in cols)]
+        return nn.ViewOp(value, shape).result
+
+    lhs = matrix(x, left, batch + left_free + contracted, left_free, contracted)
+    rhs = matrix(y, right, batch + contracted + right_free, contracted, right_free)
+    product = nn.MatmulOp(lhs, rhs).result
+    order = batch + left_free + right_free
+    product = nn.ViewOp(product, [size[c] for c in order]).result
+    perm = [order.index(c) for c in out]
+    return [product if perm == list(range(len(perm))) else nn.PermuteOp(product, perm).result]

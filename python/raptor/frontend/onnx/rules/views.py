@@ -185,6 +185,21 @@ def _expand(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
     return [nn.ExpandOp(x, size).result]
 
 
+@rule("Tile")
+def _tile(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """Tile by constant repeats (Funnel's decoder repeats its pooled
+    sequence): the tensor concatenated with itself along each repeated
+    dimension."""
+    x = im.value(node.input[0])
+    repeats = [int(v) for v in im.const(node.input[1]).reshape(-1)]
+    if len(repeats) != len(shape_of(x)) or any(r < 1 for r in repeats):
+        raise Unsupported(f"Tile repeats {repeats} for a tensor of rank {len(shape_of(x))}")
+    for dim, r in enumerate(repeats):
+        if r > 1:
+            x = nn.CatOp([x] * r, dim=dim).result
+    return [x]
+
+
 @rule("Pad")
 def _pad(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if decode(a.get("mode", "constant")) != "constant":
