@@ -912,7 +912,6 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
   /// Challengers (below) are settled before alternatives.
   LogicalResult keepFasterAlternatives() {
     ModuleOp module = getOperation();
-    auto latencyOf = [](sp::GraphOp g) { return g.getPredictedNs(); };
     // The graphs carrying `attr` and the graph each names there (`relation`
     // words the error when it names none).
     auto pairedBy = [&](StringRef attr,
@@ -944,14 +943,14 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     }
     for (auto &[incumbent, challengers] : challengersOf) {
       auto other = cast<sp::GraphOp>(incumbent);
-      IntegerAttr theirs = latencyOf(other);
+      IntegerAttr theirs = other.getPredictedNs();
       bool pipeline = mode == sp::ScheduleMode::Pipeline;
       double margin = pipeline ? kClearlyShorterInterval : kClearlyFaster;
       sp::GraphOp best;
       for (sp::GraphOp challenger : challengers) {
-        IntegerAttr mine = latencyOf(challenger);
+        IntegerAttr mine = challenger.getPredictedNs();
         bool clearly = mine && (!theirs || double(mine.getInt()) < (1 - margin) * double(theirs.getInt()));
-        if (clearly && (!best || mine.getInt() < latencyOf(best).getInt()))
+        if (clearly && (!best || mine.getInt() < best.getPredictedNs().getInt()))
           best = challenger;
       }
       StringAttr name = other.getSymNameAttr();
@@ -971,10 +970,10 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
       return failure();
     for (auto [alternative, other] : *alternatives) {
       FlatSymbolRefAttr of = FlatSymbolRefAttr::get(other.getSymNameAttr());
-      IntegerAttr mine = latencyOf(alternative), theirs = latencyOf(other);
+      IntegerAttr mine = alternative.getPredictedNs(), theirs = other.getPredictedNs();
       bool otherWins = theirs && (!mine || double(theirs.getInt()) < (1 - kClearlyFaster) * double(mine.getInt()));
       sp::GraphOp kept = otherWins ? other : alternative, dropped = otherWins ? alternative : other;
-      if (IntegerAttr lost = latencyOf(dropped))
+      if (IntegerAttr lost = dropped.getPredictedNs())
         kept->setAttr("alternative_latency_ns", lost);
       alternative->removeAttr("alternative_of");
       StringAttr name = other.getSymNameAttr();
