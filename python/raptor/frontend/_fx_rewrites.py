@@ -231,6 +231,31 @@ def fuse_erf_gelus(graph: fx.Graph) -> int:
     return count
 
 
+def scalar_minus_tensors(graph: fx.Graph) -> int:
+    """``sub(c, x)`` of a Python scalar ``c`` (``1 - x`` after decomposition:
+    ESM's ``1 - mask_ratio_observed``) as ``neg(x) + c``, which is the same
+    float (``c - x`` is ``c + (-x)`` exactly)."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.sub.Tensor) or len(node.args) != 2 or node.kwargs.get("alpha", 1) != 1:
+            continue
+        c, x = node.args
+        if not isinstance(c, (int, float)) or isinstance(c, bool) or not isinstance(x, fx.Node):
+            continue
+        val = node.meta.get("val")
+        if val is None or not val.dtype.is_floating_point or _shape(x) != tuple(val.shape):
+            continue
+        with graph.inserting_before(node):
+            neg = graph.call_function(aten.neg.default, (x,))
+            add = graph.call_function(aten.add.Tensor, (neg, c))
+        neg.meta = {**node.meta, "val": x.meta["val"]}
+        add.meta = dict(node.meta)
+        node.replace_all_uses_with(add)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def decompose_addmm(graph: fx.Graph) -> int:
     """``addmm(bias, x, w)`` (GPT-2's Conv1D, weight (in, out)) as
     ``mm(x, w) + bias``: two typed ops instead of a generic one."""

@@ -34,6 +34,7 @@ from ._attributes import scalar_attribute
 from . import _converters as conv
 from . import _fx_rewrites as rw
 from . import _token_arithmetic as token_arithmetic
+from . import _token_tables as token_tables
 
 __all__ = ["ExportError", "ImportOptions", "ImportReport", "UnsupportedOperatorError",
            "import_module", "import_program"]
@@ -148,7 +149,8 @@ class _Emitter:
         for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm),
                               ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means),
                               ("erf_gelu", rw.fuse_erf_gelus), ("slice_scatter", rw.slice_scatters),
-                              ("alias", rw.drop_aliases), ("copy", rw.copies)):
+                              ("alias", rw.drop_aliases), ("copy", rw.copies),
+                              ("scalar_minus_tensor", rw.scalar_minus_tensors)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:
@@ -167,6 +169,14 @@ class _Emitter:
         if o.fold_causal_masks:
             self.report.rewrites["causal_mask"] += rw.fold_causal_masks(
                 graph, self.constant, self.evaluated)
+        ids = [n for n, spec in self.placeholder_kind.items() if spec.kind == InputKind.USER_INPUT
+               and isinstance(n.meta.get("val"), torch.Tensor) and not n.meta["val"].dtype.is_floating_point
+               and n.meta["val"].dtype != torch.bool]
+        try:
+            if count := token_tables.token_tables(graph, ids, self.constant, self.evaluated, rw.evaluate):
+                self.report.rewrites["token_table"] += count
+        except token_tables.TokenTableError as e:
+            raise UnsupportedOperatorError(str(e)) from None
         if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_index"] += count
         if count := rw.indexed_dimensions_first(graph):
