@@ -18,6 +18,8 @@ namespace raptor {
 #include "passes/nn/Passes.h.inc"
 } // namespace raptor
 
+#include <cmath>
+
 using namespace mlir;
 namespace nn = raptor::nn;
 
@@ -66,6 +68,18 @@ struct ExpandPowersPass : raptor::impl::ExpandPowersBase<ExpandPowersPass> {
       else if (hasExponent(pow, 4.0)) {
         Value square = product(x, x);
         result = product(square, square);
+      } else if (double e = pow.getExponent().convertToDouble(); e >= 5 && e <= 64 && e == std::floor(e)) {
+        // Larger whole powers (Yoso's (1 - acos / pi) ** 9) by squaring:
+        // the squares x, x^2, x^4 ... multiplied in where the exponent's
+        // bits are set (a few float roundings from torch's pow).
+        int64_t n = int64_t(e);
+        Value square = x;
+        for (; n; n >>= 1) {
+          if (n & 1)
+            result = result ? product(result, square) : square;
+          if (n > 1)
+            square = product(square, square);
+        }
       } else if (hasExponent(pow, -0.5))
         result = nn::RsqrtOp::create(b, loc, x);
       else

@@ -62,7 +62,8 @@ def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
     L2 norms reach the graph as powers (`x ** 2`, `sqrt(s)` as
     `nn.pow {exponent = 0.5}`), which the PIM lowering does not compute.
     This pass rewrites `nn.pow(x, 2)` as `nn.mul(x, x)` (3 and 4 as products
-    too, in torch's order: GPT-2's tanh GELU cubes), `nn.pow(x, -0.5)` as
+    too, in torch's order: GPT-2's tanh GELU cubes; whole exponents 5 to 64,
+    Yoso's `** 9`, by repeated squaring), `nn.pow(x, -0.5)` as
     `nn.rsqrt(x)`, and a quotient by a
     square root, `a / sqrt(b)`, as `a * rsqrt(b)`, also when the root is
     clamped below (`F.normalize`'s `norm.clamp_min(eps)`, as

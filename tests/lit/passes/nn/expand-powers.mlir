@@ -1,5 +1,5 @@
 // raptor-expand-powers: squares, cubes and fourth powers as products (in
-// torch's order), x**-0.5 as rsqrt; quotients by square roots (also clamped
+// torch's order), whole powers to 64 by squaring, x**-0.5 as rsqrt; quotients by square roots (also clamped
 // below, also broadcast) as products by reciprocal roots.
 // RUN: %raptor-opt %s --raptor-expand-powers | FileCheck %s
 
@@ -40,6 +40,18 @@ func.func @whole(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
+// Whole exponents from 5 to 64 by squaring (Yoso's ** 9: x^8 times x).
+// CHECK-LABEL: func.func @squared
+// CHECK-NEXT: %[[X2:.*]] = nn.mul %arg0, %arg0
+// CHECK-NEXT: %[[X4:.*]] = nn.mul %[[X2]], %[[X2]]
+// CHECK-NEXT: %[[X8:.*]] = nn.mul %[[X4]], %[[X4]]
+// CHECK-NEXT: %[[X9:.*]] = nn.mul %arg0, %[[X8]]
+// CHECK-NEXT: return %[[X9]]
+func.func @squared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nn.pow %x {exponent = 9.0 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
 // A root that is not a divisor becomes the reciprocal of its reciprocal
 // root; other exponents stay powers; a negative lower clamp never binds a
 // root and is dropped.
@@ -47,14 +59,14 @@ func.func @whole(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf
 // CHECK: %[[ONE:.*]] = nn.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[Q:.*]] = nn.rsqrt %arg0
 // CHECK-NEXT: %[[ROOT:.*]] = nn.div %[[ONE]], %[[Q]] : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
-// CHECK-NEXT: nn.pow %{{.*}} {exponent = 5.000000e+00 : f64}
+// CHECK-NEXT: nn.pow %{{.*}} {exponent = 5.500000e+00 : f64}
 // CHECK-NEXT: %[[R:.*]] = nn.rsqrt %arg0
 // CHECK-NEXT: nn.mul %arg0, %[[R]]
 // CHECK-NOT: exponent = 5.000000e-01
 // CHECK: return %[[ROOT]]
 func.func @kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = nn.pow %x {exponent = 0.5 : f64} : tensor<4xf32>
-  %1 = nn.pow %x {exponent = 5.0 : f64} : tensor<4xf32>
+  %1 = nn.pow %x {exponent = 5.5 : f64} : tensor<4xf32>
   %2 = nn.clamp %0 {min = -1.0 : f64} : tensor<4xf32>
   %3 = nn.div %x, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0, %1, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
