@@ -153,13 +153,17 @@ class ScalarFirst(torch.nn.Module):
         return 0.3 - x
 
 
-def test_a_scalar_first_difference_imports_as_a_generic_call() -> None:
+def test_a_scalar_first_difference_imports_as_a_negation_and_a_sum() -> None:
     """rsub decomposes to aten.sub.Tensor(0.3, x): nn.sub takes a scalar
-    only second, so the call stays generic with the scalar kept (it was an
-    exception from the op builder: 'Operand 0 ... must be a Value')."""
+    only second (the op builder once raised 'Operand 0 ... must be a
+    Value'), so it imports as -x + 0.3, the same float (ESM's
+    ``1 - mask_ratio_observed``)."""
     module, report = import_program(_export(ScalarFirst(), torch.randn(1, 4)))
-    assert report.generic == {"aten.sub.Tensor": 1}
-    assert 'nn.aten "aten.sub.Tensor"(%arg0) {input_ports = ["other"], params = {alpha = 1 : i64, self = 3.000000e-01 : f64}}' in str(module)
+    assert not report.generic and report.rewrites["scalar_minus_tensor"] == 1
+    text = str(module)
+    assert "nn.neg %arg0" in text and "nn.add" in text and "3.000000e-01" in text
+    x = torch.randn(1, 4)
+    assert torch.equal(-x + 0.3, 0.3 - x)
 
 
 def test_marker_functions_compute_their_operators() -> None:
