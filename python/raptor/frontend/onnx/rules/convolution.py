@@ -55,7 +55,7 @@ def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
     w = im.param(f"{node.input[1]}.2d", im.const(node.input[1])[:, :, None, :]) if one_d \
         else im.value(node.input[1])
     kernel = shape_of(w)[2:]
-    n = len(kernel)
+    n = len(kernel) - 1 if one_d else len(kernel)  # the node's spatial axes (the defaults' length)
     strides = list(a.get("strides", [1] * n))
     dilations = list(a.get("dilations", [1] * n))
     if one_d:
