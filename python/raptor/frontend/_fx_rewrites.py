@@ -15,6 +15,8 @@ runs in eager torch (the tests compare it with the original).
 
 from __future__ import annotations
 
+import math
+
 import operator
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -251,6 +253,38 @@ def scalar_minus_tensors(graph: fx.Graph) -> int:
         neg.meta = {**node.meta, "val": x.meta["val"]}
         add.meta = dict(node.meta)
         node.replace_all_uses_with(add)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
+def softmaxes_over_the_last_dimension(graph: fx.Graph) -> int:
+    """``softmax(x, d)`` over another dimension than the last (ConvBERT's
+    span-based kernel: (12, 9, 1) over its 9 offsets) as the softmax over
+    the last dimension of ``x`` with ``d`` moved last, moved back: the PIM
+    lowering normalizes rows."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten._softmax.default, aten.softmax.int) or len(node.args) < 2:
+            continue
+        x, dim = node.args[0], node.args[1]
+        if not isinstance(x, fx.Node) or not isinstance(dim, int):
+            continue
+        rank = len(_shape(x))
+        d = dim % rank if rank else 0
+        if rank < 2 or d == rank - 1:
+            continue
+        order = [i for i in range(rank) if i != d] + [d]
+        back = sorted(range(rank), key=order.__getitem__)
+        val = x.meta["val"]
+        with graph.inserting_before(node):
+            moved = graph.call_function(aten.permute.default, (x, order))
+            soft = graph.call_function(node.target, (moved, rank - 1, *node.args[2:]), dict(node.kwargs))
+            out = graph.call_function(aten.permute.default, (soft, back))
+        moved.meta = {**node.meta, "val": val.permute(order)}
+        soft.meta = {**node.meta, "val": val.permute(order)}
+        out.meta = dict(node.meta)
+        node.replace_all_uses_with(out)
         graph.erase_node(node)
         count += 1
     return count
@@ -618,13 +652,66 @@ def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[
         if len(picks) != len(index):
             continue  # (out of range: torch's own error at run time)
         with graph.inserting_before(node):
-            pieces = []
-            for start, end in index_runs(picks):
-                piece = graph.call_function(aten.slice.Tensor, (source, dim, start, end))
-                val = source.meta["val"].narrow(dim, start, end - start)
-                piece.meta = {**node.meta, "val": val}
-                pieces.append(piece)
-            out = pieces[0] if len(pieces) == 1 else graph.call_function(aten.cat.default, (pieces, dim))
+            out = _runs_of(graph, node, source, dim, picks)
+        out.meta = dict(node.meta)
+        node.replace_all_uses_with(out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
+def _runs_of(graph: fx.Graph, node: fx.Node, source: fx.Node, dim: int, picks: list[int]) -> fx.Node:
+    """The positions ``picks`` of ``source`` along ``dim`` as the slices of
+    their runs, concatenated (the caller sets the result's meta)."""
+    pieces = []
+    for start, end in index_runs(picks):
+        piece = graph.call_function(aten.slice.Tensor, (source, dim, start, end))
+        piece.meta = {**node.meta, "val": source.meta["val"].narrow(dim, start, end - start)}
+        pieces.append(piece)
+    return pieces[0] if len(pieces) == 1 else graph.call_function(aten.cat.default, (pieces, dim))
+
+
+def constant_multi_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
+    """``x[..., I, J, ...]`` by constant integer index tensors on adjacent
+    dimensions (ConvBERT's unfold of a padded sequence: ``I = a + b`` over
+    kernel offsets and positions, ``J = 0``) as one gather along those
+    dimensions merged: a view merging them, the slices of the runs of the
+    flat indices (row-major over the broadcast indices, as aten orders its
+    result), a view to aten's result shape (the broadcast index dimensions
+    where the indexed ones were)."""
+    count = 0
+    for node in list(graph.nodes):
+        if node in constant or not _is(node, aten.index.Tensor) or len(node.args) != 2:
+            continue
+        source, indices = node.args[0], list(node.args[1])
+        given = [d for d, i in enumerate(indices) if i is not None]
+        if len(given) < 2 or given != list(range(given[0], given[-1] + 1)):
+            continue
+        if not all(isinstance(indices[d], fx.Node) and indices[d] in constant for d in given):
+            continue
+        index = [evaluate(indices[d], values) for d in given]
+        if any(not isinstance(i, torch.Tensor) or i.dtype not in (torch.int64, torch.int32) for i in index):
+            continue
+        shape = _shape(source)
+        sizes = [shape[d] for d in given]
+        try:
+            index = list(torch.broadcast_tensors(*index))
+        except RuntimeError:
+            continue  # (torch's own error at run time)
+        if index[0].numel() == 0 or any(bool(((i < -n) | (i >= n)).any()) for i, n in zip(index, sizes)):
+            continue  # (out of range: torch's own error at run time)
+        flat = torch.zeros(index[0].shape, dtype=torch.int64)
+        for i, n in zip(index, sizes):
+            flat = flat * n + i.to(torch.int64) % n
+        first, last = given[0], given[-1]
+        merged_shape = [*shape[:first], math.prod(sizes), *shape[last + 1:]]
+        gathered_shape = [*shape[:first], flat.numel(), *shape[last + 1:]]
+        with graph.inserting_before(node):
+            merged = graph.call_function(aten.view.default, (source, merged_shape))
+            merged.meta = {**node.meta, "val": source.meta["val"].new_empty(merged_shape)}
+            gathered = _runs_of(graph, node, merged, first, flat.flatten().tolist())
+            gathered.meta = {**node.meta, "val": source.meta["val"].new_empty(gathered_shape)}
+            out = graph.call_function(aten.view.default, (gathered, list(node.meta["val"].shape)))
         out.meta = dict(node.meta)
         node.replace_all_uses_with(out)
         graph.erase_node(node)

@@ -150,7 +150,8 @@ class _Emitter:
                               ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means),
                               ("erf_gelu", rw.fuse_erf_gelus), ("slice_scatter", rw.slice_scatters),
                               ("alias", rw.drop_aliases), ("copy", rw.copies),
-                              ("scalar_minus_tensor", rw.scalar_minus_tensors)):
+                              ("scalar_minus_tensor", rw.scalar_minus_tensors),
+                              ("softmax_over_last", rw.softmaxes_over_the_last_dimension)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:
@@ -177,6 +178,8 @@ class _Emitter:
                 self.report.rewrites["token_table"] += count
         except token_tables.TokenTableError as e:
             raise UnsupportedOperatorError(str(e)) from None
+        if count := rw.constant_multi_index_slices(graph, self.constant, self.evaluated):
+            self.report.rewrites["constant_multi_index"] += count
         if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_index"] += count
         if count := rw.indexed_dimensions_first(graph):
