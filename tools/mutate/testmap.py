@@ -24,7 +24,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
     "raptor.frontend": ["test_frontend.py", "test_frontend_ops.py", "test_onnx_frontend.py",
                         "test_mutants_frontend*.py", "test_defaults_onnx.py", "test_input_order.py",
                         "test_families.py", "test_token_tables_edges.py", "test_gathers_and_softmax_axes.py",
-                        "test_token_functions.py"],
+                        "test_token_functions.py", "test_repeats_and_data_dependent_shapes.py"],
     "raptor.layout": ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py", "test_mutants_small_apis.py"],
     "raptor.pim": ["test_pim_program.py", "test_near_misses_program.py", "test_pim_simulator.py", "test_pim_timing.py",
                    "test_mutants_pim*.py", "test_quant.py", "test_report_fields*.py", "test_defaults.py",

@@ -90,6 +90,56 @@ def drop_assertions(graph: fx.Graph) -> None:
             graph.erase_node(node)
 
 
+def data_dependent_shape(graph: fx.Graph) -> str | None:
+    """The first node whose shape depends on the model's data (a size
+    torch.export could not bound: ``n = x.max().item()``, then ``w[:n]``;
+    Reformer's position count), as a one-line reason, or None. A PIM
+    program is laid out for static shapes, and the rewrites below compare
+    sizes, which such a shape cannot answer."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    for node in graph.nodes:
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor) and free_unbacked_symbols(val):
+            shape = tuple(str(d) for d in val.shape)
+            return (f"node '{node.name}': its shape ({', '.join(shape)}) depends on the model's data at run time "
+                    "(a size read from a tensor, as .item() gives); the PIM compiler needs static shapes")
+    return None
+
+
+def repeats_as_concatenations(graph: fx.Graph) -> int:
+    """``x.repeat(r...)`` as the concatenation of ``r`` copies along each
+    dimension (after unsqueezing the leading dimensions it adds); a repeat
+    by ones is ``x`` itself (WavLM's, SEW-D's and DeBERTa-v2's
+    ``repeat(1, 1, 1)``)."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.repeat.default) or len(node.args) != 2 or not isinstance(node.args[0], fx.Node):
+            continue
+        x, repeats = node.args
+        if not all(isinstance(r, int) and r >= 1 for r in repeats) or len(repeats) < len(_shape(x)):
+            continue
+        val = x.meta["val"]
+        out = x
+        with graph.inserting_before(node):
+            for _ in range(len(repeats) - len(_shape(x))):
+                out = graph.call_function(aten.unsqueeze.default, (out, 0))
+                val = val.unsqueeze(0)
+                out.meta = {**node.meta, "val": val}
+            for dim, r in enumerate(repeats):
+                if r == 1:
+                    continue
+                out = graph.call_function(aten.cat.default, ([out] * r, dim))
+                shape = list(val.shape)
+                shape[dim] *= r
+                val = val.new_empty(shape)
+                out.meta = {**node.meta, "val": val}
+        node.replace_all_uses_with(out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def drop_aliases(graph: fx.Graph) -> int:
     """``alias`` (the same tensor under another name: Funnel's pooled
     attention input) replaced by its input; an exported graph is

@@ -145,13 +145,16 @@ class _Emitter:
             self.placeholder_kind[mapping[originals[spec.arg.name]]] = spec
         o = self.options
         rw.drop_assertions(graph)
+        if found := rw.data_dependent_shape(graph):
+            raise UnsupportedOperatorError(found)
         # Counted only when they apply (the report lists recognised patterns).
         for name, rewrite in (("as_strided_view", rw.as_strided_views), ("addmm", rw.decompose_addmm),
                               ("shape_only_fill", rw.shape_only_fills), ("sum_as_mean", rw.sums_as_means),
                               ("erf_gelu", rw.fuse_erf_gelus), ("slice_scatter", rw.slice_scatters),
                               ("alias", rw.drop_aliases), ("copy", rw.copies),
                               ("scalar_minus_tensor", rw.scalar_minus_tensors),
-                              ("softmax_over_last", rw.softmaxes_over_the_last_dimension)):
+                              ("softmax_over_last", rw.softmaxes_over_the_last_dimension),
+                              ("repeat", rw.repeats_as_concatenations)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count
         if o.fuse_rms_norm:
