@@ -456,6 +456,12 @@ static double loadNs(const pim::TimingConfig &timing, int64_t bytes) {
   return timing.instructionNs(load, pim::AccessContext(), 0);
 }
 
+/// Whether `arg` is an input of the model (`nn.input`), not a weight.
+static bool isModelInput(BlockArgument arg) {
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return !func || func.getArgAttr(arg.getArgNumber(), "nn.input");
+}
+
 /// The lanes of `op` by its own program, before any copies of its
 /// operands.
 static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, int64_t laneRowTiles) {
@@ -466,9 +472,11 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
   if (auto aten = dyn_cast<raptor::nn::AtenOp>(op)) {
     // Arithmetic on token ids that raptor-fold-token-arithmetic did not
     // state as an operator says so.
+    // (An integer weight, nn.param, is a constant: its operator is simply
+    // unsupported.)
     for (Value operand : op->getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand);
-          arg && isa<IntegerType>(cast<ShapedType>(arg.getType()).getElementType()))
+          arg && isa<IntegerType>(cast<ShapedType>(arg.getType()).getElementType()) && isModelInput(arg))
         return op->emitError() << aten.getTarget()
                                << " computes on the integer model input (token ids) at run time, which the PIM "
                                   "lowering does not: it reads token ids as embedding indices and numbers "

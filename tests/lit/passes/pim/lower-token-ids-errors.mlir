@@ -35,6 +35,16 @@ func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}) -> tensor<1x2x3xf32> {
 
 // -----
 
+// An integer weight (nn.param) read by an operator without a lowering is a
+// constant, not the token ids: the operator is named as unsupported.
+func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}, %i: tensor<1x2xi64> {nn.param = "idx"}) -> tensor<1x2xf32> {
+  // expected-error @+1 {{aten.gather.default has no PIM lowering (the importer kept it as the generic nn.aten op)}}
+  %g = nn.aten "aten.gather.default"(%x, %i) {input_ports = ["self", "index"], params = {dim = -1 : i64, sparse_grad = false}} : (tensor<1x4xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
+  return %g : tensor<1x2xf32>
+}
+
+// -----
+
 // Positions computed from the ids reach 1 + 0 + 4 = 5, beyond a table of 4.
 func.func @main(%ids: tensor<1x4xi64> {nn.input = "ids"}) -> tensor<1x4x3xf32> {
   %t = nn.constant dense<1.0> : tensor<4x3xf32>
