@@ -508,6 +508,23 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           out.data.insert(out.data.end(), (*a)->data.begin() + r * inner, (*a)->data.begin() + (r + 1) * inner);
         return out;
       })
+      .Case([&](SelectOp o) -> R { // a slice of one position, its dimension dropped
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        std::vector<int64_t> kept = (*a)->shape;
+        int64_t dim = normalizedDim(int64_t(o.getDim()), int64_t(kept.size()));
+        int64_t index = int64_t(o.getIndex());
+        if (index < 0)
+          index += kept[size_t(dim)];
+        if (index < 0 || index >= kept[size_t(dim)])
+          return o.emitOpError() << "selects position " << o.getIndex() << " of a dimension of "
+                                 << kept[size_t(dim)];
+        kept[size_t(dim)] = 1;
+        HostTensor out = strided(**a, kept, dim, index, 1);
+        out.shape = outShape;
+        return out;
+      })
       .Case([&](SplitWithSizesOp o) -> R {
         FailureOr<const HostTensor *> a = operand(o.getSelf());
         if (failed(a))

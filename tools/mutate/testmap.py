@@ -77,7 +77,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
     "passes/nn": (["passes/nn", "dialects/nn", "passes/pim/mutants-constants.mlir",
                    "passes/pim/mutants-broadcast-constants.mlir", "passes/pim/mutants-weights.mlir",
                    "passes/pim/mutants-embedding-constants.mlir",
-                   "passes/pim/mutants-layer-norm-constants.mlir"],
+                   "passes/pim/mutants-layer-norm-constants.mlir", "passes/pim/select-constants.mlir"],
                   ["test_python_api.py", "test_import_cli.py", "test_mutants_nn*.py"]),
     "passes/pim": (["passes/pim"], ["test_pim_program.py", "test_mutants_pim*.py", "test_report_fields_periodic.py"]),
     "passes/rdg": (["passes/rdg", "rdg"], ["test_rdg.py", "test_rdg_analysis.py",
