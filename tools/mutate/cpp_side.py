@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,10 +199,20 @@ def sample(count: int, seed: int, modules: list[str] | None = None,
     rng.shuffle(order)
     pools = {m: _shuffled(by_module[m], rng, by_operator=family != "token") for m in order}
     chosen: list[tuple[str, Site]] = []
+    used: Counter[str] = Counter()
     while len(chosen) < count and any(pools.values()):
         for module in order:
-            if pools[module] and len(chosen) < count:
-                chosen.append((module, pools[module].pop()))
+            pool = pools[module]
+            if pool and len(chosen) < count:
+                # Semantic operators take turns over the whole sample too: a
+                # module gives its next site of the operator used least so far
+                # (a few sites per module would otherwise leave an operator
+                # out of a small sample by chance).
+                i = len(pool) - 1 if family == "token" else \
+                    min(range(len(pool) - 1, -1, -1), key=lambda j: used[pool[j].operator])
+                site = pool.pop(i)
+                used[site.operator] += 1
+                chosen.append((module, site))
     mutants: list[tuple[Mutant, Site]] = []
     for module, site in chosen:
         text = (ROOT / site.path).read_text(encoding="utf-8")
