@@ -20,7 +20,7 @@ import torch
 from raptor import sources
 
 from pim_helpers import compile_source
-from test_token_functions import LastHidden
+from test_token_ids import LastHidden
 
 
 def _compiled(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, **options):

@@ -19,43 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from mlir import ir
 
-import raptor
-from raptor import _raptor, pim
-
-# One core, two crossbars of 8 x 8: x (16 f32) at global 0, y at 256, z at
-# 512; x is loaded to local 1024, y to 2048; the body writes its result at
-# r5 = 4096, which is stored to z (4 m bytes).
-HEAD = """pim.chip @m cores 1 crossbars 2 of [8, 8] memory 8192 {{
-  pim.io @x "input" name "x" at 0 : tensor<16xf32> layout #layout.layout<(16):(1)>
-  pim.io @y "input" name "y" at 256 : tensor<16xf32> layout #layout.layout<(16):(1)>
-  pim.io @z "output" name "z" at 512 : tensor<{m}xf32> layout #layout.layout<({m}):(1)>
-{extra}  pim.core 0 {{
-{group}    pim.setbw 32, 32
-    pim.sldi r0, 0
-    pim.sldi r1, 0
-    pim.sldi r2, 1024
-    pim.ld r2, r0 size 64
-    pim.sldi r1, 256
-    pim.sldi r3, 2048
-    pim.ld r3, r0 size 64
-    pim.sldi r4, 3072
-    pim.sldi r5, 4096
-    pim.sldi r6, 5120
-{body}    pim.sldi r1, 512
-    pim.st r0, r5 size {b}
-  }}
-}}
-"""
+from pim_helpers import run_one_core
 
 
 def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 16, extra: str = "",
              group: str = "") -> tuple[np.ndarray, dict]:
-    text = HEAD.format(m=m, b=4 * m, body=body, extra=extra, group=group)
-    with raptor.Context():
-        _raptor.emit_pim(ir.Module.parse(text), str(tmp_path / "p"), "none")
-    run = pim.simulate(tmp_path / "p", {"x": x.astype(np.float32), "y": y.astype(np.float32)})
+    run = run_one_core(tmp_path, body, x, y, m, extra, group)
     return run.outputs["z"], run.stats
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 from mlir import ir
-from pim_helpers import export, randomize
+from pim_helpers import export, randomize, run_one_core
 from torch import nn
 
 import raptor
@@ -41,34 +41,9 @@ def test_per_channel_codes_and_scales_follow_the_definition() -> None:
     assert quant.scale_of(0.0) == 1 and quant.scale_of(float("inf")) == 1
 
 
-HEAD = """pim.chip @m cores 1 crossbars 2 of [8, 8] memory 8192 {{
-  pim.io @x "input" name "x" at 0 : tensor<16xf32> layout #layout.layout<(16):(1)>
-  pim.io @y "input" name "y" at 256 : tensor<16xf32> layout #layout.layout<(16):(1)>
-  pim.io @z "output" name "z" at 512 : tensor<{m}xf32> layout #layout.layout<({m}):(1)>
-{extra}  pim.core 0 {{
-{group}    pim.setbw 32, 32
-    pim.sldi r0, 0
-    pim.sldi r1, 0
-    pim.sldi r2, 1024
-    pim.ld r2, r0 size 64
-    pim.sldi r1, 256
-    pim.sldi r3, 2048
-    pim.ld r3, r0 size 64
-    pim.sldi r4, 3072
-    pim.sldi r5, 4096
-{body}    pim.sldi r1, 512
-    pim.st r0, r5 size {b}
-  }}
-}}
-"""
-
-
 def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 16, extra: str = "",
              group: str = "") -> np.ndarray:
-    text = HEAD.format(m=m, b=4 * m, body=body, extra=extra, group=group)
-    with raptor.Context():
-        _raptor.emit_pim(ir.Module.parse(text), str(tmp_path / "p"), "none")
-    return pim.simulate(tmp_path / "p", {"x": x.astype(np.float32), "y": y.astype(np.float32)}).outputs["z"]
+    return run_one_core(tmp_path, body, x, y, m, extra, group).outputs["z"]
 
 
 def test_quantize_and_dequantize_instructions(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import torch
 from raptor import quant, sources
 
 from pim_helpers import compile_source
+from test_token_ids import LastHidden
 
 VOCABULARY, LENGTH, PAD, START, MASK = 97, 12, 1, 2, 3
 
@@ -80,15 +81,6 @@ def _t5() -> torch.nn.Module:
     config = T5Config(vocab_size=VOCABULARY, d_model=32, d_kv=8, d_ff=64, num_layers=1, num_heads=4,
                       decoder_start_token_id=0, pad_token_id=0)
     return Shifted(T5Model(config))
-
-
-class LastHidden(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=input_ids).last_hidden_state
 
 
 def _esm() -> torch.nn.Module:

@@ -155,7 +155,6 @@ def _adaptive_avg_pool(input: torch.Tensor, output_size: Sequence[int]) -> Any:
     return resize_last_two(input, adaptive_pooling_matrix(h, oh), adaptive_pooling_matrix(w, ow))
 
 
-#: The decompositions, by the aten overload they replace.
 #: Abramowitz and Stegun 4.4.46: acos(a) = sqrt(1 - a) * sum(c_i a^i) on
 #: [0, 1], within 2e-8 (float32 rounding is 6e-8 at pi / 2).
 ACOS_COEFFICIENTS = (1.5707963050, -0.2145988016, 0.0889789874, -0.0501743046, 0.0308918810, -0.0170881256,
@@ -181,6 +180,7 @@ def _acos(input: torch.Tensor) -> Any:
     return (root * poly - half_pi) * sign + half_pi
 
 
+#: The decompositions, by the aten overload they replace.
 DECOMPOSITIONS = {
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
