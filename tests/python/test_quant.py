@@ -16,7 +16,7 @@ from pim_helpers import export, randomize, run_one_core
 from torch import nn
 
 import raptor
-from raptor import codec, _raptor, pim, quant, weights
+from raptor import codec, pim, quant, weights
 from raptor._io import UserError
 from raptor.frontend.torch import import_program
 from raptor.quant.interpreter import evaluate
