@@ -275,6 +275,9 @@ void bindCompile(nb::module_ &m) {
               "latency mode: the most row tiles one lane stacks (0: as many as a core holds)")
       .def_rw("lane_tiles_auto", &raptor::CompileOptions::laneTilesAuto,
               "lane_tiles in latency mode only: a pipeline keeps full lanes")
+      .def_rw("local_boundaries", &raptor::CompileOptions::localBoundaries,
+              "pipeline mode, crossing 'auto': the forms holding the iteration boundary in local memory "
+              "(local, skewed) are candidates where estimated to fit")
       .def_rw("unroll_limit", &raptor::CompileOptions::unrollLimit);
   spellingProperty(options, "precision", &raptor::CompileOptions::precision, raptor::kPrecisions, "precision");
   spellingProperty(options, "policy", &raptor::CompileOptions::policy, raptor::codec::kPolicyChoices, "policy");
@@ -391,7 +394,8 @@ void bindCompile(nb::module_ &m) {
   m.def(
       "schedule_spatial",
       [](nb::handle module, const std::string &algorithm, const std::string &mode, int64_t depth,
-         const std::string &report, const std::string &periodic, bool periodicAttribute) {
+         const std::string &report, const std::string &periodic, bool periodicAttribute,
+         const std::string &crossing) {
         raptor::ScheduleSpatialOptions o;
         o.algorithm = parseSpelling(llvm::ArrayRef(raptor::spatial::kListAlgorithms), algorithm, "algorithm");
         o.mode = parseSpelling(llvm::ArrayRef(raptor::spatial::kScheduleModes), mode, "mode");
@@ -399,13 +403,16 @@ void bindCompile(nb::module_ &m) {
         o.report = report;
         o.periodic = periodic;
         o.periodicAttribute = periodicAttribute;
+        o.crossing = parseSpelling(llvm::ArrayRef(raptor::spatial::kCrossingModes), crossing, "crossing form");
         runPass(module, raptor::createScheduleSpatial(o));
       },
       nb::arg("module"), nb::arg("algorithm") = "peft", nb::arg("mode") = "latency", nb::arg("depth") = 4,
       nb::arg("report") = "", nb::arg("periodic") = "", nb::arg("periodic_attribute") = false,
+      nb::arg("crossing") = "auto",
       "raptor-schedule-spatial: latency mode (algorithm peft or heft) or pipeline mode of at most `depth` "
       "stages (the selection on the graph's `selection`), its selection report also written to `report` and "
-      "the periodic diagnostic to `periodic` when given, or kept as the graph's `periodic` attribute.");
+      "the periodic diagnostic to `periodic` when given, or kept as the graph's `periodic` attribute; "
+      "`crossing`: how a pipeline's data crosses to later stages (auto: the cheapest form predicted).");
   m.def(
       "integer_refusal",
       [](nb::handle module) -> std::optional<std::string> {

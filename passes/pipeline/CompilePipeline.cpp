@@ -63,6 +63,7 @@ void backendSteps(std::vector<CompileStep> &steps, const CompileOptions &o,
   schedule.algorithm = o.algorithm;
   schedule.transfers = o.transfers;
   schedule.crossing = o.crossing;
+  schedule.localBoundaries = o.localBoundaries;
   schedule.mode = pipelined ? spatial::ScheduleMode::Pipeline : spatial::ScheduleMode::Latency;
   if (pipelined)
     schedule.depth = o.pipelineDepth;
@@ -159,6 +160,10 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
   Option<spatial::CrossingMode> crossing{*this, "crossing",
                                          llvm::cl::desc("Pipeline mode: how data crosses to later stages"),
                                          llvm::cl::init(defaults.crossing), choicesOf(spatial::kCrossingModes)};
+  Option<bool> localBoundaries{*this, "local-boundaries",
+                               llvm::cl::desc("Pipeline mode, crossing auto: also consider the forms holding "
+                                              "the iteration boundary in local memory"),
+                               llvm::cl::init(defaults.localBoundaries)};
   Option<int64_t> pipeline{*this, "pipeline",
                            llvm::cl::desc("Schedule for throughput in at most this many stages (0: latency mode)"),
                            llvm::cl::init(defaults.pipelineDepth)};
@@ -188,6 +193,7 @@ struct PipelineOptions : mlir::PassPipelineOptions<PipelineOptions> {
     o.algorithm = algorithm;
     o.transfers = transfers;
     o.crossing = crossing;
+    o.localBoundaries = localBoundaries;
     o.pipelineDepth = pipeline;
     o.pimsim = pimsim;
     o.unrollLimit = unrollLimit;

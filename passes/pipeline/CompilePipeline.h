@@ -98,6 +98,10 @@ struct CompileOptions {
   /// Pipeline mode: how data crosses to later stages (auto: the queue
   /// model's cheapest form for each candidate).
   spatial::CrossingMode crossing = spatial::CrossingMode::Auto;
+  /// Pipeline mode under crossing auto: the forms holding the iteration
+  /// boundary in local memory are candidates (a compile whose choice ran
+  /// out of local memory is lowered again without them).
+  bool localBoundaries = true;
   /// The most pipeline stages; 0: latency mode.
   int64_t pipelineDepth = 0;
 

@@ -28,7 +28,9 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
 
     Pipeline mode costs each candidate in every crossing form it can be
     lowered in and writes the graph's `crossing`: `local` (at the iteration
-    boundary in local memory, within half of it), `global` (through
+    boundary in local memory, where a core's boundary data and its work's
+    values are estimated to fit; not with `local-boundaries=false`),
+    `global` (through
     global-memory regions handed over by tokens), `interleaved` (no
     stages) or `skewed` (no stages: a task of level l works on inference
     f - l in pass f, data crossing levels through double-buffered regions;
@@ -76,6 +78,9 @@ def ScheduleSpatial : Pass<"raptor-schedule-spatial", "mlir::ModuleOp"> {
                         /*default=*/"::raptor::spatial::CrossingMode::Auto",
                         "pipeline mode: how data crosses to later stages",
                         "::raptor::choicesOf(::raptor::spatial::kCrossingModes)">,
+                 Option<"localBoundaries", "local-boundaries", "bool", /*default=*/"true",
+                        "pipeline mode under crossing=auto: also cost the forms that hold the iteration "
+                        "boundary in local memory (local, skewed), where estimated to fit">,
                  Option<"report", "report", "std::string", /*default=*/"\"\"",
                         "pipeline mode: where to write the selection report (JSON; empty: nowhere)">,
                  Option<"periodicAttribute", "periodic-attribute", "bool", /*default=*/"false",

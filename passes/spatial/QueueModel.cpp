@@ -2,6 +2,7 @@
 #include "passes/spatial/QueueModel.h"
 #include "passes/spatial/EventRegisters.h"
 #include "passes/spatial/PipelineStages.h"
+#include "passes/spatial/WorkingMemory.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -390,6 +391,15 @@ QueueProgram programOf(const PlacedGraph &g) {
   }
   for (int64_t bytes : held)
     p.boundaryBytes = std::max(p.boundaryBytes, bytes);
+  if (g.crossing != Crossing::Interleaved) {
+    std::vector<int64_t> working = workingBytes(g, [&](unsigned from, unsigned to) {
+      if (skewed)
+        return from != to;
+      return g.crossing == Crossing::Local && !stages.empty() && stages.crosses(from, to);
+    });
+    for (unsigned c = 0; c < g.cores; ++c)
+      p.localBytes = std::max(p.localBytes, held[c] + working[c]);
+  }
   // A token is a one-byte message, timed like a receive's permission.
   auto signal = [&](unsigned from, int64_t to, int64_t event) {
     QueueAction a{QueueAction::Signal, 0, 0, -1, -1, g.transfer(1, unsigned(to), from), to};

@@ -73,6 +73,9 @@ struct QueueProgram {
   /// boundary (data it receives there or relays, and its own sources of
   /// later stages' data, kept until the iteration ends).
   int64_t boundaryBytes = 0;
+  /// Pipelined: the most local memory a core is estimated to hold, its
+  /// boundary data plus its work's values (workingBytes).
+  int64_t localBytes = 0;
   /// Crossing::Skewed: the passes that make the first inference (the last
   /// level plus one), and per task the pass its first inference runs in
   /// (its level); otherwise 1 and none.

@@ -778,8 +778,11 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // order, receiving before and sending after; the cores interleave in
     // the lowering by loweringOrder.
     // Data crosses stages (sp::Crossing) at the iteration boundary in local
-    // memory with relays (PipelineStages) when the memory that holds
-    // allows: at most half of a core's local memory, the rest for the work;
+    // memory with relays (PipelineStages) when a core's boundary data and
+    // its work's values (QueueProgram::localBytes, an estimate: measured
+    // 0.7-0.8x the lowering's peak on U-Net int8 and a small residual
+    // model) fit its local memory (a compile that runs out anyway is
+    // lowered again without these forms: local-boundaries=false);
     // through global-memory regions handed over by tokens; or interleaved
     // with the work (receives before their task, sends after). Each
     // candidate is costed in each form it could be lowered in, in that
@@ -787,7 +790,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
     // cheaper (the search's 2.1% rule: the queue model cannot tell closer
     // figures apart).
     // `forms`, when given, receives each costed form's queue cost (forms
-    // not costed, as local beyond half of local memory, are left out).
+    // not costed, as local beyond local memory, are left out), with its
+    // estimated `local_bytes`.
     auto programFor = [&](const std::vector<unsigned> &core, sp::Crossing &crossing, sp::QueueCost &cost,
                           llvm::json::Object *forms = nullptr) {
       std::vector<unsigned> kept, cores;
@@ -803,7 +807,8 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
           continue;
         sp::QueueProgram program = sp::programOf(m.placed(t, cores, order, form));
         bool holdsLocally = form == sp::Crossing::Local || form == sp::Crossing::Skewed;
-        if (wanted == sp::CrossingMode::Auto && holdsLocally && program.boundaryBytes > t.localMemoryBytes / 2)
+        if (wanted == sp::CrossingMode::Auto && holdsLocally &&
+            (!localBoundaries || program.localBytes > t.localMemoryBytes))
           continue;
         sp::QueueCost c = queueCost(program);
         // A skewed pipeline's first inference takes a pass per level (5-20x
@@ -813,11 +818,15 @@ struct ScheduleSpatialPass : raptor::impl::ScheduleSpatialBase<ScheduleSpatialPa
         // simulated 8% slower; SigLIP's 3.8% cost its first inference 5x).
         if (form == sp::Crossing::Skewed && wanted == sp::CrossingMode::Auto)
           c.handicap = 1 / (1 - kSkewedGain);
-        if (forms)
-          (*forms)[crossingName(form)] = llvm::json::Object{{"available", c.available},
-                                                            {"interval_ns", c.intervalNs},
-                                                            {"alternative_tie_interval_ns", c.alternativeTieIntervalNs},
-                                                            {"handicap", c.handicap}};
+        if (forms) {
+          llvm::json::Object costs{{"available", c.available},
+                                   {"interval_ns", c.intervalNs},
+                                   {"alternative_tie_interval_ns", c.alternativeTieIntervalNs},
+                                   {"handicap", c.handicap}};
+          if (holdsLocally)
+            costs["local_bytes"] = program.localBytes;
+          (*forms)[crossingName(form)] = std::move(costs);
+        }
         if (first || (c.available && (!cost.available || sp::clearlyBetter(c, cost)))) {
           crossing = form;
           cost = c;

@@ -5,7 +5,8 @@ exit 130 (143) instead of a traceback from inside an importer (an
 interrupted numpy import cannot even be retried: "cannot load module more
 than once per process"). The ``raptor`` executable (tools/raptor-launcher)
 blocks both signals before Python starts and runs this module, so that the
-interpreter's own start is covered too."""
+interpreter's own start is covered too; once the command has run they are
+ignored until the process ends."""
 
 from __future__ import annotations
 
@@ -35,6 +36,15 @@ def main() -> int:
         return run()
     except KeyboardInterrupt:  # (raised before run() installs its own handling)
         return 130
+    finally:
+        # The command is over: a signal from now on has nothing left to
+        # stop, and its handler would raise inside the interpreter's
+        # shutdown ("Exception ignored in: <module 'threading'>" and a
+        # SystemExit traceback, found by the fuzz harness). Ignored (not
+        # only blocked here: the kernel may hand it to a thread of numpy's
+        # that does not block it), it ends with the process.
+        for number in _SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

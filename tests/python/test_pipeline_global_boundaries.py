@@ -1,9 +1,9 @@
 """Pipeline mode's global crossings (spatial::Crossing::Global): data to a
 later stage goes through a global-memory region, handed over by event
-tokens, when the local boundary would take more than half of a core's local
-memory. Checked against torch, against the same schedule lowered with
-interleaved transfers, and against an independent derivation of the stages
-(networkx)."""
+tokens (the search's choice when a local boundary is estimated not to fit
+local memory, asked for here: crossing="global"). Checked against torch,
+against the same schedule lowered with interleaved transfers, and against
+an independent derivation of the stages (networkx)."""
 
 from __future__ import annotations
 
@@ -21,17 +21,16 @@ from raptor import _raptor, pim
 from pim_helpers import imported
 from test_pipeline import _core_levels, _Residual
 
-# 32 KiB of local memory: the skip connection's 8 KiB activation, relayed
-# and kept at the iteration boundary, takes more than half of it; the
-# convolutions' working memory still fits.
+# A small local memory (32 KiB): relays copy in chunks of a quarter of it,
+# here the skip connection's whole 8 KiB activation.
 LOCAL_BYTES = 32 * 1024
 READY, FREE = 0, 1  # spatial::kReadyEvent, kFreeEvent
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The residual model scheduled once (pipeline of 4 on a small-memory
-    168-core target) and lowered as scheduled (global) and, from the same
+    """The residual model scheduled once (pipeline of 4 crossing globally on
+    a small-memory 168-core target) and lowered as scheduled and, from the same
     schedule, with interleaved transfers."""
     tmp = tmp_path_factory.mktemp("global")
     target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
@@ -47,7 +46,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict:
     with module.context:
         _raptor.fold_batch_norm(module)
         _raptor.build_compute_graph(module, str(target_path), "none", 0.5, True)
-        _raptor.schedule_spatial(module, "peft", "pipeline", 4, str(report), "")
+        _raptor.schedule_spatial(module, "peft", "pipeline", 4, str(report), "", crossing="global")
     scheduled = str(module)
     interleaved = scheduled.replace('crossing = "global"', 'crossing = "interleaved"').replace(
         "boundaries = true", "boundaries = false")

@@ -623,11 +623,27 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
     dim += rank;
   TensorValue out;
   out.shape = shape;
+  // A row copy under global crossings gathers its own rows only, and defines
+  // them alone: each copy localizes what it reads on its own core, so a
+  // copy's whole-value definition would replace the others' with pieces on
+  // its core, which readers on other cores fetch against the stage order.
+  std::optional<std::pair<int64_t, int64_t>> rows;
+  if (globalCrossing && task && task.getRows() && rank >= 2 && dim != rank - 2 &&
+      llvm::none_of(op.getTensors(), [&](Value t) { return known.contains(t); }))
+    rows = std::pair<int64_t, int64_t>{(*task.getRows())[0], (*task.getRows())[1]};
   int64_t at = 0;
   for (Value t : op.getTensors()) {
     SmallVector<int64_t, 4> s = shapeOf(t);
     TensorValue part;
-    if (known.contains(t)) {
+    if (rows) {
+      FailureOr<std::optional<TensorValue>> range = rangeOfValue(t, size_t(rank - 2), rows->first, rows->second);
+      if (failed(range))
+        return failure();
+      if (!*range)
+        return taskError() << "cannot take rows [" << rows->first << ", " << rows->second
+                           << ") of a concatenated value";
+      part = **range;
+    } else if (known.contains(t)) {
       FailureOr<const nn::HostTensor *> c = constantOf(t);
       FailureOr<Piece> p = fresh(s, rowMajor(s));
       if (failed(c) || failed(p))
@@ -660,11 +676,18 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
         p = *local;
       }
       p.origin[size_t(dim)] += at;
+      if (rows)
+        p.origin[size_t(rank - 2)] += rows->first;
       out.pieces.push_back(p);
     }
     at += s[size_t(dim)];
   }
-  define(op.getOut(), out);
+  if (!rows) {
+    define(op.getOut(), out);
+    return success();
+  }
+  for (Piece &p : out.pieces)
+    definePiece(op.getOut(), std::move(p));
   return success();
 }
 

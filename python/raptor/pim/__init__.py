@@ -228,9 +228,16 @@ def _phases(precision: str) -> tuple[str, ...]:
     return ("prepare-model", "compile-backend")
 
 
-#: The crossing forms a pipeline is lowered in again, in order, when the one
-#: the compile chose does not fit local memory (ScheduleSpatial's forms).
-_CROSSING_FORMS = ("local", "interleaved", "skewed", "global")
+#: A pipeline's compile again when the crossing form it chose runs out of
+#: local memory: first the search's best form of those that keep no data in
+#: local memory across the iteration (global, interleaved), then
+#: interleaved alone (no relays of global crossings either).
+_CROSSING_RETRIES = (
+    ("the pipeline does not fit local memory: compiling again with its stages' data crossing through global "
+     "memory or interleaved with the work", {"local_boundaries": False}),
+    ("the pipeline still does not fit local memory: compiling again with --crossing interleaved",
+     {"crossing": "interleaved"}),
+)
 
 
 def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
@@ -241,11 +248,9 @@ def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
     not fit (U-Net with ``replicate='none'``: its readers would hold a
     whole map per lane), as the compute graph keeps full lanes when short
     ones do not pack onto the crossbars; in a pipeline whose crossing the
-    compile chooses (``crossing='auto'``), each crossing form in turn when
-    a core runs out of local memory, which the pipeline search does not
-    model (U-Net int8 with ``--pipeline 4``: a core reading a decoder's
-    upsampled and concatenated map whole). The module ends holding the
-    compile that succeeded."""
+    compile chooses (``crossing='auto'``), the forms of ``_CROSSING_RETRIES``
+    when a core runs out of local memory, which the pipeline search only
+    estimates. The module ends holding the compile that succeeded."""
     lanes = options.lane_tiles_auto and options.pipeline_depth == 0
     crossings = options.pipeline_depth > 0 and options.crossing == "auto"
     if not (lanes or crossings):
@@ -260,8 +265,7 @@ def _backend(module: ir.Module, steps: _Steps, options: Any, weights: Any,
                 alternatives = [("short lanes' partial sums do not fit local memory: compiling again with full "
                                  "lanes (--lane-tiles 0)", {"lane_tiles": 0, "lane_tiles_auto": False})]
             elif crossings and _raptor.LOCAL_MEMORY_MARKER in str(e):
-                alternatives = [(f"the pipeline does not fit local memory: compiling again with --crossing {form}",
-                                 {"crossing": form}) for form in _CROSSING_FORMS]
+                alternatives = list(_CROSSING_RETRIES)
             else:
                 raise
             failure = e

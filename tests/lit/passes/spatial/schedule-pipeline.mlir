@@ -3,6 +3,10 @@
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4" | FileCheck %s --check-prefix=FOUR
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=2 report=%t.json" | FileCheck %s --check-prefix=TWO
 // RUN: FileCheck %s --check-prefix=REPORT < %t.json
+// RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4 report=%t.held.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=HELD < %t.held.json
+// RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4 local-boundaries=false report=%t.unheld.json" | FileCheck %s --check-prefix=UNHELD
+// RUN: FileCheck %s --check-prefix=UNHELD-REPORT < %t.unheld.json
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=4 periodic=%t.periodic.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PERIODIC < %t.periodic.json
 // RUN: sed -e "s|TARGETS|%S/../../../../python/raptor/spatial/targets|" %s | not %raptor-opt "--raptor-schedule-spatial=mode=pipeline depth=5" 2>&1 | FileCheck %s --check-prefix=DEEP
@@ -22,6 +26,22 @@
 // FOUR:      spatial.task "b#0" {{.*}}core = 1 : i64
 // FOUR:      spatial.task "c#0" {{.*}}core = 2 : i64
 // FOUR:      spatial.task "d#0" {{.*}}core = 3 : i64
+
+// The forms holding the boundary in local memory report the bytes a core is
+// estimated to hold (its boundary data and its work's values: the 4-byte
+// values each core receives and keeps for the next stage, or a skewed
+// pipeline's slots); with local-boundaries=false they are not candidates.
+// HELD:      "crossing_costs": {
+// HELD:        "local": {
+// HELD:          "local_bytes": 8
+// HELD:        "skewed": {
+// HELD:          "local_bytes": 4
+// UNHELD:     crossing = "global"
+// UNHELD-REPORT:     "crossing": "global"
+// UNHELD-REPORT:     "crossing_costs": {
+// UNHELD-REPORT-NOT: "local": {
+// UNHELD-REPORT-NOT: "skewed": {
+// UNHELD-REPORT:     "depth": 4
 
 // Depth 2: two stages (bound 100 us) beat one stage of three cores
 // (max(400 / 3, 100) = 133 us). Three cores for a, b, c and one for d, or
