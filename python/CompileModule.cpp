@@ -226,6 +226,28 @@ void bindCompile(nb::module_ &m) {
       .def_ro("clock_period_ns", &raptor::pim::TargetModel::clockPeriodNs)
       .def_ro("local_memory_bytes", &raptor::pim::TargetModel::localMemoryBytes)
       .def(
+          "transfer_ns",
+          [](const raptor::pim::TargetModel &t, int64_t bytes, int64_t from, int64_t to) {
+            if (bytes < 0 || from < 0 || to < 0 || from >= int64_t(t.cores) || to >= int64_t(t.cores))
+              throw nb::value_error(("transfer_ns: " + std::to_string(bytes) + " bytes from core " +
+                                     std::to_string(from) + " to core " + std::to_string(to) + " on a chip of " +
+                                     std::to_string(t.cores) + " cores")
+                                        .c_str());
+            return t.transferNs(bytes, unsigned(from), unsigned(to));
+          },
+          nb::arg("bytes"), nb::arg("from_core"), nb::arg("to_core"),
+          "A send/receive of `bytes` between two cores by pimsim-nn's rules (ns, rounded up; 0 on one core).")
+      .def(
+          "mean_transfer_ns",
+          [](const raptor::pim::TargetModel &t, int64_t bytes) {
+            if (bytes < 0)
+              throw nb::value_error("mean_transfer_ns: a negative byte count");
+            return t.meanTransferNs(bytes);
+          },
+          nb::arg("bytes"),
+          "A transfer of `bytes` with the mean flit latency over every ordered pair of distinct cores: the "
+          "estimate the list scheduler's ranks and the replication plan use before cores are chosen (ns).")
+      .def(
           "to_dict", [](const raptor::pim::TargetModel &t) { return pythonOfJson(t.toJson()); },
           "The target in the file format.")
       .def(

@@ -48,7 +48,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                   ["test_pim_simulator.py", "test_pim_timing.py", "test_pim_program.py",
                    "test_near_misses_program.py", "test_near_misses_target.py", "test_mutants_pim*.py",
                    "test_pim_simulator_pimsim_files.py", "test_report_fields*.py", "test_token_ids.py",
-                   "test_pim_simulator_interleaving.py"]),
+                   "test_pim_simulator_interleaving.py", "test_target_transfers.py"]),
     "dialects/codec": (["dialects/codec", "passes/codec"], ["test_codec_api.py"]),
     "dialects/layout": (["dialects/layout"], ["test_layout.py", "test_layout_categories.py",
                                               "test_mutants_layout*.py"]),
