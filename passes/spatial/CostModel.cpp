@@ -552,7 +552,7 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
           raptor::nn::SplitWithSizesOp, raptor::codec::ObserveOp>(op)) {
     one.ns = {0}; // views (and calibration points, identities once calibrated): address arithmetic
   } else if (isa<raptor::nn::PermuteOp, raptor::nn::CloneOp, raptor::nn::ConstantPadNdOp, raptor::nn::FanOutOp,
-                 raptor::nn::KVCacheOp, raptor::nn::CatOp>(op)) {
+                 raptor::nn::KVCacheOp, raptor::nn::CatOp, raptor::nn::AsStridedOp>(op)) {
     double ns = 0; // copies: one block move per result (or input of a cat)
     for (Value r : op->getResults())
       ns += timing.copyInstructionNs(tensorBytes(r));

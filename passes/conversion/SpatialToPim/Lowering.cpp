@@ -1439,6 +1439,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::MeanOp o) { return lowerMean(o); })
       .Case([&](nn::CatOp o) { return lowerCat(o); })
       .Case([&](nn::ConstantPadNdOp o) { return lowerPad(o); })
+      .Case([&](nn::AsStridedOp o) { return lowerAsStrided(o); })
       .Case([&](nn::SoftmaxOp o) { return lowerSoftmax(o); })
       .Case<nn::LayerNormOp, nn::RMSNormOp>([&](Operation *o) { return lowerNorm(o); })
       .Case([&](nn::ScaledDotProductAttentionOp o) { return lowerAttention(o); })
@@ -1459,7 +1460,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       })
       .Default([&](Operation *o) {
         return o->emitOpError("has no PIM lowering (supported: convolution, linear, element-wise, "
-                              "pooling, mean, norms, softmax, attention, embedding, views, cat, pad)");
+                              "pooling, mean, norms, softmax, attention, embedding, views, as_strided, cat, pad)");
       });
 }
 

@@ -455,6 +455,7 @@ public:
                                    bool countPad, std::optional<int64_t> divisor);
   mlir::LogicalResult lowerCat(nn::CatOp op);
   mlir::LogicalResult lowerPad(nn::ConstantPadNdOp op);
+  mlir::LogicalResult lowerAsStrided(nn::AsStridedOp op);
   mlir::LogicalResult lowerSoftmax(nn::SoftmaxOp op);
   mlir::LogicalResult lowerNorm(mlir::Operation *op);
   mlir::LogicalResult lowerAttention(nn::ScaledDotProductAttentionOp op);

@@ -691,6 +691,37 @@ LogicalResult Lowering::lowerCat(nn::CatOp op) {
   return success();
 }
 
+LogicalResult Lowering::lowerAsStrided(nn::AsStridedOp op) {
+  // The operand's row-major element sequence read through the op's sizes
+  // and strides: a layout over a row-major copy of it, copied into a fresh
+  // row-major result (a copy, not a view: its elements may repeat, as
+  // DeBERTa's relative positions read each score of a row for several
+  // keys, and its readers may sit on other cores).
+  SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
+  FailureOr<Piece> source = materializeAs(op.getSelf(), rowMajor(in));
+  if (failed(source))
+    return failure();
+  std::vector<Layout> modes;
+  for (auto [size, stride] : llvm::zip(op.getSize(), op.getStride()))
+    modes.push_back(Layout(size, stride));
+  Piece strided = *source;
+  strided.layout = fromTorchModes(modes);
+  strided.offset += op.getStorageOffset();
+  strided.origin.assign(out.size(), 0);
+  strided.sizes.assign(out.begin(), out.end());
+  TensorValue view;
+  view.shape = out;
+  view.pieces.push_back(strided);
+  FailureOr<Piece> result = materialize(view, [](const Piece &) { return false; }, rowMajor(out));
+  if (failed(result))
+    return failure();
+  TensorValue value;
+  value.shape = out;
+  value.pieces.push_back(*result);
+  define(op.getOut(), value);
+  return success();
+}
+
 LogicalResult Lowering::lowerPad(nn::ConstantPadNdOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
   ArrayRef<int64_t> pad = op.getPad();

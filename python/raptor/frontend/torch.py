@@ -31,6 +31,7 @@ import raptor
 
 from ..dialects import nn
 from ._attributes import scalar_attribute
+from ._constant_gathers import constant_gathers
 from . import _converters as conv
 from . import _fx_rewrites as rw
 from . import _token_arithmetic as token_arithmetic
@@ -181,6 +182,8 @@ class _Emitter:
                 self.report.rewrites["token_table"] += count
         except token_tables.TokenTableError as e:
             raise UnsupportedOperatorError(str(e)) from None
+        if count := constant_gathers(graph, self.constant, self.evaluated):
+            self.report.rewrites["constant_gather"] += count
         if count := rw.constant_multi_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_multi_index"] += count
         if count := rw.constant_index_slices(graph, self.constant, self.evaluated):

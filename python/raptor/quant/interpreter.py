@@ -495,7 +495,7 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
 
 #: Operators that only move elements: the same on fixed point as on floats.
 _FIXED_VIEWS = ("view", "permute", "expand", "slice", "select", "split_with_sizes", "clone", "fan_out", "upsample_nearest2d",
-                "constant")
+                "as_strided", "constant")
 
 
 class OperatorError(UserError):
@@ -620,6 +620,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [self[tuple(i.long() for i in x[1:])]]
     if kind == "view":
         return [self.reshape(a["size"])]
+    if kind == "as_strided":  # of the row-major element sequence (fresh storage: no offset of its own)
+        return [self.flatten().clone().as_strided(a["size"], a["stride"], a.get("storage_offset", 0))]
     if kind == "permute":
         return [self.permute(a["dims"])]
     if kind == "expand":
