@@ -525,6 +525,31 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         out.shape = outShape;
         return out;
       })
+      .Case([&](ConstantPadNdOp o) -> R { // a transposed convolution's kernel padded to whole phases
+        FailureOr<const HostTensor *> a = operand(o.getSelf());
+        if (failed(a))
+          return failure();
+        const std::vector<int64_t> &in = (*a)->shape;
+        ArrayRef<int64_t> pad = o.getPad();
+        std::vector<int64_t> before(in.size(), 0);
+        for (size_t i = 0; 2 * i + 1 < pad.size() && i < in.size(); ++i) {
+          if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+            return o.emitOpError("negative padding (cropping) of a weight is not computed at compile time");
+          before[in.size() - 1 - i] = pad[2 * i];
+        }
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()),
+                                                     float(o.getValue().convertToDouble()))};
+        std::vector<int64_t> outStrides = rowMajorStrides(outShape);
+        for (size_t k = 0; k < (*a)->data.size(); ++k) {
+          int64_t at = 0, rest = int64_t(k);
+          for (int d = int(in.size()) - 1; d >= 0; --d) {
+            at += (rest % in[size_t(d)] + before[size_t(d)]) * outStrides[size_t(d)];
+            rest /= in[size_t(d)];
+          }
+          out.data[size_t(at)] = (*a)->data[k];
+        }
+        return out;
+      })
       .Case([&](SplitWithSizesOp o) -> R {
         FailureOr<const HostTensor *> a = operand(o.getSelf());
         if (failed(a))

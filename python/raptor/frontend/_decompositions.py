@@ -4,6 +4,9 @@ back end has no lowering for, rewritten into ones it lowers.
 
 - a 1-d convolution is a 2-d one of unit height (input and weight get a
   height of 1; the result loses it again);
+- a transposed convolution (1-d or 2-d, no dilation) is a convolution at
+  the input's resolution with an output channel per phase and a pixel
+  shuffle (frontend/_transposed_convolution.py);
 - group norm is a layer norm of each group (the input viewed as
   (N, groups, rest)) followed by the per-channel affine map;
 - bilinear resizing is linear in its input: per axis a constant matrix
@@ -25,6 +28,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from ._transposed_convolution import transposed_convolution
+
 aten = torch.ops.aten
 
 __all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix"]
@@ -33,7 +38,9 @@ __all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix"]
 def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, stride: Sequence[int],
                  padding: Sequence[int], dilation: Sequence[int], transposed: bool,
                  output_padding: Sequence[int], groups: int) -> Any:
-    if input.dim() != 3 or transposed:
+    if transposed:
+        return transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
+    if input.dim() != 3:
         return NotImplemented
     out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
                                    [0, padding[0]], [1, dilation[0]], False, [0, 0], groups)

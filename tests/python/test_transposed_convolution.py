@@ -1,0 +1,112 @@
+"""Transposed convolutions (ConvTranspose1d/2d) as one convolution per
+output phase at the input's resolution and a pixel shuffle
+(frontend/_transposed_convolution.py), checked against eager torch over
+kernel, stride, padding, output padding and groups; DPT (whose reassemble
+stage upsamples with them, and which stopped at them) end to end, int8
+and pipelined; a dilated one still stops in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from raptor import cli, sources
+from raptor._io import UserError
+
+from pim_helpers import compile_and_run, compile_source
+
+
+class _Up(torch.nn.Module):
+    def __init__(self, dims: int, kernel: int, stride: int, padding: int, output_padding: int, groups: int) -> None:
+        super().__init__()
+        conv, up = (torch.nn.Conv2d, torch.nn.ConvTranspose2d) if dims == 2 else (torch.nn.Conv1d,
+                                                                                  torch.nn.ConvTranspose1d)
+        self.conv = conv(3, 8, 3, padding=1)
+        self.up = up(8, 6, kernel, stride=stride, padding=padding, output_padding=output_padding, groups=groups)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.up(torch.relu(self.conv(x)))
+
+
+CASES = {
+    "k3s2p1op1": (2, 3, 2, 1, 1, 1),  # U-Net's and segmentation decoders' doubling
+    "k2s2": (2, 2, 2, 0, 0, 1),  # kernel = stride: one phase tap each
+    "k4s4": (2, 4, 4, 0, 0, 1),  # DPT's reassemble by 4
+    "k4s2p1": (2, 4, 2, 1, 0, 1),  # two taps per phase
+    "k5s3p3op2": (2, 5, 3, 3, 2, 1),  # padding beyond a phase, output padding
+    "k3s1p1": (2, 3, 1, 1, 0, 1),  # stride 1: a convolution by the flipped kernel
+    "grouped": (2, 3, 2, 1, 1, 2),
+    "1d": (1, 4, 2, 1, 0, 1),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_transposed_convolution_equals_torch(tmp_path: Path, case: str) -> None:
+    dims, *config = CASES[case]
+    torch.manual_seed(0)
+    model = _Up(dims, *config).eval()
+    x = torch.randn(1, 3, 6, 7) if dims == 2 else torch.randn(1, 3, 9)
+    run = compile_and_run(model, x, tmp_path / "p", pimsim="none")
+    assert run.output.shape == run.reference.shape
+    assert abs(run.output - run.reference).max() <= 1e-6 * abs(run.reference).max()
+
+
+def test_the_phases_are_one_convolution_at_the_input_resolution(tmp_path: Path) -> None:
+    """No products by inserted zeros: ConvTranspose2d(8, 6, 4, stride 2,
+    padding 1) on 6 x 7 is a convolution of 6 x 4 phases (24 output
+    channels) by 2 x 2 taps over the input padded by one."""
+    model = _Up(2, 4, 2, 1, 0, 1).eval()
+    pt2 = tmp_path / "m.pt2"
+    torch.export.save(torch.export.export(model, (torch.randn(1, 3, 6, 7),)), pt2)
+    imported = sources.load(str(pt2), strict=True)
+    try:
+        text = str(imported.module)
+    finally:
+        imported.cleanup()
+    assert "tensor<24x8x2x2xf32>" in text and "tensor<1x24x7x8xf32>" in text and "transposed = true" not in text
+
+
+def test_a_dilated_transposed_convolution_stops_in_one_line(tmp_path: Path) -> None:
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.ConvTranspose2d(4, 4, 3, stride=2,
+                                                                                   dilation=2)).eval()
+    with pytest.raises(UserError, match="non-transposed 2-d convolutions"):
+        compile_and_run(model, torch.randn(1, 3, 5, 5), tmp_path / "p", pimsim="none")
+    assert not (tmp_path / "p").exists()
+
+
+class _Depth(torch.nn.Module):
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.model(pixel_values=pixel_values).predicted_depth
+
+
+def _dpt() -> torch.nn.Module:
+    from transformers import DPTConfig, DPTForDepthEstimation
+
+    torch.manual_seed(0)
+    config = DPTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                       image_size=32, patch_size=8, backbone_out_indices=[0, 1], neck_hidden_sizes=[16, 16],
+                       reassemble_factors=[4, 2], fusion_hidden_size=16, head_in_index=-1)
+    return _Depth(DPTForDepthEstimation(config))
+
+
+def test_dpt_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = _dpt().eval()
+    x = torch.randn(1, 3, 32, 32)
+    pt2 = tmp_path / "dpt.pt2"
+    with torch.no_grad():
+        torch.export.save(torch.export.export(model, (x,)), pt2)
+    for name, options in (("f32", {}), ("p4", {"pipeline": 4}), ("int8", {"precision": "int8"})):
+        compile_source(pt2, tmp_path / name, **options)
+        assert cli.main(["simulate", str(tmp_path / name), "--check", "--json"]) == 0
+        check = json.loads(capsys.readouterr().out)
+        if name == "int8":
+            assert check["integer_reference_differing"] == 0
+        else:
+            assert check["max_error_relative"] < 1e-5, (name, check)
