@@ -1,5 +1,6 @@
 """Convolution and pooling: Conv (asymmetric or automatic padding as an
-explicit pad in front; a 1-d one as a 2-d one of unit height), MaxPool,
+explicit pad in front; a 1-d one as a 2-d one of unit height),
+ConvTranspose (one convolution per output phase), MaxPool,
 AveragePool and GlobalAveragePool over two spatial dimensions."""
 
 from __future__ import annotations
@@ -8,8 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from mlir import ir
 
+import torch
+
 from raptor.dialects import nn
 
+from ..._transposed_convolution import phase_plan, phase_taps
 from ..errors import Unsupported
 from ..tensors import decode, shape_of
 from .base import rule
@@ -71,6 +75,52 @@ def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
         sizes = shape_of(out)
         out = nn.ViewOp(out, [sizes[0], sizes[1], sizes[3]]).result
     return [out]
+
+
+@rule("ConvTranspose")
+def _conv_transpose(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """A transposed convolution of a constant weight as one convolution per
+    output phase and a pixel shuffle (frontend/_transposed_convolution.py;
+    the phases' taps computed at import); a 1-d one as 2-d of unit height."""
+    x = im.value(node.input[0])
+    if not im.is_const(node.input[1]):
+        raise Unsupported("a transposed convolution of a weight computed at run time")
+    weight = im.const(node.input[1])
+    one_d = len(shape_of(x)) == 3
+    if one_d:
+        weight = weight[:, :, None, :]
+    n = 1 if one_d else 2
+    if (len(shape_of(x)) != n + 2 or decode(a.get("auto_pad", "NOTSET")) != "NOTSET" or "output_shape" in a
+            or list(a.get("dilations", [1] * n)) != [1] * n):
+        raise Unsupported("a transposed convolution with dilation, automatic padding or an output shape")
+    pads = list(a.get("pads", [0] * (2 * n)))
+    stride, begin, end = list(a.get("strides", [1] * n)), pads[:n], pads[n:]
+    extra = list(a.get("output_padding", [0] * n))
+    if one_d:
+        x = nn.ViewOp(x, [shape_of(x)[0], shape_of(x)[1], 1, shape_of(x)[2]]).result
+        stride, begin, end, extra = [1, *stride], [0, *begin], [0, *end], [0, *extra]
+    groups = int(a.get("group", 1))
+    batch, _, h, w = shape_of(x)
+    plan = phase_plan((h, w), weight.shape[2:], stride, begin, end, extra)
+    bias = im.optional_const(node, 2)
+    taps, phase_bias = phase_taps(torch.from_numpy(weight.copy()),
+                                  None if bias is None else torch.from_numpy(bias.copy()), stride, groups)
+    taps_value = im.param(f"{node.input[1]}.phases", taps.contiguous().numpy())
+    bias_value = None if phase_bias is None else im.param(f"{node.input[2]}.phases", phase_bias.contiguous().numpy())
+    if any(plan.pad):
+        x = nn.ConstantPadNdOp(x, list(plan.pad), value=0.0).result
+    z = nn.ConvolutionOp(x, taps_value, [1, 1], [0, 0], [1, 1], bias=bias_value, transposed=False,
+                         output_padding=[0, 0], groups=groups).result
+    channels, (sh, sw), (qh, qw) = groups * weight.shape[1], stride, plan.rows
+    y = nn.ViewOp(z, [batch, channels, sh, sw, qh, qw]).result
+    y = nn.PermuteOp(y, [0, 1, 4, 2, 5, 3]).result
+    y = nn.ViewOp(y, [batch, channels, qh * sh, qw * sw]).result
+    for axis, (start, size, full) in enumerate(zip(plan.crop, plan.out, (qh * sh, qw * sw)), 2):
+        if (start, start + size) != (0, full):
+            y = nn.SliceOp(y, dim=axis, start=start, end=start + size).result
+    if one_d:
+        y = nn.ViewOp(y, [batch, channels, plan.out[1]]).result
+    return [y]
 
 
 def _pool_params(a: dict[str, Any], n: int) -> tuple[list[int], list[int], list[int]]:
