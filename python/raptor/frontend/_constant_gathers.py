@@ -1,4 +1,5 @@
-"""``torch.gather`` by a constant index tensor as data movement.
+"""``torch.gather`` (ONNX ``GatherElements``) by a constant index tensor as
+data movement.
 
 ``gather(x, dim, index)`` reads ``x`` at the position of each index element
 with its ``dim`` coordinate replaced by the index value. With the index
@@ -16,11 +17,13 @@ sequence; the rewrite computes those flat offsets with torch and emits:
   concatenated, and a view to the index's shape.
 
 Beyond that the gather stays as it is (the back end's one-line error).
+Both importers follow :func:`gather_plan`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -60,24 +63,41 @@ def _affine(flat: torch.Tensor) -> tuple[int, list[int]] | None:
     return (origin, strides) if torch.equal(grid, flat) else None
 
 
+@dataclass(frozen=True)
+class GatherPlan:
+    """How a gather by a constant index moves data (both importers emit
+    it): ``strided`` (shape, strides, start, the dimensions read backwards)
+    of one ``as_strided`` over the row-major sequence, or else ``runs``,
+    the flat offsets each output element reads (at most MAX_RUNS runs)."""
+
+    strided: tuple[list[int], list[int], int, list[int]] | None
+    runs: list[int] | None
+
+
+def gather_plan(shape: list[int], dim: int, index: torch.Tensor) -> GatherPlan | None:
+    """The plan of ``gather(x, dim, index)`` for ``x`` of ``shape``, or None
+    (an index out of range or of another rank, or too many runs: torch's or
+    the back end's error stands)."""
+    dim %= len(shape)
+    if (index.dtype not in (torch.int64, torch.int32) or index.dim() != len(shape) or index.numel() == 0
+            or any(index.shape[d] > shape[d] for d in range(len(shape)) if d != dim)
+            or bool(((index < -shape[dim]) | (index >= shape[dim])).any())):
+        return None
+    flat = _flat_offsets(shape, dim, index % shape[dim])
+    out = list(index.shape)
+    if (affine := _affine(flat)) is not None:
+        origin, strides = affine
+        backwards = [d for d, s in enumerate(strides) if s < 0]
+        start = origin + sum(strides[d] * (out[d] - 1) for d in backwards)
+        return GatherPlan((out, [abs(s) for s in strides], start, backwards), None)
+    runs = flat.flatten().tolist()
+    return GatherPlan(None, runs) if len(index_runs(runs)) <= MAX_RUNS else None
+
+
 def _node(graph: fx.Graph, like: fx.Node, target: Any, args: tuple, shape: list[int]) -> fx.Node:
     node = graph.call_function(target, args)
     node.meta = {**like.meta, "val": like.meta["val"].new_empty(shape)}
     return node
-
-
-def _strided(graph: fx.Graph, node: fx.Node, source: fx.Node, origin: int, strides: list[int]) -> fx.Node:
-    """``as_strided`` reading ``origin + sum(p[k] * strides[k])``, the
-    dimensions of negative stride reversed."""
-    shape = list(node.meta["val"].shape)
-    backwards = [d for d, s in enumerate(strides) if s < 0]
-    start = origin + sum(strides[d] * (shape[d] - 1) for d in backwards)
-    out = _node(graph, node, aten.as_strided.default,
-                (source, shape, [abs(s) for s in strides], start), shape)
-    for d in backwards:
-        out = _runs_of(graph, node, out, d, list(range(shape[d] - 1, -1, -1)))
-        out.meta = {**node.meta, "val": node.meta["val"].new_empty(shape)}
-    return out
 
 
 def constant_gathers(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
@@ -90,25 +110,23 @@ def constant_gathers(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.No
         source, dim, index_node = node.args[:3]
         if not (isinstance(index_node, fx.Node) and index_node in constant and isinstance(dim, int)):
             continue
-        shape = list(source.meta["val"].shape)
         index = evaluate(index_node, values)
-        dim %= len(shape)
-        if (not isinstance(index, torch.Tensor) or index.dtype not in (torch.int64, torch.int32)
-                or index.dim() != len(shape) or index.numel() == 0
-                or any(index.shape[d] > shape[d] for d in range(len(shape)) if d != dim)
-                or bool(((index < -shape[dim]) | (index >= shape[dim])).any())):
-            continue  # (torch's own error at run time)
-        flat = _flat_offsets(shape, dim, index % shape[dim])
+        shape = list(source.meta["val"].shape)
+        plan = gather_plan(shape, dim, index) if isinstance(index, torch.Tensor) else None
+        if plan is None:
+            continue
         with graph.inserting_before(node):
-            if (affine := _affine(flat)) is not None:
-                out = _strided(graph, node, source, *affine)
-            elif len(index_runs(flat.flatten().tolist())) <= MAX_RUNS:
-                line = _node(graph, source, aten.view.default, (source, [math.prod(shape)]), [math.prod(shape)])
-                gathered = _runs_of(graph, node, line, 0, flat.flatten().tolist())
-                gathered.meta = {**node.meta, "val": node.meta["val"].new_empty([flat.numel()])}
-                out = _node(graph, node, aten.view.default, (gathered, list(index.shape)), list(index.shape))
+            if plan.strided is not None:
+                size, strides, start, backwards = plan.strided
+                out = _node(graph, node, aten.as_strided.default, (source, size, strides, start), size)
+                for d in backwards:
+                    out = _runs_of(graph, node, out, d, list(range(size[d] - 1, -1, -1)))
+                    out.meta = {**node.meta, "val": node.meta["val"].new_empty(size)}
             else:
-                continue
+                line = _node(graph, source, aten.view.default, (source, [math.prod(shape)]), [math.prod(shape)])
+                gathered = _runs_of(graph, node, line, 0, plan.runs)
+                gathered.meta = {**node.meta, "val": node.meta["val"].new_empty([len(plan.runs)])}
+                out = _node(graph, node, aten.view.default, (gathered, list(index.shape)), list(index.shape))
         out.meta = dict(node.meta)
         node.replace_all_uses_with(out)
         graph.erase_node(node)

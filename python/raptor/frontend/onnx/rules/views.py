@@ -1,6 +1,7 @@
 """Shape and view operators: Flatten, Reshape, Squeeze, Unsqueeze (all
 ``nn.view``), Transpose, Concat, Split, Slice, Gather (by constant
-indices, or a table lookup), Expand and constant Pad."""
+indices, or a table lookup), GatherElements (by constant indices), Expand
+and constant Pad."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 from mlir import ir
 
 from raptor.dialects import nn
 
+from ..._constant_gathers import gather_plan
 from ..._index_runs import index_runs
 from ..errors import OnnxImportError, Unsupported
 from ..tensors import decode, dense, is_float, shape_of
@@ -143,6 +146,35 @@ def _slice(x: ir.Value, axis: int, start: int, end: int, size: int) -> ir.Value:
     return nn.SliceOp(x, **kw).result
 
 
+def _runs(x: ir.Value, axis: int, picks: list[int]) -> ir.Value:
+    """Positions ``picks`` of ``x`` along ``axis`` as the slices of their
+    runs (frontend/_index_runs.py), concatenated."""
+    size = shape_of(x)[axis]
+    pieces = [_slice(x, axis, start, end, size) for start, end in index_runs(picks)]
+    return pieces[0] if len(pieces) == 1 else nn.CatOp(pieces, dim=axis).result
+
+
+@rule("GatherElements")
+def _gather_elements(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """By a constant index (DeBERTa's relative positions): the plan of
+    frontend/_constant_gathers.py, one ``as_strided`` or slices of runs."""
+    if not im.is_const(node.input[1]):
+        raise Unsupported("a GatherElements by computed indices")
+    x = im.value(node.input[0])
+    shape = shape_of(x)
+    plan = gather_plan(shape, int(a.get("axis", 0)), torch.from_numpy(im.const(node.input[1]).astype(np.int64)))
+    if plan is None:
+        raise Unsupported("a GatherElements whose indices are out of range or form too many runs")
+    if plan.strided is not None:
+        size, strides, start, backwards = plan.strided
+        out = nn.AsStridedOp(x, size, strides, storage_offset=start).result
+        for d in backwards:
+            out = _runs(out, d, list(range(size[d] - 1, -1, -1)))
+        return [out]
+    line = _view(x, [math.prod(shape)])
+    return [_view(_runs(line, 0, plan.runs), im.const(node.input[1]).shape)]
+
+
 @rule("Gather")
 def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     data_name, idx_name = node.input[0], node.input[1]
@@ -164,8 +196,7 @@ def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
     if flat.size and ((flat < 0) | (flat >= shape[axis])).any():
         raise Unsupported("indices out of range")
     if flat.size:  # as slices of its runs (frontend/_index_runs.py), which the back end moves
-        pieces = [_slice(x, axis, start, end, shape[axis]) for start, end in index_runs(flat.tolist())]
-        out = pieces[0] if len(pieces) == 1 else nn.CatOp(pieces, dim=axis).result
+        out = _runs(x, axis, flat.tolist())
     else:
         with ir.Location.name(idx_name):
             table = nn.ConstantOp(dense(flat)).result
