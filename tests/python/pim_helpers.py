@@ -140,3 +140,22 @@ def compile_source(source: Path, out: Path, **options) -> pim.Program:
     finally:
         model.cleanup()
     return pim.Program.load(out)
+
+
+def onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, bound: float = 2e-6) -> None:
+    """The model exported to ONNX (opset 17, the TorchScript exporter),
+    compiled and simulated on `x`, equals onnxruntime within `bound` of the
+    largest output."""
+    import warnings
+
+    import onnxruntime
+
+    onnx_file = tmp_path / "m.onnx"
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), onnx_file, dynamo=False, opset_version=17)
+    program = compile_source(onnx_file, tmp_path / "onnx")
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    (got,) = program.simulate(x.numpy()).outputs.values()
+    assert got.shape == want.shape and np.abs(got - want).max() <= bound * np.abs(want).max()

@@ -11,7 +11,6 @@ lowering``), int8 against the quantized model's reference, pipelined."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ import torch
 from raptor import cli, sources
 from raptor._io import UserError
 
-from pim_helpers import compile_source
+from pim_helpers import compile_source, onnx_agrees
 from test_gathers_and_softmax_axes import _close, _compiled
 from test_token_ids import LastHidden
 
@@ -74,26 +73,12 @@ def test_a_gather_by_a_constant_index_equals_torch(tmp_path: Path, case: str) ->
     _close(program, model, torch.randn(1, n, 8))
 
 
-def _onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path) -> None:
-    import onnxruntime
-
-    onnx_file = tmp_path / "m.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (x,), onnx_file, dynamo=False, opset_version=17)
-    program = compile_source(onnx_file, tmp_path / "onnx")
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
-    (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
-    (got,) = program.simulate(x.numpy()).outputs.values()
-    assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
-
-
 @pytest.mark.parametrize("case", ["relative", "clamped"])
 def test_an_onnx_gather_elements_by_a_constant_index_equals_onnxruntime(tmp_path: Path, case: str) -> None:
     """ONNX GatherElements follows the same plan (gather_plan)."""
     torch.manual_seed(0)
     index, width = _index(case, 8)
-    _onnx_agrees(_Gather(index[None], width).eval(), torch.randn(1, 8, 8), tmp_path)
+    onnx_agrees(_Gather(index[None], width).eval(), torch.randn(1, 8, 8), tmp_path)
 
 
 def test_a_gather_of_too_many_runs_stops_in_one_line(tmp_path: Path) -> None:
@@ -132,7 +117,7 @@ def test_deberta_runs_the_flow(tmp_path: Path, version: int) -> None:
 
 
 def test_deberta_from_onnx_equals_onnxruntime(tmp_path: Path) -> None:
-    _onnx_agrees(_deberta(1).eval(), torch.from_numpy(np.random.default_rng(1).integers(0, 97, (1, 12))), tmp_path)
+    onnx_agrees(_deberta(1).eval(), torch.from_numpy(np.random.default_rng(1).integers(0, 97, (1, 12))), tmp_path)
 
 
 def test_deberta_int8_and_pipelined(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,6 @@ and pipelined; a dilated one still stops in one line."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ import torch
 from raptor import cli, sources
 from raptor._io import UserError
 
-from pim_helpers import compile_and_run, compile_source
+from pim_helpers import compile_and_run, compile_source, onnx_agrees
 
 
 class _Up(torch.nn.Module):
@@ -58,21 +57,10 @@ def test_a_transposed_convolution_equals_torch(tmp_path: Path, case: str) -> Non
 @pytest.mark.parametrize("case", ["k3s2p1op1", "k4s4", "k5s3p3op2", "grouped", "1d"])
 def test_an_onnx_conv_transpose_equals_onnxruntime(tmp_path: Path, case: str) -> None:
     """ONNX ConvTranspose: the same phases (their taps computed at import)."""
-    import onnxruntime
-
     dims, *config = CASES[case]
     torch.manual_seed(0)
     model = _Up(dims, *config).eval()
-    x = torch.randn(1, 3, 6, 7) if dims == 2 else torch.randn(1, 3, 9)
-    onnx_file = tmp_path / "m.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (x,), onnx_file, dynamo=False, opset_version=17)
-    program = compile_source(onnx_file, tmp_path / "p")
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
-    (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
-    (got,) = program.simulate(x.numpy()).outputs.values()
-    assert got.shape == want.shape and abs(got - want).max() <= 1e-6 * abs(want).max()
+    onnx_agrees(model, torch.randn(1, 3, 6, 7) if dims == 2 else torch.randn(1, 3, 9), tmp_path, 1e-6)
 
 
 def test_the_phases_are_one_convolution_at_the_input_resolution(tmp_path: Path) -> None:
