@@ -65,6 +65,17 @@ def kv_cache(key: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torc
     return key, value
 
 
+class Computed:
+    """The target of a node holding a tensor a rewrite computed (a token
+    table, a DFT matrix): the importer emits it as a constant."""
+
+    def __init__(self, tensor: torch.Tensor, name: str) -> None:
+        self.tensor, self.__name__ = tensor, name
+
+    def __call__(self) -> torch.Tensor:
+        return self.tensor
+
+
 def _is(node: Any, *targets: Any) -> bool:
     return isinstance(node, fx.Node) and node.op == "call_function" and node.target in targets
 

@@ -39,6 +39,8 @@ from typing import Any
 import torch
 from torch import fx
 
+from ._fx_rewrites import Computed
+
 aten = torch.ops.aten
 
 #: Pure data movement: every tensor operand is data, and the output's
@@ -74,18 +76,6 @@ LIMIT = 1 << 26
 
 class TokenTableError(ValueError):
     """A function of the ids that reaches outside the table it indexes."""
-
-
-class _Constant:
-    """The target of a node holding a tensor the rewrite computed."""
-
-    __name__ = "token_table"
-
-    def __init__(self, tensor: torch.Tensor) -> None:
-        self.tensor = tensor
-
-    def __call__(self) -> torch.Tensor:
-        return self.tensor
 
 
 def _is(node: Any, *targets: Any) -> bool:
@@ -222,7 +212,7 @@ class _Rewriter:
     # -- emission ---------------------------------------------------------------
     def _constant(self, tensor: torch.Tensor, before: fx.Node) -> fx.Node:
         with self.graph.inserting_before(before):
-            node = self.graph.call_function(_Constant(tensor), ())
+            node = self.graph.call_function(Computed(tensor, "token_table"), ())
         node.meta["val"] = tensor
         self.constant.add(node)
         self.values[node] = tensor

@@ -32,6 +32,7 @@ import raptor
 from ..dialects import nn
 from ._attributes import scalar_attribute
 from ._constant_gathers import constant_gathers
+from ._real_dfts import real_dfts
 from . import _converters as conv
 from . import _fx_rewrites as rw
 from . import _token_arithmetic as token_arithmetic
@@ -182,6 +183,8 @@ class _Emitter:
                 self.report.rewrites["token_table"] += count
         except token_tables.TokenTableError as e:
             raise UnsupportedOperatorError(str(e)) from None
+        if count := real_dfts(graph, self.constant, self.evaluated):
+            self.report.rewrites["real_dft"] += count
         if count := constant_gathers(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_gather"] += count
         if count := rw.constant_multi_index_slices(graph, self.constant, self.evaluated):
