@@ -7,6 +7,10 @@ back end has no lowering for, rewritten into ones it lowers.
 - a transposed convolution (1-d or 2-d, no dilation) is a convolution at
   the input's resolution with an output channel per phase and a pixel
   shuffle (frontend/_transposed_convolution.py);
+- ``F.unfold`` and ``F.fold`` (``im2col``, ``col2im``) over windows that
+  tile the map (kernel = stride, no padding or dilation: MobileViTV2's
+  patches) are a reshape and a permutation (torch's own, which the others
+  keep, leave a gather and a scatter-add, ``aten.index_put``);
 - group norm is a layer norm of each group (the input viewed as
   (N, groups, rest)) followed by the per-channel affine map;
 - bilinear resizing is linear in its input: per axis a constant matrix
@@ -27,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch._decomp import decomposition_table as torch_decompositions
 
 from ._transposed_convolution import transposed_convolution
 
@@ -45,6 +50,42 @@ def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
     out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
                                    [0, padding[0]], [1, dilation[0]], False, [0, 0], groups)
     return out.squeeze(2)
+
+
+def _tiles(kernel: Sequence[int], dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> bool:
+    """Windows that tile the map: kernel = stride, no dilation or padding."""
+    return list(kernel) == list(stride) and all(d == 1 for d in dilation) and all(p == 0 for p in padding)
+
+
+def _torch_default(op: Any, *args: Any) -> Any:
+    """torch's own decomposition of ``op`` (ConvBERT's overlapping unfold:
+    a gather by constant indices, which the importer takes as slices)."""
+    return torch_decompositions[op](*args)
+
+
+def _im2col(input: torch.Tensor, kernel_size: Sequence[int], dilation: Sequence[int], padding: Sequence[int],
+            stride: Sequence[int]) -> Any:
+    if (not _tiles(kernel_size, dilation, padding, stride) or input.dim() not in (3, 4)
+            or input.shape[-2] % kernel_size[0] or input.shape[-1] % kernel_size[1]):
+        return _torch_default(aten.im2col.default, input, kernel_size, dilation, padding, stride)
+    x = input if input.dim() == 4 else input.unsqueeze(0)
+    n, c, h, w = x.shape
+    kh, kw = kernel_size
+    cols = x.reshape(n, c, h // kh, kh, w // kw, kw).permute(0, 1, 3, 5, 2, 4)
+    cols = cols.reshape(n, c * kh * kw, (h // kh) * (w // kw))
+    return cols if input.dim() == 4 else cols.squeeze(0)
+
+
+def _col2im(input: torch.Tensor, output_size: Sequence[int], kernel_size: Sequence[int],
+            dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> Any:
+    if (not _tiles(kernel_size, dilation, padding, stride) or input.dim() not in (2, 3)
+            or output_size[0] % kernel_size[0] or output_size[1] % kernel_size[1]):
+        return _torch_default(aten.col2im.default, input, output_size, kernel_size, dilation, padding, stride)
+    cols = input if input.dim() == 3 else input.unsqueeze(0)
+    (h, w), (kh, kw) = output_size, kernel_size
+    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
+    x = cols.reshape(n, c, kh, kw, h // kh, w // kw).permute(0, 1, 4, 2, 5, 3).reshape(n, c, h, w)
+    return x if input.dim() == 3 else x.squeeze(0)
 
 
 def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, n: int, c: int,
@@ -191,6 +232,8 @@ def _acos(input: torch.Tensor) -> Any:
 DECOMPOSITIONS = {
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
+    aten.im2col.default: _im2col,
+    aten.col2im.default: _col2im,
     aten.native_group_norm.default: _group_norm,
     aten.upsample_bilinear2d.default: _bilinear,
     aten.upsample_bilinear2d.vec: _bilinear_vec,
