@@ -159,3 +159,15 @@ def onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, bound: 
     (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
     (got,) = program.simulate(x.numpy()).outputs.values()
     assert got.shape == want.shape and np.abs(got - want).max() <= bound * np.abs(want).max()
+
+
+class ImageField(torch.nn.Module):
+    """A transformers vision model fed ``pixel_values``, returning one
+    field of its output (``last_hidden_state``, ``predicted_depth``)."""
+
+    def __init__(self, model: torch.nn.Module, field: str = "last_hidden_state") -> None:
+        super().__init__()
+        self.model, self.field = model, field
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        return getattr(self.model(pixel_values=pixel_values), self.field)

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from raptor import cli
 
-from pim_helpers import compile_source, randomize
+from pim_helpers import ImageField, compile_source, randomize
 from test_gathers_and_softmax_axes import _close, _compiled
 
 
@@ -47,21 +47,12 @@ def test_unfold_and_fold_of_tiles_equal_torch(tmp_path: Path, kernel: tuple[int,
     _close(program, model, torch.randn(1, 3, 8, 6))
 
 
-class _Hidden(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
-        return self.model(pixel_values=pixel_values).last_hidden_state
-
-
 def test_mobilevitv2_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from transformers import MobileViTV2Config, MobileViTV2Model
 
     torch.manual_seed(0)
     # Non-trivial batch-norm statistics: with the defaults its output is all zeros.
-    model = randomize(_Hidden(MobileViTV2Model(MobileViTV2Config(image_size=64, width_multiplier=0.25,
+    model = randomize(ImageField(MobileViTV2Model(MobileViTV2Config(image_size=64, width_multiplier=0.25,
                                                                   patch_size=2))))
     x = torch.randn(1, 3, 64, 64)
     program, _ = _compiled(model, x, tmp_path)
