@@ -161,13 +161,15 @@ def onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, bound: 
     assert got.shape == want.shape and np.abs(got - want).max() <= bound * np.abs(want).max()
 
 
-class ImageField(torch.nn.Module):
-    """A transformers vision model fed ``pixel_values``, returning one
-    field of its output (``last_hidden_state``, ``predicted_depth``)."""
+class OutputField(torch.nn.Module):
+    """A transformers model fed one tensor as ``argument`` (``pixel_values``,
+    ``input_values``), returning one field of its output
+    (``last_hidden_state``, ``predicted_depth``)."""
 
-    def __init__(self, model: torch.nn.Module, field: str = "last_hidden_state") -> None:
+    def __init__(self, model: torch.nn.Module, field: str = "last_hidden_state",
+                 argument: str = "pixel_values") -> None:
         super().__init__()
-        self.model, self.field = model, field
+        self.model, self.field, self.argument = model, field, argument
 
-    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
-        return getattr(self.model(pixel_values=pixel_values), self.field)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return getattr(self.model(**{self.argument: x}), self.field)

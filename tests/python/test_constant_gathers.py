@@ -20,7 +20,7 @@ import torch
 from raptor import cli, sources
 from raptor._io import UserError
 
-from pim_helpers import compile_source, onnx_agrees
+from pim_helpers import OutputField, compile_source, onnx_agrees
 from test_gathers_and_softmax_axes import _close, _compiled
 from test_token_ids import LastHidden
 
@@ -67,8 +67,9 @@ def test_a_gather_by_a_constant_index_equals_torch(tmp_path: Path, case: str) ->
         text = str(imported.module)
     finally:
         imported.cleanup()
-    # An affine index is one strided view; the others are their runs' slices.
-    assert ("nn.as_strided" in text) == (case in ("relative", "shifted")) and "gather" not in text
+    # An affine or relative (clamped) index is one strided view; the
+    # scattered one its runs' slices.
+    assert ("nn.as_strided" in text) == (case != "scattered") and "gather" not in text
     _close(program, model, x)
     _close(program, model, torch.randn(1, n, 8))
 
@@ -114,6 +115,25 @@ def test_deberta_runs_the_flow(tmp_path: Path, version: int) -> None:
     assert rewrites.get("constant_gather") == 2  # c2p and p2c
     for seed in (2, 3):
         _close(program, model, torch.from_numpy(np.random.default_rng(seed).integers(0, 97, (1, 12))))
+
+
+def test_sew_d_runs_the_flow(tmp_path: Path) -> None:
+    """SEW-D's relative positions are log buckets (79 frames: 12,482 runs
+    of flat offsets, beyond MAX_RUNS): a function of i - j, so 157 columns
+    and a skew."""
+    from transformers import SEWDConfig, SEWDModel
+
+    torch.manual_seed(0)
+    config = SEWDConfig(conv_dim=(32, 32), conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
+                        num_conv_pos_embedding_groups=2, hidden_size=32, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=64, vocab_size=97, squeeze_factor=2,
+                        position_buckets=16, max_position_embeddings=64)
+    model = OutputField(SEWDModel(config), argument="input_values").eval()
+    x = torch.randn(1, 1600)
+    program, rewrites = _compiled(model, x, tmp_path)
+    assert rewrites.get("constant_gather") == 2
+    _close(program, model, x)
+    _close(program, model, torch.randn(1, 1600))
 
 
 def test_deberta_from_onnx_equals_onnxruntime(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import torch
 from raptor import cli, sources
 from raptor._io import UserError
 
-from pim_helpers import ImageField, compile_and_run, compile_source, onnx_agrees
+from pim_helpers import OutputField, compile_and_run, compile_source, onnx_agrees
 
 
 class _Up(torch.nn.Module):
@@ -93,7 +93,7 @@ def _dpt() -> torch.nn.Module:
     config = DPTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
                        image_size=32, patch_size=8, backbone_out_indices=[0, 1], neck_hidden_sizes=[16, 16],
                        reassemble_factors=[4, 2], fusion_hidden_size=16, head_in_index=-1)
-    return ImageField(DPTForDepthEstimation(config), "predicted_depth")
+    return OutputField(DPTForDepthEstimation(config), "predicted_depth")
 
 
 def test_dpt_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from raptor import cli
 
-from pim_helpers import ImageField, compile_source, randomize
+from pim_helpers import OutputField, compile_source, randomize
 from test_gathers_and_softmax_axes import _close, _compiled
 
 
@@ -52,7 +52,7 @@ def test_mobilevitv2_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture
 
     torch.manual_seed(0)
     # Non-trivial batch-norm statistics: with the defaults its output is all zeros.
-    model = randomize(ImageField(MobileViTV2Model(MobileViTV2Config(image_size=64, width_multiplier=0.25,
+    model = randomize(OutputField(MobileViTV2Model(MobileViTV2Config(image_size=64, width_multiplier=0.25,
                                                                   patch_size=2))))
     x = torch.randn(1, 3, 64, 64)
     program, _ = _compiled(model, x, tmp_path)

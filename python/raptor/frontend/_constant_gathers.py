@@ -12,6 +12,11 @@ sequence; the rewrite computes those flat offsets with torch and emits:
   position is clamped), one ``as_strided`` view of ``x``, the dimensions
   whose stride is negative read backwards by reversing them (slices of
   single positions, concatenated);
+- when the index is a function g of i - j (one other dimension i, the
+  gathered one j: relative-position buckets, SEW-D's and DeBERTa-v2's log
+  buckets, clamped relative positions), the I + J - 1 columns of g taken
+  first (the slices of their runs), then the affine skew
+  ``z[i, i - j + J - 1]``;
 - otherwise, while the offsets form at most ``MAX_RUNS`` runs of
   consecutive elements, ``x`` flattened, the slices of those runs
   concatenated, and a view to the index's shape.
@@ -66,12 +71,40 @@ def _affine(flat: torch.Tensor) -> tuple[int, list[int]] | None:
 @dataclass(frozen=True)
 class GatherPlan:
     """How a gather by a constant index moves data (both importers emit
-    it): ``strided`` (shape, strides, start, the dimensions read backwards)
-    of one ``as_strided`` over the row-major sequence, or else ``runs``,
-    the flat offsets each output element reads (at most MAX_RUNS runs)."""
+    it): ``columns``, when given, the positions along the gathered
+    dimension taken first (the slices of their runs); then ``strided``
+    (shape, strides, start, the dimensions read backwards) of one
+    ``as_strided`` over the row-major sequence, or else ``runs``, the flat
+    offsets each output element reads (at most MAX_RUNS runs)."""
 
     strided: tuple[list[int], list[int], int, list[int]] | None
     runs: list[int] | None
+    columns: list[int] | None = None
+
+
+def _relative_columns(index: torch.Tensor, dim: int) -> tuple[int, list[int]] | None:
+    """(r, g) when ``index`` varies along ``dim`` (j) and one other
+    dimension r (i) only, as a function of i - j: index[i, j] = g[i - j +
+    J - 1] (relative-position buckets: SEW-D's and DeBERTa-v2's log buckets,
+    clamped relative positions), else None."""
+    varying = [d for d in range(index.dim()) if d != dim and index.shape[d] > 1
+               and not torch.equal(index, index.narrow(d, 0, 1).expand_as(index))]
+    if len(varying) != 1:
+        return None
+    r = varying[0]
+    plane = index
+    for d in range(index.dim()):
+        if d not in (r, dim):
+            plane = plane.narrow(d, 0, 1)
+    plane = plane.reshape(index.shape[r], index.shape[dim]) if r < dim else \
+        plane.reshape(index.shape[dim], index.shape[r]).t()
+    rows, cols = plane.shape
+    g = torch.full((rows + cols - 1,), -1, dtype=torch.int64)
+    offset = (torch.arange(rows)[:, None] - torch.arange(cols)[None, :]) + cols - 1
+    g[offset.flatten()] = plane.flatten().to(torch.int64)
+    if not torch.equal(g[offset], plane.to(torch.int64)):
+        return None
+    return r, g.tolist()
 
 
 def gather_plan(shape: list[int], dim: int, index: torch.Tensor) -> GatherPlan | None:
@@ -90,6 +123,17 @@ def gather_plan(shape: list[int], dim: int, index: torch.Tensor) -> GatherPlan |
         backwards = [d for d, s in enumerate(strides) if s < 0]
         start = origin + sum(strides[d] * (out[d] - 1) for d in backwards)
         return GatherPlan((out, [abs(s) for s in strides], start, backwards), None)
+    # A function of i - j: the columns g first (I + J - 1 of them), then
+    # out[i, j] = z[i, i - j + J - 1], affine.
+    if (relative := _relative_columns(index % shape[dim], dim)) is not None:
+        r, columns = relative
+        rows, cols = index.shape[r], index.shape[dim]
+        skew = (torch.arange(rows).view([rows if d == r else 1 for d in range(index.dim())])
+                - torch.arange(cols).view([cols if d == dim else 1 for d in range(index.dim())]) + cols - 1)
+        selected = [len(columns) if d == dim else n for d, n in enumerate(shape)]
+        inner = gather_plan(selected, dim, skew.expand(index.shape).contiguous())
+        if inner is not None and inner.strided is not None:
+            return GatherPlan(inner.strided, None, columns)
     runs = flat.flatten().tolist()
     return GatherPlan(None, runs) if len(index_runs(runs)) <= MAX_RUNS else None
 
@@ -116,6 +160,10 @@ def constant_gathers(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.No
         if plan is None:
             continue
         with graph.inserting_before(node):
+            if plan.columns is not None:
+                source = _runs_of(graph, node, source, dim % len(shape), plan.columns)
+                source.meta = {**node.meta, "val": node.meta["val"].new_empty(
+                    [len(plan.columns) if d == dim % len(shape) else n for d, n in enumerate(shape)])}
             if plan.strided is not None:
                 size, strides, start, backwards = plan.strided
                 out = _node(graph, node, aten.as_strided.default, (source, size, strides, start), size)

@@ -162,9 +162,12 @@ def _gather_elements(im: ImportState, node: Any, a: dict[str, Any], index: int) 
         raise Unsupported("a GatherElements by computed indices")
     x = im.value(node.input[0])
     shape = shape_of(x)
-    plan = gather_plan(shape, int(a.get("axis", 0)), torch.from_numpy(im.const(node.input[1]).astype(np.int64)))
+    axis = int(a.get("axis", 0)) % len(shape)
+    plan = gather_plan(shape, axis, torch.from_numpy(im.const(node.input[1]).astype(np.int64)))
     if plan is None:
         raise Unsupported("a GatherElements whose indices are out of range or form too many runs")
+    if plan.columns is not None:
+        x = _runs(x, axis, plan.columns)
     if plan.strided is not None:
         size, strides, start, backwards = plan.strided
         out = nn.AsStridedOp(x, size, strides, storage_offset=start).result
