@@ -31,6 +31,7 @@ import raptor
 
 from ..dialects import nn
 from ._attributes import scalar_attribute
+from ._attention_biases import run_time_attention_biases
 from ._constant_gathers import constant_gathers
 from ._real_dfts import real_dfts
 from . import _converters as conv
@@ -183,6 +184,8 @@ class _Emitter:
                 self.report.rewrites["token_table"] += count
         except token_tables.TokenTableError as e:
             raise UnsupportedOperatorError(str(e)) from None
+        if count := run_time_attention_biases(graph, self.constant):
+            self.report.rewrites["run_time_attention_bias"] += count
         if count := real_dfts(graph, self.constant, self.evaluated):
             self.report.rewrites["real_dft"] += count
         if count := constant_gathers(graph, self.constant, self.evaluated):
