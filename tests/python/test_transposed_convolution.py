@@ -34,6 +34,7 @@ class _Up(torch.nn.Module):
 CASES = {
     "k3s2p1op1": (2, 3, 2, 1, 1, 1),  # U-Net's and segmentation decoders' doubling
     "k2s2": (2, 2, 2, 0, 0, 1),  # kernel = stride: one phase tap each
+    "k2s2op1": (2, 2, 2, 0, 1, 1),  # output padding past the phases' reach: a row of bias only
     "k4s4": (2, 4, 4, 0, 0, 1),  # DPT's reassemble by 4
     "k4s2p1": (2, 4, 2, 1, 0, 1),  # two taps per phase
     "k5s3p3op2": (2, 5, 3, 3, 2, 1),  # padding beyond a phase, output padding
