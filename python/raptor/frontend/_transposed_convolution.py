@@ -7,7 +7,8 @@ convolution of the input with the kernel taps m * s + r (m = 0 ..
 ceil(k / s) - 1, reversed; taps beyond the kernel are zero), so one
 convolution with C_out * s_h * s_w output channels computes every phase at
 the input's resolution (no multiplications by inserted zeros), a pixel
-shuffle interleaves the phases and a slice crops the padding.
+shuffle interleaves the phases and a slice crops the padding. A dilated
+one is the undilated one by its kernel with zero taps in between.
 
 Both importers use the same plan (:func:`phase_plan`) and taps
 (:func:`phase_taps`): the torch one traces them on the weight at export
@@ -59,6 +60,18 @@ def phase_plan(size: Sequence[int], kernel: Sequence[int], stride: Sequence[int]
                      (pad_begin[0], pad_begin[1]))
 
 
+def dilated(weight: torch.Tensor, dilation: Sequence[int]) -> torch.Tensor:
+    """A kernel with dilation - 1 zero taps between its taps: a dilated
+    transposed convolution is the undilated one by this kernel."""
+    if all(d == 1 for d in dilation):
+        return weight
+    cin, cout, kh, kw = weight.shape
+    dh, dw = dilation
+    spread = aten.constant_pad_nd.default(weight.reshape(cin, cout, kh, 1, kw, 1), [0, dw - 1, 0, 0, 0, dh - 1])
+    spread = spread.reshape(cin, cout, kh * dh, kw * dw)
+    return spread[:, :, :(kh - 1) * dh + 1, :(kw - 1) * dw + 1]
+
+
 def _reversed(t: torch.Tensor, dim: int) -> torch.Tensor:
     return aten.index_select.default(t, dim, torch.arange(t.shape[dim] - 1, -1, -1))
 
@@ -90,13 +103,14 @@ def transposed_convolution(input: torch.Tensor, weight: torch.Tensor, bias: torc
                            stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                            output_padding: Sequence[int], groups: int) -> Any:
     """``aten.convolution`` with ``transposed=True`` on a 1-d or 2-d input
-    (a 1-d one as 2-d of unit height), or ``NotImplemented`` (dilation)."""
+    (a 1-d one as 2-d of unit height; dilation as zero taps)."""
     if input.dim() == 3:
         out = transposed_convolution(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
                                      [0, padding[0]], [1, dilation[0]], [0, output_padding[0]], groups)
         return NotImplemented if out is NotImplemented else out.squeeze(2)
-    if input.dim() != 4 or any(d != 1 for d in dilation):
+    if input.dim() != 4:
         return NotImplemented
+    weight = dilated(weight, dilation)
     n, _, h, w = input.shape
     (sh, sw), channels = stride, groups * weight.shape[1]
     plan = phase_plan((h, w), weight.shape[2:], stride, padding, padding, output_padding)

@@ -13,7 +13,7 @@ import torch
 
 from raptor.dialects import nn
 
-from ..._transposed_convolution import phase_plan, phase_taps
+from ..._transposed_convolution import dilated, phase_plan, phase_taps
 from ..errors import Unsupported
 from ..tensors import decode, shape_of
 from .base import rule
@@ -81,7 +81,8 @@ def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 def _conv_transpose(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     """A transposed convolution of a constant weight as one convolution per
     output phase and a pixel shuffle (frontend/_transposed_convolution.py;
-    the phases' taps computed at import); a 1-d one as 2-d of unit height."""
+    the phases' taps computed at import, dilation as zero taps); a 1-d one
+    as 2-d of unit height."""
     x = im.value(node.input[0])
     if not im.is_const(node.input[1]):
         raise Unsupported("a transposed convolution of a weight computed at run time")
@@ -90,16 +91,17 @@ def _conv_transpose(im: ImportState, node: Any, a: dict[str, Any], index: int) -
     if one_d:
         weight = weight[:, :, None, :]
     n = 1 if one_d else 2
-    if (len(shape_of(x)) != n + 2 or decode(a.get("auto_pad", "NOTSET")) != "NOTSET" or "output_shape" in a
-            or list(a.get("dilations", [1] * n)) != [1] * n):
-        raise Unsupported("a transposed convolution with dilation, automatic padding or an output shape")
+    if len(shape_of(x)) != n + 2 or decode(a.get("auto_pad", "NOTSET")) != "NOTSET" or "output_shape" in a:
+        raise Unsupported("a transposed convolution with automatic padding or an output shape")
+    dilation = list(a.get("dilations", [1] * n))
     pads = list(a.get("pads", [0] * (2 * n)))
     stride, begin, end = list(a.get("strides", [1] * n)), pads[:n], pads[n:]
     extra = list(a.get("output_padding", [0] * n))
     if one_d:
         x = nn.ViewOp(x, [shape_of(x)[0], shape_of(x)[1], 1, shape_of(x)[2]]).result
-        stride, begin, end, extra = [1, *stride], [0, *begin], [0, *end], [0, *extra]
+        stride, begin, end, extra, dilation = [1, *stride], [0, *begin], [0, *end], [0, *extra], [1, *dilation]
     groups = int(a.get("group", 1))
+    weight = dilated(torch.from_numpy(weight.copy()), dilation).contiguous().numpy()
     batch, _, h, w = shape_of(x)
     plan = phase_plan((h, w), weight.shape[2:], stride, begin, end, extra)
     bias = im.optional_const(node, 2)
