@@ -26,7 +26,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
                         "test_families.py", "test_token_tables_edges.py", "test_gathers_and_softmax_axes.py",
                         "test_token_functions.py", "test_repeats_and_data_dependent_shapes.py",
                         "test_constant_gathers.py", "test_transposed_convolution.py", "test_real_dfts.py",
-                        "test_unfold_fold.py", "test_attention_biases.py"],
+                        "test_unfold_fold.py", "test_attention_biases.py", "test_convolution3d.py"],
     "raptor.layout": ["test_layout.py", "test_layout_categories.py", "test_mutants_layout*.py", "test_mutants_small_apis.py"],
     "raptor.pim": ["test_pim_program.py", "test_near_misses_program.py", "test_pim_simulator.py", "test_pim_timing.py",
                    "test_mutants_pim*.py", "test_quant.py", "test_report_fields*.py", "test_defaults.py",

@@ -4,7 +4,9 @@ back end has no lowering for, rewritten into ones it lowers.
 
 - a 1-d convolution is a 2-d one of unit height (input and weight get a
   height of 1; the result loses it again);
-- a transposed convolution (1-d or 2-d, no dilation) is a convolution at
+- a 3-d convolution is one 2-d convolution of the frames' stacks side by
+  side (frontend/_convolution3d.py);
+- a transposed convolution (1-d or 2-d) is a convolution at
   the input's resolution with an output channel per phase and a pixel
   shuffle (frontend/_transposed_convolution.py);
 - ``F.unfold`` and ``F.fold`` (``im2col``, ``col2im``) over windows that
@@ -33,6 +35,7 @@ import numpy as np
 import torch
 from torch._decomp import decomposition_table as torch_decompositions
 
+from ._convolution3d import convolution3d
 from ._transposed_convolution import transposed_convolution
 
 aten = torch.ops.aten
@@ -45,6 +48,8 @@ def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
                  output_padding: Sequence[int], groups: int) -> Any:
     if transposed:
         return transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
+    if input.dim() == 5:
+        return convolution3d(input, weight, bias, stride, padding, dilation, groups)
     if input.dim() != 3:
         return NotImplemented
     out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
