@@ -59,6 +59,31 @@ def run_one_core(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int
 
 
 @dataclass
+class Int8Mvmul:
+    """An int8 MVM on ONE_CORE: 8 x 12 integer cells over two crossbars
+    (``weights``, k x n), the inputs' first 8 elements quantized to codes
+    (``x``: integers, so the scale 1 keeps them) and multiplied in int32."""
+
+    weights: np.ndarray
+    x: np.ndarray
+    body: str
+    extra: str
+    group: str
+
+
+def int8_mvmul(rng: np.random.Generator, relu: bool = False) -> Int8Mvmul:
+    w = rng.integers(-127, 128, (8, 12)).astype(np.float32)  # k x n
+    dense = ", ".join(f"{v:.1f}" for v in w.T.ravel())
+    extra = f"  pim.weight @w dense<[{dense}]> : tensor<96xf32>\n"
+    group = "    pim.group 0 crossbars 2 weight @w matrix #layout.layout<(8,12):(1,8)> rows [0, 8] cols [0, 12]\n"
+    x = rng.integers(-127, 128, 16).astype(np.float32)
+    body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
+            "    pim.setbw 8, 32\n"
+            f"    pim.mvmul r5, r4, group 0 mbiw 8{' {relu = true}' if relu else ''}\n")
+    return Int8Mvmul(w, x, body, extra, group)
+
+
+@dataclass
 class Run:
     output: np.ndarray
     reference: np.ndarray
@@ -79,6 +104,28 @@ def small_target(cores: int, mesh: tuple[int, int], crossbars: int, size: int = 
             "cores": {"count": cores, "mesh_rows": mesh[0], "mesh_cols": mesh[1]},
             "crossbar": {"per_core": crossbars, "rows": size, "cols": size, "cell_bits": 8, "weight_bits": 8},
             "network": {"link_bytes_per_cycle": 4, "hop_latency_cycles": 1}, "memory": {"local_bytes": local_bytes}}
+
+
+def isaac_target(directory: Path, *, cores: int | None = None, crossbars: int | None = None,
+                 local_bytes: int | None = None) -> Path:
+    """The bundled 168-core chip (its crossbars, network and timing) with
+    ``cores`` cores on a square mesh, ``crossbars`` per core or
+    ``local_bytes`` of local memory instead, written to ``directory``."""
+    import json
+
+    chip = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
+    if cores is not None:
+        side = int(cores ** 0.5)
+        chip["cores"] = {"count": cores, "mesh_rows": side, "mesh_cols": cores // side}
+    if crossbars is not None:
+        chip["crossbar"]["per_core"] = crossbars
+    if cores is not None or crossbars is not None:
+        chip["name"] = f"{chip['cores']['count']} cores x {chip['crossbar']['per_core']} crossbars of 128x128"
+    if local_bytes is not None:
+        chip["memory"] = {"local_bytes": local_bytes}
+    path = directory / "target.json"
+    path.write_text(json.dumps(chip))
+    return path
 
 
 def randomize(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:

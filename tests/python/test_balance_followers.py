@@ -12,7 +12,6 @@ was predicted to be, and the program equals the integer reference."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +21,8 @@ from mlir import ir
 import raptor
 from raptor import pim, quant, weights
 
-from pim_helpers import imported
+from pim_helpers import imported, isaac_target
 
-ISAAC = Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json"
 
 
 class _Inverted(torch.nn.Module):
@@ -46,13 +44,7 @@ class _Inverted(torch.nn.Module):
 
 def _chip(tmp_path: Path) -> Path:
     """The default chip's crossbars and network on 16 cores of 8 crossbars."""
-    chip = json.loads(ISAAC.read_text())
-    chip["name"] = "16 cores x 8 crossbars of 128x128"
-    chip["cores"] = {"count": 16, "mesh_rows": 4, "mesh_cols": 4}
-    chip["crossbar"]["per_core"] = 8
-    path = tmp_path / "chip16.json"
-    path.write_text(json.dumps(chip))
-    return path
+    return isaac_target(tmp_path, cores=16, crossbars=8)
 
 
 def _imported(tmp_path: Path, size: int) -> tuple[ir.Module, torch.Tensor, Path]:

@@ -8,14 +8,12 @@ program must still equal torch."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 
-import raptor
 
-from pim_helpers import compile_and_run, randomize
+from pim_helpers import compile_and_run, isaac_target, randomize
 
 # Interleaved transfers on 640 KiB cores: the last convolution's copies read
 # windows of the 64 x 64 concatenation; without the eviction one core holds
@@ -38,10 +36,7 @@ class _SkipUp(torch.nn.Module):
 
 
 def test_a_full_core_evicts_cached_windows_and_the_program_equals_torch(tmp_path: Path) -> None:
-    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
-    target["memory"] = {"local_bytes": LOCAL_BYTES}
-    target_path = tmp_path / "target.json"
-    target_path.write_text(json.dumps(target))
+    target_path = isaac_target(tmp_path, local_bytes=LOCAL_BYTES)
     torch.manual_seed(0)
     model = randomize(_SkipUp().eval())
     x = torch.randn(1, 3, 64, 64)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pim_helpers import run_one_core
+from pim_helpers import int8_mvmul, run_one_core
 
 
 def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 16, extra: str = "",
@@ -36,16 +36,9 @@ def test_an_int8_mvmul_with_relu_clamps_its_int32_sums_at_zero(tmp_path: Path) -
     """setbw 8, 32 and `relu = true`: the int32 sums of codes times integer
     cells, negative ones replaced by 0 (the flag means the same as on the
     f32 path). The drawn weights and inputs give sums of both signs."""
-    w = RNG.integers(-127, 128, (8, 12)).astype(np.float32)  # k x n
-    dense = ", ".join(f"{v:.1f}" for v in w.T.ravel())
-    extra = f"  pim.weight @w dense<[{dense}]> : tensor<96xf32>\n"
-    group = "    pim.group 0 crossbars 2 weight @w matrix #layout.layout<(8,12):(1,8)> rows [0, 8] cols [0, 12]\n"
-    x = RNG.integers(-127, 128, 16).astype(np.float32)
-    body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
-            "    pim.setbw 8, 32\n"
-            "    pim.mvmul r5, r4, group 0 mbiw 8 {relu = true}\n")
-    out, stats = simulate(tmp_path, body, x, np.ones(16, np.float32), extra=extra, group=group)
-    sums = x[:8].astype(np.int64) @ w.astype(np.int64)
+    case = int8_mvmul(RNG, relu=True)
+    out, stats = simulate(tmp_path, case.body, case.x, np.ones(16, np.float32), extra=case.extra, group=case.group)
+    sums = case.x[:8].astype(np.int64) @ case.weights.astype(np.int64)
     assert (sums < 0).any() and (sums > 0).any()  # the test means something
     np.testing.assert_array_equal(out.view(np.int32)[:12], np.maximum(sums, 0))
     np.testing.assert_array_equal(out.view(np.int32)[12:16], 0)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import torch
@@ -18,7 +17,7 @@ from mlir import ir
 import raptor
 from raptor import _raptor, pim
 
-from pim_helpers import imported
+from pim_helpers import imported, isaac_target
 from test_pipeline import _core_levels, _Residual
 
 # A small local memory (32 KiB): relays copy in chunks of a quarter of it,
@@ -33,10 +32,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict:
     a small-memory 168-core target) and lowered as scheduled and, from the same
     schedule, with interleaved transfers."""
     tmp = tmp_path_factory.mktemp("global")
-    target = json.loads((Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json").read_text())
-    target["memory"] = {"local_bytes": LOCAL_BYTES}
-    target_path = tmp / "target.json"
-    target_path.write_text(json.dumps(target))
+    target_path = isaac_target(tmp, local_bytes=LOCAL_BYTES)
     torch.manual_seed(0)
     model = _Residual().eval()
     x = torch.randn(1, 3, 16, 16)

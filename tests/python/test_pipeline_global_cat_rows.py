@@ -17,7 +17,6 @@ torch)."""
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -31,10 +30,9 @@ from mlir import ir
 import raptor
 from raptor import _raptor, pim
 
-from pim_helpers import imported
+from pim_helpers import imported, isaac_target
 
 RAPTOR_OPT = shutil.which("raptor-opt", path=str(Path(sys.executable).parent)) or "raptor-opt"
-ISAAC = Path(raptor.__file__).parent / "spatial" / "targets" / "isaac168.json"
 
 
 class _Skip(torch.nn.Module):
@@ -58,11 +56,7 @@ def scheduled(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The model scheduled as a 2-stage pipeline with global crossings on 16
     cores of 8 crossbars, both balanced graphs kept."""
     tmp = tmp_path_factory.mktemp("cat_rows")
-    chip = json.loads(ISAAC.read_text())
-    chip["cores"] = {"count": 16, "mesh_rows": 4, "mesh_cols": 4}
-    chip["crossbar"]["per_core"] = 8
-    target = tmp / "chip16.json"
-    target.write_text(json.dumps(chip))
+    target = isaac_target(tmp, cores=16, crossbars=8)
     torch.manual_seed(0)
     model = _Skip().eval()
     x = torch.randn(1, 3, 32, 32)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 from mlir import ir
-from pim_helpers import export, randomize, run_one_core
+from pim_helpers import export, int8_mvmul, randomize, run_one_core
 from torch import nn
 
 import raptor
@@ -64,17 +64,10 @@ def test_quantize_and_dequantize_instructions(tmp_path: Path) -> None:
 def test_int8_mvmul_sums_codes_exactly_in_int32(tmp_path: Path) -> None:
     """int8 inputs (setbw 8, 32) times integer cells of two crossbars:
     the int32 sums equal numpy's integer product."""
-    w = RNG.integers(-127, 128, (8, 12)).astype(np.float32)  # k x n
-    dense = ", ".join(f"{v:.1f}" for v in w.T.ravel())
-    extra = f"  pim.weight @w dense<[{dense}]> : tensor<96xf32>\n"
-    group = "    pim.group 0 crossbars 2 weight @w matrix #layout.layout<(8,12):(1,8)> rows [0, 8] cols [0, 12]\n"
-    x = RNG.integers(-127, 128, 16).astype(np.float32)
-    body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
-            "    pim.setbw 8, 32\n"
-            "    pim.mvmul r5, r4, group 0 mbiw 8\n")
-    out = simulate(tmp_path, body, x, np.ones(16, np.float32), extra=extra, group=group)
+    case = int8_mvmul(RNG)
+    out = simulate(tmp_path, case.body, case.x, np.ones(16, np.float32), extra=case.extra, group=case.group)
     sums = out.view(np.int32)
-    expect = (x[:8].astype(np.int64) @ w.astype(np.int64))
+    expect = (case.x[:8].astype(np.int64) @ case.weights.astype(np.int64))
     np.testing.assert_array_equal(sums[:12], expect)
     np.testing.assert_array_equal(sums[12:16], 0)
 
