@@ -42,18 +42,20 @@ std::vector<int64_t> workingBytes(const PlacedGraph &g, const std::function<bool
     l.to = l.seen ? std::max(l.to, at) : at;
     l.seen = true;
   };
-  for (unsigned t = 0; t < n; ++t) {
-    if (passes(t))
-      continue;
-    int64_t out = std::max(t < g.wholeBytes.size() ? g.wholeBytes[t] : 0, t < g.storeBytes.size() ? g.storeBytes[t] : 0);
-    bool kept = false;
-    for (const PlacedGraph::Edge &e : g.edges)
-      if (e.from == t) {
-        out = std::max(out, e.bytes);
-        kept = kept || held(g.core[t], g.core[e.to]);
-      }
-    extend(t, g.core[t], kept ? 0 : out, position[t]);
+  // Each output: the most any reader reads of it (or its stored share),
+  // not counted when a reader takes it at the iteration boundary.
+  std::vector<int64_t> out(n, 0);
+  std::vector<bool> kept(n, false);
+  for (unsigned t = 0; t < n; ++t)
+    out[t] = std::max(t < g.wholeBytes.size() ? g.wholeBytes[t] : 0, t < g.storeBytes.size() ? g.storeBytes[t] : 0);
+  for (const PlacedGraph::Edge &e : g.edges) {
+    out[e.from] = std::max(out[e.from], e.bytes);
+    if (!kept[e.from] && held(g.core[e.from], g.core[e.to]))
+      kept[e.from] = true;
   }
+  for (unsigned t = 0; t < n; ++t)
+    if (!passes(t))
+      extend(t, g.core[t], kept[t] ? 0 : out[t], position[t]);
   for (const PlacedGraph::Edge &e : g.edges) {
     if (passes(e.to))
       continue;

@@ -20,6 +20,8 @@ from torch import fx
 from ._fx_rewrites import _is
 
 aten = torch.ops.aten
+#: aten.scaled_dot_product_attention's arguments, in order.
+_ARGUMENTS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
 
 
 def _node(graph: fx.Graph, like: fx.Node, target: Any, args: tuple, val: torch.Tensor,
@@ -37,8 +39,7 @@ def run_time_attention_biases(graph: fx.Graph, constant: set[fx.Node]) -> int:
     for node in list(graph.nodes):
         if not _is(node, aten.scaled_dot_product_attention.default):
             continue
-        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
-        a = dict(zip(names, node.args)) | dict(node.kwargs)
+        a = dict(zip(_ARGUMENTS, node.args)) | dict(node.kwargs)
         mask = a.get("attn_mask")
         if not isinstance(mask, fx.Node) or mask in constant or a.get("dropout_p", 0.0) or a.get("is_causal"):
             continue
