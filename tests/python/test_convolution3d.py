@@ -1,11 +1,13 @@
 """3-d convolutions as one 2-d convolution of the frames' stacks side by
-side (frontend/_convolution3d.py), against eager torch over kernel, stride
-and padding; torchvision's R3D-18 and R(2+1)D-18 (which stopped at their
-first convolution: "compute graphs need static, non-transposed 2-d
+side (frontend/_convolution3d.py), against eager torch over kernel, stride,
+padding, dilation and groups, alone and compiled, from `.pt2` and from ONNX
+against onnxruntime; torchvision's R3D-18 and R(2+1)D-18 (which stopped at
+their first convolution: "compute graphs need static, non-transposed 2-d
 convolutions") end to end, int8 bit-exact against the integer reference."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -15,14 +17,18 @@ import torchvision
 
 from raptor import cli
 
-from pim_helpers import compile_and_run, compile_source, randomize
+from raptor.frontend._convolution3d import convolution3d
+
+from pim_helpers import compile_and_run, compile_source, onnx_agrees, randomize
+
+Triple = tuple[int, int, int]
 
 
 class _Video(torch.nn.Module):
-    def __init__(self, kernel: tuple[int, int, int], stride: tuple[int, int, int],
-                 padding: tuple[int, int, int]) -> None:
+    def __init__(self, kernel: Triple, stride: Triple, padding: Triple, dilation: Triple = (1, 1, 1),
+                 groups: int = 1) -> None:
         super().__init__()
-        self.conv = torch.nn.Conv3d(3, 6, kernel, stride=stride, padding=padding)
+        self.conv = torch.nn.Conv3d(6, 6, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups)
         self.mix = torch.nn.Conv3d(6, 4, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -35,7 +41,26 @@ CASES = {
     "spatial": ((1, 3, 3), (1, 2, 2), (0, 1, 1)),  # R(2+1)D's halves
     "temporal": ((3, 1, 1), (2, 1, 1), (1, 0, 0)),
     "strided": ((2, 3, 3), (2, 2, 2), (0, 1, 1)),
+    "dilated": ((2, 3, 3), (1, 2, 1), (1, 2, 1), (2, 2, 1)),  # taps two frames and two rows apart
+    "grouped": ((3, 3, 3), (1, 1, 2), (1, 1, 1), (1, 1, 1), 3),
+    "depthwise": ((3, 3, 3), (2, 1, 1), (1, 1, 1), (1, 1, 2), 6),  # MC3/X3D-like, dilated width
 }
+
+
+def test_the_decomposition_equals_conv3d_over_its_geometry() -> None:
+    """Every combination of kernel, stride, padding, dilation and groups (and
+    a batch of two), the decomposition run on real tensors."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 6, 7, 8, 11, dtype=torch.float64)
+    for kernel, stride, padding, dilation, groups in itertools.product(
+            [(3, 3, 3), (2, 1, 3), (1, 3, 1)], [(1, 1, 1), (2, 2, 1), (1, 2, 3)], [(0, 0, 0), (1, 2, 1)],
+            [(1, 1, 1), (2, 1, 2)], [1, 2, 6]):
+        weight = torch.randn(6, 6 // groups, *kernel, dtype=torch.float64)
+        bias = torch.randn(6, dtype=torch.float64)
+        want = torch.nn.functional.conv3d(x, weight, bias, stride, padding, dilation, groups)
+        got = convolution3d(x, weight, bias, stride, padding, dilation, groups)
+        assert got.shape == want.shape and torch.allclose(got, want, rtol=0, atol=1e-10), \
+            (kernel, stride, padding, dilation, groups)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -43,9 +68,15 @@ def test_a_3d_convolution_equals_torch(tmp_path: Path, case: str) -> None:
     torch.manual_seed(0)
     model = _Video(*CASES[case]).eval()
     # A width (11) whose padded frames are no whole number of strides.
-    run = compile_and_run(model, torch.randn(1, 3, 5, 9, 11), tmp_path / "p", pimsim="none")
+    run = compile_and_run(model, torch.randn(1, 6, 5, 9, 11), tmp_path / "p", pimsim="none")
     assert run.output.shape == run.reference.shape
     assert abs(run.output - run.reference).max() <= 1e-6 * abs(run.reference).max()
+
+
+@pytest.mark.parametrize("case", ["stem", "dilated", "depthwise"])
+def test_an_onnx_3d_convolution_equals_onnxruntime(tmp_path: Path, case: str) -> None:
+    torch.manual_seed(0)
+    onnx_agrees(_Video(*CASES[case]).eval(), torch.randn(1, 6, 5, 9, 11), tmp_path)
 
 
 @pytest.mark.parametrize("name", ["r3d_18", "r2plus1d_18"])
@@ -64,3 +95,12 @@ def test_torchvision_video_models_run_the_flow(tmp_path: Path, capsys: pytest.Ca
             assert check["integer_reference_bit_exact"] and check["max_error_relative"] < 0.1
         else:
             assert check["max_error_relative"] < 1e-5
+
+
+def test_r2plus1d_from_onnx_equals_onnxruntime(tmp_path: Path) -> None:
+    """From ONNX: its 3-d convolutions (a (1, 3, 3) and a (3, 1, 1) kernel
+    per block), 5-d batch norms and GlobalAveragePool over frames, rows and
+    columns (which stopped at the pool: "has no PIM lowering")."""
+    torch.manual_seed(0)
+    model = randomize(torchvision.models.video.r2plus1d_18(weights=None, num_classes=5)).eval()
+    onnx_agrees(model, torch.randn(1, 3, 4, 32, 32), tmp_path, bound=1e-6)

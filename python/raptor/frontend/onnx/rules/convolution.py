@@ -1,7 +1,8 @@
 """Convolution and pooling: Conv (asymmetric or automatic padding as an
-explicit pad in front; a 1-d one as a 2-d one of unit height),
+explicit pad in front; a 1-d one as a 2-d one of unit height, a 3-d one
+as a 2-d one of its frames' stacks side by side),
 ConvTranspose (one convolution per output phase), MaxPool,
-AveragePool and GlobalAveragePool over two spatial dimensions."""
+AveragePool over two spatial dimensions, GlobalAveragePool over any."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import torch
 
 from raptor.dialects import nn
 
+from ..._convolution3d import frame_plan, stacked_kernel
 from ..._transposed_convolution import dilated, phase_plan, phase_taps
 from ..errors import Unsupported
 from ..tensors import decode, shape_of
@@ -53,6 +55,8 @@ def _conv_padding(im: ImportState, a: dict[str, Any], x: ir.Value, kernel: list[
 def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     b = im.tensor(node, 2)
+    if len(shape_of(x)) == 5:
+        return [_conv3d(im, node, a, x, b)]
     one_d = len(shape_of(x)) == 3 and im.is_const(node.input[1])
     # A 1-d convolution is a 2-d one of unit height: its weight gets the
     # height at import (a weight of its own), its input a view.
@@ -75,6 +79,42 @@ def _conv(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
         sizes = shape_of(out)
         out = nn.ViewOp(out, [sizes[0], sizes[1], sizes[3]]).result
     return [out]
+
+
+def _conv3d(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value, b: ir.Value | None) -> ir.Value:
+    """A 3-d convolution of a constant weight as one 2-d convolution
+    (frontend/_convolution3d.py: the plan the torch importer follows)."""
+    if not im.is_const(node.input[1]):
+        raise Unsupported("a 3-d convolution of a weight computed at run time")
+    weight = torch.from_numpy(im.const(node.input[1]).copy())
+    kernel = list(weight.shape[2:])
+    strides, dilations = list(a.get("strides", [1] * 3)), list(a.get("dilations", [1] * 3))
+    groups = int(a.get("group", 1))
+    x, padding = _conv_padding(im, a, x, kernel, strides, dilations)
+    n, c, t, h, w = shape_of(x)
+    plan = frame_plan((t, h, w), kernel, strides, padding, dilations)
+    if any(plan.pad):
+        x = nn.ConstantPadNdOp(x, list(plan.pad), value=0.0).result
+    reach = (plan.taps - 1) * plan.step + 1
+    stacks = []
+    for start in plan.starts:
+        frames = nn.SliceOp(x, dim=2, start=start, end=start + reach, step=plan.step).result
+        frames = nn.ViewOp(frames, [n, groups, c // groups, plan.taps, h, plan.block]).result
+        frames = nn.PermuteOp(frames, [0, 1, 3, 2, 4, 5]).result
+        stacks.append(nn.ViewOp(frames, [n, plan.taps * c, h, plan.block]).result)
+    z = stacks[0] if len(stacks) == 1 else nn.CatOp(stacks, dim=3).result
+    if plan.tail:
+        z = nn.ConstantPadNdOp(z, [0, plan.tail], value=0.0).result
+    kernel_value = im.param(f"{node.input[1]}.frames", stacked_kernel(weight).contiguous().numpy())
+    y = nn.ConvolutionOp(z, kernel_value, strides[1:], [padding[1], 0], dilations[1:], bias=b, transposed=False,
+                         output_padding=[0, 0], groups=groups).result
+    co, rows, columns = weight.shape[0], shape_of(y)[2], plan.block // strides[2]
+    if shape_of(y)[3] != plan.frames * columns:
+        y = nn.SliceOp(y, dim=3, start=0, end=plan.frames * columns).result
+    y = nn.ViewOp(y, [n, co, rows, plan.frames, columns]).result
+    if plan.width != columns:
+        y = nn.SliceOp(y, dim=4, start=0, end=plan.width).result
+    return nn.PermuteOp(y, [0, 1, 3, 2, 4]).result
 
 
 @rule("ConvTranspose")
@@ -158,7 +198,16 @@ def _avg_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list
 
 @rule("GlobalAveragePool")
 def _global_avg_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """The mean over every spatial axis: a 1-d or 3-d map viewed as 2-d
+    (its leading spatial axes as rows)."""
     x = im.value(node.input[0])
-    if len(shape_of(x)) != 4:
-        raise Unsupported("not 2-d")
-    return [nn.AdaptiveAvgPool2dOp(x, [1, 1]).result]
+    shape = shape_of(x)
+    if len(shape) < 3:
+        raise Unsupported("no spatial axis")
+    if len(shape) != 4:
+        rows = 1
+        for size in shape[2:-1]:
+            rows *= size
+        x = nn.ViewOp(x, [shape[0], shape[1], rows, shape[-1]]).result
+    y = nn.AdaptiveAvgPool2dOp(x, [1, 1]).result
+    return [y if len(shape) == 4 else nn.ViewOp(y, [*shape[:2], *[1] * (len(shape) - 2)]).result]
