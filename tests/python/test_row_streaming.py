@@ -27,8 +27,9 @@ class Fire(nn.Module):
     """SqueezeNet's shape in small: a squeeze, two expands concatenated
     along the channels, a residual add, a pooling and a head."""
 
-    def __init__(self) -> None:
+    def __init__(self, pre: nn.Module | None = None) -> None:
         super().__init__()
+        self.pre = pre or nn.Identity()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
         self.squeeze = nn.Conv2d(8, 4, 1)
         self.e1 = nn.Conv2d(4, 8, 1)
@@ -38,16 +39,16 @@ class Fire(nn.Module):
         self.head = nn.Conv2d(8, 4, 3, stride=2, padding=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        s = self.stem(x)
+        s = self.stem(self.pre(x))
         q = torch.relu(self.squeeze(s))
         cat = torch.cat([torch.relu(self.e1(q)), torch.relu(self.e3(q))], 1)
         y = torch.relu(self.mix(cat)) + s
         return self.head(self.pool(y))
 
 
-def _module(tmp_path: Path, x: torch.Tensor):
+def _module(tmp_path: Path, x: torch.Tensor, pre: nn.Module | None = None):
     torch.manual_seed(3)
-    model = randomize(Fire())
+    model = randomize(Fire(pre))
     path = tmp_path / "m.safetensors"
     module = imported(model, x, path)
     with torch.no_grad():
@@ -134,17 +135,22 @@ def test_a_layer_starts_before_its_input_is_complete(float_programs) -> None:
     assert streamed < whole
 
 
-def test_streamed_integer_program_equals_the_integer_reference(tmp_path: Path) -> None:
-    """At 32 x 32 the input's encoder blocks read rows of the channel-major
-    input: sparse views of global memory, loaded one channel at a time."""
+@pytest.mark.parametrize("pre, layout", [(None, ":(3,96,1,3072)"), (nn.Hardtanh(-2.0, 2.0), ":(1,32,1024,3072)")],
+                         ids=["encoded-for-the-stem", "activation-first"])
+def test_streamed_integer_program_equals_the_integer_reference(tmp_path: Path, pre: nn.Module | None,
+                                                               layout: str) -> None:
+    """At 32 x 32 the input's encoder blocks read rows of the input: an
+    input encoded for the stem lies channels-last (rows are whole runs);
+    one an activation reads first stays channel-major, and its blocks read
+    sparse views of global memory, loaded one channel at a time."""
     x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))
-    module, path, _ = _module(tmp_path, x)
+    module, path, _ = _module(tmp_path, x, pre)
     samples = [{"x": x.numpy()}] + quant.random_inputs(module, 3)
     pim.compile(module, tmp_path / "q", weights=path, precision="int8", calibration=samples, arithmetic="integer",
                 pimsim="none", replicate="none", row_block=3)
     assert any(t["block"] for t in _tasks(module))
     manifest = pim.Program.load(tmp_path / "q").manifest
-    assert manifest["inputs"][0]["layout"].endswith(":(1,32,1024,3072)")  # channel-major
+    assert manifest["inputs"][0]["layout"].endswith(layout)
     saved = ir.Module.parse((tmp_path / "q" / "reports" / "quantized_model.mlir").read_text(),
                             context=raptor.Context())
     (want,) = quant.reference(saved, {"x": x.numpy()}, weights.load(path))
