@@ -19,6 +19,8 @@ import torch
 
 from raptor import cli, sources
 from raptor._io import UserError
+from raptor.frontend._constant_gathers import MAX_RUNS, gather_plan
+from raptor.frontend._index_runs import index_runs
 
 from pim_helpers import OutputField, compile_source, onnx_agrees
 from test_gathers_and_softmax_axes import _close, _compiled
@@ -51,6 +53,54 @@ def _index(case: str, n: int) -> tuple[torch.Tensor, int]:
         return (i - j).clamp(-3, 3) + 3, 7 if n > 7 else n
     rng = np.random.default_rng(0)  # scattered: no structure
     return torch.from_numpy(rng.integers(0, n, (n, n))), n
+
+
+def _planned_gather(x: torch.Tensor, dim: int, index: torch.Tensor) -> tuple[str, torch.Tensor]:
+    """``gather(x, dim, index)`` as its plan moves data: the plan's kind and
+    the result."""
+    plan = gather_plan(list(x.shape), dim, index)
+    assert plan is not None
+    if plan.columns is not None:
+        x = x.index_select(dim, torch.tensor(plan.columns))
+    if plan.strided is not None:
+        shape, strides, start, backwards = plan.strided
+        y = torch.as_strided(x.contiguous().flatten(), shape, strides, start)
+        kind = "relative" if plan.columns is not None else "strided"
+        return kind, y.flip(backwards) if backwards else y
+    return "runs", x.flatten()[torch.tensor(plan.runs)].reshape(index.shape)
+
+
+def test_gather_plans_move_what_torch_gathers() -> None:
+    """The plan of each kind of index, applied, equals torch.gather: affine
+    (forwards, backwards, broadcast), a function of i - j (clamped relative
+    positions, along either dimension), and neither (a permutation of the
+    columns the same in every row, random)."""
+    torch.manual_seed(0)
+    x = torch.randn(3, 7, 9)
+    i, j = torch.arange(7)[:, None], torch.arange(9)[None, :]
+    cases = {
+        "strided": [(2, i + j - i), (2, 8 - j + 0 * i), (1, (6 - i).expand(7, 9)), (2, (i + 2 * j) // 3 * 0 + i)],
+        "relative": [(2, (i - j).clamp(-3, 3) + 3), (1, (j[:, :7] - i).clamp(-2, 2).t().contiguous() + 2)],
+        "runs": [(2, torch.tensor([2, 0, 3, 1, 8, 4, 5, 7, 6]).expand(7, 9)), (2, torch.randint(0, 9, (7, 9))),
+                 (2, (i + 2 * j) % 9)],
+    }
+    for kind, indices in cases.items():
+        for dim, index in indices:
+            index = index[None].expand(3, *index.shape).contiguous()
+            want = torch.gather(x, dim, index)
+            got_kind, got = _planned_gather(x, dim, index)
+            assert torch.equal(got, want) and got_kind == kind, (kind, dim, got_kind)
+
+
+def test_a_plan_of_runs_takes_at_most_max_runs() -> None:
+    """Pairs swapped ([1, 0, 3, 2, ...]: every element a run of its own,
+    neither affine nor relative): MAX_RUNS runs are a plan, two more none."""
+    for n, planned in ((MAX_RUNS, True), (MAX_RUNS + 2, False)):
+        index = (torch.arange(n) ^ 1)[None]
+        plan = gather_plan([1, n], 1, index)
+        assert (plan is not None) == planned
+        if planned:
+            assert plan.runs == index.flatten().tolist() and len(index_runs(plan.runs)) == MAX_RUNS
 
 
 @pytest.mark.parametrize("case", ["relative", "shifted", "clamped", "scattered"])

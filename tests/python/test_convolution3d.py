@@ -97,6 +97,27 @@ def test_torchvision_video_models_run_the_flow(tmp_path: Path, capsys: pytest.Ca
             assert check["max_error_relative"] < 1e-5
 
 
+class _Pooled(torch.nn.Module):
+    """A map's mean over every spatial axis (ONNX GlobalAveragePool), 3-d
+    (frames, rows, columns) or 1-d."""
+
+    def __init__(self, dims: int) -> None:
+        super().__init__()
+        conv, pool = (torch.nn.Conv3d, torch.nn.AdaptiveAvgPool3d) if dims == 3 else \
+            (torch.nn.Conv1d, torch.nn.AdaptiveAvgPool1d)
+        self.conv, self.pool = conv(6, 4, 3, padding=1), pool(1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pool(torch.relu(self.conv(x)))
+
+
+@pytest.mark.parametrize("shape", [(1, 6, 5, 9, 11), (1, 6, 13)], ids=["3d", "1d"])
+def test_an_onnx_global_average_pool_over_any_axes_equals_onnxruntime(tmp_path: Path,
+                                                                     shape: tuple[int, ...]) -> None:
+    torch.manual_seed(0)
+    onnx_agrees(_Pooled(len(shape) - 2).eval(), torch.randn(*shape), tmp_path)
+
+
 def test_r2plus1d_from_onnx_equals_onnxruntime(tmp_path: Path) -> None:
     """From ONNX: its 3-d convolutions (a (1, 3, 3) and a (3, 1, 1) kernel
     per block), 5-d batch norms and GlobalAveragePool over frames, rows and
