@@ -46,6 +46,13 @@ def _vision(name: str, size: int = 224) -> Callable[[], tuple[torch.nn.Module, t
     return build
 
 
+def _video(name: str) -> Callable[[], tuple[torch.nn.Module, tuple]]:
+    """A torchvision video classifier on a clip of 8 frames of 112 x 112."""
+    def build() -> tuple[torch.nn.Module, tuple]:
+        return getattr(torchvision.models.video, name)(weights=None), (torch.randn(1, 3, 8, 112, 112),)
+    return build
+
+
 def _bert() -> tuple[torch.nn.Module, tuple]:
     import transformers
 
@@ -105,6 +112,8 @@ MODELS: dict[str, Callable[[], tuple[torch.nn.Module, tuple]]] = {
     "convnext_tiny": _vision("convnext_tiny"),
     "vit_b_16": _vision("vit_b_16"),
     "swin_t": _vision("swin_t"),
+    "r3d_18": _video("r3d_18"),
+    "r2plus1d_18": _video("r2plus1d_18"),
     "bert": _bert,
     "gpt2": _decoder("gpt2"),
     "llama": _decoder("llama"),
