@@ -35,7 +35,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
                      "test_report_fields_quant.py", "test_token_ids.py"],
     "raptor.rdg": ["test_rdg.py", "test_rdg_analysis.py", "test_rdg_picture.py",
                    "test_mutants_rdg*.py"],
-    "raptor.sweep": ["test_sweep.py", "test_mutants_sweep*.py", "test_mutants_small_apis.py"],
+    "raptor.sweep": ["test_sweep.py", "test_sweep_forkserver.py", "test_mutants_sweep*.py", "test_mutants_small_apis.py"],
     "raptor.spatial": ["test_scheduling.py", "test_cycle_ratio.py", "test_near_misses_graphs.py", "test_pipeline.py",
                        "test_mutants_spatial*.py", "test_properties_cycle_ratio.py", "test_properties_pipeline.py",
                        "test_report_fields.py"],

@@ -36,17 +36,25 @@ PRELOAD = ("raptor.sweep.point", "raptor.pim", "raptor.sources", "raptor.quant")
 
 
 class ForkServer:
-    """The worker's end: starts the server on first use, runs requests."""
+    """The worker's end: starts the server on first use, runs requests.
 
-    def __init__(self) -> None:
-        self._process: subprocess.Popen[str] | None = None
+    The server's answers are read from its pipe unbuffered, line by line:
+    a point that ends at once sends "pid" and "status" in one write, and a
+    buffered reader would take both while `select` on the pipe then waited
+    out the whole timeout for a line already read (a sweep test hung for
+    it, and the finished point came back as timed out)."""
 
-    def _server(self) -> subprocess.Popen[str]:
+    def __init__(self, command: list[str] | None = None) -> None:
+        self._command = command or [sys.executable, "-m", "raptor.sweep.forkserver"]
+        self._process: subprocess.Popen[bytes] | None = None
+        self._pending = b""  # read from the server, not yet a whole line
+
+    def _server(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen([sys.executable, "-m", "raptor.sweep.forkserver"], text=True,
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1,
+            self._pending = b""
+            self._process = subprocess.Popen(self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
                                              env={**os.environ, "RAPTOR_SWEEP_PARENT": str(os.getpid())})
-            if self._process.stdout.readline().strip() != "ready":
+            if self._read(None) != "ready":
                 raise RuntimeError("the point fork server did not start")
         return self._process
 
@@ -55,20 +63,40 @@ class ForkServer:
         None when it was still running after ``timeout`` seconds (it is
         then killed)."""
         server = self._server()
-        server.stdin.write(json.dumps({"request": request, "log": log}) + "\n")
-        server.stdin.flush()
-        pid = int(self._line(server, "pid"))
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([server.stdout], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)
-                self._line(server, "status")
-                return None
-            return int(self._line(server, "status"))
+        server.stdin.write((json.dumps({"request": request, "log": log}) + "\n").encode())
+        pid = int(self._line("pid", None))
+        status = self._line("status", time.monotonic() + timeout)
+        if status is not None:
+            return int(status)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # it ended as the time ran out
+            pass
+        self._line("status", None)
+        return None
 
-    def _line(self, server: subprocess.Popen[str], word: str) -> str:
-        line = server.stdout.readline().split()
+    def _read(self, deadline: float | None) -> str | None:
+        """The server's next line, or None at ``deadline``."""
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        while b"\n" not in self._pending:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([fd], [], [], left)[0]):
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode()
+
+    def _line(self, word: str, deadline: float | None) -> str | None:
+        """The value of the server's next line, which must be ``word VALUE``
+        (None at ``deadline``)."""
+        text = self._read(deadline)
+        if text is None:
+            return None
+        line = text.split()
         if len(line) != 2 or line[0] != word:
             self._process = None
             raise RuntimeError(f"the point fork server stopped (expected '{word}', read {' '.join(line)!r})")
