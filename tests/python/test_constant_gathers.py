@@ -10,6 +10,7 @@ lowering``), int8 against the quantized model's reference, pipelined."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -90,6 +91,14 @@ def test_gather_plans_move_what_torch_gathers() -> None:
             want = torch.gather(x, dim, index)
             got_kind, got = _planned_gather(x, dim, index)
             assert torch.equal(got, want) and got_kind == kind, (kind, dim, got_kind)
+
+
+def test_a_plan_is_a_value() -> None:
+    """Plans are shared by both importers and compared: frozen."""
+    plan = gather_plan([1, 4], 1, torch.tensor([[1, 0, 3, 2]]))
+    assert plan == gather_plan([1, 4], 1, torch.tensor([[1, 0, 3, 2]]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.runs = None  # type: ignore[misc]
 
 
 def test_a_plan_of_runs_takes_at_most_max_runs() -> None:

@@ -373,3 +373,23 @@ def test_tile_by_constant_repeats_is_a_concatenation() -> None:
     model = _model([helper.make_node("Tile", ["x", "reps"], ["z"])], [_tensor("x", [2, 2, 3])],
                    [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], [reps])
     _check(model.SerializeToString(), rng.standard_normal((2, 2, 3)).astype(np.float32), expect={"nn.cat"})
+
+
+@pytest.mark.parametrize("attributes", [{"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+                                        {"output_shape": [8, 8], "strides": [2, 2]}, {}],
+                         ids=["auto-pad", "output-shape", "explicit"])
+def test_a_conv_transpose_with_automatic_padding_or_an_output_shape_stays_generic(attributes: dict) -> None:
+    """Each alone keeps it generic, and the strict error says why (the
+    phases need explicit padding); the same node without them imports as
+    one convolution."""
+    weight = numpy_helper.from_array(np.ones((3, 2, 2, 2), np.float32), "w")
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], **attributes)
+    model = _model([node], [_tensor("x", [1, 3, 4, 4])], [_tensor("y", None)], [weight])
+    if not attributes:
+        module, report, _ = import_model(model, strict=True)
+        assert "nn.convolution" in _op_names(module) and not report.generic
+        return
+    with pytest.raises(UnsupportedOperatorError) as error:
+        import_model(model, strict=True)
+    assert str(error.value).startswith("ONNX operators without an nn op: ConvTranspose (1: a transposed "
+                                       "convolution with automatic padding or an output shape);")

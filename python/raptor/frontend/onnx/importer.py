@@ -128,7 +128,8 @@ class Importer(ImportState):
             if rule is not None:
                 try:
                     outputs = rule(self, node, attributes(node), index)
-                except Unsupported:
+                except Unsupported as e:
+                    self.reasons.setdefault(f"onnx.{op}", str(e))
                     outputs = None
             if outputs is None:
                 outputs = generic.emit(self, node, domain, strict)

@@ -49,6 +49,9 @@ class ImportState:
         self.model = model
         self.graph = model.graph
         self.report = ImportReport()
+        # Why a rule left an operator generic (its first node's reason), for
+        # the strict error.
+        self.reasons: dict[str, str] = {}
         #: Strict mode: operators kept generic whose results have no static type.
         self.placeholders: Counter[str] = Counter()
         self.types = onnx_types()
@@ -154,7 +157,8 @@ class ImportState:
 
     # -- emission --------------------------------------------------------------
     def _strict_error(self) -> None:
-        names = ", ".join(f"{k.removeprefix('onnx.')} ({n})" for k, n in sorted(self.report.generic.items()))
+        names = ", ".join(f"{k.removeprefix('onnx.')} ({n}{': ' + self.reasons[k] if k in self.reasons else ''})"
+                          for k, n in sorted(self.report.generic.items()))
         raise UnsupportedOperatorError(
             f"ONNX operators without an nn op: {names}; import without strict mode to keep them as nn.aten")
 
