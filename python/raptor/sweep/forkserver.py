@@ -63,7 +63,9 @@ class ForkServer:
         None when it was still running after ``timeout`` seconds (it is
         then killed)."""
         server = self._server()
-        server.stdin.write((json.dumps({"request": request, "log": log}) + "\n").encode())
+        line = (json.dumps({"request": request, "log": log}) + "\n").encode()
+        while line:  # (unbuffered: a write may take part of it)
+            line = line[server.stdin.write(line):]
         pid = int(self._line("pid", None))
         status = self._line("status", time.monotonic() + timeout)
         if status is not None:
