@@ -92,7 +92,7 @@ def test_nearest_resize_without_nearest_mode_rounds_half_down_not_floors() -> No
     try:
         _check(data, _data(1, 1, 5, 5))
     except UnsupportedOperatorError as e:  # (kept generic: refused in strict mode)
-        assert "Resize (1)" in str(e)
+        assert "Resize (1: nearest_mode round_prefer_floor)" in str(e)
 
 
 def test_pytorch_half_pixel_to_one_element_samples_the_first() -> None:
