@@ -393,3 +393,16 @@ def test_a_conv_transpose_with_automatic_padding_or_an_output_shape_stays_generi
         import_model(model, strict=True)
     assert str(error.value).startswith("ONNX operators without an nn op: ConvTranspose (1: a transposed "
                                        "convolution with automatic padding or an output shape);")
+
+
+@pytest.mark.parametrize("attributes, reason", [({"beta": 0.5}, "a bias scaled by a beta other than 1"),
+                                                ({"alpha": 2.0}, "a transposed A (transA) or an alpha other than 1")],
+                         ids=["beta", "alpha"])
+def test_a_gemm_the_linear_rule_declines_is_named_with_its_reason(attributes: dict, reason: str) -> None:
+    weight = numpy_helper.from_array(np.ones((3, 4), np.float32), "w")
+    bias = numpy_helper.from_array(np.ones(4, np.float32), "b")
+    node = helper.make_node("Gemm", ["x", "w", "b"], ["y"], **attributes)
+    model = _model([node], [_tensor("x", [2, 3])], [_tensor("y", [2, 4])], [weight, bias])
+    with pytest.raises(UnsupportedOperatorError) as error:
+        import_model(model, strict=True)
+    assert f"Gemm (1: {reason})" in str(error.value)

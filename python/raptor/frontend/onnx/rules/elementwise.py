@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def _scalar_attr(array: np.ndarray) -> ir.Attribute:
     v = array.reshape(-1)[0].item()
     if isinstance(v, bool):
-        raise Unsupported("boolean scalar")
+        raise Unsupported("a boolean scalar operand")
     if isinstance(v, int):
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)
     return ir.FloatAttr.get(ir.F64Type.get(), float(v))
@@ -123,7 +123,7 @@ def _cast(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
     x = im.value(node.input[0])
     to = im.types.get(a["to"])
     if to is None or to[0]() != ir.RankedTensorType(x.type).element_type:
-        raise Unsupported("a conversion")
+        raise Unsupported("a Cast that converts the element type")
     return [x]
 
 
@@ -207,7 +207,7 @@ def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
 def _hard_sigmoid(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     alpha, beta = a.get("alpha", 0.2), a.get("beta", 0.5)
     if alpha <= 0:
-        raise Unsupported("non-positive alpha")
+        raise Unsupported("an alpha of at most 0")
     return [_hardsigmoid(im.value(node.input[0]), alpha, beta)]
 
 

@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 @rule("Gemm")
 def _gemm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if a.get("transA", 0) or a.get("alpha", 1.0) != 1.0:
-        raise Unsupported("transposed A or alpha")
+        raise Unsupported("a transposed A (transA) or an alpha other than 1")
     x = im.value(node.input[0])
     name = node.input[1]
     w = im.value(name) if a.get("transB", 0) else im.transposed_param(name)
     bias = None
     if len(node.input) > 2 and node.input[2]:
         if a.get("beta", 1.0) != 1.0:
-            raise Unsupported("beta")
+            raise Unsupported("a bias scaled by a beta other than 1")
         c = im.const(node.input[2]) if im.is_const(node.input[2]) else None
         if c is None or c.ndim != 1 or c.shape[0] != shape_of(w)[0]:
             raise Unsupported("a bias that is not a vector")

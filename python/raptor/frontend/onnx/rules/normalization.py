@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @rule("BatchNormalization")
 def _batch_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if a.get("training_mode", 0) or any(o for o in node.output[1:]):
-        raise Unsupported("training mode")
+        raise Unsupported("training mode, or the running statistics as outputs")
     x, scale, b, mean, var = (im.value(n) for n in node.input[:5])
     op = nn.BatchNormOp(x, scale, b, mean, var, momentum=float(a.get("momentum", 0.9)),
                         eps=float(a.get("epsilon", 1e-5)))
@@ -33,7 +33,7 @@ def _batch_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> li
 @rule("LayerNormalization")
 def _layer_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if any(o for o in node.output[1:]):
-        raise Unsupported("saved statistics")
+        raise Unsupported("the saved mean and inverse deviation as outputs")
     x = im.value(node.input[0])
     shape = shape_of(x)
     axis = a.get("axis", -1) % len(shape)

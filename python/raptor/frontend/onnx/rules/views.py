@@ -197,7 +197,7 @@ def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
         return [nn.SelectOp(x, axis, int(idx)).result]
     flat = idx.reshape(-1)
     if flat.size and ((flat < 0) | (flat >= shape[axis])).any():
-        raise Unsupported("indices out of range")
+        raise Unsupported("constant indices out of range")
     if flat.size:  # as slices of its runs (frontend/_index_runs.py), which the back end moves
         out = _runs(x, axis, flat.tolist())
     else:
