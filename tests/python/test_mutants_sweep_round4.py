@@ -37,13 +37,19 @@ def _stopping_after(count: int):
     return execute
 
 
-def test_a_stopped_sweep_counts_this_runs_points_apart_from_the_cached(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def _relu_sweep(tmp_path: Path, cell_bits: list[int]) -> Path:
+    """A spec of one small model over ``cell_bits`` (a point each)."""
     model = tmp_path / "m.mlir"
     model.write_text("func.func @main(%x: tensor<1x4xf32> {nn.input = \"x\"}) -> tensor<1x4xf32> {\n"
                      "  %0 = nn.relu %x : tensor<1x4xf32>\n  return %0 : tensor<1x4xf32>\n}\n")
     spec = tmp_path / "spec.yaml"
-    spec.write_text(f"models: [{model}]\ntarget: {{base: small, grid: {{crossbar.cell_bits: [1, 2, 4, 8]}}}}\n")
+    spec.write_text(f"models: [{model}]\ntarget: {{base: small, grid: {{crossbar.cell_bits: {cell_bits}}}}}\n")
+    return spec
+
+
+def test_a_stopped_sweep_counts_this_runs_points_apart_from_the_cached(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _relu_sweep(tmp_path, [1, 2, 4, 8])
     out = tmp_path / "out"
     records = []
     for count in (1, 2):  # 1 of 4 computed; then 2 of the 3 left, 1 cached
@@ -66,11 +72,7 @@ def _never(*args, **kwargs):
 
 def test_a_sweep_whose_points_are_all_cached_starts_no_cluster(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    model = tmp_path / "m.mlir"
-    model.write_text("func.func @main(%x: tensor<1x4xf32> {nn.input = \"x\"}) -> tensor<1x4xf32> {\n"
-                     "  %0 = nn.relu %x : tensor<1x4xf32>\n  return %0 : tensor<1x4xf32>\n}\n")
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(f"models: [{model}]\ntarget: {{base: small, grid: {{crossbar.cell_bits: [4, 8]}}}}\n")
+    spec = _relu_sweep(tmp_path, [4, 8])
     out = tmp_path / "out"
     monkeypatch.setattr(driver, "execute", _finishing_all)
     sweep.run(spec, out)
