@@ -36,9 +36,9 @@ def _node(graph: fx.Graph, like: fx.Node, target: Any, args: tuple, val: torch.T
 def _repeated_heads(graph: fx.Graph, like: fx.Node, t: fx.Node, heads: int) -> fx.Node:
     """(B, H_kv, L, D) with each head repeated for its H / H_kv query heads
     (torch's ``enable_gqa``: query head h reads head h // (H / H_kv))."""
-    b, kv_heads, length, depth = t.meta["val"].shape
-    group = heads // kv_heads
     val = t.meta["val"]
+    b, kv_heads, length, depth = val.shape
+    group = heads // kv_heads
     single = _node(graph, like, aten.view.default, (t, [b, kv_heads, 1, length, depth]),
                    val.view(b, kv_heads, 1, length, depth))
     spread = _node(graph, like, aten.expand.default, (single, [b, kv_heads, group, length, depth]),
