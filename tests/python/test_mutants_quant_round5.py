@@ -1,0 +1,44 @@
+"""Hand-made mutant of raptor.quant (fifth round): the quantization report
+of a model with two inputs. The torch and onnxruntime references run a
+model of one input, so the float32 side of such a model's report is the
+float32 interpreter, and the report says so (it said "torch" while the
+interpreter ran; run with two inputs, the reference would be given one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from mlir import ir
+
+import raptor
+from raptor import cli, quant, sources
+from raptor.quant import random_inputs
+from raptor.quant.accuracy import metrics
+
+from test_input_order import _Difference
+
+
+def test_a_two_input_models_report_compares_with_the_float32_interpreter(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = _Difference().eval()
+    torch.export.save(torch.export.export(model, (torch.randn(1, 8), torch.randn(1, 8))), tmp_path / "m.pt2")
+    out = tmp_path / "out"
+    assert cli.main(["compile", str(tmp_path / "m.pt2"), "-o", str(out), "--precision", "int8", "--report",
+                     "--format", "none", "-q"]) == 0
+    report = json.loads((out / "reports" / "quantization.json").read_text())
+    assert report["fp32_oracle"] == "fp32 interpreter"
+    module = ir.Module.parse((out / "reports" / "quantized_model.mlir").read_text(), context=raptor.Context())
+    tensors = sources.load(str(tmp_path / "m.pt2"), weights_as="arrays").tensors
+    held_out = random_inputs(module, 8, seed=1)
+    assert sorted(held_out[0]) == ["first", "second"]
+    for sample, row in zip(held_out, report["held_out"]["per_sample"], strict=True):
+        with torch.no_grad():
+            fp32 = model(*(torch.from_numpy(sample[k]) for k in ("first", "second"))).numpy()
+        (int8,) = quant.reference(module, sample, tensors)
+        want = metrics(int8, fp32)
+        assert row["cosine"] == pytest.approx(want["cosine"], rel=1e-6)
+        assert row["max_relative_error"] == pytest.approx(want["max_relative_error"], rel=1e-3)
+        assert row["top1_agrees"] == want["top1_agrees"]
