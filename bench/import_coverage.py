@@ -53,21 +53,35 @@ def _video(name: str) -> Callable[[], tuple[torch.nn.Module, tuple]]:
     return build
 
 
+class _FromIds(torch.nn.Module):
+    """A transformers model given only token ids: one of its outputs."""
+
+    def __init__(self, model: torch.nn.Module, output: str) -> None:
+        super().__init__()
+        self.model, self.output = model, output
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return getattr(self.model(input_ids=ids), self.output)
+
+
 def _bert() -> tuple[torch.nn.Module, tuple]:
     import transformers
 
     config = transformers.BertConfig(num_hidden_layers=4, attn_implementation="eager")
     model = transformers.BertModel(config, add_pooling_layer=True)
+    return _FromIds(model, "pooler_output"), (torch.randint(0, config.vocab_size, (1, 32)),)
 
-    class Bert(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.bert = model
 
-        def forward(self, ids: torch.Tensor) -> torch.Tensor:
-            return self.bert(input_ids=ids).pooler_output
+def _esm() -> tuple[torch.nn.Module, tuple]:
+    """ESM-2's token dropout computes on the ids: the mask token's
+    embedding zeroed, the mask tokens counted (ESM-2's vocabulary of 33)."""
+    import transformers
 
-    return Bert(), (torch.randint(0, config.vocab_size, (1, 32)),)
+    config = transformers.EsmConfig(vocab_size=33, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
+                                    intermediate_size=256, max_position_embeddings=64, pad_token_id=1,
+                                    mask_token_id=32, token_dropout=True, position_embedding_type="rotary")
+    model = transformers.EsmModel(config, add_pooling_layer=False)
+    return _FromIds(model, "last_hidden_state"), (torch.randint(0, config.vocab_size, (1, 32)),)
 
 
 def _decoder(kind: str) -> Callable[[], tuple[torch.nn.Module, tuple]]:
@@ -115,6 +129,7 @@ MODELS: dict[str, Callable[[], tuple[torch.nn.Module, tuple]]] = {
     "r3d_18": _video("r3d_18"),
     "r2plus1d_18": _video("r2plus1d_18"),
     "bert": _bert,
+    "esm": _esm,
     "gpt2": _decoder("gpt2"),
     "llama": _decoder("llama"),
 }

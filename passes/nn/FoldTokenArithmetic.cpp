@@ -11,11 +11,15 @@
 //   integer casts, becomes nn.token_positions;
 // - a gather from a compile-time tensor holding one value (the token-type
 //   ids buffer of zeros those models gather by their position ids) becomes
-//   that value, whatever the indices.
+//   that value, whatever the indices;
+// - element-wise functions of the ids read as numbers (ESM's mask of its
+//   mask token, selected by and summed) become lookups (TokenTables.h).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
+#include "passes/nn/GenericOps.h"
 #include "passes/nn/Passes.h"
+#include "passes/nn/TokenTables.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,16 +32,9 @@ namespace raptor {
 
 using namespace mlir;
 namespace nn = raptor::nn;
+using nn::atenOf, nn::eraseDead, nn::intParam, nn::isIntegerTensor, nn::splatInteger;
 
 namespace {
-
-bool isInteger(Value v) { return isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType()); }
-
-/// The generic op `target` defining `v`, if any.
-nn::AtenOp atenOf(Value v, StringRef target) {
-  auto aten = v.getDefiningOp<nn::AtenOp>();
-  return aten && aten.getTarget() == target ? aten : nn::AtenOp();
-}
 
 /// `v` before integer casts (aten._to_copy, aten.to, type_as, ONNX Cast,
 /// also from booleans): the mask and the sums of the positions are small
@@ -47,27 +44,11 @@ Value beforeCasts(Value v) {
     StringRef target = aten.getTarget();
     bool cast = target == "aten._to_copy.default" || target.starts_with("aten.to.") ||
                 target == "aten.type_as.default" || target == "onnx.Cast";
-    if (!cast || aten.getArgs().empty() || !isInteger(aten.getArgs().front()) || !isInteger(v))
+    if (!cast || aten.getArgs().empty() || !isIntegerTensor(aten.getArgs().front()) || !isIntegerTensor(v))
       break;
     v = aten.getArgs().front();
   }
   return v;
-}
-
-/// An integer attribute of a generic op's `params`.
-std::optional<int64_t> param(nn::AtenOp op, StringRef name) {
-  DictionaryAttr params = op.getParamsAttr();
-  auto value = params ? dyn_cast_or_null<IntegerAttr>(params.get(name)) : IntegerAttr();
-  return value ? std::optional<int64_t>(value.getInt()) : std::nullopt;
-}
-
-/// The one integer a compile-time constant holds everywhere (a scalar
-/// operand the frontend kept as a tensor: ONNX's Equal and CumSum axis).
-std::optional<int64_t> splatInteger(Value v) {
-  DenseIntElementsAttr data;
-  if (!matchPattern(v, m_Constant(&data)) || !data.isSplat())
-    return std::nullopt;
-  return data.getSplatValue<APInt>().getSExtValue();
 }
 
 /// The integer an nn.add (alpha 1) adds everywhere: its scalar, or a
@@ -92,7 +73,7 @@ struct Mask {
 Mask paddingMask(Value v) {
   v = beforeCasts(v);
   if (nn::AtenOp ne = atenOf(v, "aten.ne.Scalar"); ne && ne.getArgs().size() == 1)
-    if (std::optional<int64_t> other = param(ne, "other"); other && isInteger(ne.getArgs().front()))
+    if (std::optional<int64_t> other = intParam(ne, "other"); other && isIntegerTensor(ne.getArgs().front()))
       return {ne, ne.getArgs().front(), *other};
   nn::AtenOp negation = atenOf(v, "onnx.Not");
   nn::AtenOp equal = negation && negation.getArgs().size() == 1 ? atenOf(negation.getArgs().front(), "onnx.Equal")
@@ -101,7 +82,7 @@ Mask paddingMask(Value v) {
     return {};
   for (auto [ids, other] : {std::pair(equal.getArgs()[0], equal.getArgs()[1]),
                             std::pair(equal.getArgs()[1], equal.getArgs()[0])})
-    if (std::optional<int64_t> pad = splatInteger(other); pad && isInteger(ids) && !splatInteger(ids))
+    if (std::optional<int64_t> pad = splatInteger(other); pad && isIntegerTensor(ids) && !splatInteger(ids))
       return {negation, ids, *pad};
   return {};
 }
@@ -116,9 +97,9 @@ Value lastDimCumsumInput(Value v) {
   int64_t rank = cast<ShapedType>(input.getType()).getRank();
   std::optional<int64_t> dim;
   if (aten.getTarget() == "aten.cumsum.default" && aten.getArgs().size() == 1)
-    dim = param(aten, "dim");
-  else if (aten.getTarget() == "onnx.CumSum" && aten.getArgs().size() == 2 && !param(aten, "exclusive").value_or(0) &&
-           !param(aten, "reverse").value_or(0))
+    dim = intParam(aten, "dim");
+  else if (aten.getTarget() == "onnx.CumSum" && aten.getArgs().size() == 2 && !intParam(aten, "exclusive").value_or(0) &&
+           !intParam(aten, "reverse").value_or(0))
     dim = splatInteger(aten.getArgs()[1]);
   return dim && (*dim == rank - 1 || *dim == -1) ? input : Value();
 }
@@ -132,7 +113,7 @@ struct Positions {
 
 std::optional<Positions> matchPositions(nn::AddOp root) {
   std::optional<int64_t> pad = addedScalar(root);
-  if (!pad || !isInteger(root.getOut()))
+  if (!pad || !isIntegerTensor(root.getOut()))
     return std::nullopt;
   auto product = beforeCasts(root.getSelf()).getDefiningOp<nn::MulOp>();
   if (!product || !product.getOther())
@@ -177,24 +158,6 @@ std::optional<Attribute> uniformValue(Value v) {
   return std::nullopt;
 }
 
-/// Erases `op` and then each operand's definition left without uses.
-void eraseDead(Operation *op) {
-  SmallVector<Operation *> work{op};
-  while (!work.empty()) {
-    Operation *dead = work.pop_back_val();
-    if (!dead->use_empty())
-      continue;
-    SmallVector<Operation *> operands;
-    for (Value v : dead->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        operands.push_back(def);
-    dead->erase();
-    for (Operation *def : operands)
-      if (llvm::find(work, def) == work.end())
-        work.push_back(def);
-  }
-}
-
 /// Whether a generic op's result elements are elements of its first operand.
 bool isGather(StringRef target) {
   return llvm::is_contained({StringRef("aten.gather.default"), StringRef("aten.index_select.default"),
@@ -235,6 +198,8 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
         op->getResult(0).replaceAllUsesWith(constant);
         eraseDead(op);
       }
+      // What is left of the ids' arithmetic, read as numbers: lookups.
+      nn::foldTokenTables(func);
     });
   }
 };

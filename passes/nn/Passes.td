@@ -43,7 +43,13 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       offset}`;
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
-      becomes a constant of that value.
+      becomes a constant of that value;
+    - an element-wise function of the ids (comparisons with constants,
+      negations, integer casts, views) read as numbers (a float cast, the
+      condition of an `nn.where` of floats, a float cast of an ONNX
+      `ReduceSum` of it: ESM's token dropout) becomes an `nn.embedding` of
+      a column table of the vocabulary's rows (the smallest embedding table
+      the ids index), computed by the compiler (`TokenTables.h`).
 
     Ops the match leaves unused are erased; anything else is left as it
     was (and a compile then names it). Both importers run it on what they

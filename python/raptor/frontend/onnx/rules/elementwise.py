@@ -46,35 +46,76 @@ def _sole_consumer(im: ImportState, name: str, op_type: str) -> tuple[int, Any] 
     return users[0], im.graph.node[users[0]]
 
 
-def _erf_gelu(im: ImportState, node: Any) -> list[ir.Value] | None:
-    """``x * (1 + erf(x / sqrt 2)) * 0.5`` (torch's GELU below opset 20) as
-    one ``nn.gelu``: Div (or Mul by 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5."""
+def _erf_input(im: ImportState, node: Any) -> str | None:
+    """x, for the Div of a tensor x by sqrt 2 (or Mul by 1/sqrt 2) an erf GELU starts with."""
+    if node.op_type not in ("Div", "Mul") or len(node.input) != 2:
+        return None
     x, c = node.input
-    if not (node.op_type == "Div" and _near(im, c, math.sqrt(2)) or
-            node.op_type == "Mul" and _near(im, c, math.sqrt(0.5))) or im.is_const(x):
+    scaled = node.op_type == "Div" and _near(im, c, math.sqrt(2)) or \
+        node.op_type == "Mul" and _near(im, c, math.sqrt(0.5))
+    return x if scaled and not im.is_const(x) else None
+
+
+def _halved(im: ImportState, node: Any) -> str | None:
+    """x, for a Mul of a tensor x by 0.5."""
+    if node.op_type != "Mul" or len(node.input) != 2:
         return None
-    chain, name = [], node.output[0]
-    for op_type in ("Erf", "Add", "Mul", "Mul"):
-        found = _sole_consumer(im, name, op_type)
-        if found is None:
-            return None
-        chain.append(found)
-        name = found[1].output[0]
-    (_, erf), (_, add), (_, mul_x), (_, half) = chain
-    others = [[n for n in add.input if n != erf.output[0]], [n for n in mul_x.input if n != add.output[0]],
-              [n for n in half.input if n != mul_x.output[0]]]
-    if any(len(o) != 1 for o in others) or not _near(im, others[0][0], 1.0) or others[1][0] != x \
-            or not _near(im, others[2][0], 0.5):
-        return None
-    im.skip.update(i for i, _ in chain)
-    out = nn.GeluOp(im.value(x)).result
-    im.values[half.output[0]] = out
-    return [None]
+    for x, c in (node.input, node.input[::-1]):
+        if _near(im, c, 0.5) and not im.is_const(x):
+            return x
+    return None
+
+
+def _producer(im: ImportState, name: str) -> tuple[int, Any] | None:
+    return next(((i, n) for i, n in enumerate(im.graph.node) if name in n.output), None)
+
+
+def _erf_gelu(im: ImportState, node: Any, index: int) -> list[ir.Value] | None:
+    """An erf GELU as one ``nn.gelu``: ``x * (1 + erf(x / sqrt 2)) * 0.5``
+    (torch's GELU below opset 20: Div (or Mul by 1/sqrt 2) -> Erf -> Add 1 ->
+    Mul x -> Mul 0.5) or ``(x * 0.5) * (1 + erf(x / sqrt 2))`` (transformers'
+    own gelu, as ESM's exporter gives it, the halving node first), matched at
+    whichever of its nodes on x comes first."""
+    x = _erf_input(im, node)
+    starts = [(index, node)] if x is not None else []
+    if x is None and (x := _halved(im, node)) is not None:
+        starts = [(i, im.graph.node[i]) for i in im.consumers.get(x, []) if _erf_input(im, im.graph.node[i]) == x]
+    for start in starts:
+        chain, name = [start], start[1].output[0]
+        for op_type in ("Erf", "Add", "Mul"):
+            found = _sole_consumer(im, name, op_type)
+            if found is None:
+                break
+            chain.append(found)
+            name = found[1].output[0]
+        if len(chain) != 4:
+            continue
+        (_, erf), (_, add), (_, mul) = chain[1], chain[2], chain[3]
+        one = [n for n in add.input if n != erf.output[0]]
+        other = [n for n in mul.input if n != add.output[0]]
+        if len(one) != 1 or not _near(im, one[0], 1.0) or len(other) != 1:
+            continue
+        if other[0] == x:  # times x, then halved
+            half = _sole_consumer(im, mul.output[0], "Mul")
+            if half is None or _halved(im, half[1]) != mul.output[0]:
+                continue
+            chain.append(half)
+            out = half[1].output[0]
+        else:  # times x halved before
+            halving = _producer(im, other[0])
+            if halving is None or _halved(im, halving[1]) != x or _sole_consumer(im, other[0], "Mul") != chain[3]:
+                continue
+            chain.append(halving)
+            out = mul.output[0]
+        im.skip.update(i for i, _ in chain if i != index)
+        im.values[out] = nn.GeluOp(im.value(x)).result
+        return [None]
+    return None
 
 
 @rule("Add", "Sub", "Mul", "Div")
 def _binary(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node)) is not None:
+    if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node, index)) is not None:
         return fused
     op = _BINARY[node.op_type]
     lhs, rhs = node.input[0], node.input[1]

@@ -1,0 +1,53 @@
+//===- GenericOps.cpp - Reading and pruning generic nn.aten ops -*- C++ -*-===//
+#include "passes/nn/GenericOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace raptor::nn {
+
+bool isIntegerTensor(Value v) {
+  auto type = dyn_cast<ShapedType>(v.getType());
+  return type && isa<IntegerType>(type.getElementType());
+}
+
+AtenOp atenOf(Value v, StringRef target) {
+  auto aten = v.getDefiningOp<AtenOp>();
+  return aten && aten.getTarget() == target ? aten : AtenOp();
+}
+
+std::optional<int64_t> intParam(AtenOp op, StringRef name) {
+  DictionaryAttr params = op.getParamsAttr();
+  auto value = params ? dyn_cast_or_null<IntegerAttr>(params.get(name)) : IntegerAttr();
+  return value ? std::optional<int64_t>(value.getInt()) : std::nullopt;
+}
+
+std::optional<int64_t> splatInteger(Value v) {
+  DenseIntElementsAttr data;
+  if (!matchPattern(v, m_Constant(&data)) || !data.isSplat())
+    return std::nullopt;
+  return data.getSplatValue<APInt>().getSExtValue();
+}
+
+void eraseDead(Operation *op) {
+  SmallVector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *dead = work.pop_back_val();
+    if (!dead->use_empty())
+      continue;
+    SmallVector<Operation *> operands;
+    for (Value v : dead->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        operands.push_back(def);
+    dead->erase();
+    for (Operation *def : operands)
+      if (llvm::find(work, def) == work.end())
+        work.push_back(def);
+  }
+}
+
+} // namespace raptor::nn

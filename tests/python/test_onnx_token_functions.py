@@ -1,0 +1,129 @@
+"""Functions of token ids in ONNX exports (passes/nn/TokenTables.h): ESM's
+token dropout as the ONNX exporter gives it (``Equal`` of the ids with the
+mask token, a ``Where`` on the embeddings, ``Cast`` and ``ReduceSum`` to
+count the mask tokens) imports strictly and runs the whole flow: float32
+against onnxruntime and eager torch, int8 against the integer reference,
+on ids holding the mask token (so that the lookups' tables matter) and on
+random ones. Its feed-forward GELU (``(x * 0.5) * (1 + erf(x / sqrt 2))``,
+the halving first) is one ``nn.gelu``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+from raptor import quant, sources
+
+from pim_helpers import compile_source
+from test_token_functions import MASK, MODELS, SPECIAL, VOCABULARY, _ids
+
+
+@pytest.fixture(scope="module")
+def esm(tmp_path_factory: pytest.TempPathFactory) -> tuple[torch.nn.Module, Path]:
+    path = tmp_path_factory.mktemp("onnx-esm") / "esm.onnx"
+    model = MODELS["esm"]().eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.from_numpy(_ids(1)),), str(path), input_names=["input_ids"], dynamo=False,
+                          opset_version=17)
+    return model, path
+
+
+def test_the_export_computes_on_its_ids_and_imports_without_generic_ops(esm) -> None:
+    import onnx
+
+    _, path = esm
+    ops = {n.op_type for n in onnx.load(str(path)).graph.node}
+    assert {"Equal", "Where", "ReduceSum", "Erf"} <= ops  # what the rewrites have to take
+    imported = sources.load(str(path), strict=True)
+    try:
+        text = str(imported.module)
+    finally:
+        imported.cleanup()
+    assert "nn.aten" not in text and "nn.where" not in text
+    assert text.count("nn.gelu") == 1
+    # Two tables of the vocabulary's rows: [id != MASK] for the select, [id == MASK] for the count.
+    assert text.count("nn.embedding %") == 3  # the words', and the two tables'
+    assert text.count(f"(tensor<{VOCABULARY}x1xf32>, tensor<1x12xi64>)") == 2
+
+
+def test_float32_program_equals_onnxruntime_and_torch(esm, tmp_path: Path) -> None:
+    model, path = esm
+    program = compile_source(path, tmp_path / "f32")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert (SPECIAL == MASK).sum() == 2
+    for ids in (SPECIAL, _ids(2)):
+        (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
+        with torch.no_grad():
+            eager = model(torch.from_numpy(ids)).numpy()
+        np.testing.assert_allclose(want, eager, rtol=1e-5, atol=1e-5)
+        (got,) = program.simulate(ids).outputs.values()
+        assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids
+
+
+def test_the_mask_token_changes_the_output_as_onnxruntime_says(esm, tmp_path: Path) -> None:
+    """Without the lookups' tables the two inputs below would give the
+    same first row; with them, the mask tokens elsewhere scale every row."""
+    _, path = esm
+    program = compile_source(path, tmp_path / "f32")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    plain = SPECIAL.copy()
+    plain[plain == MASK] = 4
+    outputs = []
+    for ids in (SPECIAL, plain):
+        (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
+        (got,) = program.simulate(ids).outputs.values()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+        outputs.append(got)
+    assert np.abs(outputs[0][0, 0] - outputs[1][0, 0]).max() > 1e-3
+
+
+def test_int8_program_computes_the_integer_reference(esm, tmp_path: Path) -> None:
+    model, path = esm
+    program = compile_source(path, tmp_path / "int8", precision="int8")
+    (got,) = program.simulate(SPECIAL).outputs.values()
+    module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
+    imported = sources.load(str(path), weights_as="arrays")
+    try:
+        (reference,) = quant.reference(module, {"input_ids": SPECIAL.astype(np.float32)}, imported.tensors)
+    finally:
+        imported.cleanup()
+    assert np.abs(got - reference).max() <= 1e-5 * float(np.abs(reference).max())
+    with torch.no_grad():
+        want = model(torch.from_numpy(SPECIAL)).numpy()
+    cosine = float(got.ravel() @ want.ravel() / (np.linalg.norm(got) * np.linalg.norm(want)))
+    assert cosine >= 0.99, cosine
+
+
+@pytest.mark.parametrize("halving_first", [True, False])
+def test_an_erf_gelu_halving_its_input_first_is_one_gelu(halving_first: bool) -> None:
+    """``(x * 0.5) * (1 + erf(x / sqrt 2))`` in either node order, against
+    onnxruntime; a halving read by another node too is not fused."""
+    import math
+
+    from onnx import helper
+
+    from raptor.frontend.onnx import UnsupportedOperatorError, import_model
+
+    from test_defaults_onnx import _init
+    from test_onnx_frontend import _check, _model, _op_names, _tensor
+
+    init = [_init("half", np.array(0.5, np.float32)), _init("root2", np.array(math.sqrt(2), np.float32)),
+            _init("one", np.array(1.0, np.float32))]
+    halve = helper.make_node("Mul", ["x", "half"], ["h"])
+    erf = [helper.make_node("Div", ["x", "root2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+           helper.make_node("Add", ["e", "one"], ["a"])]
+    nodes = [halve, *erf] if halving_first else [*erf, halve]
+    x = np.random.default_rng(7).standard_normal((2, 5)).astype(np.float32)
+    fused = _model(nodes + [helper.make_node("Mul", ["h", "a"], ["y"])], [_tensor("x", [2, 5])],
+                   [_tensor("y", [2, 5])], init)
+    module = _check(fused.SerializeToString(), x, expect={"nn.gelu"})
+    assert "nn.mul" not in _op_names(module)
+    # The halved input is also an output: not a GELU (its Erf stays, which a strict import names).
+    shared = _model(nodes + [helper.make_node("Mul", ["h", "a"], ["y"])], [_tensor("x", [2, 5])],
+                    [_tensor("y", [2, 5]), _tensor("h", [2, 5])], init)
+    with pytest.raises(UnsupportedOperatorError, match=r"Erf \(1"):
+        import_model(shared, strict=True)
