@@ -84,3 +84,19 @@ func.func @left_alone(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>, %other: tensor
   %5 = nn.aten "onnx.Cast"(%4) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x4xi1>) -> tensor<1x4xf32>
   return %3, %5 : tensor<1x4x2xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// The ids index two tables, of 6 and 8 rows: the vocabulary is the smaller
+// (an id of 6 or 7 would read past the first). A cast to booleans is
+// "not zero" (ids 2 and 4 are true, not their lowest bit).
+// CHECK-LABEL: func.func @smallest_table
+// CHECK: nn.constant dense<{{\[}}[0.000000e+00], [1.000000e+00], [1.000000e+00], [1.000000e+00], [1.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT: nn.aten
+func.func @smallest_table(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>, %v: tensor<8x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %1 = nn.embedding %v, %ids : (tensor<8x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %2 = nn.aten "onnx.Cast"(%ids) {input_ports = ["input"], params = {to = 9 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x4xi1>) -> tensor<1x4xf32>
+  return %0, %1, %3 : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4xf32>
+}
