@@ -4,7 +4,9 @@
 // (a causal mask sliced from a constant buffer: eager attention's
 // where(mask, scores, min)) and whose operands are computed at run time
 // becomes products by the mask and a sum, which the vector unit computes
-// (it has no select). Passes.td gives the forms and their exactness.
+// (it has no select). A NaN guard after a softmax over a constant mask
+// that leaves every row a finite entry guards nothing and goes. Passes.td
+// gives the forms and their exactness.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"
@@ -13,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 
 namespace raptor {
 #define GEN_PASS_DEF_EXPANDSELECTS
@@ -30,12 +33,69 @@ Value scalar(OpBuilder &b, Location loc, float x) {
   return nn::ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>{x}));
 }
 
+/// Whether every row of `mask` along `dim` (of a sum of `rank`
+/// dimensions it broadcasts to) holds a finite value, and no element is
+/// NaN or +inf: the softmax of a finite tensor plus it is then NaN nowhere.
+bool everyRowFinite(DenseFPElementsAttr mask, int64_t dim, int64_t rank) {
+  ArrayRef<int64_t> shape = mask.getType().getShape();
+  int64_t own = dim - (rank - int64_t(shape.size()));
+  SmallVector<APFloat> values(mask.getValues<APFloat>());
+  if (llvm::any_of(values, [](const APFloat &x) { return x.isNaN() || (x.isInfinity() && !x.isNegative()); }))
+    return false;
+  int64_t extent = own >= 0 ? shape[size_t(own)] : 1;
+  int64_t inner = 1;
+  for (size_t d = size_t(std::max<int64_t>(own + 1, 0)); d < shape.size(); ++d)
+    inner *= shape[d];
+  for (size_t start = 0; start < values.size(); ++start) {
+    if ((int64_t(start) / inner) % extent != 0)
+      continue; // (each row from its first element)
+    bool finite = false;
+    for (int64_t k = 0; k < extent && !finite; ++k)
+      finite = values[start + size_t(k * inner)].isFinite();
+    if (!finite)
+      return false;
+  }
+  return true;
+}
+
+/// A NaN guard replacing NaN only (ONNX exporters' `Where(IsNaN(p), 0, p)`
+/// after a decoder's softmax) of a softmax of `x + mask`, the mask a
+/// constant without a row that is all -inf (a causal triangle) and `x`
+/// computed at run time: for finite `x` the softmax has no NaN, and the
+/// guard is its input.
+bool guardsNothing(nn::NanToNumOp guard, nn::CompileTimeValues &known) {
+  auto inf = [](std::optional<APFloat> x, bool negative) {
+    return x && x->isInfinity() && x->isNegative() == negative;
+  };
+  auto softmax = guard.getSelf().getDefiningOp<nn::SoftmaxOp>();
+  if (!inf(guard.getPosinf(), false) || !inf(guard.getNeginf(), true) || !softmax)
+    return false;
+  auto sum = softmax.getSelf().getDefiningOp<nn::AddOp>();
+  if (!sum || !sum.getOther() || sum.getAlpha().convertToDouble() != 1.0)
+    return false;
+  int64_t rank = cast<ShapedType>(sum.getOut().getType()).getRank();
+  int64_t dim = (int64_t(softmax.getDim()) + rank) % rank;
+  for (auto [x, m] : {std::pair(sum.getSelf(), sum.getOther()), std::pair(sum.getOther(), sum.getSelf())}) {
+    DenseFPElementsAttr mask;
+    if (!known.contains(x) && matchPattern(m, m_Constant(&mask)) && everyRowFinite(mask, dim, rank))
+      return true;
+  }
+  return false;
+}
+
 struct ExpandSelectsPass : raptor::impl::ExpandSelectsBase<ExpandSelectsPass> {
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal())
         return;
       nn::CompileTimeValues known(func.getBody().front());
+      SmallVector<nn::NanToNumOp> guards;
+      func.walk([&](nn::NanToNumOp g) { guards.push_back(g); });
+      for (nn::NanToNumOp g : guards)
+        if (guardsNothing(g, known)) {
+          g.getOut().replaceAllUsesWith(g.getSelf());
+          g.erase();
+        }
       SmallVector<nn::WhereOp> selects;
       func.walk([&](nn::WhereOp w) { selects.push_back(w); });
       for (nn::WhereOp w : selects) {

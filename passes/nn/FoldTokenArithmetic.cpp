@@ -12,8 +12,9 @@
 // - a gather from a compile-time tensor holding one value (the token-type
 //   ids buffer of zeros those models gather by their position ids) becomes
 //   that value, whatever the indices;
-// - element-wise functions of the ids read as numbers (ESM's mask of its
-//   mask token, selected by and summed) become lookups (TokenTables.h).
+// - functions of the ids read as embedding indices (decoder ids shifted
+//   by ONNX ScatterND) or as numbers (ESM's mask of its mask token,
+//   selected by and summed) become lookups (TokenTables.h).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/nn/NNOps.h"

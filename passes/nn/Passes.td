@@ -44,12 +44,16 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
       becomes a constant of that value;
-    - an element-wise function of the ids (comparisons with constants,
-      negations, integer casts, views) read as numbers (a float cast, the
-      condition of an `nn.where` of floats, a float cast of an ONNX
-      `ReduceSum` of it: ESM's token dropout) becomes an `nn.embedding` of
-      a column table of the vocabulary's rows (the smallest embedding table
-      the ids index), computed by the compiler (`TokenTables.h`).
+    - a function of the ids (data movement, ONNX `ScatterND` by constant
+      indices, comparisons with constants, negations, casts, integer
+      arithmetic) read as embedding indices (BART's, Marian's and T5's
+      decoder ids) becomes slices of lookups by the ids in tables
+      `embedding(W, f)` and rows of `W`, concatenated; one read as numbers
+      (a float cast, the condition of an `nn.where` of floats, a float
+      cast of an ONNX `ReduceSum` of it: ESM's token dropout) becomes an
+      `nn.embedding` of a column table of the vocabulary's rows (the
+      smallest embedding table the ids index), computed by the compiler
+      (`TokenTables.h`).
 
     Ops the match leaves unused are erased; anything else is left as it
     was (and a compile then names it). Both importers run it on what they
@@ -87,7 +91,7 @@ def ExpandPowers : Pass<"raptor-expand-powers", "mlir::ModuleOp"> {
 }
 
 def ExpandSelects : Pass<"raptor-expand-selects", "mlir::ModuleOp"> {
-  let summary = "Selections by a mask the compiler knows as products by the mask and a sum";
+  let summary = "Selections by a mask the compiler knows as products by the mask and a sum; NaN guards that guard nothing removed";
   let description = [{
     Eager attention masks its scores with `where(mask, scores, min)`, the
     mask a causal triangle sliced from a constant buffer (GPT-Neo, GPT-J,
@@ -103,6 +107,13 @@ def ExpandSelects : Pass<"raptor-expand-selects", "mlir::ModuleOp"> {
     NaN); a sum of a broadcast smaller than the result is expanded to it. A
     condition computed at run time stays a where, which the PIM lowering
     refuses in one line.
+
+    The NaN guard ONNX exporters write after a decoder's softmax
+    (`Where(IsNaN(p), 0, p)`: an `nn.nan_to_num` replacing NaN only) is
+    its input when the softmax is of a run-time tensor plus a constant mask
+    with a finite value in every row along the softmax's dimension and no
+    NaN or +inf (a causal triangle of 0 and -inf): for finite scores no row
+    is all -inf, so the softmax is NaN nowhere.
 
     ```
     raptor-opt model.mlir --raptor-expand-selects

@@ -1,4 +1,4 @@
-//===- TokenTables.cpp - Element-wise functions of ids as lookups -*- C++ -*-===//
+//===- TokenTables.cpp - Functions of token ids as lookups ------*- C++ -*-===//
 #include "passes/nn/TokenTables.h"
 
 #include "dialects/nn/NNOps.h"
@@ -10,19 +10,25 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <cmath>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <unordered_map>
 
 using namespace mlir;
 
 namespace raptor::nn {
 namespace {
 
+/// Most elements (ids times positions) the analysis holds for one value.
+constexpr int64_t kMostElements = int64_t(1) << 26;
+
 int64_t elementCount(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   return type && type.hasStaticShape() ? type.getNumElements() : -1;
 }
+
+ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
 
 bool isF32Tensor(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -34,8 +40,10 @@ bool isCast(AtenOp op) {
   return t == "onnx.Cast" || t == "aten._to_copy.default" || t.starts_with("aten.to.");
 }
 
-/// A comparison of a tensor with an integer: ONNX's (two operands, one a
-/// splat constant) and aten's `.Scalar` overloads (the integer `other`).
+bool isNegation(StringRef target) { return target == "onnx.Not" || target == "aten.logical_not.default"; }
+
+/// A comparison of a tensor with an integer: ONNX's (two operands) and
+/// aten's `.Scalar` overloads (the integer `other`).
 std::optional<std::function<bool(int64_t, int64_t)>> relation(StringRef target) {
   using R = std::function<bool(int64_t, int64_t)>;
   static const std::pair<StringRef, R> relations[] = {
@@ -58,78 +66,335 @@ std::optional<std::function<bool(int64_t, int64_t)>> relation(StringRef target) 
   return std::nullopt;
 }
 
-/// The integer values that are element-wise functions of one id input:
-/// element p of such a value is f(id p) (views keep the flat order, and
-/// every operand besides the ids is one constant integer).
-class TokenFunctions {
+/// An integer converted to the element type of `v` (a cast to booleans is
+/// "not zero"; narrower integers wrap).
+int64_t converted(int64_t x, Value v) {
+  auto type = cast<IntegerType>(cast<ShapedType>(v.getType()).getElementType());
+  if (type.getWidth() == 1)
+    return x != 0;
+  if (type.getWidth() >= 64)
+    return x;
+  APInt bits = APInt(64, uint64_t(x)).trunc(type.getWidth());
+  return type.isUnsigned() ? int64_t(bits.getZExtValue()) : bits.getSExtValue();
+}
+
+/// The tensor operands of an element-wise integer op the analysis takes,
+/// and its function of their elements; none for any other op.
+struct Elementwise {
+  SmallVector<Value, 3> operands;
+  std::function<std::optional<int64_t>(ArrayRef<int64_t>)> apply;
+};
+
+std::optional<Elementwise> elementwise(Operation *op) {
+  if (op->getNumResults() != 1 || !isIntegerTensor(op->getResult(0)))
+    return std::nullopt;
+  Value out = op->getResult(0);
+  if (auto select = dyn_cast<WhereOp>(op))
+    return Elementwise{{select.getCondition(), select.getSelf(), select.getOther()},
+                       [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] ? x[1] : x[2]; }};
+  if (isa<AddOp, SubOp, MulOp>(op)) {
+    Value other = op->getOperand(op->getNumOperands() - 1);
+    auto scalar = dyn_cast_or_null<IntegerAttr>(op->getAttr("scalar"));
+    auto alpha = dyn_cast_or_null<FloatAttr>(op->getAttr("alpha"));
+    if ((alpha && alpha.getValueAsDouble() != 1.0) || (op->getNumOperands() == 1 && !scalar))
+      return std::nullopt;
+    bool sub = isa<SubOp>(op), mul = isa<MulOp>(op);
+    SmallVector<Value, 3> operands{op->getOperand(0)};
+    if (op->getNumOperands() == 2)
+      operands.push_back(other);
+    int64_t c = scalar ? scalar.getInt() : 0;
+    return Elementwise{operands, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         int64_t y = x.size() > 1 ? x[1] : c;
+                         return converted(mul ? x[0] * y : sub ? x[0] - y : x[0] + y, out);
+                       }};
+  }
+  auto aten = dyn_cast<AtenOp>(op);
+  if (!aten || aten.getArgs().empty())
+    return std::nullopt;
+  StringRef target = aten.getTarget();
+  SmallVector<Value, 3> args(aten.getArgs().begin(), aten.getArgs().end());
+  if (isCast(aten) && args.size() == 1)
+    return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return converted(x[0], out); }};
+  if (isNegation(target) && args.size() == 1)
+    return Elementwise{args, [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] == 0; }};
+  auto r = relation(target);
+  if (!r)
+    return std::nullopt;
+  if (args.size() == 1 && target.starts_with("aten."))
+    if (std::optional<int64_t> other = intParam(aten, "other"))
+      return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return (*r)(x[0], *other); }};
+  if (args.size() == 2 && target.starts_with("onnx."))
+    return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return (*r)(x[0], x[1]); }};
+  return std::nullopt;
+}
+
+struct ValueHash {
+  size_t operator()(Value v) const { return hash_value(v); }
+};
+
+/// Element p of a tensor computed from the ids by data movement and
+/// element-wise integer operators: a function (`column[p]`, a column of
+/// the analysis's tables) of the id at flat position `at[p]`, or a constant
+/// (`at[p]` = -1, `column[p]` its value).
+struct Moved {
+  std::vector<int64_t> at, column;
+};
+
+/// Which values are such functions of one id input, over a vocabulary of
+/// `rows` ids (the tables: a function's value for every id).
+class IdAnalysis {
 public:
-  explicit TokenFunctions(Value ids) : ids(ids), count(elementCount(ids)) {}
+  IdAnalysis(Value ids, int64_t rows) : ids(ids), rows(rows) {
+    auto same = std::vector<int64_t>(size_t(rows));
+    std::iota(same.begin(), same.end(), 0);
+    identity = intern(std::move(same));
+  }
 
-  bool derived(Value v) {
-    if (v == ids)
-      return true;
-    if (!isIntegerTensor(v) || elementCount(v) != count)
-      return false;
+  /// The value's elements, or null when it is not such a function.
+  const Moved *of(Value v) {
     if (auto it = memo.find(v); it != memo.end())
-      return it->second;
-    bool d = classify(v); // (recursive: the memo grows under it)
-    memo[v] = d;
-    return d;
+      return it->second ? &*it->second : nullptr;
+    std::optional<Moved> m = compute(v); // (recursive: the memo grows under it)
+    auto &slot = memo[v] = std::move(m);
+    return slot ? &*slot : nullptr;
   }
 
-  /// f(id) for a derived value `v`.
-  int64_t at(Value v, int64_t id) {
-    if (v == ids)
-      return id;
-    Operation *op = v.getDefiningOp();
-    if (auto view = dyn_cast<ViewOp>(op))
-      return at(view.getSelf(), id);
-    auto aten = cast<AtenOp>(op);
-    StringRef target = aten.getTarget();
-    if (isCast(aten)) {
-      int64_t x = at(aten.getArgs().front(), id);
-      auto type = cast<IntegerType>(cast<ShapedType>(v.getType()).getElementType());
-      if (type.getWidth() == 1)
-        return x != 0;
-      if (type.getWidth() >= 64)
-        return x;
-      APInt bits(64, uint64_t(x));
-      bits = bits.trunc(type.getWidth());
-      return type.isUnsigned() ? int64_t(bits.getZExtValue()) : bits.getSExtValue();
-    }
-    if (target == "onnx.Not" || target == "aten.logical_not.default")
-      return at(aten.getArgs().front(), id) == 0;
-    auto r = *relation(target);
-    if (aten.getArgs().size() == 1)
-      return r(at(aten.getArgs().front(), id), *intParam(aten, "other"));
-    Value lhs = aten.getArgs()[0], rhs = aten.getArgs()[1];
-    return derived(lhs) ? r(at(lhs, id), *splatInteger(rhs)) : r(*splatInteger(lhs), at(rhs, id));
+  /// The one column `v` is at every position of the ids, element by
+  /// element (a function of the id at the same position), if it is.
+  std::optional<int64_t> pointwise(Value v) {
+    const Moved *m = of(v);
+    if (!m || int64_t(m->at.size()) != elementCount(ids))
+      return std::nullopt;
+    for (size_t p = 0; p < m->at.size(); ++p)
+      if (m->at[p] != int64_t(p) || m->column[p] != m->column[0])
+        return std::nullopt;
+    return m->column.empty() ? std::nullopt : std::optional(m->column[0]);
   }
+
+  const std::vector<int64_t> &table(int64_t column) const { return columns[size_t(column)]; }
+  int64_t identity = 0;
 
 private:
-  bool classify(Value v) {
+  int64_t intern(std::vector<int64_t> values) {
+    auto [it, inserted] = interned.try_emplace(values, int64_t(columns.size()));
+    if (inserted)
+      columns.push_back(std::move(values));
+    return it->second;
+  }
+
+  /// The elements of `v` picked by flat source positions.
+  static Moved picked(const Moved &from, ArrayRef<int64_t> sources) {
+    Moved out;
+    for (int64_t s : sources) {
+      out.at.push_back(from.at[size_t(s)]);
+      out.column.push_back(from.column[size_t(s)]);
+    }
+    return out;
+  }
+
+  /// Flat source positions of a result of `shape` whose index along `dim`
+  /// is `index(j)` in a source of `source` shape (the other indices equal).
+  static std::vector<int64_t> along(ArrayRef<int64_t> source, ArrayRef<int64_t> shape, size_t dim,
+                                    const std::function<int64_t(int64_t)> &index) {
+    int64_t inner = std::accumulate(shape.begin() + dim + 1, shape.end(), int64_t(1), std::multiplies<>());
+    int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+    std::vector<int64_t> out;
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t outer = e / (inner * shape[dim]), j = (e / inner) % shape[dim], in = e % inner;
+      out.push_back((outer * source[dim] + index(j)) * inner + in);
+    }
+    return out;
+  }
+
+  std::optional<Moved> compute(Value v) {
+    int64_t n = elementCount(v);
+    if (n < 0 || !isIntegerTensor(v) || n * rows > kMostElements)
+      return std::nullopt;
+    if (v == ids) {
+      Moved m;
+      m.at.resize(size_t(n));
+      std::iota(m.at.begin(), m.at.end(), 0);
+      m.column.assign(size_t(n), identity);
+      return m;
+    }
     Operation *op = v.getDefiningOp();
-    if (auto view = dyn_cast_or_null<ViewOp>(op))
-      return derived(view.getSelf());
-    auto aten = dyn_cast_or_null<AtenOp>(op);
-    if (!aten || aten->getNumResults() != 1 || aten.getArgs().empty())
-      return false;
-    StringRef target = aten.getTarget();
-    ValueRange args = aten.getArgs();
-    if (isCast(aten) || target == "onnx.Not" || target == "aten.logical_not.default")
-      return args.size() == 1 && derived(args.front());
-    if (!relation(target))
-      return false;
-    if (args.size() == 1)
-      return target.starts_with("aten.") && intParam(aten, "other") && derived(args.front());
-    if (args.size() != 2 || !target.starts_with("onnx."))
-      return false;
-    return (derived(args[0]) && splatInteger(args[1])) || (splatInteger(args[0]) && derived(args[1]));
+    if (!op)
+      return std::nullopt;
+    DenseIntElementsAttr data;
+    if (matchPattern(v, m_Constant(&data))) {
+      Moved m;
+      m.at.assign(size_t(n), -1);
+      for (const APInt &x : data)
+        m.column.push_back(x.getSExtValue());
+      if (data.isSplat())
+        m.column.assign(size_t(n), m.column.front());
+      return m;
+    }
+    if (auto view = dyn_cast<ViewOp>(op)) {
+      const Moved *from = of(view.getSelf());
+      return from ? std::optional(*from) : std::nullopt;
+    }
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      const Moved *from = of(slice.getSelf());
+      ArrayRef<int64_t> source = shapeOf(slice.getSelf());
+      size_t dim = size_t((slice.getDim() + int64_t(source.size())) % int64_t(source.size()));
+      int64_t start = slice.getStart().value_or(0), size = source[dim], step = slice.getStep();
+      start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+      if (!from)
+        return std::nullopt;
+      return picked(*from, along(source, shapeOf(v), dim, [&](int64_t j) { return start + j * step; }));
+    }
+    if (auto select = dyn_cast<SelectOp>(op)) {
+      const Moved *from = of(select.getSelf());
+      ArrayRef<int64_t> source = shapeOf(select.getSelf());
+      int64_t rank = int64_t(source.size()), dim = (select.getDim() + rank) % rank;
+      int64_t index = (select.getIndex() + source[size_t(dim)]) % source[size_t(dim)];
+      SmallVector<int64_t> kept(source.begin(), source.end());
+      kept[size_t(dim)] = 1;
+      if (!from)
+        return std::nullopt;
+      return picked(*from, along(source, kept, size_t(dim), [&](int64_t) { return index; }));
+    }
+    if (auto cat = dyn_cast<CatOp>(op))
+      return concatenated(cat);
+    if (auto scatter = dyn_cast<AtenOp>(op); scatter && scatter.getTarget() == "onnx.ScatterND")
+      return scattered(scatter);
+    if (std::optional<Elementwise> e = elementwise(op))
+      return combined(*e, n);
+    return std::nullopt;
+  }
+
+  std::optional<Moved> concatenated(CatOp cat) {
+    ArrayRef<int64_t> shape = shapeOf(cat.getOut());
+    size_t dim = size_t((cat.getDim() + int64_t(shape.size())) % int64_t(shape.size()));
+    int64_t inner = std::accumulate(shape.begin() + dim + 1, shape.end(), int64_t(1), std::multiplies<>());
+    int64_t outer = std::accumulate(shape.begin(), shape.begin() + dim, int64_t(1), std::multiplies<>());
+    SmallVector<const Moved *> parts;
+    for (Value t : cat.getTensors())
+      if (const Moved *m = of(t); m && shapeOf(t).size() == shape.size())
+        parts.push_back(m);
+      else
+        return std::nullopt;
+    Moved out;
+    for (int64_t o = 0; o < outer; ++o)
+      for (auto [t, m] : llvm::zip(cat.getTensors(), parts)) {
+        int64_t block = shapeOf(t)[dim] * inner;
+        out.at.insert(out.at.end(), m->at.begin() + o * block, m->at.begin() + (o + 1) * block);
+        out.column.insert(out.column.end(), m->column.begin() + o * block, m->column.begin() + (o + 1) * block);
+      }
+    return out;
+  }
+
+  /// ONNX's ScatterND with constant indices (no reduction): the data with
+  /// the blocks the indices name replaced by the updates'.
+  std::optional<Moved> scattered(AtenOp scatter) {
+    if (scatter.getArgs().size() != 3 || (scatter.getParamsAttr() && scatter.getParamsAttr().get("reduction")))
+      return std::nullopt;
+    Value data = scatter.getArgs()[0], indices = scatter.getArgs()[1], updates = scatter.getArgs()[2];
+    DenseIntElementsAttr where;
+    const Moved *base = of(data), *with = of(updates);
+    if (!base || !with || !matchPattern(indices, m_Constant(&where)))
+      return std::nullopt;
+    ArrayRef<int64_t> shape = shapeOf(data), index = shapeOf(indices);
+    size_t q = size_t(index.back());
+    if (q > shape.size())
+      return std::nullopt;
+    int64_t block = std::accumulate(shape.begin() + q, shape.end(), int64_t(1), std::multiplies<>());
+    std::vector<int64_t> coordinates;
+    for (const APInt &x : where)
+      coordinates.push_back(x.getSExtValue());
+    Moved out = *base;
+    for (size_t u = 0; u * q < coordinates.size(); ++u) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < q; ++d) {
+        int64_t i = coordinates[u * q + d];
+        i = i < 0 ? i + shape[d] : i;
+        if (i < 0 || i >= shape[d])
+          return std::nullopt;
+        offset = offset * shape[d] + i;
+      }
+      for (int64_t e = 0; e < block; ++e) {
+        size_t to = size_t(offset * block + e), from = size_t(int64_t(u) * block + e);
+        if (from >= with->at.size())
+          return std::nullopt;
+        out.at[to] = with->at[from];
+        out.column[to] = with->column[from];
+      }
+    }
+    return out;
+  }
+
+  /// An element-wise op: its operands are values of its size or
+  /// constants of one value; each element a function of one id at most.
+  std::optional<Moved> combined(const Elementwise &e, int64_t n) {
+    SmallVector<const Moved *> operands;
+    SmallVector<std::optional<int64_t>> splats;
+    for (Value x : e.operands) {
+      std::optional<int64_t> splat = splatInteger(x);
+      const Moved *m = splat ? nullptr : of(x);
+      if (!splat && (!m || int64_t(m->at.size()) != n))
+        return std::nullopt;
+      operands.push_back(m);
+      splats.push_back(splat);
+    }
+    Moved out;
+    // (each operand's column, or its constant, at one element) -> the column made of them
+    std::map<std::vector<std::pair<bool, int64_t>>, int64_t> made;
+    SmallVector<int64_t, 3> x(operands.size());
+    for (int64_t p = 0; p < n; ++p) {
+      int64_t at = -1;
+      for (const Moved *m : operands)
+        if (m && m->at[size_t(p)] >= 0) {
+          if (at >= 0 && at != m->at[size_t(p)])
+            return std::nullopt; // a function of two ids
+          at = m->at[size_t(p)];
+        }
+      auto operand = [&](size_t i, int64_t id) {
+        const Moved *m = operands[i];
+        if (!m)
+          return *splats[i];
+        int64_t c = m->column[size_t(p)];
+        return m->at[size_t(p)] < 0 ? c : columns[size_t(c)][size_t(id)];
+      };
+      auto value = [&](int64_t id) -> std::optional<int64_t> {
+        for (size_t i = 0; i < operands.size(); ++i)
+          x[i] = operand(i, id);
+        return e.apply(x);
+      };
+      out.at.push_back(at);
+      if (at < 0) {
+        std::optional<int64_t> c = value(0);
+        if (!c)
+          return std::nullopt;
+        out.column.push_back(*c);
+        continue;
+      }
+      std::vector<std::pair<bool, int64_t>> key;
+      for (size_t i = 0; i < operands.size(); ++i) {
+        bool varies = operands[i] && operands[i]->at[size_t(p)] >= 0;
+        key.push_back({varies, varies ? operands[i]->column[size_t(p)] : operand(i, 0)});
+      }
+      if (auto it = made.find(key); it != made.end()) {
+        out.column.push_back(it->second);
+        continue;
+      }
+      std::vector<int64_t> table;
+      for (int64_t id = 0; id < rows; ++id) {
+        std::optional<int64_t> y = value(id);
+        if (!y)
+          return std::nullopt;
+        table.push_back(*y);
+      }
+      out.column.push_back(made[key] = intern(std::move(table)));
+    }
+    return out;
   }
 
   Value ids;
-  int64_t count;
-  llvm::DenseMap<Value, bool> memo;
+  int64_t rows;
+  std::unordered_map<Value, std::optional<Moved>, ValueHash> memo;
+  std::vector<std::vector<int64_t>> columns;
+  std::map<std::vector<int64_t>, int64_t> interned;
 };
 
 /// The rows of the smallest embedding table `ids` (or a view of it) index.
@@ -164,25 +429,37 @@ bool isZero(Value v) {
   return matchPattern(v, m_Constant(&data)) && data.isSplat() && data.getSplatValue<APFloat>().isZero();
 }
 
+Value i64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getI64Type());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
 class Rewriter {
 public:
-  Rewriter(Value ids, int64_t rows) : ids(ids), rows(rows), functions(ids) {}
+  Rewriter(Value ids, int64_t rows) : ids(ids), rows(rows), analysis(ids, rows) {}
 
-  /// Rewrites `op` if it reads a function of the ids as numbers; whether
-  /// it did (then `op` and the functions left unused are erased).
+  /// Rewrites `op` if it reads a function of the ids as numbers or as
+  /// embedding indices; whether it did (then `op` and the functions left
+  /// unused are erased).
   bool visit(Operation *op) {
     if (auto select = dyn_cast<WhereOp>(op))
       return visitSelect(select);
+    if (auto embedding = dyn_cast<EmbeddingOp>(op))
+      return visitEmbedding(embedding);
     auto aten = dyn_cast<AtenOp>(op);
-    if (!aten || aten.getArgs().empty() || !functions.derived(aten.getArgs().front()))
+    if (!aten || aten.getArgs().empty())
+      return false;
+    std::optional<int64_t> f = analysis.pointwise(aten.getArgs().front());
+    if (!f)
       return false;
     if (isCast(aten) && isF32Tensor(aten->getResult(0))) {
-      Value f = aten.getArgs().front();
       OpBuilder b(op);
-      replace(op, lookup(b, op->getLoc(), [&](int64_t id) { return float(functions.at(f, id)); }, f));
+      const std::vector<int64_t> &table = analysis.table(*f);
+      replace(op, lookup(b, op->getLoc(), [&](int64_t id) { return float(table[size_t(id)]); },
+                         aten.getArgs().front()));
       return true;
     }
-    return aten.getTarget() == "onnx.ReduceSum" && visitSum(aten);
+    return aten.getTarget() == "onnx.ReduceSum" && visitSum(aten, *f);
   }
 
 private:
@@ -194,21 +471,23 @@ private:
     auto type = RankedTensorType::get({rows, 1}, b.getF32Type());
     Value constant = ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>(table)));
     Value looked = EmbeddingOp::create(b, loc, constant, ids);
-    auto shape = cast<ShapedType>(like.getType()).getShape();
-    if (cast<ShapedType>(looked.getType()).getShape() == shape)
+    ArrayRef<int64_t> shape = shapeOf(like);
+    if (shapeOf(looked) == shape)
       return looked;
     return ViewOp::create(b, loc, looked, b.getDenseI64ArrayAttr(shape));
   }
 
   bool visitSelect(WhereOp select) {
-    Value f = select.getCondition(), x = select.getSelf(), y = select.getOther();
+    Value c = select.getCondition(), x = select.getSelf(), y = select.getOther();
+    std::optional<int64_t> f = analysis.pointwise(c);
     auto type = cast<RankedTensorType>(select.getOut().getType());
-    if (!functions.derived(f) || !isF32Tensor(select.getOut()) || !finiteOrRunTime(x) || !finiteOrRunTime(y))
+    if (!f || !isF32Tensor(select.getOut()) || !finiteOrRunTime(x) || !finiteOrRunTime(y))
       return false;
     OpBuilder b(select);
     Location loc = select.getLoc();
+    const std::vector<int64_t> &table = analysis.table(*f);
     auto product = [&](Value v, bool when) -> Value {
-      Value mask = lookup(b, loc, [&](int64_t id) { return float((functions.at(f, id) != 0) == when); }, f);
+      Value mask = lookup(b, loc, [&](int64_t id) { return float((table[size_t(id)] != 0) == when); }, c);
       return MulOp::create(b, loc, v, mask, Attribute());
     };
     Value result;
@@ -228,9 +507,9 @@ private:
 
   /// The float casts of a sum of f(ids) over constant axes (its only
   /// uses): the mean of the lookup times the count.
-  bool visitSum(AtenOp sum) {
-    Value f = sum.getArgs().front();
-    auto shape = cast<ShapedType>(f.getType()).getShape();
+  bool visitSum(AtenOp sum, int64_t f) {
+    Value data = sum.getArgs().front();
+    ArrayRef<int64_t> shape = shapeOf(data);
     int64_t rank = int64_t(shape.size());
     SmallVector<int64_t> dims;
     if (sum.getArgs().size() > 1) {
@@ -258,7 +537,8 @@ private:
       return false;
     OpBuilder b(sum);
     Location loc = sum.getLoc();
-    Value mask = lookup(b, loc, [&](int64_t id) { return float(functions.at(f, id)); }, f);
+    const std::vector<int64_t> &table = analysis.table(f);
+    Value mask = lookup(b, loc, [&](int64_t id) { return float(table[size_t(id)]); }, data);
     Value mean = MeanOp::create(b, loc, mask, b.getDenseI64ArrayAttr(dims), b.getBoolAttr(keep));
     Value total = MulOp::create(b, loc, mean, Value(), b.getF64FloatAttr(double(counted)));
     if (llvm::any_of(casts, [&](Operation *user) { return user->getResult(0).getType() != total.getType(); })) {
@@ -270,6 +550,70 @@ private:
     return true;
   }
 
+  /// An embedding of ids moved and mapped (BART's and T5's decoder ids:
+  /// a start token, then the ids shifted right, -100 as the padding): its
+  /// rows in runs, each a slice of the lookup by the ids in a table W[f]
+  /// (the embedding of W by f's values, computed by the compiler) or rows
+  /// of W at constant indices, concatenated.
+  bool visitEmbedding(EmbeddingOp embedding) {
+    Value indices = embedding.getIndices(), weight = embedding.getWeight();
+    const Moved *m = indices == ids ? nullptr : analysis.of(indices);
+    // (Indices the compiler knows, such as the tables' own, are not the ids'.)
+    if (!m || llvm::all_of(m->at, [](int64_t at) { return at < 0; }) ||
+        analysis.pointwise(indices) == analysis.identity)
+      return false;
+    auto table = dyn_cast<RankedTensorType>(weight.getType());
+    if (!table || !table.hasStaticShape() || table.getRank() != 2)
+      return false;
+    int64_t tableRows = table.getDimSize(0), width = table.getDimSize(1), n = int64_t(m->at.size());
+    for (int64_t p = 0; p < n; ++p) {
+      auto inside = [&](int64_t row) { return row >= 0 && row < tableRows; };
+      if (m->at[size_t(p)] < 0 ? !inside(m->column[size_t(p)])
+                               : !llvm::all_of(analysis.table(m->column[size_t(p)]), inside))
+        return false; // reads outside its table: left for the compile to name
+    }
+    OpBuilder b(embedding);
+    Location loc = embedding.getLoc();
+    std::map<int64_t, Value> byColumn; // column -> the lookup of W[f] by the ids, as (ids, width)
+    auto looked = [&](int64_t column) {
+      Value &rowsOf = byColumn[column];
+      if (!rowsOf) {
+        Value w = weight;
+        if (column != analysis.identity)
+          w = EmbeddingOp::create(b, loc, weight, i64Constant(b, loc, analysis.table(column)));
+        Value e = EmbeddingOp::create(b, loc, w, ids);
+        rowsOf = ViewOp::create(b, loc, e, b.getDenseI64ArrayAttr({elementCount(ids), width}));
+      }
+      return rowsOf;
+    };
+    SmallVector<Value> runs;
+    for (int64_t p = 0; p < n;) {
+      int64_t q = p + 1;
+      bool constant = m->at[size_t(p)] < 0;
+      while (q < n && (constant ? m->at[size_t(q)] < 0
+                                : m->column[size_t(q)] == m->column[size_t(p)] &&
+                                      m->at[size_t(q)] == m->at[size_t(q - 1)] + 1))
+        ++q;
+      if (constant) {
+        std::vector<int64_t> rowsRead(m->column.begin() + p, m->column.begin() + q);
+        runs.push_back(EmbeddingOp::create(b, loc, weight, i64Constant(b, loc, rowsRead)));
+      } else {
+        Value all = looked(m->column[size_t(p)]);
+        int64_t first = m->at[size_t(p)];
+        runs.push_back(first == 0 && q - p == elementCount(ids)
+                           ? all
+                           : Value(SliceOp::create(b, loc, all, b.getI64IntegerAttr(0), b.getI64IntegerAttr(first),
+                                                   b.getI64IntegerAttr(first + q - p), b.getI64IntegerAttr(1))));
+      }
+      p = q;
+    }
+    Value rowsAll = runs.size() == 1 ? runs.front() : Value(CatOp::create(b, loc, runs, b.getI64IntegerAttr(0)));
+    SmallVector<int64_t> shape(shapeOf(indices));
+    shape.push_back(width);
+    replace(embedding, ViewOp::create(b, loc, rowsAll, b.getDenseI64ArrayAttr(shape)));
+    return true;
+  }
+
   void replace(Operation *op, Value by) {
     op->getResult(0).replaceAllUsesWith(by);
     eraseDead(op);
@@ -277,7 +621,7 @@ private:
 
   Value ids;
   int64_t rows;
-  TokenFunctions functions;
+  IdAnalysis analysis;
 };
 
 } // namespace
@@ -300,6 +644,17 @@ void foldTokenTables(func::FuncOp func) {
                       return rewriter.visit(op) ? WalkResult::interrupt() : WalkResult::advance();
                     }).wasInterrupted();
     }
+    // Functions of the ids nothing reads (an exporter's leftovers, such
+    // as a scatter a rewrite bypassed) go too: no back end computes them.
+    IdAnalysis analysis(ids, *rows);
+    SmallVector<Operation *> unused;
+    func.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 && op->use_empty() && isIntegerTensor(op->getResult(0)) &&
+          analysis.of(op->getResult(0)))
+        unused.push_back(op);
+    });
+    for (Operation *op : unused)
+      eraseDead(op);
   }
 }
 

@@ -1,27 +1,35 @@
-//===- TokenTables.h - Element-wise functions of ids as lookups -*- C++ -*-===//
+//===- TokenTables.h - Functions of token ids as lookups -------*- C++ -*-===//
 //
 // A model may compute on its token ids besides reading them as embedding
 // indices: ESM zeroes the embeddings of its mask token,
-// `where(ids == mask, 0, emb)`, and counts it, `sum(ids == mask)`. Such a
-// value is an element-wise function f of the ids (comparisons with
-// constants, integer casts, negations, views); the ids index a vocabulary
-// of K rows (the smallest embedding table they index), so f is a table of
-// K entries the compiler computes, and reading f(ids) as numbers is an
-// embedding of that table, which the back end computes (a gather by id
-// from global memory). This is the nn-level form of the torch frontend's
-// token tables (python/raptor/frontend/_token_tables.py), for what the
-// ONNX importer emits: the frontend runs it on every imported graph
+// `where(ids == mask, 0, emb)`, and counts it, `sum(ids == mask)`; BART,
+// Marian and T5 shift them right behind a start token into decoder ids
+// (ONNX: two ScatterND), `-100` replaced by the padding. The ids index a
+// vocabulary of K rows (the smallest embedding table they index). A value
+// computed from them by data movement (views, slices, selections,
+// concatenations, ScatterND by constant indices) and element-wise integer
+// operators (comparisons with constants, negations, casts, integer
+// arithmetic, selections) is, element by element, a function f of the id
+// at a known position (a table of K entries the compiler computes) or a
+// constant. This is the nn-level form of the torch frontend's token
+// tables (python/raptor/frontend/_token_tables.py), for what the ONNX
+// importer emits: the frontend runs it on every imported graph
 // (raptor-fold-token-arithmetic).
 //
-// Uses rewritten (f's lookup is m, a tensor of 0 and 1 for a condition):
-// - a float cast of f(ids): the lookup of f's values;
-// - nn.where(f(ids), a, b) of floats: a * m + b * (1 - m), each product
-//   left out where its operand is a constant zero (exact for finite a and
-//   b; a constant that is not finite leaves the select as it was);
-// - a float cast of ONNX's ReduceSum of f(ids): the mean of the lookup
-//   times the count, as the ONNX importer states float sums.
-// Anything else computed from the ids is left as it was (and a compile
-// names it).
+// Uses rewritten:
+// - an embedding of such a value: in runs of positions, slices of the
+//   lookup by the ids in the table W[f] (the embedding of W by f's values,
+//   computed by the compiler; W for the identity) and rows of W at
+//   constant indices, concatenated (an f reaching outside W leaves it);
+// - read as numbers, a function of the id at the same position (its
+//   lookup m, 0 and 1 for a condition): its float cast becomes m;
+//   nn.where(f(ids), a, b) of floats a * m + b * (1 - m), each product left
+//   out where its operand is a constant zero (exact for finite a and b; a
+//   constant that is not finite leaves the select as it was); the float
+//   cast of ONNX's ReduceSum of it the mean of m times the count, as the
+//   ONNX importer states float sums.
+// Functions of the ids left without readers are erased; anything else
+// computed from the ids is left as it was (and a compile names it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RAPTOR_PASSES_NN_TOKENTABLES_H
@@ -31,7 +39,7 @@
 
 namespace raptor::nn {
 
-/// Rewrites the float uses of element-wise functions of `func`'s token-id
+/// Rewrites the embeddings and float uses of functions of `func`'s token-id
 /// arguments (integer arguments read as embedding indices) as lookups.
 void foldTokenTables(mlir::func::FuncOp func);
 

@@ -1,4 +1,5 @@
-"""Functions of token ids in ONNX exports (passes/nn/TokenTables.h): ESM's
+"""Functions of token ids in ONNX exports (passes/nn/TokenTables.h): BART's,
+Marian's and T5's decoder ids (the ids shifted right by ScatterND) and ESM's
 token dropout as the ONNX exporter gives it (``Equal`` of the ids with the
 mask token, a ``Where`` on the embeddings, ``Cast`` and ``ReduceSum`` to
 count the mask tokens) imports strictly and runs the whole flow: float32
@@ -127,3 +128,36 @@ def test_an_erf_gelu_halving_its_input_first_is_one_gelu(halving_first: bool) ->
                     [_tensor("y", [2, 5]), _tensor("h", [2, 5])], init)
     with pytest.raises(UnsupportedOperatorError, match=r"Erf \(1"):
         import_model(shared, strict=True)
+
+
+@pytest.mark.parametrize("name", ["bart", "marian", "t5"])
+def test_decoder_ids_shifted_by_scatters_run_from_onnx(tmp_path: Path, name: str) -> None:
+    """An encoder-decoder given only ids shifts them right into its decoder
+    ids; the ONNX exporter writes the shift as two ``ScatterND`` and
+    ``-100`` replaced by the padding as ``Equal`` and ``Where``: the
+    decoder's embedding becomes the start token's row and a slice of the
+    ids' lookup. BART's and Marian's decoders also guard their causal
+    softmax against NaN (``Where(IsNaN(p), 0, p)``), which guards nothing
+    there. Float32 against onnxruntime and eager torch, on ids holding the
+    padding, start and mask tokens and on random ones."""
+    import onnx
+
+    path = tmp_path / f"{name}.onnx"
+    model = MODELS[name]().eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.from_numpy(_ids(1)),), str(path), input_names=["input_ids"], dynamo=False,
+                          opset_version=17)
+    assert "ScatterND" in {n.op_type for n in onnx.load(str(path)).graph.node}
+    imported = sources.load(str(path), strict=True)
+    try:
+        assert "nn.aten" not in str(imported.module)
+    finally:
+        imported.cleanup()
+    program = compile_source(path, tmp_path / "f32")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for ids in (SPECIAL, _ids(2)):
+        (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
+        with torch.no_grad():
+            np.testing.assert_allclose(want, model(torch.from_numpy(ids)).numpy(), rtol=1e-5, atol=1e-5)
+        (got,) = program.simulate(ids).outputs.values()
+        assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids

@@ -100,3 +100,94 @@ func.func @smallest_table(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>, %v: tensor
   %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x4xi1>) -> tensor<1x4xf32>
   return %0, %1, %3 : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// T5's decoder ids as the ONNX exporter gives them: the ids shifted right
+// by two ScatterND (the first 3 into positions 1..3, the start token 5
+// into position 0), -100 replaced by the padding. Their embedding is row 5
+// of the table, then rows 0..2 of the ids' lookup; the scatters, the
+// comparison and the dead select of the exporter go.
+// CHECK-LABEL: func.func @t5_decoder_ids
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x4xi64>, %[[W:[^:]*]]: tensor<6x2xf32>)
+// CHECK-NEXT: %[[E:.*]] = nn.embedding %[[W]], %[[IDS]]
+// CHECK-NEXT: %[[START:.*]] = nn.constant dense<5> : tensor<1xi64>
+// CHECK-NEXT: %[[ROW:.*]] = nn.embedding %[[W]], %[[START]] : (tensor<6x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+// CHECK-NEXT: %[[L:.*]] = nn.embedding %[[W]], %[[IDS]]
+// CHECK-NEXT: %[[LV:.*]] = nn.view %[[L]] {size = array<i64: 4, 2>}
+// CHECK-NEXT: %[[S:.*]] = nn.slice %[[LV]] {end = 3 : i64, start = 0 : i64} : (tensor<4x2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT: %[[C:.*]] = nn.cat %[[ROW]], %[[S]] : (tensor<1x2xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT: %[[D:.*]] = nn.view %[[C]] {size = array<i64: 1, 4, 2>}
+// CHECK-NEXT: return %[[E]], %[[D]]
+func.func @t5_decoder_ids(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %1 = nn.slice %ids {dim = 1 : i64, end = 3 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %2 = nn.constant dense<0> : tensor<1x4xi64>
+  %3 = nn.constant dense<[[[0, 1], [0, 2], [0, 3]]]> : tensor<1x3x2xi64>
+  %4 = nn.aten "onnx.ScatterND"(%2, %3, %1) {input_ports = ["data", "indices", "updates"]} : (tensor<1x4xi64>, tensor<1x3x2xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %5 = nn.select %4 {dim = 1 : i64, index = 0 : i64} : (tensor<1x4xi64>) -> tensor<1xi64>
+  %6 = nn.constant dense<0> : tensor<1x1x2xi64>
+  %start = nn.constant dense<5> : tensor<1x1xi64>
+  %7 = nn.aten "onnx.ScatterND"(%4, %6, %start) {input_ports = ["data", "indices", "updates"]} : (tensor<1x4xi64>, tensor<1x1x2xi64>, tensor<1x1xi64>) -> tensor<1x4xi64>
+  %8 = nn.constant dense<-100> : tensor<1xi64>
+  %9 = nn.aten "onnx.Equal"(%7, %8) {input_ports = ["A", "B"]} : (tensor<1x4xi64>, tensor<1xi64>) -> tensor<1x4xi1>
+  %pad = nn.constant dense<1> : tensor<1xi64>
+  %10 = nn.where %9, %pad, %7 : (tensor<1x4xi1>, tensor<1xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %11 = nn.embedding %w, %10 : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %0, %11 : tensor<1x4x2xf32>, tensor<1x4x2xf32>
+}
+
+// -----
+
+// Ids mapped (3 read as 0) and reversed along the sequence (a
+// concatenation of single positions): a table W[f] of f = [0, 1, 2, 0, 4,
+// 5] (the embedding of W by f, computed by the compiler) looked up by the
+// ids, its rows 3, 2, 1, 0. An id mapped outside the table (ids + 1) is
+// left as it was.
+// CHECK-LABEL: func.func @mapped
+// CHECK:      %[[F:.*]] = nn.constant dense<[0, 1, 2, 0, 4, 5]> : tensor<6xi64>
+// CHECK-NEXT: %[[WF:.*]] = nn.embedding %{{.*}}, %[[F]] : (tensor<6x2xf32>, tensor<6xi64>) -> tensor<6x2xf32>
+// CHECK-NEXT: %[[L:.*]] = nn.embedding %[[WF]], %{{.*}} : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+// CHECK-NEXT: %[[LV:.*]] = nn.view %[[L]]
+// CHECK-NEXT: nn.slice %[[LV]] {end = 4 : i64, start = 3 : i64}
+// CHECK-NEXT: nn.slice %[[LV]] {end = 3 : i64, start = 2 : i64}
+// CHECK-NEXT: nn.slice %[[LV]] {end = 2 : i64, start = 1 : i64}
+// CHECK-NEXT: nn.slice %[[LV]] {end = 1 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.cat
+// CHECK:      nn.add %{{.*}} scalar(1 : i64)
+// CHECK-NEXT: nn.embedding
+func.func @mapped(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %three = nn.constant dense<3> : tensor<1xi64>
+  %zero = nn.constant dense<0> : tensor<1xi64>
+  %1 = nn.aten "onnx.Equal"(%ids, %three) {input_ports = ["A", "B"]} : (tensor<1x4xi64>, tensor<1xi64>) -> tensor<1x4xi1>
+  %2 = nn.where %1, %zero, %ids : (tensor<1x4xi1>, tensor<1xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %a = nn.slice %2 {dim = 1 : i64, start = 3 : i64, end = 4 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %b = nn.slice %2 {dim = 1 : i64, start = 2 : i64, end = 3 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %c = nn.slice %2 {dim = 1 : i64, start = 1 : i64, end = 2 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %d = nn.slice %2 {dim = 1 : i64, start = 0 : i64, end = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %3 = nn.cat %a, %b, %c, %d {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>, tensor<1x1xi64>) -> tensor<1x4xi64>
+  %4 = nn.embedding %w, %3 : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %5 = nn.add %ids scalar(1 : i64) : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %6 = nn.embedding %w, %5 : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %0, %4, %6 : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>
+}
+
+// -----
+
+// Left as they were: a function of two ids (whether neighbouring ids are
+// equal) read as embedding indices, and as numbers.
+// CHECK-LABEL: func.func @two_ids
+// CHECK: nn.aten "onnx.Equal"
+// CHECK: nn.embedding %{{.*}}, %{{.*}} : (tensor<6x2xf32>, tensor<1x2xi64>)
+// CHECK: nn.aten "onnx.Cast"
+func.func @two_ids(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x2x2xf32>, tensor<1x2xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %a = nn.slice %ids {dim = 1 : i64, start = 0 : i64, end = 2 : i64} : (tensor<1x4xi64>) -> tensor<1x2xi64>
+  %b = nn.slice %ids {dim = 1 : i64, start = 2 : i64, end = 4 : i64} : (tensor<1x4xi64>) -> tensor<1x2xi64>
+  %1 = nn.aten "onnx.Equal"(%a, %b) {input_ports = ["A", "B"]} : (tensor<1x2xi64>, tensor<1x2xi64>) -> tensor<1x2xi1>
+  %2 = nn.aten "onnx.Cast"(%1) {input_ports = ["input"], params = {to = 7 : i64}} : (tensor<1x2xi1>) -> tensor<1x2xi64>
+  %3 = nn.embedding %w, %2 : (tensor<6x2xf32>, tensor<1x2xi64>) -> tensor<1x2x2xf32>
+  %4 = nn.aten "onnx.Cast"(%1) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x2xi1>) -> tensor<1x2xf32>
+  return %0, %3, %4 : tensor<1x4x2xf32>, tensor<1x2x2xf32>, tensor<1x2xf32>
+}
