@@ -191,3 +191,31 @@ func.func @two_ids(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> (tensor<1x4x2x
   %4 = nn.aten "onnx.Cast"(%1) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x2xi1>) -> tensor<1x2xf32>
   return %0, %3, %4 : tensor<1x4x2xf32>, tensor<1x2x2xf32>, tensor<1x2xf32>
 }
+
+// -----
+
+// Two rows of ids: a ScatterND writes id (1, 0) (flat position 3) at
+// (1, 2) of zeros, so positions 0..4 read row 0 of the table and position
+// 5 the lookup at 3; a slice by a step of 2 reads ids 0 and 2 of each row
+// (positions 0, 2, 3, 5 of the lookup: runs [0, 1), [2, 4), [5, 6)).
+// CHECK-LABEL: func.func @moved_2d
+// CHECK:      %[[Z:.*]] = nn.constant dense<0> : tensor<5xi64>
+// CHECK-NEXT: nn.embedding %{{.*}}, %[[Z]] : (tensor<6x2xf32>, tensor<5xi64>) -> tensor<5x2xf32>
+// CHECK:      nn.slice %{{.*}} {end = 4 : i64, start = 3 : i64} : (tensor<6x2xf32>) -> tensor<1x2xf32>
+// CHECK:      nn.view %{{.*}} {size = array<i64: 2, 3, 2>}
+// CHECK:      nn.slice %[[L:.*]] {end = 1 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.slice %[[L]] {end = 4 : i64, start = 2 : i64}
+// CHECK-NEXT: nn.slice %[[L]] {end = 6 : i64, start = 5 : i64}
+// CHECK-NEXT: nn.cat
+func.func @moved_2d(%ids: tensor<2x3xi64>, %w: tensor<6x2xf32>) -> (tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x2x2xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
+  %zeros = nn.constant dense<0> : tensor<2x3xi64>
+  %where = nn.constant dense<[[[1, 2]]]> : tensor<1x1x2xi64>
+  %r = nn.slice %ids {dim = 0 : i64, start = 1 : i64, end = 2 : i64} : (tensor<2x3xi64>) -> tensor<1x3xi64>
+  %u = nn.slice %r {dim = 1 : i64, start = 0 : i64, end = 1 : i64} : (tensor<1x3xi64>) -> tensor<1x1xi64>
+  %1 = nn.aten "onnx.ScatterND"(%zeros, %where, %u) {input_ports = ["data", "indices", "updates"]} : (tensor<2x3xi64>, tensor<1x1x2xi64>, tensor<1x1xi64>) -> tensor<2x3xi64>
+  %2 = nn.embedding %w, %1 : (tensor<6x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
+  %3 = nn.slice %ids {dim = 1 : i64, start = 0 : i64, end = 3 : i64, step = 2 : i64} : (tensor<2x3xi64>) -> tensor<2x2xi64>
+  %4 = nn.embedding %w, %3 : (tensor<6x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  return %0, %2, %4 : tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x2x2xf32>
+}
