@@ -58,11 +58,24 @@ bool everyRowFinite(DenseFPElementsAttr mask, int64_t dim, int64_t rank) {
   return true;
 }
 
+/// Attention scores: a matrix product of run-time values, scaled by
+/// constants (finite for finite inputs: no -inf fill of a run-time mask).
+bool isScores(Value x, nn::CompileTimeValues &known) {
+  while (Operation *op = x.getDefiningOp()) {
+    if (isa<nn::MatmulOp, nn::LinearOp>(op))
+      return !known.contains(x);
+    if (!isa<nn::MulOp, nn::DivOp>(op) || op->getNumOperands() != 1)
+      return false; // (a product or quotient by a scalar attribute only)
+    x = op->getOperand(0);
+  }
+  return false;
+}
+
 /// A NaN guard replacing NaN only (ONNX exporters' `Where(IsNaN(p), 0, p)`
 /// after a decoder's softmax) of a softmax of `x + mask`, the mask a
 /// constant without a row that is all -inf (a causal triangle) and `x`
-/// computed at run time: for finite `x` the softmax has no NaN, and the
-/// guard is its input.
+/// attention scores (isScores): for finite inputs the softmax has no NaN,
+/// and the guard is its input.
 bool guardsNothing(nn::NanToNumOp guard, nn::CompileTimeValues &known) {
   auto inf = [](std::optional<APFloat> x, bool negative) {
     return x && x->isInfinity() && x->isNegative() == negative;
@@ -77,7 +90,7 @@ bool guardsNothing(nn::NanToNumOp guard, nn::CompileTimeValues &known) {
   int64_t dim = (int64_t(softmax.getDim()) + rank) % rank;
   for (auto [x, m] : {std::pair(sum.getSelf(), sum.getOther()), std::pair(sum.getOther(), sum.getSelf())}) {
     DenseFPElementsAttr mask;
-    if (!known.contains(x) && matchPattern(m, m_Constant(&mask)) && everyRowFinite(mask, dim, rank))
+    if (isScores(x, known) && matchPattern(m, m_Constant(&mask)) && everyRowFinite(mask, dim, rank))
       return true;
   }
   return false;

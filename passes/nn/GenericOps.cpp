@@ -30,7 +30,8 @@ std::optional<int64_t> splatInteger(Value v) {
   DenseIntElementsAttr data;
   if (!matchPattern(v, m_Constant(&data)) || !data.isSplat())
     return std::nullopt;
-  return data.getSplatValue<APInt>().getSExtValue();
+  APInt value = data.getSplatValue<APInt>();
+  return value.getBitWidth() == 1 ? int64_t(value.getZExtValue()) : value.getSExtValue(); // (true is 1)
 }
 
 void eraseDead(Operation *op) {

@@ -110,10 +110,11 @@ def ExpandSelects : Pass<"raptor-expand-selects", "mlir::ModuleOp"> {
 
     The NaN guard ONNX exporters write after a decoder's softmax
     (`Where(IsNaN(p), 0, p)`: an `nn.nan_to_num` replacing NaN only) is
-    its input when the softmax is of a run-time tensor plus a constant mask
-    with a finite value in every row along the softmax's dimension and no
-    NaN or +inf (a causal triangle of 0 and -inf): for finite scores no row
-    is all -inf, so the softmax is NaN nowhere.
+    its input when the softmax is of attention scores (a matrix product of
+    run-time values, scaled by constants) plus a constant mask with a
+    finite value in every row along the softmax's dimension and no NaN or
+    +inf (a causal triangle of 0 and -inf): for finite inputs no row is
+    all -inf, so the softmax is NaN nowhere.
 
     ```
     raptor-opt model.mlir --raptor-expand-selects

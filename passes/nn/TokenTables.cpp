@@ -105,7 +105,9 @@ std::optional<Elementwise> elementwise(Operation *op) {
     int64_t c = scalar ? scalar.getInt() : 0;
     return Elementwise{operands, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
                          int64_t y = x.size() > 1 ? x[1] : c;
-                         return converted(mul ? x[0] * y : sub ? x[0] - y : x[0] + y, out);
+                         // (in unsigned arithmetic: it wraps, as the integer types do)
+                         uint64_t a = uint64_t(x[0]), b = uint64_t(y);
+                         return converted(int64_t(mul ? a * b : sub ? a - b : a + b), out);
                        }};
   }
   auto aten = dyn_cast<AtenOp>(op);
@@ -224,8 +226,8 @@ private:
     if (matchPattern(v, m_Constant(&data))) {
       Moved m;
       m.at.assign(size_t(n), -1);
-      for (const APInt &x : data)
-        m.column.push_back(x.getSExtValue());
+      for (const APInt &x : data) // (booleans are 0 and 1)
+        m.column.push_back(x.getBitWidth() == 1 ? int64_t(x.getZExtValue()) : x.getSExtValue());
       if (data.isSplat())
         m.column.assign(size_t(n), m.column.front());
       return m;
@@ -297,7 +299,7 @@ private:
       return std::nullopt;
     ArrayRef<int64_t> shape = shapeOf(data), index = shapeOf(indices);
     size_t q = size_t(index.back());
-    if (q > shape.size())
+    if (q == 0 || q > shape.size()) // (q = 0 would replace the whole tensor)
       return std::nullopt;
     int64_t block = std::accumulate(shape.begin() + q, shape.end(), int64_t(1), std::multiplies<>());
     std::vector<int64_t> coordinates;

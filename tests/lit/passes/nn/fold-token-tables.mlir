@@ -219,3 +219,21 @@ func.func @moved_2d(%ids: tensor<2x3xi64>, %w: tensor<6x2xf32>) -> (tensor<2x3x2
   %4 = nn.embedding %w, %3 : (tensor<6x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
   return %0, %2, %4 : tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x2x2xf32>
 }
+
+// -----
+
+// A boolean constant is 1 where true (not -1): where(id == 5, true, false)
+// read as numbers is [id == 5].
+// CHECK-LABEL: func.func @boolean_constants
+// CHECK: nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT: nn.aten
+func.func @boolean_constants(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> (tensor<1x4x2xf32>, tensor<1x4xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %five = nn.constant dense<5> : tensor<1xi64>
+  %yes = nn.constant dense<true> : tensor<1xi1>
+  %no = nn.constant dense<false> : tensor<1xi1>
+  %1 = nn.aten "onnx.Equal"(%ids, %five) {input_ports = ["A", "B"]} : (tensor<1x4xi64>, tensor<1xi64>) -> tensor<1x4xi1>
+  %2 = nn.where %1, %yes, %no : (tensor<1x4xi1>, tensor<1xi1>, tensor<1xi1>) -> tensor<1x4xi1>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x4xi1>) -> tensor<1x4xf32>
+  return %0, %3 : tensor<1x4x2xf32>, tensor<1x4xf32>
+}
