@@ -161,3 +161,34 @@ def test_decoder_ids_shifted_by_scatters_run_from_onnx(tmp_path: Path, name: str
             np.testing.assert_allclose(want, model(torch.from_numpy(ids)).numpy(), rtol=1e-5, atol=1e-5)
         (got,) = program.simulate(ids).outputs.values()
         assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids
+
+
+def test_an_onnx_acos_is_the_polynomial_within_float_rounding() -> None:
+    """ONNX ``Acos`` becomes the same polynomial as torch's decomposition
+    (frontend/_acos.py), against onnxruntime on [-1, 1] and its ends."""
+    from onnx import helper
+
+    from test_onnx_frontend import _check, _model, _tensor
+
+    x = np.concatenate([np.linspace(-1, 1, 2001), [0.0, -0.0, 1e-30, -1e-30, 1.0, -1.0, 0.5]]).astype(np.float32)
+    model = _model([helper.make_node("Acos", ["x"], ["y"])], [_tensor("x", [x.size])], [_tensor("y", [x.size])])
+    _check(model.SerializeToString(), x, expect={"nn.hardtanh", "nn.pow"}, rtol=2e-7)
+
+
+def test_yoso_runs_from_onnx(tmp_path: Path) -> None:
+    """Yoso's attention by expected collisions takes the acos of cosines:
+    exported to ONNX (its ``Acos``), it imports strictly and its float32
+    program equals onnxruntime."""
+    path = tmp_path / "yoso.onnx"
+    model = MODELS["yoso"]().eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.from_numpy(_ids(1)),), str(path), input_names=["input_ids"], dynamo=False,
+                          opset_version=17)
+    imported = sources.load(str(path), strict=True)
+    imported.cleanup()
+    program = compile_source(path, tmp_path / "f32")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for ids in (SPECIAL, _ids(2)):
+        (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
+        (got,) = program.simulate(ids).outputs.values()
+        assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids

@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from torch._decomp import decomposition_table as torch_decompositions
 
+from ._acos import AcosOps, acos_of
 from ._convolution3d import convolution3d
 from ._transposed_convolution import transposed_convolution
 
@@ -208,29 +209,23 @@ def _adaptive_avg_pool(input: torch.Tensor, output_size: Sequence[int]) -> Any:
     return resize_last_two(input, adaptive_pooling_matrix(h, oh), adaptive_pooling_matrix(w, ow))
 
 
-#: Abramowitz and Stegun 4.4.46: acos(a) = sqrt(1 - a) * sum(c_i a^i) on
-#: [0, 1], within 2e-8 (float32 rounding is 6e-8 at pi / 2).
-ACOS_COEFFICIENTS = (1.5707963050, -0.2145988016, 0.0889789874, -0.0501743046, 0.0308918810, -0.0170881256,
-                     0.0066700901, -0.0012624911)
+def _torch_affine(x: torch.Tensor, scale: float, shift: float) -> torch.Tensor:
+    scaled = x if scale == 1.0 else x * scale
+    return scaled if shift == 0.0 else scaled + shift
+
+
+_TORCH_ACOS = AcosOps(relu=aten.relu.default, neg=aten.neg.default, add=lambda a, b: a + b, mul=lambda a, b: a * b,
+                      affine=_torch_affine, at_least=lambda x, lo: aten.clamp.default(x, lo),
+                      between=lambda x, lo, hi: aten.clamp.default(x, lo, hi),
+                      sqrt=lambda x: aten.pow.Tensor_Scalar(x, 0.5))
 
 
 def _acos(input: torch.Tensor) -> Any:
-    """``acos`` (Yoso's attention, of cosines): the back end has no inverse
-    cosine, so it is the polynomial above of ``|x|`` (a sum of two ReLUs),
-    mirrored for negative ``x`` by the sign ``clamp(x * 2^100, -1, 1)``
-    (exactly +-1 beyond 2^-100, where acos is pi / 2 to float precision):
-    ``pi / 2 + sign * (acos|x| - pi / 2)``, within 3e-7 of torch on [-1, 1];
-    the root's argument is kept from 0 (2^-100) for ``x ** 0.5``."""
+    """``acos`` (Yoso's attention, of cosines) as a polynomial
+    (frontend/_acos.py: the back end has no inverse cosine)."""
     if input.dtype != torch.float32:
         return NotImplemented
-    magnitude = aten.relu.default(input) + aten.relu.default(aten.neg.default(input))
-    poly = magnitude * ACOS_COEFFICIENTS[-1] + ACOS_COEFFICIENTS[-2]
-    for c in reversed(ACOS_COEFFICIENTS[:-2]):
-        poly = poly * magnitude + c
-    root = aten.pow.Tensor_Scalar(aten.clamp.default(1.0 - magnitude, 2.0**-100), 0.5)
-    sign = aten.clamp.default(input * 2.0**100, -1.0, 1.0)
-    half_pi = math.pi / 2
-    return (root * poly - half_pi) * sign + half_pi
+    return acos_of(input, _TORCH_ACOS)
 
 
 #: The decompositions, by the aten overload they replace.

@@ -1,6 +1,7 @@
 """Element-wise operators and activations: arithmetic (a constant scalar
 operand as the op's ``scalar`` attribute), ReLU, sigmoid, tanh, GELU (also
 torch's erf expansion of it), softmax, clipping, hard sigmoid and swish,
+the inverse cosine (a polynomial),
 powers, the NaN guard of exported attention, selections (Where), and the identities (Identity,
 inference Dropout, a Cast to the same type)."""
 
@@ -14,6 +15,7 @@ from mlir import ir
 
 from raptor.dialects import nn
 
+from ..._acos import AcosOps, acos_of
 from ..errors import Unsupported
 from ..tensors import decode, is_float, shape_of
 from .base import RULES, Rule, rule
@@ -222,6 +224,31 @@ def _gelu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 @rule("Softmax")
 def _softmax(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     return [nn.SoftmaxOp(im.value(node.input[0]), a.get("axis", -1), half_to_float=False).result]
+
+
+def _f64(x: float) -> ir.Attribute:
+    return ir.FloatAttr.get(ir.F64Type.get(), x)
+
+
+def _affine(x: ir.Value, scale: float, shift: float) -> ir.Value:
+    scaled = x if scale == 1.0 else nn.MulOp(x, scalar=_f64(scale)).result
+    return scaled if shift == 0.0 else nn.AddOp(scaled, scalar=_f64(shift)).result
+
+
+_NN_ACOS = AcosOps(relu=lambda x: nn.ReluOp(x).result, neg=lambda x: nn.NegOp(x).result,
+                   add=lambda a, b: nn.AddOp(a, other=b).result, mul=lambda a, b: nn.MulOp(a, other=b).result,
+                   affine=_affine, at_least=lambda x, lo: nn.ClampOp(x, min=lo).result,
+                   between=lambda x, lo, hi: nn.HardtanhOp(x, min_val=lo, max_val=hi).result,
+                   sqrt=lambda x: nn.PowOp(x, 0.5).result)
+
+
+@rule("Acos")
+def _acos(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    # Yoso's attention, of cosines: a polynomial (frontend/_acos.py).
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("the inverse cosine of integers")
+    return [acos_of(x, _NN_ACOS)]
 
 
 @rule("Clip")
