@@ -42,9 +42,7 @@ namespace {
 /// counts, which every integer type holds alike.
 Value beforeCasts(Value v) {
   while (auto aten = v.getDefiningOp<nn::AtenOp>()) {
-    StringRef target = aten.getTarget();
-    bool cast = target == "aten._to_copy.default" || target.starts_with("aten.to.") ||
-                target == "aten.type_as.default" || target == "onnx.Cast";
+    bool cast = nn::isCast(aten) || aten.getTarget() == "aten.type_as.default";
     if (!cast || aten.getArgs().empty() || !isIntegerTensor(aten.getArgs().front()) || !isIntegerTensor(v))
       break;
     v = aten.getArgs().front();

@@ -15,6 +15,11 @@ bool isIntegerTensor(Value v) {
   return type && isa<IntegerType>(type.getElementType());
 }
 
+bool isCast(AtenOp op) {
+  StringRef t = op.getTarget();
+  return t == "onnx.Cast" || t == "aten._to_copy.default" || t.starts_with("aten.to.");
+}
+
 AtenOp atenOf(Value v, StringRef target) {
   auto aten = v.getDefiningOp<AtenOp>();
   return aten && aten.getTarget() == target ? aten : AtenOp();

@@ -20,6 +20,8 @@ namespace raptor::nn {
 
 /// Whether `v` is a tensor of integers (booleans included).
 bool isIntegerTensor(mlir::Value v);
+/// Whether a generic op is a cast (aten's `_to_copy` and `to`, ONNX's Cast).
+bool isCast(AtenOp op);
 /// The generic op of target `target` defining `v`, if any.
 AtenOp atenOf(mlir::Value v, llvm::StringRef target);
 /// An integer attribute of a generic op's `params`.

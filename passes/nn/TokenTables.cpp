@@ -35,11 +35,6 @@ bool isF32Tensor(Value v) {
   return type && type.hasStaticShape() && type.getElementType().isF32();
 }
 
-bool isCast(AtenOp op) {
-  StringRef t = op.getTarget();
-  return t == "onnx.Cast" || t == "aten._to_copy.default" || t.starts_with("aten.to.");
-}
-
 bool isNegation(StringRef target) { return target == "onnx.Not" || target == "aten.logical_not.default"; }
 
 /// A comparison of a tensor with an integer: ONNX's (two operands) and
