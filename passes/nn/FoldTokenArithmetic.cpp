@@ -198,7 +198,8 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
         eraseDead(op);
       }
       // What is left of the ids' arithmetic, read as numbers: lookups.
-      nn::foldTokenTables(func);
+      if (failed(nn::foldTokenTables(func)))
+        signalPassFailure();
     });
   }
 };

@@ -44,19 +44,22 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
       becomes a constant of that value;
-    - a function of the ids (data movement, ONNX `ScatterND` by constant
-      indices, comparisons with constants, negations, casts, integer
-      arithmetic) read as embedding indices (BART's, Marian's and T5's
-      decoder ids) becomes slices of lookups by the ids in tables
-      `embedding(W, f)` and rows of `W`, concatenated; one read as numbers
-      (a float cast, the condition of an `nn.where` of floats, a float
-      cast of an ONNX `ReduceSum` of it: ESM's token dropout) becomes an
+    - a function of the ids (data movement, broadcasts, ONNX `ScatterND`
+      by constant indices, comparisons, negations, casts, integer
+      arithmetic, torch's floor and truncating division and remainder)
+      read as embedding indices (BART's, Marian's and T5's decoder ids,
+      Canine's hashed buckets) becomes slices of lookups by the ids in
+      tables `embedding(W, f)` and rows of `W`, concatenated; one read as
+      numbers (a float cast, the condition of an `nn.where` of floats, a
+      float cast of a sum of it: ESM's token dropout) becomes an
       `nn.embedding` of a column table of the vocabulary's rows (the
       smallest embedding table the ids index), computed by the compiler
       (`TokenTables.h`).
 
     Ops the match leaves unused are erased; anything else is left as it
-    was (and a compile then names it). Both importers run it on what they
+    was (and a compile then names it). A function that reads an embedding
+    outside its table for an id of the vocabulary is an error on that
+    embedding (torch would raise on that id). Both importers run it on what they
     emit (`raptor.frontend`), so that such models import strictly.
 
     ```

@@ -9,8 +9,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -37,8 +39,8 @@ bool isF32Tensor(Value v) {
 
 bool isNegation(StringRef target) { return target == "onnx.Not" || target == "aten.logical_not.default"; }
 
-/// A comparison of a tensor with an integer: ONNX's (two operands) and
-/// aten's `.Scalar` overloads (the integer `other`).
+/// A comparison of integers: ONNX's (two operands) and aten's (`.Scalar`:
+/// a tensor and the integer `other`; `.Tensor`: two tensors).
 std::optional<std::function<bool(int64_t, int64_t)>> relation(StringRef target) {
   using R = std::function<bool(int64_t, int64_t)>;
   static const std::pair<StringRef, R> relations[] = {
@@ -47,18 +49,53 @@ std::optional<std::function<bool(int64_t, int64_t)>> relation(StringRef target) 
       {"Greater", [](int64_t a, int64_t b) { return a > b; }},
       {"LessOrEqual", [](int64_t a, int64_t b) { return a <= b; }},
       {"GreaterOrEqual", [](int64_t a, int64_t b) { return a >= b; }},
-      {"aten.eq.Scalar", [](int64_t a, int64_t b) { return a == b; }},
-      {"aten.ne.Scalar", [](int64_t a, int64_t b) { return a != b; }},
-      {"aten.lt.Scalar", [](int64_t a, int64_t b) { return a < b; }},
-      {"aten.le.Scalar", [](int64_t a, int64_t b) { return a <= b; }},
-      {"aten.gt.Scalar", [](int64_t a, int64_t b) { return a > b; }},
-      {"aten.ge.Scalar", [](int64_t a, int64_t b) { return a >= b; }},
+      {"aten.eq", [](int64_t a, int64_t b) { return a == b; }},
+      {"aten.ne", [](int64_t a, int64_t b) { return a != b; }},
+      {"aten.lt", [](int64_t a, int64_t b) { return a < b; }},
+      {"aten.le", [](int64_t a, int64_t b) { return a <= b; }},
+      {"aten.gt", [](int64_t a, int64_t b) { return a > b; }},
+      {"aten.ge", [](int64_t a, int64_t b) { return a >= b; }},
   };
-  StringRef name = target.starts_with("onnx.") ? target.drop_front(5) : target;
+  StringRef name = target;
+  if (!name.consume_front("onnx.") && !name.consume_back(".Scalar") && !name.consume_back(".Tensor"))
+    return std::nullopt;
   for (const auto &[n, r] : relations)
     if (n == name)
       return r;
   return std::nullopt;
+}
+
+/// Integer division and remainder as torch states them (`floor` rounds
+/// toward minus infinity, `trunc` toward zero; a remainder takes the sign
+/// of the divisor); none for a zero divisor, which torch does not define
+/// for integers.
+std::optional<int64_t> divided(int64_t a, int64_t b, StringRef mode) {
+  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
+    return std::nullopt;
+  int64_t q = a / b, r = a % b; // (C++ truncates)
+  if (mode == "trunc")
+    return q;
+  bool inexact = r != 0 && ((r < 0) != (b < 0));
+  if (mode == "floor")
+    return inexact ? q - 1 : q;
+  return inexact ? r + b : r; // "remainder"
+}
+
+/// The rounding of a generic integer division or remainder, if `target`
+/// is one (`div.Tensor_mode` names it in `rounding_mode`).
+std::optional<StringRef> division(AtenOp aten) {
+  StringRef target = aten.getTarget();
+  if (target == "aten.remainder.Scalar" || target == "aten.remainder.Tensor")
+    return StringRef("remainder");
+  if (target == "aten.floor_divide.default")
+    return StringRef("floor");
+  if (target != "aten.div.Tensor_mode" && target != "aten.div.Scalar_mode")
+    return std::nullopt;
+  auto mode = aten.getParamsAttr() ? dyn_cast_or_null<StringAttr>(aten.getParamsAttr().get("rounding_mode"))
+                                   : StringAttr();
+  if (!mode || (mode.getValue() != "floor" && mode.getValue() != "trunc"))
+    return std::nullopt;
+  return mode.getValue();
 }
 
 /// An integer converted to the element type of `v` (a cast to booleans is
@@ -114,14 +151,22 @@ std::optional<Elementwise> elementwise(Operation *op) {
     return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return converted(x[0], out); }};
   if (isNegation(target) && args.size() == 1)
     return Elementwise{args, [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] == 0; }};
-  auto r = relation(target);
-  if (!r)
+  // A binary integer function: of two operands, or of one and aten's `other`.
+  std::function<std::optional<int64_t>(int64_t, int64_t)> binary;
+  if (auto r = relation(target))
+    binary = [r = *r](int64_t a, int64_t b) -> std::optional<int64_t> { return r(a, b); };
+  else if (std::optional<StringRef> mode = division(aten))
+    binary = [mode = mode->str(), out](int64_t a, int64_t b) -> std::optional<int64_t> {
+      std::optional<int64_t> y = divided(a, b, mode);
+      return y ? std::optional(converted(*y, out)) : std::nullopt;
+    };
+  else
     return std::nullopt;
   if (args.size() == 1 && target.starts_with("aten."))
     if (std::optional<int64_t> other = intParam(aten, "other"))
-      return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return (*r)(x[0], *other); }};
-  if (args.size() == 2 && target.starts_with("onnx."))
-    return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return (*r)(x[0], x[1]); }};
+      return Elementwise{args, [=](ArrayRef<int64_t> x) { return binary(x[0], *other); }};
+  if (args.size() == 2)
+    return Elementwise{args, [=](ArrayRef<int64_t> x) { return binary(x[0], x[1]); }};
   return std::nullopt;
 }
 
@@ -227,10 +272,14 @@ private:
         m.column.assign(size_t(n), m.column.front());
       return m;
     }
-    if (auto view = dyn_cast<ViewOp>(op)) {
-      const Moved *from = of(view.getSelf());
+    if (isa<ViewOp, CloneOp>(op)) {
+      const Moved *from = of(op->getOperand(0));
       return from ? std::optional(*from) : std::nullopt;
     }
+    if (auto expand = dyn_cast<ExpandOp>(op))
+      return broadcast(expand.getSelf(), shapeOf(v));
+    if (auto permute = dyn_cast<PermuteOp>(op))
+      return permuted(permute.getSelf(), permute.getDims());
     if (auto slice = dyn_cast<SliceOp>(op)) {
       const Moved *from = of(slice.getSelf());
       ArrayRef<int64_t> source = shapeOf(slice.getSelf());
@@ -259,6 +308,53 @@ private:
     if (std::optional<Elementwise> e = elementwise(op))
       return combined(*e, n);
     return std::nullopt;
+  }
+
+  /// `from` broadcast to `shape` (its dimensions aligned to the right;
+  /// a dimension of 1 repeated).
+  std::optional<Moved> broadcast(Value from, ArrayRef<int64_t> shape) {
+    const Moved *m = of(from);
+    ArrayRef<int64_t> source = shapeOf(from);
+    if (!m || source.size() > shape.size())
+      return std::nullopt;
+    size_t lead = shape.size() - source.size();
+    int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+    std::vector<int64_t> sources;
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t rest = e, flat = 0, stride = 1;
+      for (size_t d = shape.size(); d-- > lead;) {
+        int64_t i = rest % shape[d], size = source[d - lead];
+        rest /= shape[d];
+        flat += (size == 1 ? 0 : i) * stride;
+        stride *= size;
+      }
+      sources.push_back(flat);
+    }
+    return picked(*m, sources);
+  }
+
+  /// `from` with its dimensions permuted (result dimension k is source
+  /// dimension dims[k]; XLNet reads its ids transposed).
+  std::optional<Moved> permuted(Value from, ArrayRef<int64_t> dims) {
+    const Moved *m = of(from);
+    ArrayRef<int64_t> source = shapeOf(from);
+    size_t rank = source.size();
+    if (!m || dims.size() != rank)
+      return std::nullopt;
+    std::vector<int64_t> stride(rank, 1); // the source's, row-major
+    for (size_t d = rank; d-- > 1;)
+      stride[d - 1] = stride[d] * source[d];
+    std::vector<int64_t> sources(m->at.size());
+    for (size_t e = 0; e < sources.size(); ++e) {
+      int64_t rest = int64_t(e), flat = 0;
+      for (size_t k = rank; k-- > 0;) {
+        size_t d = size_t((dims[k] + int64_t(rank)) % int64_t(rank));
+        flat += (rest % source[d]) * stride[d];
+        rest /= source[d];
+      }
+      sources[e] = flat;
+    }
+    return picked(*m, sources);
   }
 
   std::optional<Moved> concatenated(CatOp cat) {
@@ -394,22 +490,36 @@ private:
   std::map<std::vector<int64_t>, int64_t> interned;
 };
 
-/// The rows of the smallest embedding table `ids` (or a view of it) index.
+/// The rows of the smallest embedding table `ids` (or a view of it)
+/// index, or, when none does, of the smallest one a value computed from
+/// them indexes (Canine reads its ids only through hashes): the
+/// vocabulary the ids are drawn from.
 std::optional<int64_t> vocabulary(Value ids) {
-  std::optional<int64_t> rows;
-  SmallVector<Value> work{ids};
+  auto smallest = [](ArrayRef<EmbeddingOp> embeddings) {
+    std::optional<int64_t> rows;
+    for (EmbeddingOp embedding : embeddings)
+      if (auto table = dyn_cast<RankedTensorType>(embedding.getWeight().getType());
+          table && table.hasStaticShape() && table.getRank() == 2)
+        rows = std::min(rows.value_or(table.getDimSize(0)), table.getDimSize(0));
+    return rows;
+  };
+  SmallVector<EmbeddingOp> direct, computed;
+  SmallVector<std::pair<Value, bool>> work{{ids, true}}; // (value, a view of the ids)
+  llvm::SmallPtrSet<Operation *, 16> seen;
   while (!work.empty()) {
-    Value v = work.pop_back_val();
+    auto [v, view] = work.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (auto view = dyn_cast<ViewOp>(user))
-        work.push_back(view.getOut());
-      else if (auto embedding = dyn_cast<EmbeddingOp>(user); embedding && embedding.getIndices() == v)
-        if (auto table = dyn_cast<RankedTensorType>(embedding.getWeight().getType());
-            table && table.hasStaticShape() && table.getRank() == 2)
-          rows = std::min(rows.value_or(table.getDimSize(0)), table.getDimSize(0));
+      if (auto embedding = dyn_cast<EmbeddingOp>(user)) {
+        if (embedding.getIndices() == v)
+          (view ? direct : computed).push_back(embedding);
+        continue;
+      }
+      if (user->getNumResults() != 1 || !isIntegerTensor(user->getResult(0)) || !seen.insert(user).second)
+        continue;
+      work.push_back({user->getResult(0), view && isa<ViewOp>(user)});
     }
   }
-  return rows;
+  return direct.empty() ? smallest(computed) : smallest(direct);
 }
 
 /// A compile-time operand of a select that is not a finite number
@@ -456,7 +566,7 @@ public:
                          aten.getArgs().front()));
       return true;
     }
-    return aten.getTarget() == "onnx.ReduceSum" && visitSum(aten, *f);
+    return isSum(aten.getTarget()) && visitSum(aten, *f);
   }
 
 private:
@@ -502,30 +612,55 @@ private:
     return true;
   }
 
+  static bool isSum(StringRef target) {
+    return target == "onnx.ReduceSum" || target == "aten.sum.dim_IntList" || target == "aten.sum.default";
+  }
+
+  /// The axes a sum reduces (ONNX's constant second operand, aten's `dim`;
+  /// none: all) and whether it keeps them; none for axes not known.
+  static std::optional<std::pair<SmallVector<int64_t>, bool>> reduced(AtenOp sum, int64_t rank) {
+    SmallVector<int64_t> dims;
+    bool onnx = sum.getTarget().starts_with("onnx.");
+    if (onnx && sum.getArgs().size() > 1) {
+      DenseIntElementsAttr axes;
+      if (!matchPattern(sum.getArgs()[1], m_Constant(&axes)))
+        return std::nullopt;
+      for (const APInt &a : axes)
+        dims.push_back(a.getSExtValue());
+    } else if (!onnx && sum.getParamsAttr()) {
+      if (Attribute dim = sum.getParamsAttr().get("dim")) {
+        auto list = dyn_cast<DenseI64ArrayAttr>(dim);
+        if (!list)
+          return std::nullopt;
+        dims.append(list.asArrayRef().begin(), list.asArrayRef().end());
+      }
+      if (sum.getParamsAttr().get("dtype"))
+        return std::nullopt;
+    }
+    for (int64_t &d : dims)
+      d = (d % rank + rank) % rank;
+    if (dims.empty()) {
+      if (onnx && intParam(sum, "noop_with_empty_axes").value_or(0))
+        return std::nullopt;
+      dims.resize(size_t(rank));
+      std::iota(dims.begin(), dims.end(), 0);
+    }
+    bool keep = onnx ? intParam(sum, "keepdims").value_or(1) != 0 : intParam(sum, "keepdim").value_or(0) != 0;
+    return std::pair(dims, keep);
+  }
+
   /// The float casts of a sum of f(ids) over constant axes (its only
   /// uses): the mean of the lookup times the count.
   bool visitSum(AtenOp sum, int64_t f) {
     Value data = sum.getArgs().front();
     ArrayRef<int64_t> shape = shapeOf(data);
-    int64_t rank = int64_t(shape.size());
-    SmallVector<int64_t> dims;
-    if (sum.getArgs().size() > 1) {
-      DenseIntElementsAttr axes;
-      if (!matchPattern(sum.getArgs()[1], m_Constant(&axes)))
-        return false;
-      for (const APInt &a : axes)
-        dims.push_back((a.getSExtValue() % rank + rank) % rank);
-    }
-    if (dims.empty()) {
-      if (intParam(sum, "noop_with_empty_axes").value_or(0))
-        return false;
-      dims.resize(size_t(rank));
-      std::iota(dims.begin(), dims.end(), 0);
-    }
+    auto axes = reduced(sum, int64_t(shape.size()));
+    if (!axes || shape.empty())
+      return false;
+    auto [dims, keep] = *axes;
     int64_t counted = 1;
     for (int64_t d : dims)
       counted *= shape[size_t(d)];
-    bool keep = intParam(sum, "keepdims").value_or(1) != 0;
     SmallVector<Operation *> casts(sum->getUsers());
     if (casts.empty() || !llvm::all_of(casts, [](Operation *user) {
           auto cast = dyn_cast<AtenOp>(user);
@@ -554,20 +689,38 @@ private:
   /// of W at constant indices, concatenated.
   bool visitEmbedding(EmbeddingOp embedding) {
     Value indices = embedding.getIndices(), weight = embedding.getWeight();
-    const Moved *m = indices == ids ? nullptr : analysis.of(indices);
-    // (Indices the compiler knows, such as the tables' own, are not the ids'.)
-    if (!m || llvm::all_of(m->at, [](int64_t at) { return at < 0; }) ||
-        analysis.pointwise(indices) == analysis.identity)
+    Value plain = indices;
+    while (auto view = plain.getDefiningOp<ViewOp>())
+      plain = view.getSelf();
+    // (The ids through views the back end reads as they are; indices the
+    // compiler knows, such as the tables' own, are not the ids'.)
+    const Moved *m = plain == ids ? nullptr : analysis.of(indices);
+    if (!m || llvm::all_of(m->at, [](int64_t at) { return at < 0; }))
       return false;
     auto table = dyn_cast<RankedTensorType>(weight.getType());
     if (!table || !table.hasStaticShape() || table.getRank() != 2)
       return false;
     int64_t tableRows = table.getDimSize(0), width = table.getDimSize(1), n = int64_t(m->at.size());
-    for (int64_t p = 0; p < n; ++p) {
-      auto inside = [&](int64_t row) { return row >= 0 && row < tableRows; };
-      if (m->at[size_t(p)] < 0 ? !inside(m->column[size_t(p)])
-                               : !llvm::all_of(analysis.table(m->column[size_t(p)]), inside))
-        return false; // reads outside its table: left for the compile to name
+    // The rows read, over every id of the vocabulary: all inside the table,
+    // or the model reads past it for ids the contract allows (torch would
+    // raise an IndexError on them): no lookup states that.
+    int64_t lowest = std::numeric_limits<int64_t>::max(), highest = std::numeric_limits<int64_t>::min();
+    auto reads = [&](int64_t row) {
+      lowest = std::min(lowest, row);
+      highest = std::max(highest, row);
+    };
+    for (int64_t p = 0; p < n; ++p)
+      if (m->at[size_t(p)] < 0)
+        reads(m->column[size_t(p)]);
+      else
+        llvm::for_each(analysis.table(m->column[size_t(p)]), reads);
+    if (lowest < 0 || highest >= tableRows) {
+      embedding.emitError() << "an embedding of " << tableRows << " rows reads row "
+                            << (lowest < 0 ? lowest : highest)
+                            << " computed from the token ids (ids 0.." << rows - 1
+                            << ", the vocabulary of the tables they index)";
+      failed = true;
+      return false;
     }
     OpBuilder b(embedding);
     Location loc = embedding.getLoc();
@@ -616,6 +769,11 @@ private:
     eraseDead(op);
   }
 
+public:
+  /// Whether a use read outside its table (an error was emitted).
+  bool failed = false;
+
+private:
   Value ids;
   int64_t rows;
   IdAnalysis analysis;
@@ -623,9 +781,9 @@ private:
 
 } // namespace
 
-void foldTokenTables(func::FuncOp func) {
+LogicalResult foldTokenTables(func::FuncOp func) {
   if (func.isExternal())
-    return;
+    return success();
   for (BlockArgument ids : func.getArguments()) {
     if (!isIntegerTensor(ids) || elementCount(ids) < 0)
       continue;
@@ -640,6 +798,8 @@ void foldTokenTables(func::FuncOp func) {
       changed = func.walk([&](Operation *op) {
                       return rewriter.visit(op) ? WalkResult::interrupt() : WalkResult::advance();
                     }).wasInterrupted();
+      if (rewriter.failed)
+        return failure();
     }
     // Functions of the ids nothing reads (an exporter's leftovers, such
     // as a scatter a rewrite bypassed) go too: no back end computes them.
@@ -653,6 +813,7 @@ void foldTokenTables(func::FuncOp func) {
     for (Operation *op : unused)
       eraseDead(op);
   }
+  return success();
 }
 
 } // namespace raptor::nn

@@ -7,28 +7,29 @@
 // (ONNX: two ScatterND), `-100` replaced by the padding. The ids index a
 // vocabulary of K rows (the smallest embedding table they index). A value
 // computed from them by data movement (views, slices, selections,
-// concatenations, ScatterND by constant indices) and element-wise integer
-// operators (comparisons with constants, negations, casts, integer
-// arithmetic, selections) is, element by element, a function f of the id
-// at a known position (a table of K entries the compiler computes) or a
-// constant. This is the nn-level form of the torch frontend's token
-// tables (python/raptor/frontend/_token_tables.py), for what the ONNX
-// importer emits: the frontend runs it on every imported graph
-// (raptor-fold-token-arithmetic).
+// concatenations, broadcasts, clones, ScatterND by constant indices) and
+// element-wise integer operators (comparisons, negations, casts, integer
+// arithmetic, torch's floor and truncating division and remainder,
+// selections) is, element by element, a function f of the id at a known
+// position (a table of K entries the compiler computes) or a constant.
+// Both importers run it on every imported graph
+// (raptor-fold-token-arithmetic): the one implementation of token tables.
 //
 // Uses rewritten:
 // - an embedding of such a value: in runs of positions, slices of the
 //   lookup by the ids in the table W[f] (the embedding of W by f's values,
 //   computed by the compiler; W for the identity) and rows of W at
-//   constant indices, concatenated (an f reaching outside W leaves it);
+//   constant indices, concatenated (an f reaching outside W for an id of
+//   the vocabulary is an error: torch would raise on that id);
 // - read as numbers, a function of the id at the same position (its
 //   lookup m, 0 and 1 for a condition): its float cast becomes m;
 //   nn.where(f(ids), a, b) of floats a * m + b * (1 - m), each product left
 //   out where its operand is a constant zero (exact for finite a and b; a
 //   constant that is not finite leaves the select as it was); the float
-//   cast of ONNX's ReduceSum of it the mean of m times the count, as the
-//   ONNX importer states float sums (within float rounding of the exact
-//   integer count: 3 mask tokens of 21 count 3.0000002).
+//   cast of a sum of it (ONNX's ReduceSum, aten's sum) the mean of m
+//   times the count, as the importers state float sums (within float
+//   rounding of the exact integer count: 3 mask tokens of 21 count
+//   3.0000002).
 // Functions of the ids left without readers are erased; anything else
 // computed from the ids is left as it was (and a compile names it).
 //
@@ -42,7 +43,9 @@ namespace raptor::nn {
 
 /// Rewrites the embeddings and float uses of functions of `func`'s token-id
 /// arguments (integer arguments read as embedding indices) as lookups.
-void foldTokenTables(mlir::func::FuncOp func);
+/// Fails, with an error on the embedding, when one reads outside its table
+/// for an id of the vocabulary.
+mlir::LogicalResult foldTokenTables(mlir::func::FuncOp func);
 
 } // namespace raptor::nn
 

@@ -1,4 +1,4 @@
-"""Edges of the token-id lookups (frontend/_token_tables.py) that the
+"""Edges of the token-id lookups (passes/nn/TokenTables.h) that the
 model families of test_token_functions.py do not reach: which table sets
 the ids' range (the smallest read by the ids themselves), a function that
 reads exactly one row past its table, a count over several dimensions,
@@ -8,11 +8,13 @@ the documented contract (ids index every table that reads them)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from raptor import sources
@@ -72,13 +74,22 @@ class _OnePast(torch.nn.Module):
         return self.words(ids) + self.next(ids + 1)
 
 
-def test_a_function_reading_one_row_past_its_table_stops_in_one_line(tmp_path: Path) -> None:
-    pt2 = _exported(_OnePast(), torch.zeros((1, 6), dtype=torch.int64), tmp_path / "m.pt2")
-    r = subprocess.run([sys.executable, "-m", "raptor", "compile", str(pt2), "-o", str(tmp_path / "out"), "-q"],
+@pytest.mark.parametrize("form", ["pt2", "onnx"])
+def test_a_function_reading_one_row_past_its_table_stops_in_one_line(tmp_path: Path, form: str) -> None:
+    """The same check and message from both importers (one pass,
+    raptor-fold-token-arithmetic, decides), naming the embedding's node."""
+    ids = torch.zeros((1, 6), dtype=torch.int64)
+    if form == "pt2":
+        path = _exported(_OnePast(), ids, tmp_path / "m.pt2")
+    else:
+        path = tmp_path / "m.onnx"
+        torch.onnx.export(_OnePast().eval(), (ids,), str(path), input_names=["ids"], dynamo=False, opset_version=17)
+    r = subprocess.run([sys.executable, "-m", "raptor", "compile", str(path), "-o", str(tmp_path / "out"), "-q"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     (line,) = r.stderr.strip().splitlines()
-    assert "an embedding of 97 rows reads row 97 computed from the token ids (ids 0..96" in line, line
+    node = "embedding_1" if form == "pt2" else "/next/Gather"
+    assert f"node '{node}': an embedding of 97 rows reads row 97 computed from the token ids (ids 0..96" in line, line
     assert not (tmp_path / "out").exists()
 
 
@@ -122,6 +133,9 @@ def test_a_function_of_two_positions_is_not_taken_for_a_lookup(tmp_path: Path) -
         # The comparison stays the generic op (a strict import names it);
         # the embedding of the slice alone is a lookup.
         assert imported.report.generic == {"aten.eq.Tensor": 1}
-        assert imported.report.rewrites["token_table"] == 1
+        text = str(imported.module)
     finally:
         imported.cleanup()
+    assert "nn.where" in text  # the select by the comparison, kept
+    # The embedding reads the ids themselves, the slice is of its rows.
+    assert re.search(r"nn\.embedding %arg\d+, %arg0 :", text) and text.count("nn.embedding") == 1, text

@@ -37,7 +37,6 @@ from ._real_dfts import real_dfts
 from . import _converters as conv
 from . import _fx_rewrites as rw
 from . import _token_arithmetic as token_arithmetic
-from . import _token_tables as token_tables
 
 __all__ = ["ExportError", "ImportOptions", "ImportReport", "UnsupportedOperatorError",
            "import_module", "import_program"]
@@ -176,14 +175,6 @@ class _Emitter:
         if o.fold_causal_masks:
             self.report.rewrites["causal_mask"] += rw.fold_causal_masks(
                 graph, self.constant, self.evaluated)
-        ids = [n for n, spec in self.placeholder_kind.items() if spec.kind == InputKind.USER_INPUT
-               and isinstance(n.meta.get("val"), torch.Tensor) and not n.meta["val"].dtype.is_floating_point
-               and n.meta["val"].dtype != torch.bool]
-        try:
-            if count := token_tables.token_tables(graph, ids, self.constant, self.evaluated, rw.evaluate):
-                self.report.rewrites["token_table"] += count
-        except token_tables.TokenTableError as e:
-            raise UnsupportedOperatorError(str(e)) from None
         if count := run_time_attention_biases(graph, self.constant):
             self.report.rewrites["run_time_attention_bias"] += count
         if count := real_dfts(graph, self.constant, self.evaluated):
@@ -362,16 +353,19 @@ def import_program(ep: torch.export.ExportedProgram, options: ImportOptions | No
         module = emitter.emit(graph)
         if not module.operation.verify():
             raise ValueError("imported module does not verify")
-        if emitter.report.generic:
+        # (always: a function of the ids may be an integer op with an nn op)
+        try:
             left, positions = token_arithmetic.fold(module)
-            emitter.report.generic = left
-            if positions:
-                emitter.report.rewrites["token_positions"] += positions
-            if options.strict and left:
-                name = next(n for n in emitter.first_generic if n in left)
-                raise UnsupportedOperatorError(
-                    f"{name} (node '{emitter.first_generic[name]}') has no nn op; import without strict "
-                    f"mode to keep it as nn.aten")
+        except token_arithmetic.TokenTableError as e:
+            raise UnsupportedOperatorError(str(e)) from None
+        emitter.report.generic = left
+        if positions:
+            emitter.report.rewrites["token_positions"] += positions
+        if options.strict and left:
+            name = next(n for n in emitter.first_generic if n in left)
+            raise UnsupportedOperatorError(
+                f"{name} (node '{emitter.first_generic[name]}') has no nn op; import without strict "
+                f"mode to keep it as nn.aten")
     return module, emitter.report
 
 

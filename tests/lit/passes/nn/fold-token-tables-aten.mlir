@@ -1,0 +1,124 @@
+// raptor-fold-token-arithmetic, token tables on the forms the torch
+// importer emits (aten overloads kept generic, clones and broadcasts of
+// constants): Canine's hash of ids no table reads directly (the vocabulary
+// is then the smallest table a function of them reads), torch's floor and
+// truncating division and remainder of negative numbers, BART's decoder
+// ids (a clone of the shifted ids, a broadcast start token, -100 mapped),
+// a count over every dimension. Tables counted by hand.
+// RUN: %raptor-opt %s --raptor-fold-token-arithmetic --split-input-file | FileCheck %s
+
+// (id + 1) * 3 mod 5 for ids 0..4 (the 5-row table is the vocabulary):
+// 3, 6, 9, 12, 15 mod 5.
+// CHECK-LABEL: func.func @hashed
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x3xi64> {nn.input = "input_ids"}, %[[W:[^:]*]]: tensor<5x2xf32>
+// CHECK:      %[[F:.*]] = nn.constant dense<[3, 1, 4, 2, 0]> : tensor<5xi64>
+// CHECK-NEXT: %[[WF:.*]] = nn.embedding %[[W]], %[[F]] : (tensor<5x2xf32>, tensor<5xi64>) -> tensor<5x2xf32>
+// CHECK-NEXT: nn.embedding %[[WF]], %[[IDS]]
+// CHECK-NOT:  nn.aten
+func.func @hashed(%ids: tensor<1x3xi64> {nn.input = "input_ids"}, %w: tensor<5x2xf32> {nn.param = "w"}) -> tensor<1x3x2xf32> {
+  %0 = nn.add %ids scalar(1 : i64) : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %1 = nn.mul %0 scalar(3 : i64) : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %2 = nn.aten "aten.remainder.Scalar"(%1) {input_ports = ["self"], params = {other = 5 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %3 = nn.embedding %w, %2 : (tensor<5x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  return %3 : tensor<1x3x2xf32>
+}
+
+// -----
+
+// (id - 3) for ids 0..5 is -3..2: floor((id - 3) / 2) = -2 -1 -1 0 0 1,
+// truncated -1 -1 0 0 0 1, (id - 3) mod 4 (the divisor's sign) 1 2 3 0 1 2.
+// CHECK-LABEL: func.func @rounding
+// CHECK:      nn.constant dense<{{\[}}[-2.000000e+00], [-1.000000e+00], [-1.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      nn.constant dense<{{\[}}[-1.000000e+00], [-1.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      nn.constant dense<{{\[}}[1.000000e+00], [2.000000e+00], [3.000000e+00], [0.000000e+00], [1.000000e+00], [2.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT:  nn.aten
+func.func @rounding(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<1x4x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %1 = nn.sub %ids scalar(3 : i64) : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %2 = nn.aten "aten.div.Tensor_mode"(%1) {input_ports = ["self"], params = {other = 2 : i64, rounding_mode = "floor"}} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x4xi64>) -> tensor<1x4xf32>
+  %4 = nn.aten "aten.div.Tensor_mode"(%1) {input_ports = ["self"], params = {other = 2 : i64, rounding_mode = "trunc"}} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x4xi64>) -> tensor<1x4xf32>
+  %6 = nn.aten "aten.remainder.Scalar"(%1) {input_ports = ["self"], params = {other = 4 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %7 = nn.aten "aten._to_copy.default"(%6) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x4xi64>) -> tensor<1x4xf32>
+  return %0, %3, %5, %7 : tensor<1x4x2xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// The start token 2 (a broadcast clone), then ids 0..2 with 5 read as 1:
+// row 2 of W, then rows 0..2 of the lookup in W[0 1 2 3 4 1].
+// CHECK-LABEL: func.func @shifted
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x4xi64> {nn.input = "input_ids"}, %[[W:[^:]*]]: tensor<6x2xf32>
+// CHECK:      %[[TWO:.*]] = nn.constant dense<2> : tensor<1xi64>
+// CHECK-NEXT: %[[START:.*]] = nn.embedding %[[W]], %[[TWO]]
+// CHECK-NEXT: %[[F:.*]] = nn.constant dense<[0, 1, 2, 3, 4, 1]> : tensor<6xi64>
+// CHECK-NEXT: %[[WF:.*]] = nn.embedding %[[W]], %[[F]]
+// CHECK-NEXT: %[[L:.*]] = nn.embedding %[[WF]], %[[IDS]]
+// CHECK-NEXT: %[[LV:.*]] = nn.view %[[L]] {size = array<i64: 4, 2>}
+// CHECK-NEXT: %[[FIRST:.*]] = nn.slice %[[LV]] {end = 3 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.cat %[[START]], %[[FIRST]]
+// CHECK-NOT:  nn.where
+// CHECK-NOT:  nn.aten
+func.func @shifted(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %1 = nn.slice %ids {dim = 1 : i64, end = -1 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %2 = nn.clone %1 : tensor<1x3xi64>
+  %3 = nn.constant dense<0> : tensor<1x4xi64>
+  %4 = nn.slice %3 {dim = 1 : i64, end = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %5 = nn.cat %4, %2 {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %6 = nn.constant dense<[[true, false, false, false]]> : tensor<1x4xi1>
+  %7 = nn.constant dense<2> : tensor<i64>
+  %8 = nn.clone %7 : tensor<i64>
+  %9 = nn.expand %8 {size = array<i64: 1, 4>} : (tensor<i64>) -> tensor<1x4xi64>
+  %10 = nn.where %6, %9, %5 : (tensor<1x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %11 = nn.aten "aten.eq.Scalar"(%10) {input_ports = ["self"], params = {other = 5 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %12 = nn.constant dense<1> : tensor<i64>
+  %13 = nn.where %11, %12, %10 : (tensor<1x4xi1>, tensor<i64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %14 = nn.embedding %w, %13 : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %0, %14 : tensor<1x4x2xf32>, tensor<1x4x2xf32>
+}
+
+// -----
+
+// aten.sum without dims counts over both: [id > 3] averaged over the 6
+// positions, times 6.
+// CHECK-LABEL: func.func @count_all
+// CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      %[[MEAN:.*]] = nn.mean %{{.*}} {dim = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<f32>
+// CHECK-NEXT: %[[COUNT:.*]] = nn.mul %[[MEAN]] scalar(6.000000e+00 : f64)
+// CHECK-NEXT: return %{{.*}}, %[[COUNT]]
+func.func @count_all(%ids: tensor<2x3xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<2x3x2xf32>, tensor<f32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
+  %1 = nn.aten "aten.gt.Scalar"(%ids) {input_ports = ["self"], params = {other = 3 : i64}} : (tensor<2x3xi64>) -> tensor<2x3xi1>
+  %2 = nn.aten "aten.sum.dim_IntList"(%1) {input_ports = ["self"], params = {dim = array<i64>, keepdim = false}} : (tensor<2x3xi1>) -> tensor<i64>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.float32", non_blocking = false}} : (tensor<i64>) -> tensor<f32>
+  return %0, %3 : tensor<2x3x2xf32>, tensor<f32>
+}
+
+// -----
+
+// XLNet reads its ids transposed: (1, 3) -> (3, 1) keeps their order, so
+// the embedding is the lookup by the ids themselves, viewed; a (2, 2)
+// transpose reads them at positions 0, 2, 1, 3 (runs of one row each).
+// CHECK-LABEL: func.func @transposed
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x3xi64>, %[[W:[^:]*]]: tensor<6x2xf32>, %[[IDS2:[^:]*]]: tensor<2x2xi64>
+// CHECK:      %[[L:.*]] = nn.embedding %[[W]], %[[IDS]] : (tensor<6x2xf32>, tensor<1x3xi64>)
+// CHECK:      nn.view %{{.*}} {size = array<i64: 3, 1, 2>}
+// CHECK:      nn.embedding %[[W]], %[[IDS2]] : (tensor<6x2xf32>, tensor<2x2xi64>)
+// CHECK-NEXT: %[[L2:.*]] = nn.embedding %[[W]], %[[IDS2]] : (tensor<6x2xf32>, tensor<2x2xi64>)
+// CHECK-NEXT: %[[V2:.*]] = nn.view %[[L2]] {size = array<i64: 4, 2>}
+// CHECK-NEXT: nn.slice %[[V2]] {end = 1 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.slice %[[V2]] {end = 3 : i64, start = 2 : i64}
+// CHECK-NEXT: nn.slice %[[V2]] {end = 2 : i64, start = 1 : i64}
+// CHECK-NEXT: nn.slice %[[V2]] {end = 4 : i64, start = 3 : i64}
+// CHECK-NEXT: nn.cat
+// CHECK-NOT:  nn.permute
+func.func @transposed(%ids: tensor<1x3xi64>, %w: tensor<6x2xf32>, %ids2: tensor<2x2xi64>) -> (tensor<3x1x2xf32>, tensor<2x2x2xf32>, tensor<2x2x2xf32>) {
+  %0 = nn.permute %ids {dims = array<i64: 1, 0>} : (tensor<1x3xi64>) -> tensor<3x1xi64>
+  %1 = nn.embedding %w, %0 : (tensor<6x2xf32>, tensor<3x1xi64>) -> tensor<3x1x2xf32>
+  %2 = nn.embedding %w, %ids2 : (tensor<6x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  %3 = nn.permute %ids2 {dims = array<i64: 1, 0>} : (tensor<2x2xi64>) -> tensor<2x2xi64>
+  %4 = nn.embedding %w, %3 : (tensor<6x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  return %1, %2, %4 : tensor<3x1x2xf32>, tensor<2x2x2xf32>, tensor<2x2x2xf32>
+}
