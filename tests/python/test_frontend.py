@@ -98,6 +98,23 @@ def test_convolutional_unit_imports_as_typed_ops() -> None:
     assert "num_batches_tracked" not in text  # unused buffers are dropped
 
 
+def test_a_zoo_export_imports_with_the_zoos_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`raptor import --model smollm2` (sources.load(..., export=True))
+    imports the exported decoder with the zoo's options: its attention
+    reads keys and values through nn.kv_cache. The export is a tiny Llama
+    standing in for SmolLM2 (same patterns)."""
+    from raptor import sources, zoo
+
+    x = torch.randn(1, 8, 64)
+    monkeypatch.setattr(zoo, "export", lambda name: _export(_tiny_llama(), x))
+    imported = sources.load("smollm2", export=True)
+    try:
+        assert imported.report.rewrites["kv_cache"] == 2
+        assert str(imported.module).count("nn.kv_cache") == 2
+    finally:
+        imported.cleanup()
+
+
 def test_llama_patterns_are_recognised_and_exact() -> None:
     model = _tiny_llama()
     x = torch.randn(1, 8, 64)

@@ -148,6 +148,20 @@ def test_the_timeline_draws_each_columns_dominant_kind_on_its_cores_row() -> Non
     assert "t one inference: 0.001 ms on 2 cores (timing simulator)" in svg
 
 
+def test_short_spans_of_one_kind_add_up_in_their_column() -> None:
+    """Columns full of short instructions: core 3 runs three vector spans of
+    0.3 ns in each of columns 0..9 (0.9 ns of 1 per column: vector), then
+    two of 0.3 ns in column 10 (0.6 ns: more than half, vector), then one of
+    0.3 ns in column 11 (idle). A column counting only its last span would
+    draw nothing."""
+    timeline = [(3, "vector", c + 0.3 * i, c + 0.3 * i + 0.3) for c in range(10) for i in range(3)]
+    timeline += [(3, "vector", 10.0, 10.3), (3, "vector", 10.4, 10.7), (3, "vector", 11.0, 11.3),
+                 (7, "matrix", 0.0, 1120.0)]
+    timing = Timing(latency_ns=1120.0, throughput=False, interval_ns=None, converged=False, generation_end_ns=[],
+                    cores=[], global_requests=0, global_busy_ns=0.0, timeline=timeline)
+    assert _rows(timeline_svg(timing, "t")) == [(60, 46, 11, _COLOURS["vector"]), (60, 53, 1120, _COLOURS["matrix"])]
+
+
 def test_the_latency_modes_form_line_by_hand() -> None:
     """Rows streamed in blocks of 4, the whole-tensor alternative estimated
     at 3 ms, lanes of at most 3 row tiles, transfers through global memory;

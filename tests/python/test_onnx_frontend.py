@@ -282,6 +282,31 @@ def test_bad_models_name_the_cause(tmp_path: Path) -> None:
         load_model(tmp_path / "missing.onnx")
 
 
+_AXES = numpy_helper.from_array(np.array([3], dtype=np.int64), "axes")
+
+
+@pytest.mark.parametrize("node, initializers", [
+    (helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0), [_AXES]),
+    (helper.make_node("ReduceMean", ["x", "below"], ["y"]),
+     [numpy_helper.from_array(np.array([-4], dtype=np.int64), "below")]),
+    (helper.make_node("Softmax", ["x"], ["y"], axis=3), []),
+    (helper.make_node("Concat", ["x", "x"], ["y"], axis=-4), []),
+    (helper.make_node("Squeeze", ["x", "axes"], ["y"]), [_AXES]),
+    (helper.make_node("LayerNormalization", ["x", "w"], ["y"], axis=3),
+     [numpy_helper.from_array(np.ones(4, dtype=np.float32), "w")]),
+], ids=lambda v: v.op_type if hasattr(v, "op_type") else "")
+def test_an_axis_outside_the_rank_is_the_models_error(node, initializers) -> None:
+    """ONNX allows axes -r..r-1 for a rank-r tensor; an axis past them (3 or
+    -4 of rank 3) names the node, where reducing it modulo the rank would
+    silently use another dimension (onnxruntime refuses these models too)."""
+    model = _model([node], [_tensor("x", [2, 3, 4])], [_tensor("y", None)], initializers, opset=18)
+    with pytest.raises(OnnxImportError, match=rf"^{node.op_type} node '' has axis -?[34], outside -3..2 for its "
+                                              r"rank-3 tensor$"):
+        import_model(model)
+    with pytest.raises(Exception):
+        onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
 def test_small_cnn_simulated_on_the_pim_back_end_equals_onnxruntime(tmp_path: Path) -> None:
     """The whole way: ONNX -> nn -> PIM program -> simulator, against onnxruntime."""
     torch.manual_seed(0)

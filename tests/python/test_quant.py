@@ -469,6 +469,40 @@ def test_int8_attention_follows_the_integer_reference(tmp_path: Path) -> None:
     assert float(got.ravel() @ exact.ravel() / np.linalg.norm(got) / np.linalg.norm(exact)) > 0.99
 
 
+def test_a_shared_encoding_takes_the_lowest_minimum_of_its_subgraphs(tmp_path: Path) -> None:
+    """A concatenation of a ReLU output (minimum 0) and a signed branch, in
+    separate subgraphs (a table without the port blocks): their shared
+    encoding must hold the signed branch's negative values, so the group's
+    minimum is the signed branch's (eager torch on the calibration inputs)
+    and its zero point that of signed data (0, not -127)."""
+    class Signed(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b, self.c = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(3, 4, 1), nn.Conv2d(8, 4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.c(torch.cat([torch.relu(self.a(x)), 3 * self.b(x)], 1))
+
+    torch.manual_seed(5)
+    x = torch.randn(1, 3, 8, 8)
+    model = Signed().eval()
+    module, _, tensors = _prepared(tmp_path, model, x)
+    table = tmp_path / "no-blocks.txt"
+    table.write_text(codec.seed_table().replace("  block tensors[*] -> out\n", ""))
+    codec.place(module, "W", "local", str(table))
+    codec.materialize(module)
+    codec.expand_requantizers(module)
+    samples = [{"x": x.numpy()}] + quant.random_inputs(module, 2)
+    cal = quant.calibrate(module, tensors, samples)
+    with torch.no_grad():
+        lowest = min(float((3 * model.b(torch.from_numpy(s["x"]))).min()) for s in samples)
+    assert lowest < 0
+    (group,) = cal.shared
+    for k in group:
+        assert cal.minimum[k] == pytest.approx(lowest, rel=1e-5)
+        assert cal.zeros[k] == 0
+
+
 @pytest.mark.parametrize("blocks", [True, False])
 def test_codes_that_are_the_same_data_share_one_encoding(tmp_path: Path, blocks: bool) -> None:
     """Under W with the local baseline, a concatenation's inputs and max

@@ -146,6 +146,9 @@ def test_every_row_is_the_point_compiled_and_timed_alone(first: tuple[Path, pd.D
                                                   compiled["local_bytes_peak"], compiled["instructions"],
                                                   compiled["unrolled_instructions"])
         assert row["crossbars_chip"] == 32 and row["cores_chip"] == 4
+        # The compiler's own estimate, in ms: the manifest's list-schedule makespan.
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert row["schedule_estimate_ms"] * 1e6 == pytest.approx(manifest["schedule"]["makespan_ns"], rel=1e-12)
         status, text, err = _cli(capsys, "simulate", str(out), "--timing", "--json")
         assert status == 0, err
         assert row["latency_ms"] * 1e6 == pytest.approx(json.loads(text)["latency_ns"], rel=1e-12)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from mlir import ir
 
+from ..errors import OnnxImportError
+
 if TYPE_CHECKING:
     from ..state import ImportState
 
@@ -26,6 +28,17 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
             RULES[n] = fn
         return fn
     return register
+
+
+def axis_in(node: Any, axis: int, rank: int) -> int:
+    """``axis`` as a dimension of a rank-``rank`` tensor (ONNX allows
+    -rank..rank-1, a negative one counting from the end); any other is the
+    model's error, named with its node (a modulo would pick some other
+    dimension)."""
+    if not -rank <= axis < rank:
+        raise OnnxImportError(f"{node.op_type} node '{node.name}' has axis {axis}, outside -{rank}..{rank - 1} "
+                              f"for its rank-{rank} tensor")
+    return axis % rank
 
 
 def axes_of(im: ImportState, node: Any, a: dict[str, Any], position: int) -> list[int] | None:

@@ -18,7 +18,7 @@ from raptor.dialects import nn
 from ..._acos import AcosOps, acos_of
 from ..errors import Unsupported
 from ..tensors import decode, is_float, shape_of
-from .base import RULES, Rule, rule
+from .base import RULES, Rule, axis_in, rule
 
 if TYPE_CHECKING:
     from ..state import ImportState
@@ -223,7 +223,8 @@ def _gelu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 @rule("Softmax")
 def _softmax(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    return [nn.SoftmaxOp(im.value(node.input[0]), a.get("axis", -1), half_to_float=False).result]
+    x = im.value(node.input[0])
+    return [nn.SoftmaxOp(x, axis_in(node, a.get("axis", -1), len(shape_of(x))), half_to_float=False).result]
 
 
 def _f64(x: float) -> ir.Attribute:

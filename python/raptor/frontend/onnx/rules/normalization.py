@@ -14,7 +14,7 @@ from raptor.dialects import nn
 
 from ..errors import Unsupported
 from ..tensors import is_float, shape_of
-from .base import axes_of, rule
+from .base import axes_of, axis_in, rule
 
 if TYPE_CHECKING:
     from ..state import ImportState
@@ -36,7 +36,7 @@ def _layer_norm(im: ImportState, node: Any, a: dict[str, Any], index: int) -> li
         raise Unsupported("the saved mean and inverse deviation as outputs")
     x = im.value(node.input[0])
     shape = shape_of(x)
-    axis = a.get("axis", -1) % len(shape)
+    axis = axis_in(node, a.get("axis", -1), len(shape))
     weight, bias = im.tensor(node, 1), im.tensor(node, 2)
     return [nn.LayerNormOp(x, shape[axis:], weight=weight, bias=bias,
                            eps=float(a.get("epsilon", 1e-5))).result]
@@ -58,7 +58,7 @@ def _reduced(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> tupl
         axes = list(range(len(shape)))
     if not is_float(x):
         raise Unsupported("an integer reduction")
-    dims = [d % len(shape) for d in axes]
+    dims = [axis_in(node, d, len(shape)) for d in axes]
     return nn.MeanOp(x, dim=dims, keepdim=bool(a.get("keepdims", 1))).result, math.prod(shape[d] for d in dims)
 
 

@@ -19,7 +19,7 @@ from ..._constant_gathers import gather_plan
 from ..._index_runs import index_runs
 from ..errors import OnnxImportError, Unsupported
 from ..tensors import decode, dense, is_float, shape_of
-from .base import axes_of, rule
+from .base import axes_of, axis_in, rule
 
 if TYPE_CHECKING:
     from ..state import ImportState
@@ -36,7 +36,7 @@ def _view(x: ir.Value, shape: Sequence[int]) -> ir.Value:
 def _flatten(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
-    axis = a.get("axis", 1) % (len(shape) + 1) if shape else 0
+    axis = axis_in(node, a.get("axis", 1), len(shape) + 1) if shape else 0
     return [_view(x, [math.prod(shape[:axis]), math.prod(shape[axis:])])]
 
 
@@ -58,7 +58,7 @@ def _squeeze(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[
     x = im.value(node.input[0])
     shape = shape_of(x)
     axes = axes_of(im, node, a, 1)
-    drop = {d % len(shape) for d in axes} if axes else {i for i, s in enumerate(shape) if s == 1}
+    drop = {axis_in(node, d, len(shape)) for d in axes} if axes else {i for i, s in enumerate(shape) if s == 1}
     if any(shape[d] != 1 for d in drop):
         raise OnnxImportError(f"Squeeze node '{node.name}' squeezes a dimension of size > 1")
     return [_view(x, [s for i, s in enumerate(shape) if i not in drop])]
@@ -70,7 +70,7 @@ def _unsqueeze(im: ImportState, node: Any, a: dict[str, Any], index: int) -> lis
     shape = shape_of(x)
     axes = axes_of(im, node, a, 1) or []
     rank = len(shape) + len(axes)
-    new = sorted(d % rank for d in axes)
+    new = sorted(axis_in(node, d, rank) for d in axes)
     out, it = [], iter(shape)
     for i in range(rank):
         out.append(1 if i in new else next(it))
@@ -89,14 +89,14 @@ def _transpose(im: ImportState, node: Any, a: dict[str, Any], index: int) -> lis
 @rule("Concat")
 def _concat(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     tensors = [im.value(n) for n in node.input if n]
-    return [nn.CatOp(tensors, dim=a["axis"]).result]
+    return [nn.CatOp(tensors, dim=axis_in(node, a["axis"], len(shape_of(tensors[0])))).result]
 
 
 @rule("Split")
 def _split(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
     shape = shape_of(x)
-    axis = a.get("axis", 0) % len(shape)
+    axis = axis_in(node, a.get("axis", 0), len(shape))
     sizes = a.get("split")
     if sizes is None and len(node.input) > 1 and node.input[1]:
         sizes = [int(v) for v in im.const(node.input[1])]
@@ -119,7 +119,7 @@ def _slice(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir
     for start, end, axis, step in zip(starts, ends, axes, steps):
         if step <= 0:
             raise Unsupported("a negative slice step")
-        axis %= len(shape)
+        axis = axis_in(node, axis, len(shape))
         size = shape[axis]
         start = min(max(start + size if start < 0 else start, 0), size)
         end = min(max(end + size if end < 0 else end, 0), size)
@@ -162,7 +162,7 @@ def _gather_elements(im: ImportState, node: Any, a: dict[str, Any], index: int) 
         raise Unsupported("a GatherElements by computed indices")
     x = im.value(node.input[0])
     shape = shape_of(x)
-    axis = int(a.get("axis", 0)) % len(shape)
+    axis = axis_in(node, int(a.get("axis", 0)), len(shape))
     plan = gather_plan(shape, axis, torch.from_numpy(im.const(node.input[1]).astype(np.int64)))
     if plan is None:
         raise Unsupported("a GatherElements whose indices are out of range or form too many runs")
@@ -190,7 +190,7 @@ def _gather(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
         return [nn.EmbeddingOp(weight, im.value(idx_name)).result]
     x = im.value(data_name)
     shape = shape_of(x)
-    axis %= len(shape)
+    axis = axis_in(node, axis, len(shape))
     idx = im.const(idx_name).astype(np.int64)
     idx = np.where(idx < 0, idx + shape[axis], idx)
     if idx.ndim == 0:
@@ -246,7 +246,7 @@ def _pad(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.V
     n = len(axes)
     if len(pads) != 2 * n:
         raise OnnxImportError(f"Pad '{node.name}' has {len(pads)} pads for {n} axes (expected {2 * n})")
-    per = {ax % rank: (before, after) for ax, before, after in zip(axes, pads[:n], pads[n:])}
+    per = {axis_in(node, ax, rank): (before, after) for ax, before, after in zip(axes, pads[:n], pads[n:])}
     pad: list[int] = []
     for d in reversed(range(rank)):
         pad += list(per.get(d, (0, 0)))
