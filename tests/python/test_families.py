@@ -7,7 +7,8 @@ eager attention's causal mask (a where by a known condition), adaptive
 average pooling to sizes that do not divide the input, and Swin's shifted
 windows (a roll, a relative-position table indexed by a constant, patch
 merging), ConvNeXt V2's global response norm (a square root that is not
-a divisor), and Swin V2's scaled cosine attention (exp of a clamped weight,
+a divisor; on a 1 x 1 map an absolute value), absolute values (torch's and
+ONNX's, of signed data), and Swin V2's scaled cosine attention (exp of a clamped weight,
 an MLP over a constant table: computed by the compiler).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
@@ -266,10 +267,26 @@ class LearnedLatents(torch.nn.Module):
         return (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(1, 4, 8)
 
 
+class Absolute(torch.nn.Module):
+    """|y| of signed data, and ConvNeXt V2's response norm where its map is
+    1 x 1 (the last stage of a small image): torch's vector norm over
+    dimensions of size 1 decomposes to an absolute value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, stride=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)  # (1, 6, 1, 1) of a 3 x 3 input
+        norms = torch.linalg.vector_norm(y, ord=2, dim=(2, 3), keepdim=True)
+        return y.abs() * 0.5 + norms / (norms.mean(dim=1, keepdim=True) + 1e-6) + y
+
+
 FAMILIES = {
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
     "global_response_norm": (GlobalResponseNorm, (1, 3, 5, 5)),
+    "absolute": (Absolute, (1, 3, 3, 3)),
     "activation_products": (ActivationProducts, (1, 6, 8)),
     "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),

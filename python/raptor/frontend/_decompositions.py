@@ -19,7 +19,10 @@ back end has no lowering for, rewritten into ones it lowers.
   product (an ``aten.linear`` whose weight is the interpolation matrix,
   :func:`interpolation_matrix`), the other axis moved last in between;
 - adaptive average pooling whose output sizes do not divide the input is
-  linear in the same way (:func:`adaptive_pooling_matrix`).
+  linear in the same way (:func:`adaptive_pooling_matrix`);
+- a float ``abs`` is ``relu(x) + relu(-x)`` (torch's vector norm over
+  dimensions of size 1 becomes one: ConvNeXt V2's response normalization
+  on a 1 x 1 map).
 
 Each returns ``NotImplemented`` outside what it covers, and torch then
 keeps (or decomposes) the operator as before.
@@ -228,8 +231,17 @@ def _acos(input: torch.Tensor) -> Any:
     return acos_of(input, _TORCH_ACOS)
 
 
+def _abs(input: torch.Tensor) -> Any:
+    """``|x|`` from operators the back end lowers (exact: one of the two
+    terms is 0)."""
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    return aten.relu.default(input) + aten.relu.default(aten.neg.default(input))
+
+
 #: The decompositions, by the aten overload they replace.
 DECOMPOSITIONS = {
+    aten.abs.default: _abs,
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
     aten.im2col.default: _im2col,

@@ -187,6 +187,16 @@ def _sqrt(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
     return [nn.PowOp(x, 0.5).result]
 
 
+@rule("Abs")
+def _abs(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """``|x| = relu(x) + relu(-x)``, as the torch frontend decomposes it
+    (frontend/_decompositions.py): the back end has no absolute value."""
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("an integer absolute value")
+    return [nn.AddOp(nn.ReluOp(x).result, other=nn.ReluOp(nn.NegOp(x).result).result).result]
+
+
 @rule("IsNaN")
 def _is_nan(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
     """``Where(IsNaN(p), c, p)`` (the NaN guard of exported attention) as
