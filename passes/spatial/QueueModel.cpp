@@ -434,7 +434,10 @@ QueueProgram programOf(const PlacedGraph &g) {
           body.push_back(wait(kFreeEvent, int64_t(receivers[c].size())));
           stored = true;
         }
-        body.push_back(memory(it->second, true, c));
+        // (the lowering stores the producer's whole buffer, every row any
+        // reader takes: a copy's rows, not the most one reader reads)
+        int64_t rows = size_t(a.task) < g.rowBytes.size() ? g.rowBytes[size_t(a.task)] : 0;
+        body.push_back(memory(std::max(it->second, rows), true, c));
         body.back().task = a.task;
       }
       // The frame's start: READY to the readers, the READY wait, FREE to

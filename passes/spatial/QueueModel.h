@@ -176,6 +176,10 @@ struct PlacedGraph {
   /// the results (what the mailbox stores for its readers); 0 for a copy
   /// of some rows, whose store is taken as the most a reader reads.
   std::vector<int64_t> wholeBytes;
+  /// Per copy of some rows: the bytes of its rows of the results (a skewed
+  /// crossing stores them once, all of them, for its readers); 0 for
+  /// other tasks.
+  std::vector<int64_t> rowBytes;
   /// Per task: the operator it is a lane of (its `group`). The lowering
   /// stores a model output once its operator's last lane (in `order`) is
   /// done, on that lane's core, gathering the other lanes' pieces there.

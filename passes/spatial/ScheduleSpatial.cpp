@@ -95,6 +95,7 @@ struct GraphTasks {
   std::vector<unsigned> group; // dense operator index per task, in order
   std::vector<int64_t> loadBytes, storeBytes;
   std::vector<int64_t> wholeBytes; // a task computing all rows: its share of its results
+  std::vector<int64_t> rowBytes;   // a copy of some rows: its rows' share of its results
   std::vector<bool> readsRows; // copies of replicated operators
   std::vector<bool> passThrough; // views and concatenations (sp::movesNoData)
   /// Per task its output rows, per pass-through task how its operands'
@@ -170,9 +171,19 @@ struct GraphTasks {
         for (Value r : ops[size_t(source)]->getResults())
           if (isa<RankedTensorType>(r.getType()))
             whole += ceilDiv(sp::tensorBytes(r), std::max<int64_t>(1, lanesOfSource[source]));
+      int64_t ownRows = 0;
+      if (task.getRows() && source >= 0 && source < int64_t(ops.size()))
+        for (Value r : ops[size_t(source)]->getResults())
+          if (std::optional<size_t> d = sp::rowDim(r.getType())) {
+            int64_t height = cast<RankedTensorType>(r.getType()).getDimSize(int64_t(*d));
+            int64_t rows = std::clamp<int64_t>(own.second, 0, height) - std::clamp<int64_t>(own.first, 0, height);
+            if (height > 0 && rows > 0)
+              ownRows += sp::tensorBytes(r) / height * rows; // (a lane of partial sums: all its rows' sums)
+          }
       loadBytes.push_back(load);
       storeBytes.push_back(store);
       wholeBytes.push_back(whole);
+      rowBytes.push_back(ownRows);
       readsRows.push_back(bool(task.getRows()));
       rowScale.push_back(rowOp && sp::movesNoData(rowOp) ? sp::viewRowScale(rowOp).value_or(0) : 0);
       passThrough.push_back(source >= 0 && source < int64_t(ops.size()) && sp::movesNoData(ops[size_t(source)]) &&
@@ -293,6 +304,7 @@ struct GraphTasks {
     m.loadBytes.assign(kept.size(), 0);
     m.storeBytes.assign(kept.size(), 0);
     m.wholeBytes.assign(kept.size(), 0);
+    m.rowBytes.assign(kept.size(), 0);
     for (unsigned k : kept) {
       m.tasks.push_back(tasks[k]);
       m.graph.tiles.push_back(graph.tiles[k]);
@@ -309,6 +321,7 @@ struct GraphTasks {
       m.loadBytes[r] += loadBytes[i];
       m.storeBytes[r] += storeBytes[i];
       m.wholeBytes[r] += wholeBytes[i];
+      m.rowBytes[r] += rowBytes[i];
       auto &rows = m.taskRows[r]; // (a merged run of blocks: all their rows)
       rows = {std::min(rows.first, taskRows[i].first), std::max(rows.second, taskRows[i].second)};
     }
@@ -428,6 +441,7 @@ struct GraphTasks {
     p.loadBytes = loadBytes;
     p.storeBytes = storeBytes;
     p.wholeBytes = wholeBytes;
+    p.rowBytes = rowBytes;
     p.group = group;
     p.readsRows = readsRows;
     p.passThrough = passThrough;
