@@ -28,7 +28,10 @@ AtenOp atenOf(Value v, StringRef target) {
 std::optional<int64_t> intParam(AtenOp op, StringRef name) {
   DictionaryAttr params = op.getParamsAttr();
   auto value = params ? dyn_cast_or_null<IntegerAttr>(params.get(name)) : IntegerAttr();
-  return value ? std::optional<int64_t>(value.getInt()) : std::nullopt;
+  if (!value)
+    return std::nullopt;
+  // (a boolean is 0 or 1: torch's `x == True`; read signed, true is -1)
+  return value.getType().isInteger(1) ? int64_t(value.getValue().getZExtValue()) : value.getInt();
 }
 
 std::optional<int64_t> splatInteger(Value v) {
@@ -36,7 +39,8 @@ std::optional<int64_t> splatInteger(Value v) {
   if (!matchPattern(v, m_Constant(&data)) || !data.isSplat())
     return std::nullopt;
   APInt value = data.getSplatValue<APInt>();
-  return value.getBitWidth() == 1 ? int64_t(value.getZExtValue()) : value.getSExtValue(); // (true is 1)
+  bool unsignedType = data.getElementType().isUnsignedInteger() || value.getBitWidth() == 1; // (true is 1)
+  return unsignedType ? int64_t(value.getZExtValue()) : value.getSExtValue();
 }
 
 void eraseDead(Operation *op) {

@@ -24,11 +24,11 @@ bool isIntegerTensor(mlir::Value v);
 bool isCast(AtenOp op);
 /// The generic op of target `target` defining `v`, if any.
 AtenOp atenOf(mlir::Value v, llvm::StringRef target);
-/// An integer attribute of a generic op's `params`.
+/// An integer attribute of a generic op's `params` (a boolean as 0 or 1).
 std::optional<int64_t> intParam(AtenOp op, llvm::StringRef name);
 /// The one integer a compile-time constant holds everywhere (a scalar
 /// operand the frontend kept as a tensor: ONNX's Equal and CumSum axis);
-/// booleans are 0 and 1.
+/// booleans are 0 and 1, unsigned integers read unsigned.
 std::optional<int64_t> splatInteger(mlir::Value v);
 /// Erases `op` and then each operand's definition left without uses.
 void eraseDead(mlir::Operation *op);

@@ -44,14 +44,16 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
       becomes a constant of that value;
-    - a function of the ids (data movement, broadcasts, ONNX `ScatterND`
-      by constant indices, comparisons, negations, casts, integer
-      arithmetic, torch's floor and truncating division and remainder)
+    - a function of the ids (data movement, broadcasts, permutations,
+      constant padding, ONNX `ScatterND` by constant indices, comparisons,
+      bitwise and logical operators, casts, integer arithmetic, clamps,
+      torch's floor and truncating division, remainder and fmod, ONNX Mod)
       read as embedding indices (BART's, Marian's and T5's decoder ids,
       Canine's hashed buckets) becomes slices of lookups by the ids in
       tables `embedding(W, f)` and rows of `W`, concatenated; one read as
-      numbers (a float cast, the condition of an `nn.where` of floats, a
-      float cast of a sum of it: ESM's token dropout) becomes an
+      numbers (a float cast, the condition of an `nn.where` of floats, an
+      operand of float arithmetic, a float cast of a sum of it: ESM's token
+      dropout; through views and broadcasts) becomes an
       `nn.embedding` of a column table of the vocabulary's rows (the
       smallest embedding table the ids index), computed by the compiler
       (`TokenTables.h`).

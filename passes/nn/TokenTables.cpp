@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -24,6 +25,10 @@ namespace {
 
 /// Most elements (ids times positions) the analysis holds for one value.
 constexpr int64_t kMostElements = int64_t(1) << 26;
+/// Most runs of positions a float use of a moved function is built of
+/// (each a slice or a constant: a mask broadcast element by element would
+/// take thousands).
+constexpr size_t kMostRuns = 64;
 
 int64_t elementCount(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -38,6 +43,32 @@ bool isF32Tensor(Value v) {
 }
 
 bool isNegation(StringRef target) { return target == "onnx.Not" || target == "aten.logical_not.default"; }
+
+/// Bitwise and logical operators of two integers (aten's `.Tensor` and
+/// `.Scalar` overloads, ONNX's And / Or / Xor on booleans) and minimum /
+/// maximum; a logical one is of "not zero".
+std::optional<std::function<int64_t(int64_t, int64_t)>> bitwise(StringRef target) {
+  using F = std::function<int64_t(int64_t, int64_t)>;
+  static const std::pair<StringRef, F> functions[] = {
+      {"aten.bitwise_and", [](int64_t a, int64_t b) { return a & b; }},
+      {"aten.bitwise_or", [](int64_t a, int64_t b) { return a | b; }},
+      {"aten.bitwise_xor", [](int64_t a, int64_t b) { return a ^ b; }},
+      {"aten.logical_and", [](int64_t a, int64_t b) -> int64_t { return a != 0 && b != 0; }},
+      {"aten.logical_or", [](int64_t a, int64_t b) -> int64_t { return a != 0 || b != 0; }},
+      {"aten.logical_xor", [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); }},
+      {"aten.minimum", [](int64_t a, int64_t b) { return std::min(a, b); }},
+      {"aten.maximum", [](int64_t a, int64_t b) { return std::max(a, b); }},
+      {"onnx.And", [](int64_t a, int64_t b) -> int64_t { return a != 0 && b != 0; }},
+      {"onnx.Or", [](int64_t a, int64_t b) -> int64_t { return a != 0 || b != 0; }},
+      {"onnx.Xor", [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); }},
+  };
+  StringRef name = target;
+  (void)(name.consume_back(".Tensor") || name.consume_back(".Scalar") || name.consume_back(".default"));
+  for (const auto &[n, f] : functions)
+    if (n == name)
+      return f;
+  return std::nullopt;
+}
 
 /// A comparison of integers: ONNX's (two operands) and aten's (`.Scalar`:
 /// a tensor and the integer `other`; `.Tensor`: two tensors).
@@ -75,6 +106,8 @@ std::optional<int64_t> divided(int64_t a, int64_t b, StringRef mode) {
   int64_t q = a / b, r = a % b; // (C++ truncates)
   if (mode == "trunc")
     return q;
+  if (mode == "fmod") // (the dividend's sign)
+    return r;
   bool inexact = r != 0 && ((r < 0) != (b < 0));
   if (mode == "floor")
     return inexact ? q - 1 : q;
@@ -89,6 +122,10 @@ std::optional<StringRef> division(AtenOp aten) {
     return StringRef("remainder");
   if (target == "aten.floor_divide.default")
     return StringRef("floor");
+  if (target == "aten.fmod.Scalar" || target == "aten.fmod.Tensor")
+    return StringRef("fmod");
+  if (target == "onnx.Mod") // (its `fmod` 1: the dividend's sign; 0: the divisor's)
+    return StringRef(intParam(aten, "fmod").value_or(0) ? "fmod" : "remainder");
   if (target != "aten.div.Tensor_mode" && target != "aten.div.Scalar_mode")
     return std::nullopt;
   auto mode = aten.getParamsAttr() ? dyn_cast_or_null<StringAttr>(aten.getParamsAttr().get("rounding_mode"))
@@ -142,6 +179,28 @@ std::optional<Elementwise> elementwise(Operation *op) {
                          return converted(int64_t(mul ? a * b : sub ? a - b : a + b), out);
                        }};
   }
+  if (auto neg = dyn_cast<NegOp>(op))
+    return Elementwise{{neg.getSelf()}, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         return converted(int64_t(0 - uint64_t(x[0])), out);
+                       }};
+  if (auto clamp = dyn_cast<ClampOp>(op)) {
+    // (integral bounds only: torch's clamp of integers by a fraction promotes to floats)
+    auto bound = [](std::optional<APFloat> b) -> std::optional<std::optional<int64_t>> {
+      if (!b)
+        return std::optional<int64_t>();
+      double v = b->convertToDouble();
+      if (v != std::floor(v) || std::abs(v) > 9e15)
+        return std::nullopt;
+      return std::optional<int64_t>(int64_t(v));
+    };
+    auto lo = bound(clamp.getMin()), hi = bound(clamp.getMax());
+    if (!lo || !hi)
+      return std::nullopt;
+    return Elementwise{{clamp.getSelf()}, [lo = *lo, hi = *hi](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         int64_t y = lo ? std::max(x[0], *lo) : x[0];
+                         return hi ? std::min(y, *hi) : y;
+                       }};
+  }
   auto aten = dyn_cast<AtenOp>(op);
   if (!aten || aten.getArgs().empty())
     return std::nullopt;
@@ -151,10 +210,25 @@ std::optional<Elementwise> elementwise(Operation *op) {
     return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> { return converted(x[0], out); }};
   if (isNegation(target) && args.size() == 1)
     return Elementwise{args, [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] == 0; }};
+  if (target == "aten.bitwise_not.default" && args.size() == 1) {
+    bool boolean = cast<IntegerType>(cast<ShapedType>(out.getType()).getElementType()).getWidth() == 1;
+    return Elementwise{args, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         return boolean ? int64_t(x[0] == 0) : converted(~x[0], out); // (of booleans: not)
+                       }};
+  }
   // A binary integer function: of two operands, or of one and aten's `other`.
   std::function<std::optional<int64_t>(int64_t, int64_t)> binary;
   if (auto r = relation(target))
     binary = [r = *r](int64_t a, int64_t b) -> std::optional<int64_t> { return r(a, b); };
+  else if (auto f = bitwise(target))
+    binary = [f = *f, out](int64_t a, int64_t b) -> std::optional<int64_t> { return converted(f(a, b), out); };
+  else if (target == "aten.sub.Tensor" || target == "aten.add.Tensor" || target == "aten.mul.Tensor")
+    // (generic when the tensor is the second operand: `c - ids`)
+    binary = [sub = target == "aten.sub.Tensor", mul = target == "aten.mul.Tensor",
+              out](int64_t a, int64_t b) -> std::optional<int64_t> {
+      uint64_t x = uint64_t(a), y = uint64_t(b);
+      return converted(int64_t(mul ? x * y : sub ? x - y : x + y), out);
+    };
   else if (std::optional<StringRef> mode = division(aten))
     binary = [mode = mode->str(), out](int64_t a, int64_t b) -> std::optional<int64_t> {
       std::optional<int64_t> y = divided(a, b, mode);
@@ -162,9 +236,18 @@ std::optional<Elementwise> elementwise(Operation *op) {
     };
   else
     return std::nullopt;
-  if (args.size() == 1 && target.starts_with("aten."))
+  if (args.size() == 1 && target.starts_with("aten.")) {
+    if (Attribute alpha = aten.getParamsAttr() ? aten.getParamsAttr().get("alpha") : Attribute()) {
+      auto i = dyn_cast<IntegerAttr>(alpha);
+      auto f = dyn_cast<FloatAttr>(alpha);
+      if (!(i && i.getInt() == 1) && !(f && f.getValueAsDouble() == 1.0))
+        return std::nullopt;
+    }
     if (std::optional<int64_t> other = intParam(aten, "other"))
       return Elementwise{args, [=](ArrayRef<int64_t> x) { return binary(x[0], *other); }};
+    if (std::optional<int64_t> self = intParam(aten, "self"))
+      return Elementwise{args, [=](ArrayRef<int64_t> x) { return binary(*self, x[0]); }};
+  }
   if (args.size() == 2)
     return Elementwise{args, [=](ArrayRef<int64_t> x) { return binary(x[0], x[1]); }};
   return std::nullopt;
@@ -266,8 +349,9 @@ private:
     if (matchPattern(v, m_Constant(&data))) {
       Moved m;
       m.at.assign(size_t(n), -1);
+      bool unsignedType = data.getElementType().isUnsignedInteger();
       for (const APInt &x : data) // (booleans are 0 and 1)
-        m.column.push_back(x.getBitWidth() == 1 ? int64_t(x.getZExtValue()) : x.getSExtValue());
+        m.column.push_back(x.getBitWidth() == 1 || unsignedType ? int64_t(x.getZExtValue()) : x.getSExtValue());
       if (data.isSplat())
         m.column.assign(size_t(n), m.column.front());
       return m;
@@ -280,6 +364,8 @@ private:
       return broadcast(expand.getSelf(), shapeOf(v));
     if (auto permute = dyn_cast<PermuteOp>(op))
       return permuted(permute.getSelf(), permute.getDims());
+    if (auto pad = dyn_cast<ConstantPadNdOp>(op))
+      return padded(pad);
     if (auto slice = dyn_cast<SliceOp>(op)) {
       const Moved *from = of(slice.getSelf());
       ArrayRef<int64_t> source = shapeOf(slice.getSelf());
@@ -355,6 +441,37 @@ private:
       sources[e] = flat;
     }
     return picked(*m, sources);
+  }
+
+  /// A constant padding (F.pad: a start token before the ids shifted
+  /// right): the padded elements are the constant, the others `from`'s.
+  std::optional<Moved> padded(ConstantPadNdOp pad) {
+    const Moved *m = of(pad.getSelf());
+    double value = pad.getValue().convertToDouble();
+    ArrayRef<int64_t> source = shapeOf(pad.getSelf()), shape = shapeOf(pad.getOut());
+    ArrayRef<int64_t> widths = pad.getPad();
+    size_t rank = source.size();
+    if (!m || widths.size() % 2 || widths.size() / 2 > rank || value != std::floor(value))
+      return std::nullopt;
+    std::vector<int64_t> before(rank, 0);
+    for (size_t k = 0; k < widths.size() / 2; ++k) // (pairs from the last dimension backwards)
+      before[rank - 1 - k] = widths[2 * k];
+    Moved out;
+    int64_t total = elementCount(pad.getOut());
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t rest = e, flat = 0, stride = 1;
+      bool inside = true;
+      for (size_t d = rank; d-- > 0;) {
+        int64_t i = rest % shape[d] - before[d];
+        rest /= shape[d];
+        inside = inside && i >= 0 && i < source[d];
+        flat += i * stride;
+        stride *= source[d];
+      }
+      out.at.push_back(inside ? m->at[size_t(flat)] : -1);
+      out.column.push_back(inside ? m->column[size_t(flat)] : converted(int64_t(value), pad.getOut()));
+    }
+    return out;
   }
 
   std::optional<Moved> concatenated(CatOp cat) {
@@ -519,7 +636,17 @@ std::optional<int64_t> vocabulary(Value ids) {
       work.push_back({user->getResult(0), view && isa<ViewOp>(user)});
     }
   }
-  return direct.empty() ? smallest(computed) : smallest(direct);
+  if (!direct.empty())
+    return smallest(direct);
+  // Through functions: the tables whose indices the analysis states as
+  // functions of the ids over that table's rows (a cumulative sum modulo 3
+  // into a table of 3 says nothing of the ids' range).
+  SmallVector<EmbeddingOp> analysable;
+  for (EmbeddingOp embedding : computed)
+    if (std::optional<int64_t> rows = smallest({embedding});
+        rows && *rows > 0 && IdAnalysis(ids, *rows).of(embedding.getIndices()))
+      analysable.push_back(embedding);
+  return smallest(analysable);
 }
 
 /// A compile-time operand of a select that is not a finite number
@@ -553,20 +680,20 @@ public:
       return visitSelect(select);
     if (auto embedding = dyn_cast<EmbeddingOp>(op))
       return visitEmbedding(embedding);
+    if (isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0)))
+      return visitArithmetic(op);
     auto aten = dyn_cast<AtenOp>(op);
     if (!aten || aten.getArgs().empty())
       return false;
-    std::optional<int64_t> f = analysis.pointwise(aten.getArgs().front());
-    if (!f)
-      return false;
     if (isCast(aten) && isF32Tensor(aten->getResult(0))) {
       OpBuilder b(op);
-      const std::vector<int64_t> &table = analysis.table(*f);
-      replace(op, lookup(b, op->getLoc(), [&](int64_t id) { return float(table[size_t(id)]); },
-                         aten.getArgs().front()));
+      std::optional<Value> numbers = floatOf(b, op->getLoc(), aten.getArgs().front(), [](int64_t x) { return float(x); });
+      if (!numbers)
+        return false;
+      replace(op, *numbers);
       return true;
     }
-    return isSum(aten.getTarget()) && visitSum(aten, *f);
+    return isSum(aten.getTarget()) && visitSum(aten);
   }
 
 private:
@@ -584,19 +711,111 @@ private:
     return ViewOp::create(b, loc, looked, b.getDenseI64ArrayAttr(shape));
   }
 
+  /// `v` (a function of the ids, through views, broadcasts and
+  /// permutations of one that is a function of the id at each position)
+  /// with each element x read as g(x): the lookup of the inner function,
+  /// moved as `v` moves it; none for any other value.
+  std::optional<Value> floatOf(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
+    if (!isIntegerTensor(v))
+      return std::nullopt;
+    if (std::optional<int64_t> f = analysis.pointwise(v)) {
+      const std::vector<int64_t> &table = analysis.table(*f);
+      return lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, v);
+    }
+    Operation *def = v.getDefiningOp();
+    std::optional<Value> inner;
+    if (def && isa<ViewOp, ExpandOp, PermuteOp>(def))
+      inner = floatOf(b, loc, def->getOperand(0), g);
+    if (!inner)
+      return gathered(b, loc, v, g);
+    if (auto view = dyn_cast<ViewOp>(def))
+      return Value(ViewOp::create(b, loc, *inner, view.getSizeAttr()));
+    if (auto expand = dyn_cast<ExpandOp>(def))
+      return Value(ExpandOp::create(b, loc, *inner, expand.getSizeAttr()));
+    return Value(PermuteOp::create(b, loc, *inner, cast<PermuteOp>(def).getDimsAttr()));
+  }
+
+  /// `v` read as g of its elements when they are functions of ids at other
+  /// positions or constants (a mask with a position forced, the mask of
+  /// decoder ids shifted right): in runs of positions, slices of the lookup
+  /// of g by the ids and constants, concatenated (at most kMostRuns runs).
+  std::optional<Value> gathered(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
+    const Moved *m = analysis.of(v);
+    if (!m || m->at.empty() || llvm::all_of(m->at, [](int64_t at) { return at < 0; }))
+      return std::nullopt;
+    int64_t n = int64_t(m->at.size()), count = elementCount(ids);
+    SmallVector<std::pair<int64_t, int64_t>> runs; // [p, q)
+    for (int64_t p = 0; p < n;) {
+      int64_t q = p + 1;
+      bool constant = m->at[size_t(p)] < 0;
+      while (q < n && (constant ? m->at[size_t(q)] < 0
+                                : m->column[size_t(q)] == m->column[size_t(p)] &&
+                                      m->at[size_t(q)] == m->at[size_t(q - 1)] + 1))
+        ++q;
+      runs.push_back({p, q});
+      p = q;
+    }
+    if (runs.size() > kMostRuns)
+      return std::nullopt;
+    std::map<int64_t, Value> byColumn; // column -> g of it looked up by the ids, as (ids, 1)
+    SmallVector<Value> pieces;
+    for (auto [p, q] : runs) {
+      if (m->at[size_t(p)] < 0) {
+        std::vector<float> values;
+        for (int64_t e = p; e < q; ++e)
+          values.push_back(g(m->column[size_t(e)]));
+        auto type = RankedTensorType::get({q - p, 1}, b.getF32Type());
+        pieces.push_back(ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>(values))));
+        continue;
+      }
+      Value &all = byColumn[m->column[size_t(p)]];
+      if (!all) {
+        const std::vector<int64_t> &table = analysis.table(m->column[size_t(p)]);
+        all = ViewOp::create(b, loc, lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, ids),
+                             b.getDenseI64ArrayAttr({count, 1}));
+      }
+      int64_t first = m->at[size_t(p)];
+      pieces.push_back(first == 0 && q - p == count
+                           ? all
+                           : Value(SliceOp::create(b, loc, all, b.getI64IntegerAttr(0), b.getI64IntegerAttr(first),
+                                                   b.getI64IntegerAttr(first + q - p), b.getI64IntegerAttr(1))));
+    }
+    Value flat = pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
+    return Value(ViewOp::create(b, loc, flat, b.getDenseI64ArrayAttr(shapeOf(v))));
+  }
+
+  /// A float add, sub, mul or div with an operand that is a function of the
+  /// ids (`emb * (ids != pad).unsqueeze(-1)`: torch promotes it to float):
+  /// that operand's lookup as numbers.
+  bool visitArithmetic(Operation *op) {
+    OpBuilder b(op);
+    bool changed = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      std::optional<Value> numbers = floatOf(b, op->getLoc(), operand.get(), [](int64_t x) { return float(x); });
+      if (!numbers)
+        continue;
+      Value old = operand.get();
+      operand.set(*numbers);
+      if (Operation *def = old.getDefiningOp(); def && def->use_empty())
+        eraseDead(def);
+      changed = true;
+    }
+    return changed;
+  }
+
   bool visitSelect(WhereOp select) {
     Value c = select.getCondition(), x = select.getSelf(), y = select.getOther();
-    std::optional<int64_t> f = analysis.pointwise(c);
     auto type = cast<RankedTensorType>(select.getOut().getType());
-    if (!f || !isF32Tensor(select.getOut()) || !finiteOrRunTime(x) || !finiteOrRunTime(y))
+    if (!isF32Tensor(select.getOut()) || !finiteOrRunTime(x) || !finiteOrRunTime(y))
       return false;
     OpBuilder b(select);
     Location loc = select.getLoc();
-    const std::vector<int64_t> &table = analysis.table(*f);
-    auto product = [&](Value v, bool when) -> Value {
-      Value mask = lookup(b, loc, [&](int64_t id) { return float((table[size_t(id)] != 0) == when); }, c);
-      return MulOp::create(b, loc, v, mask, Attribute());
-    };
+    // (a probe: the condition must be such a function before anything is built)
+    std::optional<Value> probe = floatOf(b, loc, c, [](int64_t m) { return float(m != 0); });
+    if (!probe)
+      return false;
+    std::optional<Value> masks[2] = {floatOf(b, loc, c, [](int64_t m) { return float(m == 0); }), probe};
+    auto product = [&](Value v, bool when) -> Value { return MulOp::create(b, loc, v, *masks[when], Attribute()); };
     Value result;
     if (!isZero(x))
       result = product(x, true);
@@ -606,6 +825,9 @@ private:
     }
     if (!result)
       result = product(x, true); // both zero
+    for (std::optional<Value> &mask : masks) // (a mask no product took)
+      if (Operation *def = mask->getDefiningOp(); def && def->use_empty())
+        eraseDead(def);
     if (result.getType() != type)
       result = ExpandOp::create(b, loc, result, b.getDenseI64ArrayAttr(type.getShape()));
     replace(select, result);
@@ -619,6 +841,8 @@ private:
   /// The axes a sum reduces (ONNX's constant second operand, aten's `dim`;
   /// none: all) and whether it keeps them; none for axes not known.
   static std::optional<std::pair<SmallVector<int64_t>, bool>> reduced(AtenOp sum, int64_t rank) {
+    if (rank == 0) // (a sum of one element: not a count of positions)
+      return std::nullopt;
     SmallVector<int64_t> dims;
     bool onnx = sum.getTarget().starts_with("onnx.");
     if (onnx && sum.getArgs().size() > 1) {
@@ -651,11 +875,11 @@ private:
 
   /// The float casts of a sum of f(ids) over constant axes (its only
   /// uses): the mean of the lookup times the count.
-  bool visitSum(AtenOp sum, int64_t f) {
+  bool visitSum(AtenOp sum) {
     Value data = sum.getArgs().front();
     ArrayRef<int64_t> shape = shapeOf(data);
     auto axes = reduced(sum, int64_t(shape.size()));
-    if (!axes || shape.empty())
+    if (!axes)
       return false;
     auto [dims, keep] = *axes;
     int64_t counted = 1;
@@ -669,9 +893,10 @@ private:
       return false;
     OpBuilder b(sum);
     Location loc = sum.getLoc();
-    const std::vector<int64_t> &table = analysis.table(f);
-    Value mask = lookup(b, loc, [&](int64_t id) { return float(table[size_t(id)]); }, data);
-    Value mean = MeanOp::create(b, loc, mask, b.getDenseI64ArrayAttr(dims), b.getBoolAttr(keep));
+    std::optional<Value> mask = floatOf(b, loc, data, [](int64_t x) { return float(x); });
+    if (!mask)
+      return false;
+    Value mean = MeanOp::create(b, loc, *mask, b.getDenseI64ArrayAttr(dims), b.getBoolAttr(keep));
     Value total = MulOp::create(b, loc, mean, Value(), b.getF64FloatAttr(double(counted)));
     if (llvm::any_of(casts, [&](Operation *user) { return user->getResult(0).getType() != total.getType(); })) {
       eraseDead(total.getDefiningOp());

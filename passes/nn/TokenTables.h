@@ -7,10 +7,12 @@
 // (ONNX: two ScatterND), `-100` replaced by the padding. The ids index a
 // vocabulary of K rows (the smallest embedding table they index). A value
 // computed from them by data movement (views, slices, selections,
-// concatenations, broadcasts, clones, ScatterND by constant indices) and
-// element-wise integer operators (comparisons, negations, casts, integer
-// arithmetic, torch's floor and truncating division and remainder,
-// selections) is, element by element, a function f of the id at a known
+// concatenations, broadcasts, permutations, constant padding, clones,
+// ScatterND by constant indices) and element-wise integer operators
+// (comparisons, negations, bitwise and logical operators, casts, integer
+// arithmetic, clamps, minimum and maximum, torch's floor and truncating
+// division, remainder and fmod, ONNX Mod, selections) is, element by
+// element, a function f of the id at a known
 // position (a table of K entries the compiler computes) or a constant.
 // Both importers run it on every imported graph
 // (raptor-fold-token-arithmetic): the one implementation of token tables.
@@ -21,8 +23,12 @@
 //   computed by the compiler; W for the identity) and rows of W at
 //   constant indices, concatenated (an f reaching outside W for an id of
 //   the vocabulary is an error: torch would raise on that id);
-// - read as numbers, a function of the id at the same position (its
-//   lookup m, 0 and 1 for a condition): its float cast becomes m;
+// - read as numbers (a float cast, a select's condition, an operand of
+//   float arithmetic, which torch promotes), a function of the id at the
+//   same position (its lookup m, 0 and 1 for a condition), moved by views,
+//   broadcasts and permutations as the use reads it, or in runs of
+//   positions (slices of lookups and constants) when positions differ:
+//   its float cast becomes m;
 //   nn.where(f(ids), a, b) of floats a * m + b * (1 - m), each product left
 //   out where its operand is a constant zero (exact for finite a and b; a
 //   constant that is not finite leaves the select as it was); the float

@@ -139,3 +139,84 @@ def test_a_function_of_two_positions_is_not_taken_for_a_lookup(tmp_path: Path) -
     assert "nn.where" in text  # the select by the comparison, kept
     # The embedding reads the ids themselves, the slice is of its rows.
     assert re.search(r"nn\.embedding %arg\d+, %arg0 :", text) and text.count("nn.embedding") == 1, text
+
+
+class _Form(torch.nn.Module):
+    """An embedding of 10 rows read by the ids, plus `form` of them."""
+
+    def __init__(self, form) -> None:
+        super().__init__()
+        self.words = torch.nn.Embedding(10, 4)
+        self.form = form
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.form(self.words, ids)
+
+
+def _shifted(ids: torch.Tensor) -> torch.Tensor:
+    d = torch.zeros_like(ids)
+    d[:, 1:] = ids[:, :-1]
+    d[:, 0] = 2
+    return d
+
+
+def _forced(ids: torch.Tensor) -> torch.Tensor:
+    m = (ids != 1).clone()
+    m[:, 0] = True
+    return m
+
+
+#: Idioms of models computing on their ids, as torch.export gives them
+#: (each once found left generic by a review of the pass).
+FORMS = {
+    # a comparison with a boolean (read as -1 it never held)
+    "equals_true": lambda w, i: w(i).masked_fill(((i == 3) == True).unsqueeze(-1), 0.0),  # noqa: E712
+    # ~, &, | of masks (aten.bitwise_*), logical ops
+    "bitwise_masks": lambda w, i: w(i).masked_fill((~(i != 1) | ((i > 2) & (i < 5))).unsqueeze(-1), 0.0),
+    "logical_masks": lambda w, i: w(i) * torch.logical_xor(i > 4, torch.logical_and(i > 1, i != 7)).float()[..., None],
+    # sentence-transformers' mean pooling: the mask broadcast, then cast
+    "mean_pooling": lambda w, i: (w(i) * (i != 0).unsqueeze(-1).expand(1, 6, 4).float()).sum(1)
+                                 / (i != 0).float().sum(1, keepdim=True).clamp(min=1.0),
+    # a float product by a boolean mask without a cast (torch promotes it)
+    "promoted_mask": lambda w, i: w(i) * (i != 2).unsqueeze(-1),
+    # a mask with its first position forced, and one of shifted ids
+    "forced_position": lambda w, i: w(i).masked_fill(_forced(i).logical_not().unsqueeze(-1), 0.0),
+    "shifted_mask": lambda w, i: w(_shifted(i)) * (_shifted(i) != 1).unsqueeze(-1).float(),
+    # a start token by F.pad, ids shifted right
+    "padded_shift": lambda w, i: w(i) + w(torch.nn.functional.pad(i[:, :-1], (1, 0), value=2)),
+    # integer arithmetic torch states with other operators
+    "clamped": lambda w, i: w(torch.clamp(i, 2, 7)) + w(torch.minimum(i, torch.full_like(i, 4))),
+    "negated": lambda w, i: w(-i + 9) + w(9 - i),
+    "fmod": lambda w, i: w(torch.fmod(i * 3, 7)),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_integer_idioms_on_ids_are_lookups(tmp_path: Path, form: str) -> None:
+    """Each idiom imports strictly (no generic operator left) and its
+    program computes what eager torch does on every id of the vocabulary
+    (ids 0..9 in two orders) and on ids holding the special values."""
+    torch.manual_seed(0)
+    model = _Form(FORMS[form]).eval()
+    ids = np.array([[3, 0, 1, 2, 7, 9]])
+    program = compile_source(_exported(model, torch.from_numpy(ids), tmp_path / "m.pt2"), tmp_path / "p")
+    for x in (ids, np.array([[0, 1, 2, 3, 4, 5]]), np.array([[6, 7, 8, 9, 1, 1]]), np.array([[5, 4, 3, 2, 1, 0]])):
+        _equal_to_torch(model, program, x)
+
+
+def test_an_onnx_hash_by_mod_is_a_lookup(tmp_path: Path) -> None:
+    """Canine's hash as the ONNX exporter gives it (`Mod` of `(ids + 1) *
+    3`): a lookup, within float rounding of onnxruntime."""
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    model = _Form(lambda w, i: w(i) + w(((i + 1) * 3) % 10)).eval()
+    ids = np.array([[3, 0, 1, 2, 7, 9]])
+    path = tmp_path / "m.onnx"
+    torch.onnx.export(model, (torch.from_numpy(ids),), str(path), input_names=["ids"], dynamo=False, opset_version=17)
+    program = compile_source(path, tmp_path / "p")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for x in (ids, np.array([[4, 5, 6, 7, 8, 9]])):
+        (want,) = session.run(None, {"ids": x.astype(np.int64)})
+        (got,) = program.simulate(x).outputs.values()
+        assert np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())

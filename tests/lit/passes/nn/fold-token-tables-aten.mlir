@@ -122,3 +122,64 @@ func.func @transposed(%ids: tensor<1x3xi64>, %w: tensor<6x2xf32>, %ids2: tensor<
   %4 = nn.embedding %w, %3 : (tensor<6x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
   return %1, %2, %4 : tensor<3x1x2xf32>, tensor<2x2x2xf32>, tensor<2x2x2xf32>
 }
+
+// -----
+
+// Booleans and unsigned integers read as what they are: `(ids == 3) ==
+// True` (the boolean `other` is 1, not -1: [0 0 0 1 0 0]), `~(ids > 2)`
+// of booleans (not: [1 1 1 0 0 0]), a uint8 constant 200 selected for id
+// 2 (not -56: [0 1 200 3 4 5]).
+// CHECK-LABEL: func.func @booleans_and_unsigned
+// CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      nn.constant dense<{{\[}}[1.000000e+00], [1.000000e+00], [1.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [1.000000e+00], [2.000000e+02], [3.000000e+00], [4.000000e+00], [5.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT:  nn.aten
+func.func @booleans_and_unsigned(%ids: tensor<1x3xi64> {nn.input = "ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<1x3x2xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  %1 = nn.aten "aten.eq.Scalar"(%ids) {input_ports = ["self"], params = {other = 3 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %2 = nn.aten "aten.eq.Scalar"(%1) {input_ports = ["self"], params = {other = true}} : (tensor<1x3xi1>) -> tensor<1x3xi1>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3xi1>) -> tensor<1x3xf32>
+  %4 = nn.aten "aten.gt.Scalar"(%ids) {input_ports = ["self"], params = {other = 2 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %5 = nn.aten "aten.bitwise_not.default"(%4) {input_ports = ["self"]} : (tensor<1x3xi1>) -> tensor<1x3xi1>
+  %6 = nn.aten "aten._to_copy.default"(%5) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3xi1>) -> tensor<1x3xf32>
+  %7 = nn.aten "aten._to_copy.default"(%ids) {input_ports = ["self"], params = {dtype = "torch.uint8"}} : (tensor<1x3xi64>) -> tensor<1x3xui8>
+  %c = nn.constant dense<200> : tensor<ui8>
+  %8 = nn.aten "aten.eq.Scalar"(%ids) {input_ports = ["self"], params = {other = 2 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %9 = nn.where %8, %c, %7 : (tensor<1x3xi1>, tensor<ui8>, tensor<1x3xui8>) -> tensor<1x3xui8>
+  %10 = nn.aten "aten._to_copy.default"(%9) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3xui8>) -> tensor<1x3xf32>
+  return %0, %3, %6, %10 : tensor<1x3x2xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// ONNX Mod of id - 3 (-3..2) by 4: the divisor's sign by default
+// ([1 2 3 0 1 2]), the dividend's with fmod = 1 ([-3 -2 -1 0 1 2]).
+// CHECK-LABEL: func.func @onnx_mod
+// CHECK:      nn.constant dense<{{\[}}[1.000000e+00], [2.000000e+00], [3.000000e+00], [0.000000e+00], [1.000000e+00], [2.000000e+00]]> : tensor<6x1xf32>
+// CHECK:      nn.constant dense<{{\[}}[-3.000000e+00], [-2.000000e+00], [-1.000000e+00], [0.000000e+00], [1.000000e+00], [2.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT:  nn.aten
+func.func @onnx_mod(%ids: tensor<1x3xi64>, %w: tensor<6x2xf32>) -> (tensor<1x3x2xf32>, tensor<1x3xf32>, tensor<1x3xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  %1 = nn.sub %ids scalar(3 : i64) : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %four = nn.constant dense<4> : tensor<1xi64>
+  %2 = nn.aten "onnx.Mod"(%1, %four) {input_ports = ["A", "B"]} : (tensor<1x3xi64>, tensor<1xi64>) -> tensor<1x3xi64>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xf32>
+  %4 = nn.aten "onnx.Mod"(%1, %four) {input_ports = ["A", "B"], params = {fmod = 1 : i64}} : (tensor<1x3xi64>, tensor<1xi64>) -> tensor<1x3xi64>
+  %5 = nn.aten "onnx.Cast"(%4) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xf32>
+  return %0, %3, %5 : tensor<1x3x2xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// A sum of one element (a 0-d mask) is not a count of positions: left as
+// it was (a rank-0 sum once divided by zero).
+// CHECK-LABEL: func.func @sum_of_one
+// CHECK: nn.aten "aten.sum.dim_IntList"
+func.func @sum_of_one(%ids: tensor<1xi64> {nn.input = "ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<1x2xf32>, tensor<f32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %1 = nn.view %ids {size = array<i64>} : (tensor<1xi64>) -> tensor<i64>
+  %2 = nn.aten "aten.eq.Scalar"(%1) {input_ports = ["self"], params = {other = 3 : i64}} : (tensor<i64>) -> tensor<i1>
+  %3 = nn.aten "aten.sum.dim_IntList"(%2) {input_ports = ["self"], params = {dim = array<i64: 0>, keepdim = false}} : (tensor<i1>) -> tensor<i64>
+  %4 = nn.aten "aten._to_copy.default"(%3) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<i64>) -> tensor<f32>
+  return %0, %4 : tensor<1x2xf32>, tensor<f32>
+}

@@ -45,10 +45,12 @@ func.func @esm(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf3
 // boolean cast of an integer cast: the tables follow the functions.
 // CHECK-LABEL: func.func @both_sides
 // CHECK:      %[[A:.*]] = nn.constant dense<2.500000e+00> : tensor<1xf32>
-// CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
-// CHECK:      %[[PA:.*]] = nn.mul %[[A]], %{{.*}} : (tensor<1xf32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
-// CHECK:      nn.constant dense<{{\[}}[1.000000e+00], [1.000000e+00], [1.000000e+00], [1.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<6x1xf32>
-// CHECK:      %[[PB:.*]] = nn.mul %{{.*}}, %{{.*}} : (tensor<1x4x2xf32>, tensor<1x4x1xf32>) -> tensor<1x4x2xf32>
+// CHECK:      %[[ISF:.*]] = nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NEXT: %[[IS:.*]] = nn.embedding %[[ISF]]
+// CHECK-NEXT: %[[NOTF:.*]] = nn.constant dense<{{\[}}[1.000000e+00], [1.000000e+00], [1.000000e+00], [1.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NEXT: %[[NOT:.*]] = nn.embedding %[[NOTF]]
+// CHECK-NEXT: %[[PA:.*]] = nn.mul %[[A]], %[[IS]] : (tensor<1xf32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+// CHECK-NEXT: %[[PB:.*]] = nn.mul %{{.*}}, %[[NOT]] : (tensor<1x4x2xf32>, tensor<1x4x1xf32>) -> tensor<1x4x2xf32>
 // CHECK-NEXT: nn.add %[[PA]], %[[PB]] : (tensor<1x4x1xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
 // CHECK-NOT:  nn.aten
 func.func @both_sides(%ids: tensor<1x4xi64>, %w: tensor<6x2xf32>) -> tensor<1x4x2xf32> {
