@@ -743,45 +743,67 @@ private:
     const Moved *m = analysis.of(v);
     if (!m || m->at.empty() || llvm::all_of(m->at, [](int64_t at) { return at < 0; }))
       return std::nullopt;
-    int64_t n = int64_t(m->at.size()), count = elementCount(ids);
-    SmallVector<std::pair<int64_t, int64_t>> runs; // [p, q)
+    if (runsOf(*m).size() > kMostRuns)
+      return std::nullopt;
+    std::map<int64_t, Value> byColumn; // column -> g of it looked up by the ids, as (ids, 1)
+    Value flat = inRuns(
+        b, loc, *m,
+        [&](int64_t p, int64_t q) -> Value {
+          std::vector<float> values;
+          for (int64_t e = p; e < q; ++e)
+            values.push_back(g(m->column[size_t(e)]));
+          auto type = RankedTensorType::get({q - p, 1}, b.getF32Type());
+          return ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>(values)));
+        },
+        [&](int64_t column) {
+          Value &all = byColumn[column];
+          if (!all) {
+            const std::vector<int64_t> &table = analysis.table(column);
+            all = ViewOp::create(b, loc, lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, ids),
+                                 b.getDenseI64ArrayAttr({elementCount(ids), 1}));
+          }
+          return all;
+        });
+    return Value(ViewOp::create(b, loc, flat, b.getDenseI64ArrayAttr(shapeOf(v))));
+  }
+
+  /// The runs [p, q) of positions of `m`: constants, or the same column of
+  /// ids at consecutive positions.
+  static SmallVector<std::pair<int64_t, int64_t>> runsOf(const Moved &m) {
+    int64_t n = int64_t(m.at.size());
+    SmallVector<std::pair<int64_t, int64_t>> runs;
     for (int64_t p = 0; p < n;) {
       int64_t q = p + 1;
-      bool constant = m->at[size_t(p)] < 0;
-      while (q < n && (constant ? m->at[size_t(q)] < 0
-                                : m->column[size_t(q)] == m->column[size_t(p)] &&
-                                      m->at[size_t(q)] == m->at[size_t(q - 1)] + 1))
+      bool constant = m.at[size_t(p)] < 0;
+      while (q < n && (constant ? m.at[size_t(q)] < 0
+                                : m.column[size_t(q)] == m.column[size_t(p)] &&
+                                      m.at[size_t(q)] == m.at[size_t(q - 1)] + 1))
         ++q;
       runs.push_back({p, q});
       p = q;
     }
-    if (runs.size() > kMostRuns)
-      return std::nullopt;
-    std::map<int64_t, Value> byColumn; // column -> g of it looked up by the ids, as (ids, 1)
+    return runs;
+  }
+
+  /// `m`'s elements as rows (of any width) in runs: `constant(p, q)` for a
+  /// run of constants, slices of `looked(column)` (one row per id position)
+  /// for a run of ids, concatenated.
+  Value inRuns(OpBuilder &b, Location loc, const Moved &m, const std::function<Value(int64_t, int64_t)> &constant,
+               const std::function<Value(int64_t)> &looked) {
     SmallVector<Value> pieces;
-    for (auto [p, q] : runs) {
-      if (m->at[size_t(p)] < 0) {
-        std::vector<float> values;
-        for (int64_t e = p; e < q; ++e)
-          values.push_back(g(m->column[size_t(e)]));
-        auto type = RankedTensorType::get({q - p, 1}, b.getF32Type());
-        pieces.push_back(ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>(values))));
+    for (auto [p, q] : runsOf(m)) {
+      if (m.at[size_t(p)] < 0) {
+        pieces.push_back(constant(p, q));
         continue;
       }
-      Value &all = byColumn[m->column[size_t(p)]];
-      if (!all) {
-        const std::vector<int64_t> &table = analysis.table(m->column[size_t(p)]);
-        all = ViewOp::create(b, loc, lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, ids),
-                             b.getDenseI64ArrayAttr({count, 1}));
-      }
-      int64_t first = m->at[size_t(p)];
-      pieces.push_back(first == 0 && q - p == count
+      Value all = looked(m.column[size_t(p)]);
+      int64_t first = m.at[size_t(p)];
+      pieces.push_back(first == 0 && q - p == elementCount(ids)
                            ? all
                            : Value(SliceOp::create(b, loc, all, b.getI64IntegerAttr(0), b.getI64IntegerAttr(first),
                                                    b.getI64IntegerAttr(first + q - p), b.getI64IntegerAttr(1))));
     }
-    Value flat = pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
-    return Value(ViewOp::create(b, loc, flat, b.getDenseI64ArrayAttr(shapeOf(v))));
+    return pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
   }
 
   /// A float add, sub, mul or div with an operand that is a function of the
@@ -961,28 +983,13 @@ private:
       }
       return rowsOf;
     };
-    SmallVector<Value> runs;
-    for (int64_t p = 0; p < n;) {
-      int64_t q = p + 1;
-      bool constant = m->at[size_t(p)] < 0;
-      while (q < n && (constant ? m->at[size_t(q)] < 0
-                                : m->column[size_t(q)] == m->column[size_t(p)] &&
-                                      m->at[size_t(q)] == m->at[size_t(q - 1)] + 1))
-        ++q;
-      if (constant) {
-        std::vector<int64_t> rowsRead(m->column.begin() + p, m->column.begin() + q);
-        runs.push_back(EmbeddingOp::create(b, loc, weight, i64Constant(b, loc, rowsRead)));
-      } else {
-        Value all = looked(m->column[size_t(p)]);
-        int64_t first = m->at[size_t(p)];
-        runs.push_back(first == 0 && q - p == elementCount(ids)
-                           ? all
-                           : Value(SliceOp::create(b, loc, all, b.getI64IntegerAttr(0), b.getI64IntegerAttr(first),
-                                                   b.getI64IntegerAttr(first + q - p), b.getI64IntegerAttr(1))));
-      }
-      p = q;
-    }
-    Value rowsAll = runs.size() == 1 ? runs.front() : Value(CatOp::create(b, loc, runs, b.getI64IntegerAttr(0)));
+    Value rowsAll = inRuns(
+        b, loc, *m,
+        [&](int64_t p, int64_t q) -> Value {
+          std::vector<int64_t> rowsRead(m->column.begin() + p, m->column.begin() + q);
+          return EmbeddingOp::create(b, loc, weight, i64Constant(b, loc, rowsRead));
+        },
+        looked);
     SmallVector<int64_t> shape(shapeOf(indices));
     shape.push_back(width);
     replace(embedding, ViewOp::create(b, loc, rowsAll, b.getDenseI64ArrayAttr(shape)));
