@@ -435,9 +435,11 @@ QueueProgram programOf(const PlacedGraph &g) {
           stored = true;
         }
         // (the lowering stores the producer's whole buffer, every row any
-        // reader takes: a copy's rows, not the most one reader reads)
-        int64_t rows = size_t(a.task) < g.rowBytes.size() ? g.rowBytes[size_t(a.task)] : 0;
-        body.push_back(memory(std::max(it->second, rows), true, c));
+        // reader takes: a copy's rows, a task's share of all rows; not the
+        // most one reader reads)
+        size_t t = size_t(a.task);
+        int64_t buffer = std::max(t < g.rowBytes.size() ? g.rowBytes[t] : 0, t < g.wholeBytes.size() ? g.wholeBytes[t] : 0);
+        body.push_back(memory(std::max(it->second, buffer), true, c));
         body.back().task = a.task;
       }
       // The frame's start: READY to the readers, the READY wait, FREE to

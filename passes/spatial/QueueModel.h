@@ -173,8 +173,8 @@ struct PlacedGraph {
   /// and outputs).
   std::vector<int64_t> loadBytes, storeBytes;
   /// Per task computing all rows of its operator: the bytes of its share of
-  /// the results (what the mailbox stores for its readers); 0 for a copy
-  /// of some rows, whose store is taken as the most a reader reads.
+  /// the results read by other tasks (what the mailbox and a skewed
+  /// crossing store for its readers); 0 for a copy of some rows.
   std::vector<int64_t> wholeBytes;
   /// Per copy of some rows: the bytes of its rows of the results (a skewed
   /// crossing stores them once, all of them, for its readers); 0 for

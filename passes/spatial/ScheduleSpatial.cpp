@@ -169,12 +169,12 @@ struct GraphTasks {
       int64_t whole = 0;
       if (!task.getRows() && source >= 0 && source < int64_t(ops.size()))
         for (Value r : ops[size_t(source)]->getResults())
-          if (isa<RankedTensorType>(r.getType()))
+          if (isa<RankedTensorType>(r.getType()) && !r.use_empty()) // (not max pooling's indices)
             whole += ceilDiv(sp::tensorBytes(r), std::max<int64_t>(1, lanesOfSource[source]));
       int64_t ownRows = 0;
       if (task.getRows() && source >= 0 && source < int64_t(ops.size()))
         for (Value r : ops[size_t(source)]->getResults())
-          if (std::optional<size_t> d = sp::rowDim(r.getType())) {
+          if (std::optional<size_t> d = sp::rowDim(r.getType()); d && !r.use_empty()) { // (not max pooling's indices)
             int64_t height = cast<RankedTensorType>(r.getType()).getDimSize(int64_t(*d));
             int64_t rows = std::clamp<int64_t>(own.second, 0, height) - std::clamp<int64_t>(own.first, 0, height);
             if (height > 0 && rows > 0)
