@@ -88,6 +88,12 @@ def test_saved_weights_get_the_umasks_permissions(tmp_path: Path) -> None:
         os.umask(old)
     assert (tmp_path / "w.safetensors").stat().st_mode & 0o777 == 0o640  # 0o666 less 0o027
     assert (tmp_path / "t.txt").stat().st_mode & 0o777 == 0o640
+    old = os.umask(0o002)  # a group that shares the files writes them too
+    try:
+        weights.save(tmp_path / "g.safetensors", {})
+    finally:
+        os.umask(old)
+    assert (tmp_path / "g.safetensors").stat().st_mode & 0o777 == 0o664
 
 
 def test_a_bfloat16_weights_file_loads_as_float32(tmp_path: Path) -> None:

@@ -40,3 +40,6 @@ def test_morphism_picture_centres_rows_and_aims_arrows() -> None:
                       (59.0, 154.0, "3"), (111.0, 154.0, "5"), (163.0, 154.0, "2")]
     lines = [(float(l.get("x1")), float(l.get("x2"))) for l in root.iter(f"{NS}line")]
     assert lines == [(85.0, 163.0), (137.0, 59.0)]
+    # From the bottom edge of a domain box (y 40 + 38) to just above the codomain row (130).
+    heights = [(float(l.get("y1")), float(l.get("y2"))) for l in root.iter(f"{NS}line")]
+    assert heights == [(78.0, 128.0), (78.0, 128.0)]

@@ -282,6 +282,20 @@ def test_bad_models_name_the_cause(tmp_path: Path) -> None:
         load_model(tmp_path / "missing.onnx")
 
 
+def test_a_matrix_product_read_beside_its_bias_keeps_its_value() -> None:
+    """MatMul by a weight, then Add of a bias vector (one linear layer),
+    while a Relu also reads the product: the Relu must see the product
+    without the bias (fusing it into the one value both read would add the
+    bias to the Relu's input). Against onnxruntime."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(3).astype(np.float32) + 2, "b")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"]),
+             helper.make_node("Relu", ["m"], ["z"])]
+    model = _model(nodes, [_tensor("x", [2, 4])], [_tensor("y", [2, 3]), _tensor("z", [2, 3])], [w, b])
+    _check(model.SerializeToString(), rng.standard_normal((2, 4)).astype(np.float32))
+
+
 _AXES = numpy_helper.from_array(np.array([3], dtype=np.int64), "axes")
 
 

@@ -118,6 +118,23 @@ def _prepared(tmp_path: Path, model: nn.Module, x: torch.Tensor):
     return module, path, weights.load(path)
 
 
+def test_an_int8_compile_numbers_its_steps_to_the_last(tmp_path: Path) -> None:
+    """The progress lines of an int8 compile (calibration is a step of its
+    own) count 1, 2, ... N of N: none past the total, none short of it."""
+    torch.manual_seed(0)
+    model = randomize(SmallCnn())
+    x = torch.randn(1, 3, 8, 8)
+    module, path, _ = _prepared(tmp_path, model, x)
+    lines: list[str] = []
+    pim.compile(module, tmp_path / "out", weights=path, precision="int8", pimsim="none", progress=lines.append,
+                calibration=[{"x": x.numpy()}])
+    steps = [tuple(int(n) for n in re.match(r"\[(\d+)/(\d+)\]", line).groups()) for line in lines
+             if line.startswith("[")]
+    total = steps[0][1]
+    assert steps == [(i, total) for i in range(1, total + 1)]
+    assert any("calibrat" in line for line in lines)
+
+
 @pytest.mark.parametrize("policy, placement", [("Y", "local"), ("Y", "nonlocal"), ("W", "local"),
                                                ("W", "nonlocal-coalesced")])
 def test_int8_programs_equal_the_integer_reference(tmp_path: Path, policy: str, placement: str) -> None:

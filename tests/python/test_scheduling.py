@@ -165,6 +165,16 @@ def test_evaluate_accepts_a_hand_checked_schedule_and_reports_it() -> None:
                        "transfer_work": 10, "processors_used": 2}
 
 
+def test_evaluate_counts_each_task_at_the_cost_of_its_processor() -> None:
+    """Task 2 on the processor where it costs 8, not 2: 0 on P0 [0,4); 1
+    on P0 [4,7); 2 on P1 from 4 + 5 (transfer) to 17; 3 on P0 after 2's
+    data (17 + 5) to 27. Serial work 4 + 3 + 8 + 5 = 20 (2 at its cheapest
+    would give 14); transfers 0->2 and 2->3, 10."""
+    summary = spatial.evaluate(_diamond(), _schedule([0, 0, 1, 0], [0, 4, 9, 22]))
+    assert summary == {"makespan": 27, "serial_work": 20, "critical_path_lower_bound": 12,
+                       "transfer_work": 10, "processors_used": 2}
+
+
 @pytest.mark.parametrize("processor, start, message", [
     # 1 on P1 at 4: right after 0 ends, as if the transfer were free.
     ([0, 1, 0, 0], [0, 4, 4, 17], "task 1 starts before task 0's data arrives"),
