@@ -174,6 +174,8 @@ FORMS = {
     # ~, &, | of masks (aten.bitwise_*), logical ops
     "bitwise_masks": lambda w, i: w(i).masked_fill((~(i != 1) | ((i > 2) & (i < 5))).unsqueeze(-1), 0.0),
     "logical_masks": lambda w, i: w(i) * torch.logical_xor(i > 4, torch.logical_and(i > 1, i != 7)).float()[..., None],
+    # logical operators of integers: "not zero" (id 3 against id - 3)
+    "logical_of_integers": lambda w, i: w(i) * torch.logical_xor(i, i - 3).float()[..., None],
     # sentence-transformers' mean pooling: the mask broadcast, then cast
     "mean_pooling": lambda w, i: (w(i) * (i != 0).unsqueeze(-1).expand(1, 6, 4).float()).sum(1)
                                  / (i != 0).float().sum(1, keepdim=True).clamp(min=1.0),

@@ -82,18 +82,24 @@ func.func @shifted(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<6x
 // -----
 
 // aten.sum without dims counts over both: [id > 3] averaged over the 6
-// positions, times 6.
+// positions, times 6; so does aten.sum.default, which keeps no dimension
+// unless told (no keepdim).
 // CHECK-LABEL: func.func @count_all
 // CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
 // CHECK:      %[[MEAN:.*]] = nn.mean %{{.*}} {dim = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<f32>
 // CHECK-NEXT: %[[COUNT:.*]] = nn.mul %[[MEAN]] scalar(6.000000e+00 : f64)
-// CHECK-NEXT: return %{{.*}}, %[[COUNT]]
-func.func @count_all(%ids: tensor<2x3xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<2x3x2xf32>, tensor<f32>) {
+// CHECK:      %[[MEAN2:.*]] = nn.mean %{{.*}} {dim = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<f32>
+// CHECK-NEXT: %[[COUNT2:.*]] = nn.mul %[[MEAN2]] scalar(6.000000e+00 : f64)
+// CHECK-NOT:  nn.aten
+// CHECK:      return %{{.*}}, %[[COUNT]], %[[COUNT2]]
+func.func @count_all(%ids: tensor<2x3xi64> {nn.input = "input_ids"}, %w: tensor<6x2xf32> {nn.param = "w"}) -> (tensor<2x3x2xf32>, tensor<f32>, tensor<f32>) {
   %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
   %1 = nn.aten "aten.gt.Scalar"(%ids) {input_ports = ["self"], params = {other = 3 : i64}} : (tensor<2x3xi64>) -> tensor<2x3xi1>
   %2 = nn.aten "aten.sum.dim_IntList"(%1) {input_ports = ["self"], params = {dim = array<i64>, keepdim = false}} : (tensor<2x3xi1>) -> tensor<i64>
   %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.float32", non_blocking = false}} : (tensor<i64>) -> tensor<f32>
-  return %0, %3 : tensor<2x3x2xf32>, tensor<f32>
+  %4 = nn.aten "aten.sum.default"(%1) {input_ports = ["self"]} : (tensor<2x3xi1>) -> tensor<i64>
+  %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<i64>) -> tensor<f32>
+  return %0, %3, %5 : tensor<2x3x2xf32>, tensor<f32>, tensor<f32>
 }
 
 // -----
@@ -182,4 +188,24 @@ func.func @sum_of_one(%ids: tensor<1xi64> {nn.input = "ids"}, %w: tensor<6x2xf32
   %3 = nn.aten "aten.sum.dim_IntList"(%2) {input_ports = ["self"], params = {dim = array<i64: 0>, keepdim = false}} : (tensor<i1>) -> tensor<i64>
   %4 = nn.aten "aten._to_copy.default"(%3) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<i64>) -> tensor<f32>
   return %0, %4 : tensor<1x2xf32>, tensor<f32>
+}
+
+// -----
+
+// No table reads the ids themselves: their vocabulary is the smallest table
+// read through a function the pass states (100 rows, by the transposed
+// ids), not the 3-row table read through a cumulative sum it cannot: id + 1
+// then reads rows 1..100 of the 101-row table, a table of 100 entries.
+// CHECK-LABEL: func.func @vocabulary_through_functions
+// CHECK:      nn.constant dense<[1, 2, 3, {{.*}}, 99, 100]> : tensor<100xi64>
+// CHECK:      nn.aten "aten.cumsum.default"
+func.func @vocabulary_through_functions(%ids: tensor<1x4xi64> {nn.input = "ids"}, %w: tensor<100x2xf32>, %v: tensor<101x2xf32>, %p: tensor<3x2xf32>) -> (tensor<4x1x2xf32>, tensor<4x1x2xf32>, tensor<1x4x2xf32>) {
+  %0 = nn.permute %ids {dims = array<i64: 1, 0>} : (tensor<1x4xi64>) -> tensor<4x1xi64>
+  %1 = nn.embedding %w, %0 : (tensor<100x2xf32>, tensor<4x1xi64>) -> tensor<4x1x2xf32>
+  %2 = nn.add %0 scalar(1 : i64) : (tensor<4x1xi64>) -> tensor<4x1xi64>
+  %3 = nn.embedding %v, %2 : (tensor<101x2xf32>, tensor<4x1xi64>) -> tensor<4x1x2xf32>
+  %4 = nn.aten "aten.cumsum.default"(%ids) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %5 = nn.aten "aten.remainder.Scalar"(%4) {input_ports = ["self"], params = {other = 3 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %6 = nn.embedding %p, %5 : (tensor<3x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %1, %3, %6 : tensor<4x1x2xf32>, tensor<4x1x2xf32>, tensor<1x4x2xf32>
 }
