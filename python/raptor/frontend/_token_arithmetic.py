@@ -1,11 +1,13 @@
 """Arithmetic on token ids stated as ``nn`` ops, at import.
 
 What a model computes from its token ids (RoBERTa's position ids from its
-padding, the token types it gathers by them) reaches the importers as
-comparisons, casts and cumulative sums without ``nn`` ops. Both frontends
-run ``raptor-fold-token-arithmetic`` on what they emitted, so that such a
-model imports strictly and the import report counts only the generic
-operators left.
+padding, the token types it gathers by them, decoder ids shifted right,
+masks and counts of special tokens, hashed ids) reaches the importers as
+comparisons, casts, integer arithmetic and data movement without ``nn``
+ops. Both frontends run ``raptor-fold-token-arithmetic`` on every module
+they emit (passes/nn/TokenTables.h states the functions of the ids as
+lookups), so that such a model imports strictly and the import report
+counts only the generic operators left.
 """
 
 from __future__ import annotations
