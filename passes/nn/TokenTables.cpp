@@ -58,12 +58,14 @@ std::optional<std::function<int64_t(int64_t, int64_t)>> bitwise(StringRef target
       {"aten.logical_xor", [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); }},
       {"aten.minimum", [](int64_t a, int64_t b) { return std::min(a, b); }},
       {"aten.maximum", [](int64_t a, int64_t b) { return std::max(a, b); }},
-      {"onnx.And", [](int64_t a, int64_t b) -> int64_t { return a != 0 && b != 0; }},
-      {"onnx.Or", [](int64_t a, int64_t b) -> int64_t { return a != 0 || b != 0; }},
-      {"onnx.Xor", [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); }},
   };
+  static const std::pair<StringRef, StringRef> onnx[] = {
+      {"onnx.And", "aten.logical_and"}, {"onnx.Or", "aten.logical_or"}, {"onnx.Xor", "aten.logical_xor"}};
   StringRef name = target;
   (void)(name.consume_back(".Tensor") || name.consume_back(".Scalar") || name.consume_back(".default"));
+  for (const auto &[from, to] : onnx)
+    if (name == from)
+      name = to;
   for (const auto &[n, f] : functions)
     if (n == name)
       return f;
@@ -147,6 +149,13 @@ int64_t converted(int64_t x, Value v) {
   return type.isUnsigned() ? int64_t(bits.getZExtValue()) : bits.getSExtValue();
 }
 
+/// a + b, a - b or a * b in the integer type of `v` (computed unsigned:
+/// it wraps, as the integer types do).
+int64_t wrapped(char op, int64_t a, int64_t b, Value v) {
+  uint64_t x = uint64_t(a), y = uint64_t(b);
+  return converted(int64_t(op == '*' ? x * y : op == '-' ? x - y : x + y), v);
+}
+
 /// The tensor operands of an element-wise integer op the analysis takes,
 /// and its function of their elements; none for any other op.
 struct Elementwise {
@@ -167,16 +176,13 @@ std::optional<Elementwise> elementwise(Operation *op) {
     auto alpha = dyn_cast_or_null<FloatAttr>(op->getAttr("alpha"));
     if ((alpha && alpha.getValueAsDouble() != 1.0) || (op->getNumOperands() == 1 && !scalar))
       return std::nullopt;
-    bool sub = isa<SubOp>(op), mul = isa<MulOp>(op);
+    char kind = isa<SubOp>(op) ? '-' : isa<MulOp>(op) ? '*' : '+';
     SmallVector<Value, 3> operands{op->getOperand(0)};
     if (op->getNumOperands() == 2)
       operands.push_back(other);
     int64_t c = scalar ? scalar.getInt() : 0;
     return Elementwise{operands, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
-                         int64_t y = x.size() > 1 ? x[1] : c;
-                         // (in unsigned arithmetic: it wraps, as the integer types do)
-                         uint64_t a = uint64_t(x[0]), b = uint64_t(y);
-                         return converted(int64_t(mul ? a * b : sub ? a - b : a + b), out);
+                         return wrapped(kind, x[0], x.size() > 1 ? x[1] : c, out);
                        }};
   }
   if (auto neg = dyn_cast<NegOp>(op))
@@ -224,11 +230,8 @@ std::optional<Elementwise> elementwise(Operation *op) {
     binary = [f = *f, out](int64_t a, int64_t b) -> std::optional<int64_t> { return converted(f(a, b), out); };
   else if (target == "aten.sub.Tensor" || target == "aten.add.Tensor" || target == "aten.mul.Tensor")
     // (generic when the tensor is the second operand: `c - ids`)
-    binary = [sub = target == "aten.sub.Tensor", mul = target == "aten.mul.Tensor",
-              out](int64_t a, int64_t b) -> std::optional<int64_t> {
-      uint64_t x = uint64_t(a), y = uint64_t(b);
-      return converted(int64_t(mul ? x * y : sub ? x - y : x + y), out);
-    };
+    binary = [kind = target == "aten.sub.Tensor" ? '-' : target == "aten.mul.Tensor" ? '*' : '+',
+              out](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapped(kind, a, b, out); };
   else if (std::optional<StringRef> mode = division(aten))
     binary = [mode = mode->str(), out](int64_t a, int64_t b) -> std::optional<int64_t> {
       std::optional<int64_t> y = divided(a, b, mode);

@@ -166,20 +166,23 @@ struct GraphTasks {
           if (llvm::any_of(r.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
             store += ceilDiv(sp::tensorBytes(r), lanes);
       }
-      int64_t whole = 0;
-      if (!task.getRows() && source >= 0 && source < int64_t(ops.size()))
-        for (Value r : ops[size_t(source)]->getResults())
-          if (isa<RankedTensorType>(r.getType()) && !r.use_empty()) // (not max pooling's indices)
+      // The task's share of the results other tasks read (not max pooling's
+      // indices): all rows' over its lanes, or its own rows' (a lane of
+      // partial sums holds all its rows' sums).
+      int64_t whole = 0, ownRows = 0;
+      if (source >= 0 && source < int64_t(ops.size()))
+        for (Value r : ops[size_t(source)]->getResults()) {
+          if (!isa<RankedTensorType>(r.getType()) || r.use_empty())
+            continue;
+          if (!task.getRows()) {
             whole += ceilDiv(sp::tensorBytes(r), std::max<int64_t>(1, lanesOfSource[source]));
-      int64_t ownRows = 0;
-      if (task.getRows() && source >= 0 && source < int64_t(ops.size()))
-        for (Value r : ops[size_t(source)]->getResults())
-          if (std::optional<size_t> d = sp::rowDim(r.getType()); d && !r.use_empty()) { // (not max pooling's indices)
+          } else if (std::optional<size_t> d = sp::rowDim(r.getType())) {
             int64_t height = cast<RankedTensorType>(r.getType()).getDimSize(int64_t(*d));
             int64_t rows = std::clamp<int64_t>(own.second, 0, height) - std::clamp<int64_t>(own.first, 0, height);
             if (height > 0 && rows > 0)
-              ownRows += sp::tensorBytes(r) / height * rows; // (a lane of partial sums: all its rows' sums)
+              ownRows += sp::tensorBytes(r) / height * rows;
           }
+        }
       loadBytes.push_back(load);
       storeBytes.push_back(store);
       wholeBytes.push_back(whole);
