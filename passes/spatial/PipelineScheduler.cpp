@@ -64,6 +64,10 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 constexpr double kInfeasible = std::numeric_limits<double>::infinity();
 
+/// At most this many rounds of moves refine the balanced placement (each
+/// costs a queue evaluation of the 32; the rest go to the staged beam).
+constexpr unsigned kRefinementRounds = 6;
+
 /// Per-group sums and the stage bound over ranges of groups.
 struct Groups {
   unsigned count = 0;
@@ -120,6 +124,7 @@ struct Partition {
   bool operator<(const Partition &o) const {
     return std::tie(starts, budgets) < std::tie(o.starts, o.budgets);
   }
+  bool operator==(const Partition &o) const { return starts == o.starts && budgets == o.budgets; }
 };
 
 /// The stage bounds of a partition, largest first (compared
@@ -352,73 +357,161 @@ std::vector<unsigned> pack(const PipelineProblem &prob, const Groups &g, const P
 }
 
 /// A placement without stages: the chains of followers (a task and the
-/// tasks that follow it), longest first, each onto the least loaded core
-/// whose crossbars take its lanes (copies of a lane already there share
-/// them); ties by core index. The bound is the most loaded core's work.
-/// Empty when a chain finds no core.
-std::vector<unsigned> packBalanced(const PipelineProblem &prob, double &bound) {
-  unsigned n = unsigned(prob.work.size());
-  std::vector<std::vector<unsigned>> chains;
-  std::vector<int> chainOf(n, -1);
-  for (unsigned t = 0; t < n; ++t) {
-    int f = prob.follows.empty() ? -1 : prob.follows[t];
-    if (f >= 0) {
-      chainOf[t] = chainOf[unsigned(f)];
-      chains[size_t(chainOf[t])].push_back(t);
-    } else {
-      chainOf[t] = int(chains.size());
-      chains.push_back({t});
-    }
-  }
-  std::vector<double> weight(chains.size(), 0);
-  for (size_t c = 0; c < chains.size(); ++c)
-    for (unsigned t : chains[c])
-      weight[c] += prob.work[t];
-  std::vector<size_t> order(chains.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
-  std::vector<double> load(prob.cores, 0);
-  std::vector<int64_t> used(prob.cores, 0);
-  std::vector<std::set<int64_t>> lanes(prob.cores);
-  std::vector<unsigned> core(n, 0);
-  // The crossbars a chain adds to core c.
-  auto extra = [&](size_t chain, unsigned c) {
-    int64_t x = 0;
-    std::set<int64_t> added;
-    for (unsigned t : chains[chain]) {
-      int64_t lane = prob.lane.empty() ? -1 : prob.lane[t];
-      if (lane >= 0 && (lanes[c].count(lane) || !added.insert(lane).second))
-        continue;
-      x += prob.tiles[t];
-    }
-    return x;
-  };
-  for (size_t chain : order) {
-    int best = -1;
-    int64_t bestExtra = 0;
-    for (unsigned c = 0; c < prob.cores; ++c) {
-      int64_t x = extra(chain, c);
-      if (used[c] + x > prob.capacity)
-        continue;
-      if (best < 0 || load[c] < load[unsigned(best)]) {
-        best = int(c);
-        bestExtra = x;
+/// tasks that follow it), each whole on one core. Copies of a lane on one
+/// core share their crossbars.
+class BalancedPlacement {
+public:
+  explicit BalancedPlacement(const PipelineProblem &prob) : prob(prob), onCore(prob.cores) {
+    std::vector<int> chainOf(prob.work.size(), -1);
+    for (unsigned t = 0; t < prob.work.size(); ++t) {
+      int f = prob.follows.empty() ? -1 : prob.follows[t];
+      if (f >= 0) {
+        chainOf[t] = chainOf[unsigned(f)];
+        chains[size_t(chainOf[t])].push_back(t);
+      } else {
+        chainOf[t] = int(chains.size());
+        chains.push_back({t});
       }
     }
-    if (best < 0)
-      return {};
-    unsigned c = unsigned(best);
-    load[c] += weight[chain];
-    used[c] += bestExtra;
-    for (unsigned t : chains[chain]) {
-      core[t] = c;
-      if (!prob.lane.empty() && prob.lane[t] >= 0)
-        lanes[c].insert(prob.lane[t]);
-    }
+    weight.assign(chains.size(), 0);
+    for (size_t c = 0; c < chains.size(); ++c)
+      for (unsigned t : chains[c])
+        weight[c] += prob.work[t];
+    coreOf.assign(chains.size(), 0);
   }
-  bound = *std::max_element(load.begin(), load.end());
-  return core;
-}
+
+  /// Longest chain first onto the least loaded core whose crossbars take
+  /// its lanes (ties by core index); false when a chain finds no core.
+  bool packLongestFirst() {
+    std::vector<size_t> order(chains.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    std::vector<double> load(prob.cores, 0);
+    for (size_t chain : order) {
+      int best = -1;
+      for (unsigned c = 0; c < prob.cores; ++c)
+        if (fits(c, {chain}, {}) && (best < 0 || load[c] < load[unsigned(best)]))
+          best = int(c);
+      if (best < 0)
+        return false;
+      load[unsigned(best)] += weight[chain];
+      put(chain, unsigned(best));
+    }
+    return true;
+  }
+
+  /// One round of moves off the busiest core: with `busy` each core's
+  /// work as the queue model ran it (stores and receives included, which a
+  /// chain takes along in proportion to its work), the busiest core moves
+  /// a chain to another core or swaps one for a lighter one there, the
+  /// pair's larger load falling, until the busiest core has no such move.
+  /// False when nothing moved.
+  bool refine(const std::vector<double> &busy) {
+    if (busy.size() != prob.cores)
+      return false;
+    std::vector<double> load = busy, scaled(chains.size(), 0);
+    for (unsigned c = 0; c < prob.cores; ++c) {
+      double w = 0;
+      for (size_t x : onCore[c])
+        w += weight[x];
+      for (size_t x : onCore[c])
+        scaled[x] = w > 0 ? weight[x] * busy[c] / w : 0;
+    }
+    bool moved = false;
+    for (size_t step = 0; step < chains.size(); ++step) {
+      unsigned b = unsigned(std::max_element(load.begin(), load.end()) - load.begin());
+      double best = load[b] * (1 - 1e-3);
+      size_t from = 0, to = 0;
+      unsigned into = b;
+      bool swap = false;
+      for (size_t x : onCore[b])
+        for (unsigned c = 0; c < prob.cores; ++c) {
+          if (c == b)
+            continue;
+          double m = std::max(load[b] - scaled[x], load[c] + scaled[x]);
+          if (m < best && fits(c, {x}, {})) {
+            best = m, from = x, into = c, swap = false;
+          }
+          for (size_t y : onCore[c]) {
+            m = std::max(load[b] - scaled[x] + scaled[y], load[c] - scaled[y] + scaled[x]);
+            if (m < best && fits(c, {x}, {y}) && fits(b, {y}, {x}))
+              best = m, from = x, to = y, into = c, swap = true;
+          }
+        }
+      if (into == b)
+        break;
+      load[b] -= scaled[from];
+      load[into] += scaled[from];
+      take(from);
+      put(from, into);
+      if (swap) {
+        load[into] -= scaled[to];
+        load[b] += scaled[to];
+        take(to);
+        put(to, b);
+      }
+      moved = true;
+    }
+    return moved;
+  }
+
+  /// The core of every task.
+  std::vector<unsigned> taskCores() const {
+    std::vector<unsigned> core(prob.work.size(), 0);
+    for (size_t c = 0; c < chains.size(); ++c)
+      for (unsigned t : chains[c])
+        core[t] = coreOf[c];
+    return core;
+  }
+  /// The most loaded core's work (chain weights).
+  double bound() const {
+    double most = 0;
+    for (const std::vector<size_t> &list : onCore) {
+      double w = 0;
+      for (size_t x : list)
+        w += weight[x];
+      most = std::max(most, w);
+    }
+    return most;
+  }
+
+private:
+  /// The crossbars of `list`'s chains on one core (a lane's copies once).
+  int64_t crossbars(const std::vector<size_t> &list) const {
+    int64_t x = 0;
+    std::set<int64_t> lanes;
+    for (size_t chain : list)
+      for (unsigned t : chains[chain]) {
+        int64_t lane = prob.lane.empty() ? -1 : prob.lane[t];
+        if (lane < 0 || lanes.insert(lane).second)
+          x += prob.tiles[t];
+      }
+    return x;
+  }
+  /// Whether core c holds its chains with `in` added and `out` removed.
+  bool fits(unsigned c, std::initializer_list<size_t> in, std::initializer_list<size_t> out) const {
+    std::vector<size_t> list;
+    for (size_t x : onCore[c])
+      if (std::find(out.begin(), out.end(), x) == out.end())
+        list.push_back(x);
+    list.insert(list.end(), in.begin(), in.end());
+    return crossbars(list) <= prob.capacity;
+  }
+  void put(size_t chain, unsigned c) {
+    coreOf[chain] = c;
+    onCore[c].push_back(chain);
+  }
+  void take(size_t chain) {
+    std::vector<size_t> &list = onCore[coreOf[chain]];
+    list.erase(std::find(list.begin(), list.end(), chain));
+  }
+
+  const PipelineProblem &prob;
+  std::vector<std::vector<unsigned>> chains;
+  std::vector<double> weight;
+  std::vector<unsigned> coreOf;
+  std::vector<std::vector<size_t>> onCore;
+};
 
 /// The neighbours of a partition (seed 002's moves), ranked by their stage
 /// bounds; infeasible ones left out.
@@ -559,22 +652,48 @@ PipelineResult schedulePipeline(const PipelineProblem &prob) {
   }
   r.feasible = true;
   if (!prob.follows.empty() && r.evaluations < prob.maxEvaluations) {
+    // The balanced placement, then rounds of moves off its busiest core
+    // while the queue model confirms them (each round one evaluation):
+    // the busiest core is the interval's floor, and the queue model's
+    // per-core work includes what the chains' work leaves out (stores
+    // for readers elsewhere, receives, memory waits).
+    BalancedPlacement balanced(prob);
     auto t0 = Clock::now();
     ++r.packings;
-    PipelineCandidate c;
-    c.core = packBalanced(prob, c.bound);
+    bool packed = balanced.packLongestFirst();
     r.packingSeconds += since(t0);
-    if (!c.core.empty()) {
+    int parent = -1;
+    for (unsigned round = 0; packed && round <= kRefinementRounds; ++round) {
+      if (round) {
+        const QueueCost &last = r.candidates[unsigned(parent)].cost;
+        if (!last.available || r.evaluations >= prob.maxEvaluations || r.packings >= prob.maxPackings)
+          break;
+        t0 = Clock::now();
+        ++r.packings;
+        bool moved = balanced.refine(last.coreBusyNs);
+        r.packingSeconds += since(t0);
+        if (!moved)
+          break;
+      }
+      PipelineCandidate c;
+      c.core = balanced.taskCores();
+      c.bound = balanced.bound();
       c.starts = {0};
       c.budgets = {prob.cores};
-      c.parent = -1;
-      c.move = "balanced";
+      c.parent = parent;
+      c.move = round ? "rebalanced (round " + std::to_string(round) + ")" : "balanced";
       auto t1 = Clock::now();
       c.cost = prob.evaluate(c.core);
       r.queueSeconds += since(t1);
       ++r.evaluations;
+      // A round continues from a placement the queue model clearly
+      // prefers (the 2.1% rule); a closer one stays a candidate.
+      bool better = parent < 0 || clearlyBetter(c.cost, r.candidates[unsigned(parent)].cost);
       r.candidates.push_back(std::move(c));
       partitions.push_back(Partition{{0}, {prob.cores}});
+      if (!better)
+        break;
+      parent = int(r.candidates.size()) - 1;
     }
   }
   if (g.count == 1) {
@@ -621,8 +740,9 @@ PipelineResult schedulePipeline(const PipelineProblem &prob) {
     }
     if (stop || !progressed)
       break;
-    // The next beam: the two best evaluated schedules (larger tie
-    // estimate, then evaluation order).
+    // The next beam: the two best evaluated schedules of distinct
+    // partitions (larger tie estimate, then evaluation order; the balanced
+    // placement's refinements share one partition and its neighbours).
     std::vector<unsigned> order(r.candidates.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](unsigned x, unsigned y) {
@@ -631,7 +751,11 @@ PipelineResult schedulePipeline(const PipelineProblem &prob) {
         return a.available;
       return a.larger() < b.larger();
     });
-    beam.assign(order.begin(), order.begin() + std::min<size_t>(2, order.size()));
+    beam.clear();
+    for (unsigned i : order)
+      if (beam.size() < 2 &&
+          std::none_of(beam.begin(), beam.end(), [&](unsigned j) { return partitions[j] == partitions[i]; }))
+        beam.push_back(i);
   }
   // Selection: the lowest larger estimate must separate from the initial.
   unsigned best = 0;

@@ -21,6 +21,9 @@
 //     or transfer a power of two of cores between stages, ranked by the
 //     cheap bound before any packing; at most `maxEvaluations` queue costs
 //     (QueueModel) and `maxPackings` packings;
+//     Beside the staged partitions, with followers given: a balanced
+//     placement of chains without stages, refined by moves off the queue
+//     model's busiest core (BalancedPlacement::refine);
 //  4. the final 2.1% near-equivalence rule: the initial schedule stays
 //     unless the best candidate is clearly better (clearlyBetter).
 //
@@ -44,6 +47,9 @@ struct QueueCost {
   /// global memory): the interval's per-core bound.
   unsigned busiestCore = 0;
   double busiestNs = 0;
+  /// Every core's work per inference, as busiestNs (by core index; the
+  /// balanced placement's refinement moves work off the busiest).
+  std::vector<double> coreBusyNs;
   /// The latency run's start of each task's computation (the first
   /// inference), by graph task index.
   std::vector<double> taskStartNs;
@@ -84,10 +90,11 @@ struct PipelineProblem {
   std::vector<int64_t> lane;
   /// Optional, per task: the task it follows (a copy of an operator after
   /// it over the same rows, kept on its core), or -1. With it, the search
-  /// also evaluates a balanced placement (packBalanced): no stages, the
-  /// chains of followers placed longest first onto the least loaded core
-  /// with room, which only a form that takes any placement (a skewed
-  /// pipeline) lowers well.
+  /// also evaluates a balanced placement: no stages, the chains of
+  /// followers placed longest first onto the least loaded core with room,
+  /// which only a form that takes any placement (a skewed pipeline) lowers
+  /// well; then up to six rounds of moves and swaps of chains off the
+  /// queue model's busiest core, each kept while its queue cost falls.
   std::vector<int> follows;
   unsigned maxEvaluations = 32, maxPackings = 128;
   /// The queue cost of a placement (task -> core).

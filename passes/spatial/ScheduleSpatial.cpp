@@ -503,6 +503,7 @@ sp::QueueCost queueCost(const sp::QueueProgram &program) {
   c.taskStartNs = latency.taskStartNs;
   c.intervalNs = first.intervalNs;
   c.alternativeTieIntervalNs = second.intervalNs;
+  c.coreBusyNs = first.coreBusyNs;
   for (unsigned core = 0; core < first.coreBusyNs.size(); ++core)
     if (first.coreBusyNs[core] > c.busiestNs) {
       c.busiestNs = first.coreBusyNs[core];
