@@ -126,6 +126,8 @@ std::optional<StringRef> division(AtenOp aten) {
     return StringRef("floor");
   if (target == "aten.fmod.Scalar" || target == "aten.fmod.Tensor")
     return StringRef("fmod");
+  if (target == "onnx.Div") // (of integers: truncating, as onnxruntime computes it)
+    return StringRef("trunc");
   if (target == "onnx.Mod") // (its `fmod` 1: the dividend's sign; 0: the divisor's)
     return StringRef(intParam(aten, "fmod").value_or(0) ? "fmod" : "remainder");
   if (target != "aten.div.Tensor_mode" && target != "aten.div.Scalar_mode")

@@ -206,13 +206,26 @@ def test_integer_idioms_on_ids_are_lookups(tmp_path: Path, form: str) -> None:
         _equal_to_torch(model, program, x)
 
 
-def test_an_onnx_hash_by_mod_is_a_lookup(tmp_path: Path) -> None:
-    """Canine's hash as the ONNX exporter gives it (`Mod` of `(ids + 1) *
-    3`): a lookup, within float rounding of onnxruntime."""
+#: Idioms as the ONNX exporter gives them (TorchScript, opset 17).
+ONNX_FORMS = {
+    # Canine's hash: `Mod` of `(ids + 1) * 3`
+    "mod_hash": lambda w, i: w(i) + w(((i + 1) * 3) % 10),
+    # `//` and a truncating div export as `Div` of integers (onnxruntime
+    # truncates: (i - 5) // 2 + 5 reads row 3 for id 0, torch row 2)
+    "integer_division": lambda w, i: w(i // 3) + w(torch.div(i, 2, rounding_mode="trunc"))
+                                     + w((i - 5) // 2 + 5),
+}
+
+
+@pytest.mark.parametrize("form", sorted(ONNX_FORMS))
+def test_onnx_integer_idioms_are_lookups(tmp_path: Path, form: str) -> None:
+    """Each idiom exported to ONNX imports strictly (nothing left for the
+    back end) and computes what onnxruntime does on every id of the
+    vocabulary, within float rounding."""
     import onnxruntime as ort
 
     torch.manual_seed(0)
-    model = _Form(lambda w, i: w(i) + w(((i + 1) * 3) % 10)).eval()
+    model = _Form(ONNX_FORMS[form]).eval()
     ids = np.array([[3, 0, 1, 2, 7, 9]])
     path = tmp_path / "m.onnx"
     torch.onnx.export(model, (torch.from_numpy(ids),), str(path), input_names=["ids"], dynamo=False, opset_version=17)

@@ -177,6 +177,22 @@ func.func @onnx_mod(%ids: tensor<1x3xi64>, %w: tensor<6x2xf32>) -> (tensor<1x3x2
 
 // -----
 
+// ONNX Div of integers truncates: id - 3 (-3..2) by 2 is [-1 -1 0 0 0 1]
+// (floor would give -2 for -3 and -1 for -1).
+// CHECK-LABEL: func.func @onnx_div
+// CHECK:      nn.constant dense<{{\[}}[-1.000000e+00], [-1.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00], [1.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NOT:  nn.aten
+func.func @onnx_div(%ids: tensor<1x3xi64>, %w: tensor<6x2xf32>) -> (tensor<1x3x2xf32>, tensor<1x3xf32>) {
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  %1 = nn.sub %ids scalar(3 : i64) : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %two = nn.constant dense<2> : tensor<i64>
+  %2 = nn.aten "onnx.Div"(%1, %two) {input_ports = ["A", "B"]} : (tensor<1x3xi64>, tensor<i64>) -> tensor<1x3xi64>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 1 : i64}} : (tensor<1x3xi64>) -> tensor<1x3xf32>
+  return %0, %3 : tensor<1x3x2xf32>, tensor<1x3xf32>
+}
+
+// -----
+
 // A sum of one element (a 0-d mask) is not a count of positions: left as
 // it was (a rank-0 sum once divided by zero).
 // CHECK-LABEL: func.func @sum_of_one

@@ -115,12 +115,22 @@ def _erf_gelu(im: ImportState, node: Any, index: int) -> list[ir.Value] | None:
     return None
 
 
+def _floats(im: ImportState, name: str) -> bool:
+    """Whether an input holds floating-point elements."""
+    return im.const(name).dtype.kind == "f" if im.is_const(name) else is_float(im.value(name))
+
+
 @rule("Add", "Sub", "Mul", "Div")
 def _binary(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     if node.op_type in ("Div", "Mul") and (fused := _erf_gelu(im, node, index)) is not None:
         return fused
     op = _BINARY[node.op_type]
     lhs, rhs = node.input[0], node.input[1]
+    if node.op_type == "Div" and not _floats(im, lhs) and not _floats(im, rhs):
+        # nn.div divides as torch's `/` (a float quotient); ONNX's Div of
+        # integers truncates (token-id arithmetic: `ids // 2` exports as it):
+        # left generic, for the token-table analysis (TokenTables.cpp).
+        raise Unsupported("a division of integers (ONNX truncates it)")
     if node.op_type == "Add" and im.is_const(lhs) and not im.is_const(rhs):
         lhs, rhs = rhs, lhs  # commutative: the tensor goes first
     if node.op_type == "Mul" and im.is_const(lhs) and not im.is_const(rhs):
