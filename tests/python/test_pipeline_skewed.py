@@ -247,3 +247,12 @@ def test_the_queue_model_prices_a_copys_whole_store(tmp_path: Path) -> None:
     assert first["busiest_core_work_ns"] < 0.98 * balanced["busiest_core_work_ns"]
     chosen = candidates[selection["selected"]]
     assert chosen["move"].startswith("rebalanced") and chosen["interval_ns"] < 0.98 * balanced["interval_ns"]
+    # A round runs from the round before only when the queue model clearly
+    # preferred that one to its own parent (the 2.1% rule).
+    def ties(c: dict) -> tuple[float, float]:
+        pair = (c["interval_ns"] * c["handicap"], c["alternative_tie_interval_ns"] * c["handicap"])
+        return min(pair), max(pair)
+    for c in candidates:
+        parent = candidates[c["parent"]] if c["move"].startswith("rebalanced") else None
+        if parent is not None and parent["move"] != "balanced":
+            assert ties(parent)[1] / 0.979 < ties(candidates[parent["parent"]])[0] / 1.021, (c, parent)
