@@ -8,7 +8,8 @@ average pooling to sizes that do not divide the input, and Swin's shifted
 windows (a roll, a relative-position table indexed by a constant, patch
 merging), ConvNeXt V2's global response norm (a square root that is not
 a divisor; on a 1 x 1 map an absolute value), absolute values (torch's and
-ONNX's, of signed data), and Swin V2's scaled cosine attention (exp of a clamped weight,
+ONNX's, of signed data), maxima and minima with constants (XGLM's scores
+against the float's lowest value), and Swin V2's scaled cosine attention (exp of a clamped weight,
 an MLP over a constant table: computed by the compiler).
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
@@ -282,11 +283,28 @@ class Absolute(torch.nn.Module):
         return y.abs() * 0.5 + norms / (norms.mean(dim=1, keepdim=True) + 1e-6) + y
 
 
+class ConstantBounds(torch.nn.Module):
+    """XGLM's attention scores held above the float's lowest value
+    (`torch.max` with a constant: the scores themselves), and maxima and
+    minima with constants of one value, 0-d or broadcast (clamps)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.fc(x)
+        scores = torch.max(y, torch.tensor(torch.finfo(y.dtype).min))
+        return torch.maximum(scores, torch.full((), -0.3)) + torch.min(y, torch.tensor(0.4)) \
+            + torch.minimum(y, torch.full((1, 8), 0.2))
+
+
 FAMILIES = {
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
     "global_response_norm": (GlobalResponseNorm, (1, 3, 5, 5)),
     "absolute": (Absolute, (1, 3, 3, 3)),
+    "constant_bounds": (ConstantBounds, (1, 6, 8)),
     "activation_products": (ActivationProducts, (1, 6, 8)),
     "causal_mask": (CausalMask, (1, 6, 8)),
     "conv1d": (Conv1d, (1, 4, 24)),
@@ -339,6 +357,27 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
     _check_int8(tmp_path, pt2, x, want)
+
+
+class WiderBound(torch.nn.Module):
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        return torch.maximum(y, torch.full((3, 8), 0.1))  # (1, 8) against (3, 8): the result is wider
+
+
+def test_a_bound_wider_than_its_tensor_is_not_a_clamp(tmp_path: Path) -> None:
+    """A maximum with a constant that broadcasts the tensor is no clamp
+    (the result has the bound's shape): it stays unlowered, named in one
+    line, from .pt2 and from ONNX."""
+    x = torch.randn(1, 8)
+    pt2, onnx_file = tmp_path / "w.pt2", tmp_path / "w.onnx"
+    torch.export.save(torch.export.export(WiderBound(), (x,)), pt2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(WiderBound(), (x,), onnx_file, dynamo=False, opset_version=17)
+    for source, name in ((pt2, "aten.maximum"), (onnx_file, "Max")):
+        with pytest.raises(Exception, match=name) as caught:
+            compile_source(source, tmp_path / source.suffix[1:])
+        assert "\n" not in str(caught.value)
 
 
 def _check_int8(tmp_path: Path, pt2: Path, x: np.ndarray, want: np.ndarray) -> None:

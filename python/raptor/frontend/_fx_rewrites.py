@@ -721,6 +721,43 @@ def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[
     return count
 
 
+def bounds_by_constants(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
+    """``torch.max(x, c)`` / ``torch.min(x, c)`` of floats by a constant
+    of one value (XGLM's attention scores against ``finfo.min``) as
+    ``clamp(x, min=c)`` / ``clamp(x, max=c)``, where the element-wise
+    maximum and minimum of two tensors have no lowering; by the float's
+    lowest (highest) value or an infinity, x itself (no finite x is
+    moved)."""
+    lower = (aten.maximum.default, aten.max.other)
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, *lower, aten.minimum.default, aten.min.other) or node in constant:
+            continue
+        x, c = node.args[0], node.args[1]
+        if x in constant:
+            x, c = c, x
+        if not isinstance(c, fx.Node) or c not in constant or not isinstance(x, fx.Node):
+            continue
+        bound, val = evaluate(c, values), node.meta.get("val")
+        if not isinstance(bound, torch.Tensor) or not bound.dtype.is_floating_point or bound.numel() == 0 \
+                or val is None or tuple(val.shape) != _shape(x) or val.dtype != x.meta["val"].dtype:
+            continue  # (a bound that broadcasts x, or promotes it, is not a clamp)
+        if not bool((bound == bound.flatten()[0]).all()):
+            continue
+        b, is_max = float(bound.flatten()[0]), node.target in lower
+        finite = torch.finfo(val.dtype)
+        if (is_max and b <= finite.min) or (not is_max and b >= finite.max):
+            node.replace_all_uses_with(x)
+        else:
+            with graph.inserting_before(node):
+                out = graph.call_function(aten.clamp.default, (x, b) if is_max else (x, None, b))
+            out.meta = dict(node.meta)
+            node.replace_all_uses_with(out)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def _runs_of(graph: fx.Graph, node: fx.Node, source: fx.Node, dim: int, picks: list[int]) -> fx.Node:
     """The positions ``picks`` of ``source`` along ``dim`` as the slices of
     their runs, concatenated (the caller sets the result's meta)."""

@@ -185,6 +185,8 @@ class _Emitter:
             self.report.rewrites["constant_multi_index"] += count
         if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_index"] += count
+        if count := rw.bounds_by_constants(graph, self.constant, self.evaluated):
+            self.report.rewrites["bound_by_constant"] += count
         if count := rw.indexed_dimensions_first(graph):
             self.report.rewrites["indexed_dimension_first"] += count
         graph.eliminate_dead_code()

@@ -284,6 +284,28 @@ def _clip(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
     return [nn.ClampOp(x, **kw).result]
 
 
+@rule("Max", "Min")
+def _bound(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """A float tensor's Max / Min with a constant of one value (XGLM's
+    attention scores against the float's lowest value): a clamp; by the
+    lowest (highest) value or an infinity, the tensor itself. (As the torch
+    importer's frontend/_fx_rewrites.py::bounds_by_constants.)"""
+    names = [n for n in node.input if n]
+    if len(names) != 2:
+        raise Unsupported("a maximum or minimum of other than two inputs")
+    x_name, c_name = names if not im.is_const(names[0]) else names[::-1]
+    if im.is_const(x_name) or not im.is_const(c_name):
+        raise Unsupported("a maximum or minimum of two tensors")
+    x, c = im.value(x_name), im.const(c_name)
+    if not is_float(x) or c.size == 0 or not np.all(c == c.flat[0]) or c.ndim > len(shape_of(x)) \
+            or np.broadcast_shapes(c.shape, tuple(shape_of(x))) != tuple(shape_of(x)):
+        raise Unsupported("a bound that is not one value within the tensor's shape")
+    bound, finite = float(c.flat[0]), np.finfo(np.float32)
+    if node.op_type == "Max":
+        return [x] if bound <= finite.min else [nn.ClampOp(x, min=bound).result]
+    return [x] if bound >= finite.max else [nn.ClampOp(x, max=bound).result]
+
+
 def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
     # clamp(alpha x + beta, 0, 1) = hardtanh(x + beta/alpha, 0, 1/alpha) * alpha
     f64 = ir.F64Type.get()
