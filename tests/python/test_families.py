@@ -364,16 +364,22 @@ class WiderBound(torch.nn.Module):
         return torch.maximum(y, torch.full((3, 8), 0.1))  # (1, 8) against (3, 8): the result is wider
 
 
-def test_a_bound_wider_than_its_tensor_is_not_a_clamp(tmp_path: Path) -> None:
-    """A maximum with a constant that broadcasts the tensor is no clamp
-    (the result has the bound's shape): it stays unlowered, named in one
-    line, from .pt2 and from ONNX."""
+class VaryingBound(torch.nn.Module):
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        return torch.maximum(y, torch.linspace(-1.0, 1.0, 8))  # a bound per column
+
+
+@pytest.mark.parametrize("model", [WiderBound, VaryingBound])
+def test_a_bound_that_is_not_one_value_over_the_tensor_is_not_a_clamp(tmp_path: Path, model: type) -> None:
+    """A maximum with a constant that broadcasts the tensor (the result has
+    the bound's shape), or of several values, is no clamp: it stays
+    unlowered, named in one line, from .pt2 and from ONNX."""
     x = torch.randn(1, 8)
     pt2, onnx_file = tmp_path / "w.pt2", tmp_path / "w.onnx"
-    torch.export.save(torch.export.export(WiderBound(), (x,)), pt2)
+    torch.export.save(torch.export.export(model(), (x,)), pt2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(WiderBound(), (x,), onnx_file, dynamo=False, opset_version=17)
+        torch.onnx.export(model(), (x,), onnx_file, dynamo=False, opset_version=17)
     for source, name in ((pt2, "aten.maximum"), (onnx_file, "Max")):
         with pytest.raises(Exception, match=name) as caught:
             compile_source(source, tmp_path / source.suffix[1:])
