@@ -751,9 +751,11 @@ PipelineResult schedulePipeline(const PipelineProblem &prob) {
         return a.available;
       return a.larger() < b.larger();
     });
+    // (Candidates without a queue cost only when no other is left: the
+    // loop above stops at one.)
     beam.clear();
     for (unsigned i : order)
-      if (beam.size() < 2 &&
+      if (beam.size() < 2 && (beam.empty() || r.candidates[i].cost.available) &&
           std::none_of(beam.begin(), beam.end(), [&](unsigned j) { return partitions[j] == partitions[i]; }))
         beam.push_back(i);
   }

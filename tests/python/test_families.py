@@ -286,7 +286,8 @@ class Absolute(torch.nn.Module):
 class ConstantBounds(torch.nn.Module):
     """XGLM's attention scores held above the float's lowest value
     (`torch.max` with a constant: the scores themselves), and maxima and
-    minima with constants of one value, 0-d or broadcast (clamps)."""
+    minima with constants of one value, 0-d or broadcast, on either side
+    (clamps; by -inf the tensor itself)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -295,8 +296,8 @@ class ConstantBounds(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.fc(x)
         scores = torch.max(y, torch.tensor(torch.finfo(y.dtype).min))
-        return torch.maximum(scores, torch.full((), -0.3)) + torch.min(y, torch.tensor(0.4)) \
-            + torch.minimum(y, torch.full((1, 8), 0.2))
+        return torch.maximum(scores, torch.full((), -0.3)) + torch.min(torch.tensor(0.4), y) \
+            + torch.minimum(y, torch.full((1, 8), 0.2)) + torch.max(y, torch.tensor(-math.inf))
 
 
 FAMILIES = {
@@ -357,6 +358,35 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
     _check_int8(tmp_path, pt2, x, want)
+
+
+class InfiniteScores(torch.nn.Module):
+    def forward(self, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        lifted = torch.max(y, torch.tensor(torch.finfo(y.dtype).min))
+        return torch.softmax(lifted, -1), torch.min(y, torch.tensor(math.inf))
+
+
+def test_a_bound_by_the_lowest_float_lifts_minus_infinity(tmp_path: Path) -> None:
+    """torch.max(scores, finfo.min) is a clamp, not the scores: a row of -inf
+    scores (every position masked) softmaxes to a uniform row, not NaN; a
+    bound by +inf is the tensor. The imported graphs from .pt2 and ONNX
+    against torch on such rows (nn-level reference: the PIM programs take
+    finite inputs)."""
+    from nn_reference import evaluate
+
+    x = torch.tensor([[-math.inf, -math.inf, -math.inf, -math.inf], [0.5, -math.inf, 2.0, -1.0]])
+    pt2, onnx_file = tmp_path / "s.pt2", tmp_path / "s.onnx"
+    torch.export.save(torch.export.export(InfiniteScores(), (x,)), pt2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(InfiniteScores(), (x,), onnx_file, dynamo=False, opset_version=17)
+    soft, same = (t.numpy() for t in InfiniteScores()(x))
+    np.testing.assert_allclose(soft[0], 0.25)  # (the oracle itself: a uniform row)
+    for source in (pt2, onnx_file):
+        model = sources.load(str(source), strict=True, weights_as="arrays")
+        got_soft, got_same = evaluate(model.module, [x.numpy()], model.tensors)
+        np.testing.assert_allclose(got_soft, soft, rtol=1e-6)
+        np.testing.assert_array_equal(got_same, same)
 
 
 class WiderBound(torch.nn.Module):

@@ -725,9 +725,9 @@ def bounds_by_constants(graph: fx.Graph, constant: set[fx.Node], values: dict[fx
     """``torch.max(x, c)`` / ``torch.min(x, c)`` of floats by a constant
     of one value (XGLM's attention scores against ``finfo.min``) as
     ``clamp(x, min=c)`` / ``clamp(x, max=c)``, where the element-wise
-    maximum and minimum of two tensors have no lowering; by the float's
-    lowest (highest) value or an infinity, x itself (no finite x is
-    moved)."""
+    maximum and minimum of two tensors have no lowering; by -inf (+inf), x
+    itself. (By the float's lowest value it is still a clamp: it lifts
+    -inf, and a row of -inf scores softmaxes to a uniform row, not NaN.)"""
     lower = (aten.maximum.default, aten.max.other)
     count = 0
     for node in list(graph.nodes):
@@ -745,8 +745,7 @@ def bounds_by_constants(graph: fx.Graph, constant: set[fx.Node], values: dict[fx
         if not bool((bound == bound.flatten()[0]).all()):
             continue
         b, is_max = float(bound.flatten()[0]), node.target in lower
-        finite = torch.finfo(val.dtype)
-        if (is_max and b <= finite.min) or (not is_max and b >= finite.max):
+        if b == (-math.inf if is_max else math.inf):
             node.replace_all_uses_with(x)
         else:
             with graph.inserting_before(node):

@@ -193,7 +193,8 @@ def fixed_constant(value: Any, bits: int) -> Any:
     saturated to int32."""
     import torch
 
-    v = np.float32(np.rint(np.asarray(value, dtype=np.float64) * 2.0**bits)).astype(np.float64)
+    with np.errstate(over="ignore"):  # (beyond float32: +-inf, saturated below)
+        v = np.float32(np.rint(np.asarray(value, dtype=np.float64) * 2.0**bits)).astype(np.float64)
     return torch.from_numpy(np.asarray(np.clip(np.nan_to_num(v, nan=0.0), -2.0**31, 2.0**31 - 1), dtype=np.int64))
 
 

@@ -297,9 +297,9 @@ def _clip(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 @rule("Max", "Min")
 def _bound(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     """A float tensor's Max / Min with a constant of one value (XGLM's
-    attention scores against the float's lowest value): a clamp; by the
-    lowest (highest) value or an infinity, the tensor itself. (As the torch
-    importer's frontend/_fx_rewrites.py::bounds_by_constants.)"""
+    attention scores against the float's lowest value): a clamp; by -inf
+    (+inf), the tensor itself. (As the torch importer's
+    frontend/_fx_rewrites.py::bounds_by_constants.)"""
     names = [n for n in node.input if n]
     if len(names) != 2:
         raise Unsupported("a maximum or minimum of other than two inputs")
@@ -310,10 +310,10 @@ def _bound(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir
     if not is_float(x) or c.size == 0 or not np.all(c == c.flat[0]) or c.ndim > len(shape_of(x)) \
             or np.broadcast_shapes(c.shape, tuple(shape_of(x))) != tuple(shape_of(x)):
         raise Unsupported("a bound that is not one value within the tensor's shape")
-    bound, finite = float(c.flat[0]), np.finfo(np.float32)
+    bound = float(c.flat[0])
     if node.op_type == "Max":
-        return [x] if bound <= finite.min else [nn.ClampOp(x, min=bound).result]
-    return [x] if bound >= finite.max else [nn.ClampOp(x, max=bound).result]
+        return [x] if bound == -math.inf else [nn.ClampOp(x, min=bound).result]
+    return [x] if bound == math.inf else [nn.ClampOp(x, max=bound).result]
 
 
 def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
