@@ -8,6 +8,7 @@
 #include "dialects/codec/CodecDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -153,6 +154,20 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
   unsigned resultIndex = cast<OpResult>(value).getResultNumber();
   std::vector<int64_t> outShape = shapeOf(value);
   auto operand = [&](Value v) -> FailureOr<const HostTensor *> { return evaluate(v); };
+  // A weighted op's input, weight and optional bias (null when absent).
+  using Weighted = std::array<const HostTensor *, 3>;
+  auto weighted = [&](Value input, Value weight, Value bias) -> FailureOr<Weighted> {
+    Weighted out{nullptr, nullptr, nullptr};
+    for (auto [v, slot] : {std::pair{input, 0}, std::pair{weight, 1}, std::pair{bias, 2}}) {
+      if (!v)
+        continue;
+      FailureOr<const HostTensor *> t = operand(v);
+      if (failed(t))
+        return failure();
+      out[size_t(slot)] = *t;
+    }
+    return out;
+  };
   auto binary = [&](Value self, Value other, Attribute scalar, double alpha,
                     float (*f)(float, float)) -> FailureOr<HostTensor> {
     FailureOr<const HostTensor *> a = operand(self);
@@ -296,27 +311,74 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         return out;
       })
       .Case([&](LinearOp o) -> R { // Swin V2's position-bias MLP over a constant coordinate table
-        FailureOr<const HostTensor *> x = operand(o.getInput()), w = operand(o.getWeight());
-        if (failed(x) || failed(w))
+        FailureOr<Weighted> ops = weighted(o.getInput(), o.getWeight(), o.getBias());
+        if (failed(ops))
           return failure();
-        const HostTensor *bias = nullptr;
-        if (o.getBias()) {
-          FailureOr<const HostTensor *> b = operand(o.getBias());
-          if (failed(b))
-            return failure();
-          bias = *b;
-        }
-        bool vector = (*w)->shape.size() == 1;
-        int64_t in = (*w)->shape.back(), outs = vector ? 1 : (*w)->shape[0];
-        int64_t rows = (*x)->numel() / in;
+        auto [x, w, bias] = *ops;
+        bool vector = w->shape.size() == 1;
+        int64_t in = w->shape.back(), outs = vector ? 1 : w->shape[0];
+        int64_t rows = x->numel() / in;
         HostTensor out{outShape, std::vector<float>(size_t(rows * outs))};
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < outs; ++j) {
             double acc = bias ? bias->data[size_t(bias->numel() == 1 ? 0 : j)] : 0.0;
             for (int64_t i = 0; i < in; ++i)
-              acc += double((*x)->data[size_t(r * in + i)]) * (*w)->data[size_t(j * in + i)];
+              acc += double(x->data[size_t(r * in + i)]) * w->data[size_t(j * in + i)];
             out.data[size_t(r * outs + j)] = float(acc);
           }
+        return out;
+      })
+      .Case([&](ConvolutionOp o) -> R { // EdgeNeXt's Fourier positional encoding, projected by a 1 x 1 convolution
+        if (o.getTransposed())
+          return failure();
+        FailureOr<Weighted> ops = weighted(o.getInput(), o.getWeight(), o.getBias());
+        if (failed(ops))
+          return failure();
+        auto [x, w, bias] = *ops;
+        const std::vector<int64_t> &xs = x->shape, &ws = w->shape;
+        size_t nd = xs.size() - 2;
+        // (torch's per-dimension lists; one value stands for every dimension)
+        auto along = [](ArrayRef<int64_t> list, size_t d, int64_t otherwise) {
+          return list.empty() ? otherwise : list[list.size() == 1 ? 0 : d];
+        };
+        int64_t groups = std::max<int64_t>(1, o.getGroups()), perGroup = ws[1], outsPerGroup = ws[0] / groups;
+        int64_t outPositions = 1, kernelPositions = 1;
+        for (size_t d = 0; d < nd; ++d) {
+          outPositions *= outShape[2 + d];
+          kernelPositions *= ws[2 + d];
+        }
+        HostTensor out{outShape, std::vector<float>(size_t(HostTensor{outShape, {}}.numel()))};
+        std::vector<int64_t> position(nd), tap(nd);
+        // The multi-index of a row-major flat index over `sizes` (spatial).
+        auto unflatten = [&](int64_t flat, auto sizeOf, std::vector<int64_t> &into) {
+          for (size_t d = nd; d-- > 0;) {
+            into[d] = flat % sizeOf(d);
+            flat /= sizeOf(d);
+          }
+        };
+        for (int64_t n = 0; n < xs[0]; ++n)
+          for (int64_t oc = 0; oc < ws[0]; ++oc)
+            for (int64_t p = 0; p < outPositions; ++p) {
+              unflatten(p, [&](size_t d) { return outShape[2 + d]; }, position);
+              double acc = bias ? bias->data[size_t(oc)] : 0.0;
+              for (int64_t ci = 0; ci < perGroup; ++ci) {
+                int64_t c = (oc / outsPerGroup) * perGroup + ci;
+                for (int64_t q = 0; q < kernelPositions; ++q) {
+                  unflatten(q, [&](size_t d) { return ws[2 + d]; }, tap);
+                  int64_t flat = n * xs[1] + c;
+                  bool inside = true;
+                  for (size_t d = 0; d < nd && inside; ++d) {
+                    int64_t i = position[d] * along(o.getStride(), d, 1) - along(o.getPadding(), d, 0) +
+                                tap[d] * along(o.getDilation(), d, 1);
+                    inside = i >= 0 && i < xs[2 + d];
+                    flat = flat * xs[2 + d] + i;
+                  }
+                  if (inside)
+                    acc += double(x->data[size_t(flat)]) * w->data[size_t((oc * perGroup + ci) * kernelPositions + q)];
+                }
+              }
+              out.data[size_t((n * ws[0] + oc) * outPositions + p)] = float(acc);
+            }
         return out;
       })
       .Case([&](LayerNormOp o) -> R { // Perceiver's learned latents, normalized before their queries

@@ -300,6 +300,24 @@ class ConstantBounds(torch.nn.Module):
             + torch.minimum(y, torch.full((1, 8), 0.2)) + torch.max(y, torch.tensor(-math.inf))
 
 
+class ConstantConvolution(torch.nn.Module):
+    """EdgeNeXt's positional encoding: convolutions of a constant grid
+    (features of the positions) by weights, which the compiler computes
+    (with stride, padding, dilation and groups), added to a convolution
+    of the input."""
+
+    def __init__(self, kernel: int = 3, stride: int = 2, padding: int = 2, dilation: int = 2, groups: int = 2) -> None:
+        super().__init__()
+        self.proj = torch.nn.Conv2d(4, 6, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups)
+        self.point = torch.nn.Conv2d(6, 3, 1)
+        self.mix = torch.nn.Conv2d(3, 3, 1)
+        ys, xs = torch.meshgrid(torch.arange(9.0), torch.arange(7.0), indexing="ij")
+        self.register_buffer("grid", torch.stack([ys.sin(), xs.cos(), ys / 9, xs / 7])[None], persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mix(x) + self.point(self.proj(self.grid))
+
+
 FAMILIES = {
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
@@ -358,6 +376,39 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
     _check_int8(tmp_path, pt2, x, want)
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation, groups", [
+    (1, 1, 0, 1, 1), (3, 1, 1, 1, 1), (3, 2, 0, 1, 2), (2, 3, 1, 2, 1), (3, 1, 1, 1, 2)])
+def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, kernel: int, stride: int,
+                                                                padding: int, dilation: int, groups: int) -> None:
+    """The host convolution (passes/nn/ConstantEvaluator.cpp) against torch
+    over strides, paddings, dilations and groups: the program adds the
+    computed grid to a convolution of its input."""
+    torch.manual_seed(0)
+    model = ConstantConvolution(kernel, stride, padding, dilation, groups).eval()
+    with torch.no_grad():
+        shape = model.point(model.proj(model.grid)).shape
+    x = torch.randn(shape)
+    pt2 = tmp_path / "c.pt2"
+    torch.export.save(torch.export.export(model, (x,)), pt2)
+    with torch.no_grad():
+        want = model(x).numpy()
+    got = _output(compile_source(pt2, tmp_path / "p"), x.numpy())
+    assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())
+
+
+def test_an_int8_convolution_of_constants_stops_in_one_line(tmp_path: Path) -> None:
+    """At int8 the codec placement gives the constant convolution its INT8
+    variant, whose requantizer the compiler cannot evaluate (a gap: the
+    float32 program above runs): one line naming the node, no crash."""
+    model = ConstantConvolution().eval()
+    x = torch.randn(1, 3, 5, 4)
+    pt2 = tmp_path / "c.pt2"
+    torch.export.save(torch.export.export(model, (x,)), pt2)
+    with pytest.raises(Exception, match="cannot be computed at compile time") as caught:
+        compile_source(pt2, tmp_path / "p", precision="int8")
+    assert "\n" not in str(caught.value) and "convolution" in str(caught.value)
 
 
 class InfiniteScores(torch.nn.Module):
