@@ -462,3 +462,25 @@ def test_softmax_over_another_axis_than_the_last_runs_on_the_pim_back_end(tmp_pa
     (output,) = pim.simulate(tmp_path / "p", x).outputs.values()
     (reference,) = _runtime(model.SerializeToString(), x)
     assert output.shape == reference.shape and np.abs(output - reference).max() <= 1e-6
+
+
+@pytest.mark.parametrize("op, attributes", [
+    ("AveragePool", {"kernel_shape": [2], "strides": [2]}),
+    ("AveragePool", {"kernel_shape": [3], "strides": [2], "pads": [1, 1], "count_include_pad": 0}),
+    ("AveragePool", {"kernel_shape": [3], "pads": [1, 1], "count_include_pad": 1, "ceil_mode": 1}),
+    ("MaxPool", {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+    ("MaxPool", {"kernel_shape": [2], "dilations": [2]})])
+def test_one_dimensional_pooling_runs_on_the_pim_back_end(tmp_path: Path, op: str, attributes: dict) -> None:
+    """SEW's AvgPool1d exports as a 1-d AveragePool: pooled as a map of one
+    row and viewed back; the program against onnxruntime."""
+    node = helper.make_node(op, ["x"], ["y"], **attributes)
+    probe = _model([node], [_tensor("x", [1, 3, 11])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    x = np.random.default_rng(0).standard_normal((1, 3, 11)).astype(np.float32)
+    (reference,) = _runtime(probe.SerializeToString(), x)
+    model = _model([node], [_tensor("x", [1, 3, 11])], [_tensor("y", list(reference.shape))])
+    module, report, tensors = import_model(model, strict=True)
+    w = tmp_path / "w.safetensors"
+    weights_io.save(w, tensors)
+    pim.compile(module, tmp_path / "p", weights=w, pimsim="none", source="test")
+    (output,) = pim.simulate(tmp_path / "p", x).outputs.values()
+    assert output.shape == reference.shape and np.abs(output - reference).max() <= 1e-6

@@ -6,7 +6,7 @@ AveragePool over two spatial dimensions, GlobalAveragePool over any."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from mlir import ir
 
@@ -174,26 +174,54 @@ def _pool_params(a: dict[str, Any], n: int) -> tuple[list[int], list[int], list[
     return kernel, strides, pads[:n]
 
 
+def _one_row(a: dict[str, Any]) -> dict[str, Any]:
+    """A 1-d pooling's attributes for the 2-d pooling of a map of one row
+    (N, C, 1, L): SEW's AvgPool1d."""
+    a = dict(a)
+    a["kernel_shape"] = [1, *a["kernel_shape"]]
+    for name in ("strides", "dilations"):
+        if name in a:
+            a[name] = [1, *a[name]]
+    if "pads" in a:
+        pads = list(a["pads"])
+        a["pads"] = [0, pads[0], 0, pads[1]]
+    return a
+
+
+def _pooled(x: ir.Value, pool: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """`pool` (2-d) of x, a 1-d map viewed as one row and back."""
+    shape = shape_of(x)
+    if len(shape) == 4:
+        return pool(x)
+    y = pool(nn.ViewOp(x, [shape[0], shape[1], 1, shape[2]]).result)
+    out = shape_of(y)
+    return nn.ViewOp(y, [out[0], out[1], out[3]]).result
+
+
 @rule("MaxPool")
 def _max_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
-    if len(shape_of(x)) != 4 or (len(node.output) > 1 and node.output[1]) or a.get("storage_order", 0):
-        raise Unsupported("not a 2-d max pooling")
+    rank = len(shape_of(x))
+    if rank not in (3, 4) or (len(node.output) > 1 and node.output[1]) or a.get("storage_order", 0):
+        raise Unsupported("not a 1-d or 2-d max pooling")
+    a = _one_row(a) if rank == 3 else a
     kernel, strides, pads = _pool_params(a, 2)
-    op = nn.MaxPool2dOp(x, kernel, stride=strides, padding=pads,
-                        dilation=list(a.get("dilations", [1, 1])), ceil_mode=bool(a.get("ceil_mode", 0)))
-    return [op.results[0]]
+    return [_pooled(x, lambda v: nn.MaxPool2dOp(v, kernel, stride=strides, padding=pads,
+                                                dilation=list(a.get("dilations", [1, 1])),
+                                                ceil_mode=bool(a.get("ceil_mode", 0))).results[0])]
 
 
 @rule("AveragePool")
 def _avg_pool(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     x = im.value(node.input[0])
-    if len(shape_of(x)) != 4 or list(a.get("dilations", [1, 1])) != [1, 1]:
-        raise Unsupported("not a 2-d average pooling")
+    rank = len(shape_of(x))
+    a = _one_row(a) if rank == 3 else a
+    if rank not in (3, 4) or list(a.get("dilations", [1, 1])) != [1, 1]:
+        raise Unsupported("not a 1-d or 2-d average pooling")
     kernel, strides, pads = _pool_params(a, 2)
-    return [nn.AvgPool2dOp(x, kernel, stride=strides, padding=pads,
-                           ceil_mode=bool(a.get("ceil_mode", 0)),
-                           count_include_pad=bool(a.get("count_include_pad", 0))).result]
+    return [_pooled(x, lambda v: nn.AvgPool2dOp(v, kernel, stride=strides, padding=pads,
+                                                ceil_mode=bool(a.get("ceil_mode", 0)),
+                                                count_include_pad=bool(a.get("count_include_pad", 0))).result)]
 
 
 @rule("GlobalAveragePool")
