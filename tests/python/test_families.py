@@ -412,17 +412,17 @@ def test_an_int8_convolution_of_constants_stops_in_one_line(tmp_path: Path) -> N
 
 
 class InfiniteScores(torch.nn.Module):
-    def forward(self, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         lifted = torch.max(y, torch.tensor(torch.finfo(y.dtype).min))
-        return torch.softmax(lifted, -1), torch.min(y, torch.tensor(math.inf))
+        return torch.softmax(lifted, -1), torch.min(y, torch.tensor(math.inf)), torch.max(y, torch.tensor(math.inf))
 
 
 def test_a_bound_by_the_lowest_float_lifts_minus_infinity(tmp_path: Path) -> None:
     """torch.max(scores, finfo.min) is a clamp, not the scores: a row of -inf
     scores (every position masked) softmaxes to a uniform row, not NaN; a
-    bound by +inf is the tensor. The imported graphs from .pt2 and ONNX
-    against torch on such rows (nn-level reference: the PIM programs take
-    finite inputs)."""
+    minimum by +inf is the tensor, a maximum by +inf is not. The imported
+    graphs from .pt2 and ONNX against torch on such rows (nn-level
+    reference: the PIM programs take finite inputs)."""
     from nn_reference import evaluate
 
     x = torch.tensor([[-math.inf, -math.inf, -math.inf, -math.inf], [0.5, -math.inf, 2.0, -1.0]])
@@ -431,13 +431,14 @@ def test_a_bound_by_the_lowest_float_lifts_minus_infinity(tmp_path: Path) -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(InfiniteScores(), (x,), onnx_file, dynamo=False, opset_version=17)
-    soft, same = (t.numpy() for t in InfiniteScores()(x))
+    soft, same, lifted = (t.numpy() for t in InfiniteScores()(x))
     np.testing.assert_allclose(soft[0], 0.25)  # (the oracle itself: a uniform row)
     for source in (pt2, onnx_file):
         model = sources.load(str(source), strict=True, weights_as="arrays")
-        got_soft, got_same = evaluate(model.module, [x.numpy()], model.tensors)
+        got_soft, got_same, got_lifted = evaluate(model.module, [x.numpy()], model.tensors)
         np.testing.assert_allclose(got_soft, soft, rtol=1e-6)
         np.testing.assert_array_equal(got_same, same)
+        np.testing.assert_array_equal(got_lifted, lifted)  # (+inf everywhere: not the tensor)
 
 
 class WiderBound(torch.nn.Module):

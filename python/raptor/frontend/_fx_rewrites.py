@@ -26,6 +26,7 @@ import torch
 from torch import fx
 
 from ._index_runs import index_runs
+from ._bounds import clamp_bound, is_identity
 
 aten = torch.ops.aten
 
@@ -723,11 +724,8 @@ def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[
 
 def bounds_by_constants(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
     """``torch.max(x, c)`` / ``torch.min(x, c)`` of floats by a constant
-    of one value (XGLM's attention scores against ``finfo.min``) as
-    ``clamp(x, min=c)`` / ``clamp(x, max=c)``, where the element-wise
-    maximum and minimum of two tensors have no lowering; by -inf (+inf), x
-    itself. (By the float's lowest value it is still a clamp: it lifts
-    -inf, and a row of -inf scores softmaxes to a uniform row, not NaN.)"""
+    of one value as ``clamp(x, min=c)`` / ``clamp(x, max=c)`` (frontend/
+    _bounds.py decides, as for ONNX); by -inf (+inf), x itself."""
     lower = (aten.maximum.default, aten.max.other)
     count = 0
     for node in list(graph.nodes):
@@ -739,13 +737,13 @@ def bounds_by_constants(graph: fx.Graph, constant: set[fx.Node], values: dict[fx
         if not isinstance(c, fx.Node) or c not in constant or not isinstance(x, fx.Node):
             continue
         bound, val = evaluate(c, values), node.meta.get("val")
-        if not isinstance(bound, torch.Tensor) or not bound.dtype.is_floating_point or bound.numel() == 0 \
-                or val is None or tuple(val.shape) != _shape(x) or val.dtype != x.meta["val"].dtype:
-            continue  # (a bound that broadcasts x, or promotes it, is not a clamp)
-        if not bool((bound == bound.flatten()[0]).all()):
+        if not isinstance(bound, torch.Tensor) or not bound.dtype.is_floating_point \
+                or val is None or val.dtype != x.meta["val"].dtype:
+            continue  # (a bound that promotes x is not a clamp)
+        b, is_max = clamp_bound(bound.detach().double().numpy(), _shape(x)), node.target in lower
+        if b is None:
             continue
-        b, is_max = float(bound.flatten()[0]), node.target in lower
-        if b == (-math.inf if is_max else math.inf):
+        if is_identity(b, is_max):
             node.replace_all_uses_with(x)
         else:
             with graph.inserting_before(node):

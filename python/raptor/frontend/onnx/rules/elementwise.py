@@ -16,6 +16,7 @@ from mlir import ir
 from raptor.dialects import nn
 
 from ..._acos import AcosOps, acos_of
+from ..._bounds import clamp_bound, is_identity
 from ..errors import Unsupported
 from ..tensors import decode, is_float, shape_of
 from .base import RULES, Rule, axis_in, rule
@@ -296,24 +297,23 @@ def _clip(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 @rule("Max", "Min")
 def _bound(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    """A float tensor's Max / Min with a constant of one value (XGLM's
-    attention scores against the float's lowest value): a clamp; by -inf
-    (+inf), the tensor itself. (As the torch importer's
-    frontend/_fx_rewrites.py::bounds_by_constants.)"""
+    """A float tensor's Max / Min with a constant of one value: a clamp; by
+    -inf (+inf), the tensor itself (frontend/_bounds.py decides, as for
+    .pt2)."""
     names = [n for n in node.input if n]
     if len(names) != 2:
         raise Unsupported("a maximum or minimum of other than two inputs")
     x_name, c_name = names if not im.is_const(names[0]) else names[::-1]
     if im.is_const(x_name) or not im.is_const(c_name):
         raise Unsupported("a maximum or minimum of two tensors")
-    x, c = im.value(x_name), im.const(c_name)
-    if not is_float(x) or c.size == 0 or not np.all(c == c.flat[0]) or c.ndim > len(shape_of(x)) \
-            or np.broadcast_shapes(c.shape, tuple(shape_of(x))) != tuple(shape_of(x)):
+    x = im.value(x_name)
+    bound = clamp_bound(im.const(c_name), shape_of(x)) if is_float(x) else None
+    if bound is None:
         raise Unsupported("a bound that is not one value within the tensor's shape")
-    bound = float(c.flat[0])
-    if node.op_type == "Max":
-        return [x] if bound == -math.inf else [nn.ClampOp(x, min=bound).result]
-    return [x] if bound == math.inf else [nn.ClampOp(x, max=bound).result]
+    maximum = node.op_type == "Max"
+    if is_identity(bound, maximum):
+        return [x]
+    return [nn.ClampOp(x, **{"min" if maximum else "max": bound}).result]
 
 
 def _hardsigmoid(x: ir.Value, alpha: float, beta: float) -> ir.Value:
