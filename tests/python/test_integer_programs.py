@@ -363,6 +363,55 @@ def test_auto_arithmetic_falls_back_to_float_and_integer_refuses_with_the_locati
     assert not list(tmp_path.glob(".refused.*"))
 
 
+class Exploding(nn.Module):
+    """Activations that grow 1e4-fold per layer, as a random init's
+    batch-norm statistics let timm's MobileOne-S0 reach 9e15: the second
+    layer's sums pass 2^22, where int32 fixed point has no F >= 0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Conv2d(3, 4, 3, padding=1)
+        self.b = nn.Conv2d(4, 4, 3, padding=1)
+        with torch.no_grad():
+            self.a.weight.mul_(1e4)
+            self.b.weight.mul_(1e4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.b(torch.relu(self.a(x)))
+
+
+def test_values_beyond_the_fixed_points_reach_compile_in_float_or_stop_in_one_line(tmp_path: Path) -> None:
+    """'auto' calibrates, finds values beyond 2^22 and compiles in float
+    arithmetic, saying why in the manifest and the summary, and its program
+    still computes the model; 'integer' stops in one line, nothing written."""
+    torch.manual_seed(4)
+    x = torch.randn(1, 3, 6, 6)
+    model = Exploding().eval()
+    result, tensors = _compiled(tmp_path, model, x, "auto", "auto", pimsim="none")
+    q = result.manifest["quantization"]
+    assert q["arithmetic"] == "float" and result.manifest["program"]["arithmetic"] == "float"
+    assert q["calibration"]["value_amax"] > 2.0**22 and q["calibration"]["fixed_point_bits"] is None
+    assert "real values reach" in q["fixed_point_refusal"] and "integer_refusal" not in q
+    assert "float32 between the codecs: real values reach" in pim.format_summary(pim.summary(result.manifest), "a")
+    got = pim.simulate(tmp_path / "auto", x.numpy()).outputs["out0"]
+    with torch.no_grad():
+        want = model(x).numpy()
+    assert _cosine(got, want) > 0.999
+    with pytest.raises(UserError, match=r"integer arithmetic: real values reach .*--arithmetic float") as e:
+        _compiled(tmp_path, model, x, "integer", "refused", pimsim="none")
+    assert "\n" not in str(e.value).strip()
+    assert not (tmp_path / "refused").exists() and not list(tmp_path.glob(".refused.*"))
+
+
+def test_the_fixed_points_reach_ends_where_its_bits_would_turn_negative() -> None:
+    """2^22 is the largest range with F >= 0 (F = 30 - 8 - 22 = 0); one
+    step beyond it is refused, and the message names the range."""
+    assert quant.fixed_point_refusal(2.0**22) is None and quant.fixed_point_bits(2.0**22) == 0
+    assert quant.fixed_point_refusal(0.0) is None
+    why = quant.fixed_point_refusal(2.0**22 * 1.001)
+    assert why is not None and "4.2e+06" in why and "4.19e+06" in why
+
+
 def test_fixed_point_bits_follow_the_calibrated_range() -> None:
     """F leaves 8 bits of headroom above the largest calibrated value:
     amax 10 -> 2^4 -> F = 30 - 8 - 4 = 18; amax 0.3 -> 2^-1 -> F = 23; nothing

@@ -343,15 +343,18 @@ def _calibrate(module: ir.Module, weights: Mapping[str, np.ndarray] | None,
     inputs = samples if samples is not None else quant.random_inputs(module, count)
     try:
         cal = quant.calibrate(module, weights or {}, inputs, "given" if samples is not None else
-                              f"{count} seeded random inputs", integer=integer)
+                              f"{count} seeded random inputs", integer=integer, fallback=arithmetic == "auto")
     except quant.OperatorError as e:
         raise located_error(e.location, e.message, source) from None
+    integer = integer and cal.fixed_point_bits is not None  # 'auto' falls back beyond the fixed point's reach
     if integer:  # one requantization per int8 layer (the reference reads the fused IR too)
         _raptor.fuse_rescales(module)
     report: dict[str, Any] = {"policy": policy, "placement": placement, "arithmetic": "integer" if integer else "float",
                               "calibration": cal.as_dict(), "encoded_subgraphs": len(cal.scales)}
     if not integer and refusal:
         report["integer_refusal"] = refusal
+    if cal.fixed_point_refusal:
+        report["fixed_point_refusal"] = cal.fixed_point_refusal
     _raptor.set_report(module, "raptor.quantization", report)
 
 

@@ -31,6 +31,7 @@ def summary(manifest: dict[str, Any], seconds: dict[str, float] | None = None) -
         # Between an int8 program's codecs: int32 fixed point, or float32.
         "arithmetic": program.get("arithmetic", "float"),
         "integer_refusal": manifest.get("quantization", {}).get("integer_refusal"),
+        "fixed_point_refusal": manifest.get("quantization", {}).get("fixed_point_refusal"),
         "crossbars": sum(g["crossbars"] for c in cores for g in c["groups"]),
         "weights_bytes": sum(c["weights_bytes"] for c in cores),
         # What the crossbars hold: f32 values, or int8 programs' cells.
@@ -85,7 +86,8 @@ def _weights_text(s: dict[str, Any]) -> str:
     text = f"int8 codes in {s['cell_bits']}-bit cells, "
     if s["arithmetic"] == "integer":
         return text + "integer-only arithmetic"
-    refusal = f": {s['integer_refusal']} has no integer lowering" if s.get("integer_refusal") else ""
+    refusal = (f": {s['integer_refusal']} has no integer lowering" if s.get("integer_refusal") else
+               f": {s['fixed_point_refusal']}" if s.get("fixed_point_refusal") else "")
     return text + f"float32 between the codecs{refusal}"
 
 

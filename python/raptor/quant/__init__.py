@@ -27,7 +27,7 @@ from .. import _raptor
 from .._io import UserError, load_npy
 from .interpreter import OperatorError, _semantics, encoding_of, evaluate, quantize_per_channel, scale_of
 
-__all__ = ["Calibration", "OperatorError", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
+__all__ = ["Calibration", "OperatorError", "FIXED_POINT_HEADROOM", "calibrate", "fixed_point_bits", "fixed_point_refusal", "integer_refusal", "encoded_subgraphs", "shared_subgraphs", "encoding_of", "input_shapes", "load_samples", "prepare", "require_encoded",
            "quantize_per_channel", "random_input", "random_inputs", "reference", "scale_of", "token_vocabularies"]
 
 
@@ -193,6 +193,9 @@ class Calibration:
     fixed_point_bits: int | None = None
     #: The largest absolute value of the model's inputs and float results.
     value_amax: float = 0.0
+    #: Why an integer-only program was asked for and not made (its values
+    #: beyond the fixed point's reach: :func:`fixed_point_refusal`).
+    fixed_point_refusal: str | None = None
 
     def as_dict(self) -> dict:
         return {"source": self.source, "samples": self.samples, "fixed_point_bits": self.fixed_point_bits,
@@ -267,8 +270,20 @@ def fixed_point_bits(amax: float) -> int:
     return int(np.clip(30 - FIXED_POINT_HEADROOM - int(np.ceil(np.log2(amax))), 0, 30))
 
 
+def fixed_point_refusal(amax: float) -> str | None:
+    """Why real values up to ``amax`` have no int32 fixed point (beyond
+    2^(30 - headroom), where F would be negative and sums of 2^headroom of
+    them would overflow), or None."""
+    limit = 2.0 ** (30 - FIXED_POINT_HEADROOM)
+    if amax <= limit:
+        return None
+    return (f"real values reach {amax:.3g} in calibration, beyond the {limit:.3g} an integer-only program's int32 "
+            f"fixed point holds with {FIXED_POINT_HEADROOM} bits of headroom (untrained weights? a random init's "
+            "batch-norm statistics let activations grow layer after layer)")
+
+
 def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Iterable[Mapping[str, np.ndarray]],
-              source: str = "random", integer: bool = False) -> Calibration:
+              source: str = "random", integer: bool = False, fallback: bool = False) -> Calibration:
     """Runs the float32 model on ``samples``, records each encoded
     subgraph's range at its observation point and writes its encoding
     (``scale``, and ``zero_point`` -127 for non-negative data, on every
@@ -276,7 +291,9 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
     (:func:`shared_subgraphs`) get the union of their ranges. With
     ``integer``, the program is integer-only: the range of every real value
     gives its fixed point (``raptor.fixed_point_bits`` on the function,
-    :func:`fixed_point_bits`)."""
+    :func:`fixed_point_bits`), unless the values exceed its reach
+    (:func:`fixed_point_refusal`): then a UserError, or with ``fallback`` a
+    float32 program whose ``fixed_point_refusal`` says why."""
     cal = Calibration(source=source)
     wanted = set(encoded_subgraphs(module))
 
@@ -306,6 +323,10 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
         for k in group:
             cal.amax[k], cal.minimum[k] = amax, low
         cal.shared.append(sorted(group))
+    if integer and (why := fixed_point_refusal(cal.value_amax)):
+        if not fallback:
+            raise UserError(f"integer arithmetic: {why}; --arithmetic float requantizes in float32")
+        integer, cal.fixed_point_refusal = False, why
     with module.context, ir.Location.unknown():
         func = _block(module).owner
         if integer:
