@@ -60,15 +60,25 @@ const OperatorRule *PortModel::rule(Operation *op) const {
   return table.lookup(operatorName(op));
 }
 
+bool PortModel::computedByCompiler(Operation *op) const {
+  if (!isa<nn::ConvolutionOp, nn::LinearOp, nn::MatmulOp>(op))
+    return false;
+  if (!known || knownBlock != op->getBlock()) {
+    known = std::make_unique<nn::CompileTimeValues>(*op->getBlock());
+    knownBlock = op->getBlock();
+  }
+  return llvm::all_of(op->getOperands(), [&](Value v) { return known->contains(v); });
+}
+
 bool PortModel::int8Variant(Operation *op) const {
   const OperatorRule *r = rule(op);
-  return r && r->usesInt8(policy);
+  return r && r->usesInt8(policy) && !computedByCompiler(op);
 }
 
 std::pair<Type, Type> PortModel::portTypes(Operation *op, StringRef port,
                                            Type element) const {
   const OperatorRule *r = rule(op);
-  if (!r || !r->usesInt8(policy) || !isa<FloatType>(element) ||
+  if (!int8Variant(op) || !isa<FloatType>(element) ||
       r->fp32Ports.contains(port))
     return {element, element};
   auto width = r->portBitWidths.find(port);

@@ -13,11 +13,13 @@
 
 #include "dialects/codec/CodecDialect.h"
 #include "passes/codec/CommutationTable.h"
+#include "passes/nn/CompileTime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,8 +70,18 @@ public:
   Policy getPolicy() const { return policy; }
 
 private:
+  /// Whether the compiler computes `op`, a matrix operator whose operands
+  /// are all known before run time (a convolution of a constant grid): it
+  /// keeps FP32, as an INT8 variant would only quantize the host's float32
+  /// arithmetic and ask it for requantizers it does not evaluate.
+  bool computedByCompiler(mlir::Operation *op) const;
+
   const CommutationTable &table;
   Policy policy;
+  /// The compile-time values of the block last asked about (one forward
+  /// walk per function; markers inserted later are classified on demand).
+  mutable std::unique_ptr<nn::CompileTimeValues> known;
+  mutable mlir::Block *knownBlock = nullptr;
 };
 
 /// A same-semantics subgraph with its entries, exits and absolute dominator.

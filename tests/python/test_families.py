@@ -398,17 +398,23 @@ def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, 
     assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())
 
 
-def test_an_int8_convolution_of_constants_stops_in_one_line(tmp_path: Path) -> None:
-    """At int8 the codec placement gives the constant convolution its INT8
-    variant, whose requantizer the compiler cannot evaluate (a gap: the
-    float32 program above runs): one line naming the node, no crash."""
+def test_an_int8_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path) -> None:
+    """At int8 the convolutions of the constant grid keep FP32 (the codec
+    placement gives no INT8 variant to an operator the compiler computes):
+    the program is integer-only and equals the integer reference bit for
+    bit, the reference summing them in float64 as the compiler does."""
+    torch.manual_seed(0)
     model = ConstantConvolution().eval()
     x = torch.randn(1, 3, 5, 4)
     pt2 = tmp_path / "c.pt2"
     torch.export.save(torch.export.export(model, (x,)), pt2)
-    with pytest.raises(Exception, match="cannot be computed at compile time") as caught:
-        compile_source(pt2, tmp_path / "p", precision="int8")
-    assert "\n" not in str(caught.value) and "convolution" in str(caught.value)
+    with torch.no_grad():
+        want = model(x).numpy()
+    _check_int8(tmp_path, pt2, x.numpy(), want)
+    quantized = (tmp_path / "int8" / "reports" / "quantized_model.mlir").read_text()
+    # The input's convolution alone is int8: its input and weight encoded, its sums decoded.
+    assert quantized.count("nn.convolution") == 3
+    assert quantized.count("codec.encode") == 2 and quantized.count("codec.decode") == 1
 
 
 class InfiniteScores(torch.nn.Module):

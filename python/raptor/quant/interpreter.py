@@ -45,6 +45,10 @@ OFFSET_ZERO = -127
 MIN_ACTIVATION_SCALE = np.float32(np.finfo(np.float32).eps)
 
 
+#: Matrix operators the compiler computes when every operand is known.
+_HOST_MATRIX_OPS = ("nn.convolution", "nn.linear", "nn.matmul")
+
+
 def scale_of(amax: float) -> np.float32:
     """A symmetric encoding's scale for data of absolute maximum ``amax``."""
     a = np.float32(amax)
@@ -319,6 +323,12 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
         try:
             if bits is not None and not constant:
                 results = _run_fixed(name, op, operands, [v in known for v in op.operands], a, bits, encoding, f32)
+            elif constant and name in _HOST_MATRIX_OPS:
+                # The compiler sums these in float64 and rounds to float32
+                # (passes/nn/ConstantEvaluator.cpp): so does the reference,
+                # and an integer program's constants match it bit for bit.
+                wide = [o.double() if isinstance(o, torch.Tensor) else o for o in operands]
+                results = [r.float() for r in _run(name, op, wide, a, int8, encoding, f32)]
             else:
                 results = _run(name, op, operands, a, int8, encoding, f32)
         except OperatorError:
