@@ -70,3 +70,14 @@ def test_the_single_input_generators_take_one_input_and_the_random_dag_two() -> 
     for text in (reshape_chain(3), concat_tree(6), residual_ladder(3)):
         assert text.count("nn.input") == 1 and '%a0: tensor<4xf32> {nn.input = "a0"}' in text
     assert random_dag(1, 8).count("nn.input") == 2
+
+
+def test_a_random_dag_with_a_window_of_one_chains_each_step_on_the_last_value() -> None:
+    """``window`` keeps operands among the last values: with a window of 1
+    both operands of every two-operand step are the newest value; without
+    one, they are drawn from every value, and some steps read two."""
+    two = r"= nn\.(?:add|mul|cat) (%\S+), (%\S+) : \(tensor<4xf32>, tensor<4xf32>\)"
+    windowed = [pair for seed in range(5) for pair in re.findall(two, random_dag(seed, 40, window=1))]
+    assert windowed and all(a == b for a, b in windowed)
+    free = [pair for seed in range(5) for pair in re.findall(two, random_dag(seed, 40))]
+    assert any(a != b for a, b in free)

@@ -195,3 +195,33 @@ def test_an_empty_npy_array_keeps_its_shape_and_type(tmp_path: Path) -> None:
     got = load_npy(path, "input")
     assert got.shape == (0, 3) and got.dtype == np.int16
 
+
+
+def test_holding_signals_restores_the_handlers_it_found() -> None:
+    """signals_held swaps SIGINT's and SIGTERM's handlers for recorders and
+    puts back exactly the ones it found (a Python handler, not SIG_DFL)."""
+    import signal
+
+    from raptor._io import signals_held
+
+    def mine(number: int, frame: object) -> None:
+        raise AssertionError("not delivered in this test")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        interrupt = signal.getsignal(signal.SIGINT)
+        with signals_held():
+            assert signal.getsignal(signal.SIGTERM) is not mine
+        assert signal.getsignal(signal.SIGTERM) is mine
+        assert signal.getsignal(signal.SIGINT) is interrupt
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def test_a_device_that_refuses_the_write_is_one_line() -> None:
+    """A target that is not a regular file is written in place, as the user
+    asked; a device that refuses the data (/dev/full: no space) is a
+    one-line UserError naming it, not an OSError traceback."""
+    assert Path("/dev/full").exists()  # Linux, where CI runs
+    with pytest.raises(UserError, match=r"cannot write '/dev/full': No space left on device"):
+        write_atomically("/dev/full", "data")
