@@ -66,3 +66,36 @@ def test_mobilevitv2_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture
             assert check["integer_reference_differing"] == 0 and check["max_error_relative"] < 0.1
         else:
             assert check["max_error_relative"] < 1e-5
+
+
+# (kernel, dilation, padding, stride, map): windows that tile the map take
+# the reshape; every other geometry, and a map the kernel does not divide,
+# torch's own decomposition. Each equals eager torch either way.
+_GEOMETRIES = [
+    ((2, 3), (1, 1), (0, 0), (2, 3), (4, 6), True),
+    ((2, 2), (1, 1), (0, 0), (1, 1), (4, 4), False),   # overlapping windows
+    ((2, 2), (2, 1), (0, 0), (2, 2), (4, 4), False),   # dilated
+    ((2, 2), (1, 1), (1, 0), (2, 2), (4, 4), False),   # padded
+    ((2, 3), (1, 1), (0, 0), (2, 3), (5, 6), False),   # rows the kernel does not divide
+    ((2, 3), (1, 1), (0, 0), (2, 3), (4, 7), False),   # columns the kernel does not divide
+]
+
+
+@pytest.mark.parametrize("kernel, dilation, padding, stride, size, reshaped", _GEOMETRIES)
+@pytest.mark.parametrize("batched", [True, False])
+def test_unfold_and_fold_decompose_as_torch_and_reshape_only_tiles(
+        monkeypatch: pytest.MonkeyPatch, kernel, dilation, padding, stride, size, reshaped: bool,
+        batched: bool) -> None:
+    from raptor.frontend import _decompositions as d
+
+    kernel, dilation, padding, stride = list(kernel), list(dilation), list(padding), list(stride)  # as aten passes them
+    defaults: list[str] = []
+    original = d._torch_default
+    monkeypatch.setattr(d, "_torch_default", lambda op, *args: defaults.append(str(op)) or original(op, *args))
+    torch.manual_seed(1)
+    x = torch.randn((2, 3) + size if batched else (3,) + size)
+    cols = d._im2col(x, kernel, dilation, padding, stride)
+    torch.testing.assert_close(cols, F.unfold(x, kernel, dilation, padding, stride), rtol=0, atol=0)
+    back = d._col2im(cols, list(size), kernel, dilation, padding, stride)
+    torch.testing.assert_close(back, F.fold(cols, size, kernel, dilation, padding, stride), rtol=0, atol=1e-6)
+    assert defaults == ([] if reshaped else ["aten.im2col.default", "aten.col2im.default"])
