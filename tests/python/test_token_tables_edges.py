@@ -235,3 +235,28 @@ def test_onnx_integer_idioms_are_lookups(tmp_path: Path, form: str) -> None:
         (want,) = session.run(None, {"ids": x.astype(np.int64)})
         (got,) = program.simulate(x).outputs.values()
         assert np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())
+
+
+def test_the_first_table_read_out_of_range_is_the_one_reported() -> None:
+    """Two functions each read their table outside it (the pass reports
+    both): the error names the first, at its node, with its row."""
+    import raptor
+    from mlir import ir
+
+    from raptor.frontend._token_arithmetic import TokenTableError, fold
+
+    def function(name: str, op: str, row: str) -> str:
+        return f'''
+func.func @{name}(%ids: tensor<1x4xi64> {{nn.input = "input_ids"}}, %w: tensor<6x2xf32> {{nn.param = "w"}})
+    -> tensor<1x4x2xf32> {{
+  %0 = nn.embedding %w, %ids : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %1 = nn.{op} %ids scalar({row} : i64) : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %2 = nn.embedding %w, %1 : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32> loc("{name}_lookup")
+  return %2 : tensor<1x4x2xf32>
+}}'''
+
+    with raptor.Context():
+        module = ir.Module.parse(function("one_past", "add", "1") + function("below", "sub", "2"))
+        with pytest.raises(TokenTableError) as e:
+            fold(module)
+    assert str(e.value).startswith("node 'one_past_lookup': an embedding of 6 rows reads row 6"), str(e.value)
