@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from raptor import pim
 from raptor.pim.timing import Periodic, format_periodic
 
 
@@ -75,3 +76,37 @@ def test_a_staged_program_names_its_output_when_a_parent_is_a_file(tmp_path: Pat
     fresh = tmp_path / "new" / "prog"
     with staging(fresh) as staged:
         assert staged.parent == fresh.parent and fresh.parent.is_dir() and not fresh.exists()
+
+
+class _Stop(Exception):
+    pass
+
+
+def _backend_options(tmp_path, **kw):
+    """The compile options pim.compile hands its first pass pipeline."""
+    import raptor
+    from raptor import ir
+
+    seen = []
+
+    def run(steps, module, phase, options, weights):
+        seen.append((options.lane_tiles, options.lane_tiles_auto))
+        raise _Stop
+
+    with raptor.Context():
+        module = ir.Module.parse("func.func @f() { return }")
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(pim._Steps, "run", run)
+            with pytest.raises(_Stop):
+                pim.compile(module, tmp_path / "out", pimsim="none", **kw)
+    return seen[0]
+
+
+def test_lane_tiles_zero_asks_for_lanes_as_tall_as_a_core_holds(tmp_path) -> None:
+    """lane_tiles=0 is a height (as tall as a core holds), not 'auto' and
+    not an error; a negative height is refused before any work."""
+    assert _backend_options(tmp_path, lane_tiles=0) == (0, False)
+    assert _backend_options(tmp_path, lane_tiles=2) == (2, False)
+    assert _backend_options(tmp_path)[1] is True
+    with pytest.raises(ValueError, match="lane_tiles must be a non-negative integer"):
+        _backend_options(tmp_path, lane_tiles=-1)
