@@ -179,3 +179,13 @@ def test_the_latency_modes_form_line_by_hand() -> None:
                                   alternative_latency_ns=1_500_000, transfers="rendezvous"))
     assert pim.format_summary(whole, "out").splitlines()[3:] == [
         "  whole tensors per task (streamed rows: 1.500 ms estimated)"]
+
+
+def test_each_column_of_a_timeline_shows_the_kind_that_filled_most_of_it() -> None:
+    """Columns of 50 ns over 500 ns: an MVM over 100-300 ns fills columns
+    2-5; a vector op over 340-390 ns fills most of column 7 (40 of 50 ns)
+    but only 10 ns of column 6, which stays idle; the rest idle too."""
+    from raptor.pim.timeline import _dominant
+
+    got = _dominant([("matrix", 100.0, 300.0), ("vector", 340.0, 390.0)], 10, 50.0)
+    assert got == [None, None, "matrix", "matrix", "matrix", "matrix", None, "vector", None, None]
