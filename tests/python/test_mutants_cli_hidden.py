@@ -245,3 +245,16 @@ def test_targets_describes_each_bundled_chip_from_its_file(capsys: pytest.Captur
     assert lines[isaac + 4] == "  (the default)" and "  (the default)" not in lines[small:small + 5]
     assert described["isaac168"]["memory"]["local_bytes"] % 2**20 == 0  # (a whole number of MiB, not of MB)
     assert f"  local memory {described['isaac168']['memory']['local_bytes'] // 2**20} MiB per core" == lines[isaac + 3]
+
+
+def test_a_dependencys_error_is_one_line_naming_its_type_except_a_failed_assertion() -> None:
+    """A frontend dependency's exception reads 'Type: text' on one line
+    (whitespace folded); a failed assertion of the dependency's own checks
+    is its text alone (its type would read as Raptor's crash); no text, the
+    type alone."""
+    from raptor.sources import _one_line
+
+    assert _one_line(ValueError("bad\n   archive")) == "ValueError: bad archive"
+    assert _one_line(AssertionError("truncated  file")) == "truncated file"
+    assert _one_line(RuntimeError()) == "RuntimeError"
+    assert _one_line(AssertionError()) == "AssertionError"

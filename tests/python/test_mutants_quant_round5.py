@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from mlir import ir
 
 import raptor
-from raptor import cli, quant, sources
+from raptor import cli, pim, quant, sources
+from raptor._io import UserError
 from raptor.quant import random_inputs
 from raptor.quant.accuracy import metrics
 
@@ -42,3 +44,35 @@ def test_a_two_input_models_report_compares_with_the_float32_interpreter(tmp_pat
         assert row["cosine"] == pytest.approx(want["cosine"], rel=1e-6)
         assert row["max_relative_error"] == pytest.approx(want["max_relative_error"], rel=1e-3)
         assert row["top1_agrees"] == want["top1_agrees"]
+
+
+def test_a_rescale_outside_an_integer_only_program_is_refused_as_the_lowering_does(tmp_path: Path) -> None:
+    """codec.rescale exists only in integer-only programs (fuse_rescales):
+    the reference refuses one in a function without raptor.fixed_point_bits,
+    in the lowering's words, rather than computing something no program
+    computes; with the attribute it runs."""
+    from test_integer_programs import _compiled, _reference
+
+    class TwoConvolutions(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Conv2d(3, 4, 3, padding=1)
+            self.b = torch.nn.Conv2d(4, 4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.b(torch.relu(self.a(x)))
+
+    torch.manual_seed(5)
+    x = torch.randn(1, 3, 6, 6)
+    result, tensors = _compiled(tmp_path, TwoConvolutions().eval(), x, "integer", "i", pimsim="none")
+    path = tmp_path / "i" / "reports" / "quantized_model.mlir"
+    text = path.read_text()
+    assert "codec.rescale" in text and "raptor.fixed_point_bits" in text
+    np.testing.assert_array_equal(pim.simulate(tmp_path / "i", x.numpy()).outputs["out0"],
+                                  _reference(tmp_path / "i", x.numpy(), tensors))
+    with raptor.Context():
+        module = ir.Module.parse(text)
+        del module.body.operations[0].attributes["raptor.fixed_point_bits"]
+        path.write_text(module.operation.get_asm(enable_debug_info=True))
+    with pytest.raises(UserError, match="codec.rescale rescales sums in integer-only programs only"):
+        _reference(tmp_path / "i", x.numpy(), tensors)

@@ -365,15 +365,12 @@ def _rescale(op: ir.Operation, x: Any, int8: bool, bits: int | None,
         return clamped(x)
     if not isinstance(x, Sums):
         raise UserError("codec.rescale reads the sums of an int8 matrix operator")
+    if bits is None:  # (only fuse_rescales makes them, for integer-only programs; the lowering refuses others)
+        raise UserError("codec.rescale rescales sums in integer-only programs only (the function needs "
+                        "raptor.fixed_point_bits)")
     s, z = encoding(ident)
     shape = [1] * x.values.dim()
     shape[x.channel_dim] = -1
-    if bits is None:  # float arithmetic: decode, ReLU, encode in float32
-        value = x.values.float() * torch.from_numpy(x.scales).reshape(shape)
-        t = clamped(value) * torch.tensor(np.float32(1.0) / s)
-        if z:
-            t = t + torch.tensor(np.float32(z))
-        return Codes(torch.clamp(torch.round(t), -127, 127).double(), ident)
     m = (x.scales.astype(np.float64) / float(s)).reshape(shape)
     q = requantize(_wrap(x.values.long()), m, z)
 
