@@ -258,3 +258,28 @@ def test_a_dependencys_error_is_one_line_naming_its_type_except_a_failed_asserti
     assert _one_line(AssertionError("truncated  file")) == "truncated file"
     assert _one_line(RuntimeError()) == "RuntimeError"
     assert _one_line(AssertionError()) == "AssertionError"
+
+
+def test_an_nn_graph_that_does_not_verify_names_the_node_and_its_first_complaint(monkeypatch) -> None:
+    """An importer's MLIRError (an nn op refusing what torch exported) is
+    one UserError line: the file, the node's location and the first
+    diagnostic's message (the op's own, not the generic one after it)."""
+    import raptor
+    from mlir import ir
+
+    from raptor import sources
+    from raptor._io import UserError
+    from raptor.frontend import torch as frontend
+
+    def refuse(ep, options, context):
+        ir.Module.parse('''
+func.func @g(%x: tensor<4xf32>) -> tensor<3xf32> {
+  %0 = nn.view %x {size = array<i64: 3>} : (tensor<4xf32>) -> tensor<3xf32> loc("view_3")
+  return %0 : tensor<3xf32>
+}''', context=context)
+
+    monkeypatch.setattr(frontend, "import_program", refuse)
+    with pytest.raises(UserError) as e:
+        sources._import_program(None, "m.pt2", None, raptor.Context())
+    assert str(e.value) == ("m.pt2: the nn graph does not verify: loc(\"view_3\"): cannot view 'tensor<4xf32>' "
+                            "(4 elements) as [3] (3 elements)")
