@@ -76,3 +76,12 @@ def test_a_rescale_outside_an_integer_only_program_is_refused_as_the_lowering_do
         path.write_text(module.operation.get_asm(enable_debug_info=True))
     with pytest.raises(UserError, match="codec.rescale rescales sums in integer-only programs only"):
         _reference(tmp_path / "i", x.numpy(), tensors)
+
+
+def test_fixed_constants_saturate_to_int32() -> None:
+    """A real constant in fixed point is round-half-even of value 2^F,
+    saturated to int32: [-2^31, 2^31 - 1], infinities included."""
+    from raptor.quant.interpreter import fixed_constant
+
+    got = fixed_constant(np.array([1e10, -1e10, np.inf, -np.inf, 2.5, -1.5, 0.75]), 1).tolist()
+    assert got == [2**31 - 1, -2**31, 2**31 - 1, -2**31, 5, -3, 2]
