@@ -167,7 +167,7 @@ def _int8_row(name: str, policy: str, placement: str, work: Path) -> dict:
 
 def accuracy_table(rows: list[dict]) -> str:
     """The int8 rows' accuracy against float32 torch on the held-out inputs."""
-    lines = ["| model | policy | placement | offset / subgraphs | max rel | mean rel | min cosine | top-1 | "
+    lines = ["| model | policy | placement | offset or affine / subgraphs | max rel | mean rel | min cosine | top-1 | "
              "bit-exact |", "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         if r["precision"] != "int8":

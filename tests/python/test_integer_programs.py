@@ -298,8 +298,31 @@ def test_activations_calibrated_near_zero_get_the_smallest_scale() -> None:
     assert quant.encoding_of(1e-13, -1e-13) == (eps, 0)
     assert quant.encoding_of(1e-13, 0.0) == (eps, -127)
     assert quant.encoding_of(0.0, 0.0) == (np.float32(1.0), -127)
-    assert quant.encoding_of(12.7, -1.0) == (np.float32(12.7) / np.float32(127), 0)
+    assert quant.encoding_of(12.7, -12.0) == (np.float32(12.7) / np.float32(127), 0)
     assert quant.encoding_of(25.4, 0.5) == (np.float32(25.4) / np.float32(254), -127)
+
+
+def test_ranges_reaching_little_below_zero_get_an_affine_encoding() -> None:
+    """[-1, 12.7] (a GELU's or hardswish's output in small): 255 codes over
+    13.7 (scale 13.7 / 254, zero round(-127 + 1 / scale) = -108), 1.85x
+    finer than symmetric; at the threshold, 1.5x, still affine; below it,
+    and for ranges as wide below 0 as above, symmetric."""
+    scale, zero = quant.encoding_of(12.7, -1.0)
+    assert scale == np.float32(13.7 / 254.0) and zero == -108
+    # gain 2 * 3 / (3 + 1) = 1.5: affine; gain 2 * 3 / (3 + 1.2) < 1.5: symmetric
+    assert quant.encoding_of(3.0, -1.0)[1] != 0
+    assert quant.encoding_of(3.0, -1.2) == (np.float32(3.0) / np.float32(127), 0)
+    rng = np.random.default_rng(3)
+    for amax, low in zip(rng.uniform(0.01, 100, 200), rng.uniform(0, 1, 200)):
+        minimum = -low * amax
+        scale, zero = quant.encoding_of(amax, minimum)
+        assert (zero != 0) == (2 * amax >= 1.5 * (amax - minimum))
+        # Every value of the range has a code in [-127, 127] (at most one
+        # step beyond it before the clamp) within half a step.
+        xs = np.linspace(minimum, amax, 101)
+        codes = np.rint(xs / scale) + zero
+        assert codes.min() >= -128 and codes.max() <= 128
+        assert np.abs((np.clip(codes, -127, 127) - zero) * scale - xs).max() <= 0.51 * scale + 1e-6 * amax
 
 
 def test_a_saturated_gate_stays_integer_and_equals_the_reference(tmp_path: Path) -> None:

@@ -286,7 +286,7 @@ def calibrate(module: ir.Module, weights: Mapping[str, np.ndarray], samples: Ite
               source: str = "random", integer: bool = False, fallback: bool = False) -> Calibration:
     """Runs the float32 model on ``samples``, records each encoded
     subgraph's range at its observation point and writes its encoding
-    (``scale``, and ``zero_point`` -127 for non-negative data, on every
+    (``scale``, and ``zero_point``: -127 for non-negative data, where 0 falls for an affine one, on every
     ``codec.observe`` of the subgraph). Subgraphs concatenated as codes
     (:func:`shared_subgraphs`) get the union of their ranges. With
     ``integer``, the program is integer-only: the range of every real value

@@ -37,6 +37,13 @@ INT8_MAX = np.float32(127.0)
 PROBABILITY_LEVELS = np.float32(32767.0)
 #: The zero point of an offset encoding (non-negative data, all 255 codes).
 OFFSET_ZERO = -127
+#: Data whose symmetric scale (amax / 127) is at least this many times the
+#: scale of its range spread over all 255 codes gets an affine encoding: a
+#: GELU's, SiLU's or hardswish's output (minimum -0.17, -0.28, -0.375 against
+#: maxima of several units) gains more than half a bit; a range about as
+#: wide below 0 as above keeps the symmetric encoding, whose zero point 0
+#: costs no instruction.
+AFFINE_GAIN = 1.5
 #: The smallest scale of an activation's encoding, float32's epsilon as
 #: torch's observers take it: data that calibration saw within a few
 #: epsilons of 0 (a random-init EfficientNet's squeeze-excitation after a
@@ -58,11 +65,17 @@ def scale_of(amax: float) -> np.float32:
 def encoding_of(amax: float, minimum: float) -> tuple[np.float32, int]:
     """(scale, zero point) of a subgraph whose data spans [minimum, ...]
     with absolute maximum ``amax``: offset (zero -127, 255 codes over
-    [0, amax]) for non-negative data, else symmetric; never below
-    ``MIN_ACTIVATION_SCALE``."""
+    [0, amax]) for non-negative data; affine (255 codes over [minimum,
+    amax], the zero point where 0 falls) for data reaching less far below 0
+    than above, when that is ``AFFINE_GAIN`` times finer than symmetric;
+    else symmetric; never below ``MIN_ACTIVATION_SCALE``."""
     if minimum >= 0:
         a = np.float32(amax)
         scale, zero = (a / np.float32(254.0) if a > 0 and np.isfinite(a) else np.float32(1.0)), OFFSET_ZERO
+    elif np.isfinite(amax) and 2 * amax >= AFFINE_GAIN * (amax - minimum):  # (then -minimum <= amax / 3)
+        scale = max(np.float32((amax - minimum) / 254.0), MIN_ACTIVATION_SCALE)
+        # codes = round(x / scale) + zero: minimum at -127, amax at 127
+        zero = int(np.clip(round(-127 - minimum / float(scale)), -127, 127))
     else:
         scale, zero = scale_of(amax), 0
     return max(scale, MIN_ACTIVATION_SCALE), zero
