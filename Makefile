@@ -59,8 +59,8 @@ fuzz: setup
 # mutants (MUTATE_CPP and MUTATE_CPP_SEMANTIC in all, rebuilt incrementally),
 # each against its module's tests; kill ratios per module and family, survivors
 # and diffs in build/mutate/report.json. The seed is drawn afresh and printed;
-# MUTATE_SEED=N reproduces a sample. Takes about an hour and a half on the 2-core
-# machine (docs/mutation.md has the measured times); not part of `make test`.
+# MUTATE_SEED=N reproduces a sample. Takes several hours on the 2-core machine
+# (docs/mutation.md has the measured times); not part of `make test`.
 MUTATE_PER_MODULE ?= 5
 MUTATE_SEMANTIC ?= 3
 MUTATE_CPP ?= 16
