@@ -200,6 +200,7 @@ class Calibration:
     def as_dict(self) -> dict:
         return {"source": self.source, "samples": self.samples, "fixed_point_bits": self.fixed_point_bits,
                 "value_amax": self.value_amax,
+                # (offset or affine: every encoding whose zero point is not 0)
                 "offset_subgraphs": sum(1 for z in self.zeros.values() if z), "shared": self.shared,
                 "subgraphs": {str(k): {"amax": self.amax[k], "min": self.minimum[k], "scale": self.scales[k],
                                        "zero_point": self.zeros[k]} for k in sorted(self.scales)}}
