@@ -318,7 +318,21 @@ class ConstantConvolution(torch.nn.Module):
         return self.mix(x) + self.point(self.proj(self.grid))
 
 
+class LeakyActivations(torch.nn.Module):
+    """CSPDarknet's activation, leaky ReLU, at two slopes between
+    convolutions (decomposed exactly: relu(x) - slope relu(-x))."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.b = torch.nn.Conv2d(4, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.leaky_relu(self.b(torch.nn.functional.leaky_relu(self.a(x), 0.1)), 0.01)
+
+
 FAMILIES = {
+    "leaky_relu": (LeakyActivations, (1, 3, 5, 5)),
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
     "global_response_norm": (GlobalResponseNorm, (1, 3, 5, 5)),
@@ -624,3 +638,13 @@ def test_imported_families_keep_no_generic_operator(tmp_path: Path) -> None:
 def test_a_gather_is_the_slices_of_its_runs(picks: list[int], runs: list[tuple[int, int]]) -> None:
     assert index_runs(picks) == runs
     assert [i for start, end in runs for i in range(start, end)] == picks
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.2, 1.5, -0.3])
+def test_leaky_relu_decomposes_to_the_bit(slope: float) -> None:
+    """relu(x) - slope relu(-x) equals torch's leaky_relu bit for bit, on
+    values of every sign and scale (and 0)."""
+    from raptor.frontend._decompositions import _leaky_relu
+
+    x = torch.cat([torch.randn(1000) * 10.0 ** torch.randint(-6, 6, (1000,)), torch.tensor([0.0, -0.0])])
+    assert torch.equal(_leaky_relu(x, slope), torch.nn.functional.leaky_relu(x, slope))

@@ -22,7 +22,8 @@ back end has no lowering for, rewritten into ones it lowers.
   linear in the same way (:func:`adaptive_pooling_matrix`);
 - a float ``abs`` is ``relu(x) + relu(-x)`` (torch's vector norm over
   dimensions of size 1 becomes one: ConvNeXt V2's response normalization
-  on a 1 x 1 map).
+  on a 1 x 1 map), and ``leaky_relu`` is ``relu(x) - slope relu(-x)``
+  (CSPDarknet's activation), both exact.
 
 Each returns ``NotImplemented`` outside what it covers, and torch then
 keeps (or decomposes) the operator as before.
@@ -239,9 +240,18 @@ def _abs(input: torch.Tensor) -> Any:
     return aten.relu.default(input) + aten.relu.default(aten.neg.default(input))
 
 
+def _leaky_relu(input: torch.Tensor, negative_slope: float = 0.01) -> Any:
+    """``leaky_relu`` (CSPDarknet's activation) as relu(x) - slope relu(-x):
+    exact (for x < 0, 0 - slope (-x) is slope x to the bit)."""
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    return aten.relu.default(input) - aten.relu.default(aten.neg.default(input)) * negative_slope
+
+
 #: The decompositions, by the aten overload they replace.
 DECOMPOSITIONS = {
     aten.abs.default: _abs,
+    aten.leaky_relu.default: _leaky_relu,
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
     aten.im2col.default: _im2col,

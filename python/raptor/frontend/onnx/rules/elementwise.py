@@ -208,6 +208,18 @@ def _abs(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.V
     return [nn.AddOp(nn.ReluOp(x).result, other=nn.ReluOp(nn.NegOp(x).result).result).result]
 
 
+@rule("LeakyRelu")
+def _leaky_relu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """``relu(x) - alpha relu(-x)``, as the torch frontend decomposes it
+    (frontend/_decompositions.py): exact, and the back end has no leaky ReLU."""
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("an integer leaky ReLU")
+    f64 = ir.F64Type.get()
+    negative = nn.MulOp(nn.ReluOp(nn.NegOp(x).result).result, scalar=ir.FloatAttr.get(f64, a.get("alpha", 0.01))).result
+    return [nn.SubOp(nn.ReluOp(x).result, other=negative).result]
+
+
 @rule("IsNaN")
 def _is_nan(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value | None]:
     """``Where(IsNaN(p), c, p)`` (the NaN guard of exported attention) as
