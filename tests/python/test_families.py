@@ -352,6 +352,13 @@ FAMILIES = {
 }
 
 
+def _pt2_and_torch(model: torch.nn.Module, x: torch.Tensor, pt2: Path) -> np.ndarray:
+    """Saves ``model`` exported on ``x`` as ``pt2``; returns eager torch's output."""
+    torch.export.save(torch.export.export(model, (x,)), pt2)
+    with torch.no_grad():
+        return model(x).numpy()
+
+
 def _save(tmp_path: Path, family: str) -> tuple[torch.nn.Module, Path, Path, np.ndarray]:
     """The family's model, its .pt2 and .onnx files and an input."""
     cls, shape = FAMILIES[family]
@@ -404,10 +411,7 @@ def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, 
     with torch.no_grad():
         shape = model.point(model.proj(model.grid)).shape
     x = torch.randn(shape)
-    pt2 = tmp_path / "c.pt2"
-    torch.export.save(torch.export.export(model, (x,)), pt2)
-    with torch.no_grad():
-        want = model(x).numpy()
+    want = _pt2_and_torch(model, x, pt2 := tmp_path / "c.pt2")
     got = _output(compile_source(pt2, tmp_path / "p"), x.numpy())
     assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max())
 
@@ -420,10 +424,7 @@ def test_an_int8_convolution_of_constants_is_computed_by_the_compiler(tmp_path: 
     torch.manual_seed(0)
     model = ConstantConvolution().eval()
     x = torch.randn(1, 3, 5, 4)
-    pt2 = tmp_path / "c.pt2"
-    torch.export.save(torch.export.export(model, (x,)), pt2)
-    with torch.no_grad():
-        want = model(x).numpy()
+    want = _pt2_and_torch(model, x, pt2 := tmp_path / "c.pt2")
     _check_int8(tmp_path, pt2, x.numpy(), want)
     quantized = (tmp_path / "int8" / "reports" / "quantized_model.mlir").read_text()
     # The input's convolution alone is int8: its input and weight encoded, its sums decoded.
@@ -550,10 +551,7 @@ def test_adaptive_pooling_to_sizes_that_do_not_divide_runs_the_flow(tmp_path: Pa
     torch.manual_seed(0)
     model = AdaptivePooling().eval()
     x = torch.randn(1, 3, 6, 9)
-    pt2 = tmp_path / "pool.pt2"
-    torch.export.save(torch.export.export(model, (x,)), pt2)
-    with torch.no_grad():
-        want = model(x).numpy()
+    want = _pt2_and_torch(model, x, pt2 := tmp_path / "pool.pt2")
     scale = float(np.abs(want).max())
     for out, options in (("latency", {}), ("pipeline", {"pipeline": 2})):
         got = _output(compile_source(pt2, tmp_path / out, **options), x.numpy())
