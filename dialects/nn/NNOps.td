@@ -327,6 +327,20 @@ def NN_MeanOp : NN_InferOp<"mean"> {
   let assemblyFormat = NN_FunctionalFormat;
 }
 
+def NN_AmaxOp : NN_InferOp<"amax"> {
+  let summary = "Maximum reduction (aten.amax.default; the values of aten.max.dim)";
+  let nnAtenName = "aten.amax.default";
+  let description = [{
+    Maximum over `dim` (all dimensions when absent), keeping them as size 1
+    with `keepdim`. `raptor-normalize-row-ops` computes it as a max pooling.
+  }];
+  let arguments = (ins NN_FloatTensor:$self,
+                       OptionalAttr<DenseI64ArrayAttr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs NN_FloatTensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+}
+
 def NN_MaxPool2dOp : NN_InferOp<"max_pool2d"> {
   let summary = "2-d max pooling (aten.max_pool2d_with_indices.default)";
   let nnAtenName = "aten.max_pool2d_with_indices.default";

@@ -186,6 +186,7 @@ RAPTOR_NN_COMPATIBLE(MulOp)
 RAPTOR_NN_COMPATIBLE(DivOp)
 RAPTOR_NN_COMPATIBLE(WhereOp)
 RAPTOR_NN_COMPATIBLE(MeanOp)
+RAPTOR_NN_COMPATIBLE(AmaxOp)
 RAPTOR_NN_COMPATIBLE(MaxPool2dOp)
 RAPTOR_NN_COMPATIBLE(AvgPool2dOp)
 RAPTOR_NN_COMPATIBLE(AdaptiveAvgPool2dOp)
@@ -626,14 +627,13 @@ RAPTOR_NN_BINARY(DivOp, true)
 // Reductions and pooling
 //===----------------------------------------------------------------------===//
 
-LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &types) {
-  RankedTensorType self = tensorType(adaptor.getSelf());
+/// The result of reducing `self` over `dims` (every dimension when absent
+/// or empty), kept as size 1 with `keepdim`: nn.mean and nn.amax.
+static LogicalResult inferReduction(std::optional<Location> loc, RankedTensorType self,
+                                    std::optional<ArrayRef<int64_t>> dims, BoolAttr keepdim,
+                                    SmallVectorImpl<Type> &types) {
   int64_t rank = self.getRank();
   SmallVector<bool> reduced(rank, false);
-  std::optional<ArrayRef<int64_t>> dims = adaptor.getDim();
   if (!dims || dims->empty()) {
     reduced.assign(rank, true);
   } else {
@@ -653,12 +653,20 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
   for (int64_t i = 0; i < rank; ++i) {
     if (!reduced[i])
       shape.push_back(self.getDimSize(i));
-    else if (boolOr(adaptor.getKeepdimAttr(), false))
+    else if (boolOr(keepdim, false))
       shape.push_back(1);
   }
-  if (failed(pushInferred(types, loc, self, shape)))
-    return failure();
-  return success();
+  return pushInferred(types, loc, self, shape);
+}
+
+LogicalResult MeanOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(loc, tensorType(adaptor.getSelf()), adaptor.getDim(), adaptor.getKeepdimAttr(), types);
+}
+
+LogicalResult AmaxOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(loc, tensorType(adaptor.getSelf()), adaptor.getDim(), adaptor.getKeepdimAttr(), types);
 }
 
 /// The output shape of 2-d pooling over the last two dimensions of `self`,

@@ -27,6 +27,38 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def NormalizeRowOps : Pass<"raptor-normalize-row-ops", "mlir::ModuleOp"> {
+  let summary = "Softmaxes over the last dimension, attention over (batch, heads, length, dim), maxima as pooling";
+  let description = [{
+    The PIM lowering normalizes rows and lowers attention of rank 4. This
+    pass rewrites the other forms models write into those, between layout
+    operators, with the same values:
+
+    - `nn.softmax` over another dimension than the last (ConvBERT's span
+      kernel softmaxes over its 9 offsets) becomes a permutation moving that
+      dimension last, the softmax over it, and the inverse permutation.
+    - `nn.scaled_dot_product_attention` of rank 5 and more (timm's NesT
+      attends within blocks: (batch, heads, blocks, length, dim)) folds the
+      dimensions between the batch and the rows into the heads by views;
+      rank 3 gains a head dimension of 1, rank 2 a batch and a head. Keys
+      and values must have the queries' leading dimensions (an error on the
+      attention otherwise); a mask is padded to the queries' rank and, when
+      it varies along a folded dimension, expanded over all of them first.
+    - `nn.amax` (VOLO's head: the maximum over tokens) becomes a max
+      pooling: the reduced dimensions moved last, the input viewed as
+      (1, kept, reduced, 1), pooled by a (reduced, 1) window and viewed to
+      the maximum's shape.
+
+    Both frontends emit a model's softmaxes, attention and maxima as they
+    are; the compile pipeline runs this pass first.
+
+    ```
+    raptor-opt model.mlir --raptor-normalize-row-ops
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp"> {
   let summary = "Arithmetic on token ids at run time as the nn operators the back end computes";
   let description = [{

@@ -14,6 +14,7 @@ namespace raptor {
 namespace {
 
 void prepareModelSteps(std::vector<CompileStep> &steps, const CompileOptions &o) {
+  steps.push_back({"normalizing row operators (softmax, attention, maxima)", [] { return createNormalizeRowOps(); }});
   steps.push_back({"folding batch norms", [] { return createFoldBatchNorm(); }});
   steps.push_back({"expanding powers", [] { return createExpandPowers(); }});
   steps.push_back({"expanding selections by known masks", [] { return createExpandSelects(); }});

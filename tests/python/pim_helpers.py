@@ -189,6 +189,35 @@ def compile_source(source: Path, out: Path, **options) -> pim.Program:
     return pim.Program.load(out)
 
 
+def simulated_check(source: Path, out: Path, capsys: "pytest.CaptureFixture[str]", **options) -> dict:
+    """``source`` compiled into ``out`` (:func:`compile_source`), then the
+    JSON report of ``raptor simulate OUT --check --json`` (exit 0 asserted)."""
+    import json
+
+    from raptor import cli
+
+    compile_source(source, out, **options)
+    capsys.readouterr()
+    assert cli.main(["simulate", str(out), "--check", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def pipelined_and_int8_agree(source: Path, tmp_path: Path, capsys: "pytest.CaptureFixture[str]", *,
+                             pipeline: int, float_bound: float, int8_bound: float) -> None:
+    """``source`` compiled with ``--pipeline`` and at int8, each checked by
+    ``raptor simulate --check``: the pipeline within ``float_bound`` of torch
+    (relative to the largest output), the int8 program equal to the
+    quantized reference within float32 rounding and within ``int8_bound``
+    of torch; neither reference all zeros."""
+    for name, options in ((f"p{pipeline}", {"pipeline": pipeline}), ("int8", {"precision": "int8"})):
+        check = simulated_check(source, tmp_path / name, capsys, **options)
+        assert not check["reference_all_zero"]
+        if name == "int8":
+            assert check["integer_reference_differing"] == 0 and check["max_error_relative"] < int8_bound
+        else:
+            assert check["max_error_relative"] < float_bound
+
+
 def onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, bound: float = 2e-6) -> None:
     """The model exported to ONNX (opset 17, the TorchScript exporter),
     compiled and simulated on `x`, equals onnxruntime within `bound` of the

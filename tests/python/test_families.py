@@ -331,7 +331,60 @@ class LeakyActivations(torch.nn.Module):
         return torch.nn.functional.leaky_relu(self.b(torch.nn.functional.leaky_relu(self.a(x), 0.1)), 0.01)
 
 
+class BlockAttention(torch.nn.Module):
+    """NesT's attention in small: two heads attend within each of three
+    blocks, (batch, heads, blocks, length, dim) queries (rank 5, folded into
+    (batch, heads x blocks, ...) by raptor-normalize-row-ops), with a
+    constant additive mask that differs per block (expanded over the heads
+    before the fold)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+        self.proj = torch.nn.Linear(8, 8)
+        self.register_buffer("mask", torch.randn(3, 4, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, n, c = x.shape
+        q, k, v = self.qkv(x).reshape(b, t, n, 3, 2, c // 2).permute(3, 0, 4, 1, 2, 5)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=self.mask)
+        return self.proj(y.permute(0, 2, 3, 1, 4).reshape(b, t, n, c))
+
+
+class Reversed(torch.nn.Module):
+    """Sequencer's bidirectional LSTM reads its sequence backwards: a
+    projection of the flipped sequence flipped back, beside the forward
+    one, and a flip over two dimensions (torch.flip; ONNX Slice of step
+    -1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forward_proj = torch.nn.Linear(8, 8)
+        self.backward_proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        back = torch.flip(self.backward_proj(torch.flip(x, [1])), [1])
+        return torch.flip(torch.relu(self.forward_proj(x)) + back, [-1, 1])
+
+
+class TokenMaximum(torch.nn.Module):
+    """VOLO's auxiliary head reads the maximum over tokens (``x.max(1)[0]``,
+    aten.max.dim of which only the values are used; ONNX ReduceMax), beside
+    a maximum over two dimensions kept as size 1 (aten.amax)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.proj(x)
+        return y.max(1)[0] + torch.amax(y, dim=(1, 2), keepdim=True).squeeze(1)
+
+
 FAMILIES = {
+    "token_maximum": (TokenMaximum, (1, 5, 8)),
+    "flip": (Reversed, (1, 5, 8)),
+    "block_attention": (BlockAttention, (1, 3, 4, 8)),
     "leaky_relu": (LeakyActivations, (1, 3, 5, 5)),
     "scaled_cosine_attention": (ScaledCosineAttention, (1, 6, 8)),
     "shifted_windows": (ShiftedWindows, (1, 6, 6, 4)),
@@ -397,6 +450,18 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
     _check_int8(tmp_path, pt2, x, want)
+
+
+def test_block_attention_of_a_batch_of_two_equals_torch(tmp_path: Path) -> None:
+    """The fold keeps (batch, heads x blocks) apart: with a batch of 2 a
+    mask broadcast over the batch and varying per block reads its block's
+    rows in both samples."""
+    torch.manual_seed(3)
+    model = BlockAttention().eval()
+    x = torch.randn(2, 3, 4, 8)
+    want = _pt2_and_torch(model, x, tmp_path / "m.pt2")
+    out = _output(compile_source(tmp_path / "m.pt2", tmp_path / "p"), x.numpy())
+    assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
 
 
 @pytest.mark.parametrize("kernel, stride, padding, dilation, groups", [

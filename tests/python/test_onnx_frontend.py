@@ -449,9 +449,9 @@ def test_a_gemm_the_linear_rule_declines_is_named_with_its_reason(attributes: di
 
 @pytest.mark.parametrize("axis", [0, 1, -2])
 def test_softmax_over_another_axis_than_the_last_runs_on_the_pim_back_end(tmp_path: Path, axis: int) -> None:
-    """ConvBERT's span-based kernel normalizes over a middle axis: the
-    importer moves that axis last and back (the PIM lowering normalizes
-    rows); the program against onnxruntime."""
+    """ConvBERT's span-based kernel normalizes over a middle axis: imported
+    as it is, moved last and back by raptor-normalize-row-ops (the PIM
+    lowering normalizes rows); the program against onnxruntime."""
     model = _model([helper.make_node("Softmax", ["x"], ["y"], axis=axis)], [_tensor("x", [3, 5, 4])],
                    [_tensor("y", [3, 5, 4])])
     x = np.random.default_rng(0).standard_normal((3, 5, 4)).astype(np.float32)

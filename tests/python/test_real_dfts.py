@@ -6,17 +6,15 @@ inverse, each normalization, against eager torch; FNet (which stopped at
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from raptor import cli
 from raptor.frontend._real_dfts import dft_matrices
 
-from pim_helpers import compile_source
+from pim_helpers import pipelined_and_int8_agree
 from test_gathers_and_softmax_axes import _close, _compiled
 from test_token_ids import LastHidden
 
@@ -80,12 +78,4 @@ def test_fnet_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert rewrites.get("real_dft") == 1
     for seed in (2, 3):
         _close(program, model, torch.from_numpy(np.random.default_rng(seed).integers(0, 97, (1, 12))))
-    compile_source(tmp_path / "m.pt2", tmp_path / "p4", pipeline=4)
-    compile_source(tmp_path / "m.pt2", tmp_path / "int8", precision="int8")
-    for name in ("p4", "int8"):
-        assert cli.main(["simulate", str(tmp_path / name), "--check", "--json"]) == 0
-        check = json.loads(capsys.readouterr().out)
-        if name == "int8":
-            assert check["integer_reference_differing"] == 0 and check["max_error_relative"] < 0.05
-        else:
-            assert check["max_error_relative"] < 2e-6
+    pipelined_and_int8_agree(tmp_path / "m.pt2", tmp_path, capsys, pipeline=4, float_bound=2e-6, int8_bound=0.05)

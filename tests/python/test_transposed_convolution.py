@@ -8,16 +8,15 @@ end, int8 and pipelined."""
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 
 import pytest
 import torch
 
-from raptor import cli, sources
+from raptor import sources
 from raptor.frontend._transposed_convolution import transposed_convolution
 
-from pim_helpers import OutputField, compile_and_run, compile_source, onnx_agrees
+from pim_helpers import OutputField, compile_and_run, onnx_agrees, simulated_check
 
 
 class _Up(torch.nn.Module):
@@ -121,9 +120,7 @@ def test_dpt_runs_the_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     with torch.no_grad():
         torch.export.save(torch.export.export(model, (x,)), pt2)
     for name, options in (("f32", {}), ("p4", {"pipeline": 4}), ("int8", {"precision": "int8"})):
-        compile_source(pt2, tmp_path / name, **options)
-        assert cli.main(["simulate", str(tmp_path / name), "--check", "--json"]) == 0
-        check = json.loads(capsys.readouterr().out)
+        check = simulated_check(pt2, tmp_path / name, capsys, **options)
         if name == "int8":
             assert check["integer_reference_differing"] == 0
         else:

@@ -241,6 +241,7 @@ RULES: dict[Any, Rule] = {
     aten._softmax.default: Rule(nn.SoftmaxOp),
     aten.mean.dim: Rule(nn.MeanOp, adapt=_mean),
     aten.mean.default: Rule(nn.MeanOp, adapt=_mean),
+    aten.amax.default: Rule(nn.AmaxOp, adapt=_mean),
     aten.max_pool2d_with_indices.default: Rule(nn.MaxPool2dOp),
     aten.avg_pool2d.default: Rule(nn.AvgPool2dOp, adapt=_optional_attrs("divisor_override")),
     aten._adaptive_avg_pool2d.default: Rule(nn.AdaptiveAvgPool2dOp),

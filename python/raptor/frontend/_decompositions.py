@@ -11,8 +11,12 @@ back end has no lowering for, rewritten into ones it lowers.
   shuffle (frontend/_transposed_convolution.py);
 - ``F.unfold`` and ``F.fold`` (``im2col``, ``col2im``) over windows that
   tile the map (kernel = stride, no padding or dilation: MobileViTV2's
-  patches) are a reshape and a permutation (torch's own, which the others
-  keep, leave a gather and a scatter-add, ``aten.index_put``);
+  patches) are a reshape and a permutation; an overlapping unfold keeps
+  torch's gather by constant indices (taken as slices), an overlapping
+  fold (VOLO) is a grouped transposed convolution by a kernel of ones that
+  routes each column to its tap (torch's is a scatter-add,
+  ``aten.index_put``);
+- ``flip`` is the concatenation of unit slices in reverse order;
 - group norm is a layer norm of each group (the input viewed as
   (N, groups, rest)) followed by the per-channel affine map;
 - bilinear resizing is linear in its input: per axis a constant matrix
@@ -88,14 +92,54 @@ def _im2col(input: torch.Tensor, kernel_size: Sequence[int], dilation: Sequence[
 
 def _col2im(input: torch.Tensor, output_size: Sequence[int], kernel_size: Sequence[int],
             dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> Any:
-    if (not _tiles(kernel_size, dilation, padding, stride) or input.dim() not in (2, 3)
-            or output_size[0] % kernel_size[0] or output_size[1] % kernel_size[1]):
+    if input.dim() not in (2, 3):
         return _torch_default(aten.col2im.default, input, output_size, kernel_size, dilation, padding, stride)
+    if (not _tiles(kernel_size, dilation, padding, stride)
+            or output_size[0] % kernel_size[0] or output_size[1] % kernel_size[1]):
+        return _overlapping_col2im(input, output_size, kernel_size, dilation, padding, stride)
     cols = input if input.dim() == 3 else input.unsqueeze(0)
     (h, w), (kh, kw) = output_size, kernel_size
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
     x = cols.reshape(n, c, kh, kw, h // kh, w // kw).permute(0, 1, 4, 2, 5, 3).reshape(n, c, h, w)
     return x if input.dim() == 3 else x.squeeze(0)
+
+
+def _overlapping_col2im(input: torch.Tensor, output_size: Sequence[int], kernel_size: Sequence[int],
+                        dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> Any:
+    """``F.fold`` of windows that overlap (VOLO's outlook attention: kernel
+    3, padding 1, stride 2) sums each window's columns into the map: a
+    transposed convolution of the columns as (N, C k_h k_w, rows, cols)
+    images, one group per channel, by a kernel that routes column i k_w + j
+    of a channel to tap (i, j) (torch's own decomposition is a scatter-add,
+    ``aten.index_put``, which the back end does not lower)."""
+    cols = input if input.dim() == 3 else input.unsqueeze(0)
+    (h, w), (kh, kw) = output_size, kernel_size
+    rows = [(size + 2 * p - d * (k - 1) - 1) // s + 1
+            for size, k, d, p, s in zip((h, w), (kh, kw), dilation, padding, stride)]
+    channels = cols.shape[1] // (kh * kw)
+    # the columns' extent short of the map (at most stride - 1 rows)
+    extra = [size - ((r - 1) * s - 2 * p + d * (k - 1) + 1)
+             for size, r, k, d, p, s in zip((h, w), rows, (kh, kw), dilation, padding, stride)]
+    route = np.zeros((channels * kh * kw, 1, kh, kw), np.float32)
+    for c in range(channels):
+        for i in range(kh):
+            for j in range(kw):
+                route[c * kh * kw + i * kw + j, 0, i, j] = 1.0
+    x = transposed_convolution(cols.reshape(cols.shape[0], cols.shape[1], rows[0], rows[1]),
+                               torch.from_numpy(route), None, stride, padding, dilation, extra, channels)
+    return x if input.dim() == 3 else x.squeeze(0)
+
+
+def _flip(input: torch.Tensor, dims: Sequence[int]) -> Any:
+    """``flip`` (the backward half of Sequencer's bidirectional LSTMs) as
+    the concatenation of the unit slices of each dimension in reverse
+    order: data the back end moves, no arithmetic."""
+    x = input
+    for d in sorted({d % input.dim() for d in dims}):
+        n = x.shape[d]
+        if n > 1:
+            x = aten.cat.default([aten.slice.Tensor(x, d, i, i + 1) for i in reversed(range(n))], d)
+    return x if x is not input else aten.clone.default(input)
 
 
 def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, n: int, c: int,
@@ -256,6 +300,7 @@ DECOMPOSITIONS = {
     aten.convolution.default: _convolution,
     aten.im2col.default: _im2col,
     aten.col2im.default: _col2im,
+    aten.flip.default: _flip,
     aten.native_group_norm.default: _group_norm,
     aten.upsample_bilinear2d.default: _bilinear,
     aten.upsample_bilinear2d.vec: _bilinear_vec,

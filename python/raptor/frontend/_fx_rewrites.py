@@ -295,6 +295,25 @@ def fuse_erf_gelus(graph: fx.Graph) -> int:
     return count
 
 
+def maxima_without_indices(graph: fx.Graph) -> int:
+    """``max(x, dim)`` of which only the values are read (VOLO's head,
+    ``x.max(1)[0]``) as ``amax(x, [dim])``; the indices have no lowering."""
+    count = 0
+    for node in list(graph.nodes):
+        if not _is(node, aten.max.dim) or not node.users:
+            continue
+        if not all(_is(u, operator.getitem) and u.args[1] == 0 for u in node.users):
+            continue
+        x, dim = node.args[0], node.args[1]
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        for user in list(node.users):
+            _replace(graph, user, aten.amax.default, (x, [dim], keepdim), user.meta["val"])
+            graph.erase_node(user)
+        graph.erase_node(node)
+        count += 1
+    return count
+
+
 def scalar_minus_tensors(graph: fx.Graph) -> int:
     """``sub(c, x)`` of a Python scalar ``c`` (``1 - x`` after decomposition:
     ESM's ``1 - mask_ratio_observed``) as ``neg(x) + c``, which is the same
@@ -315,38 +334,6 @@ def scalar_minus_tensors(graph: fx.Graph) -> int:
         neg.meta = {**node.meta, "val": x.meta["val"]}
         add.meta = dict(node.meta)
         node.replace_all_uses_with(add)
-        graph.erase_node(node)
-        count += 1
-    return count
-
-
-def softmaxes_over_the_last_dimension(graph: fx.Graph) -> int:
-    """``softmax(x, d)`` over another dimension than the last (ConvBERT's
-    span-based kernel: (12, 9, 1) over its 9 offsets) as the softmax over
-    the last dimension of ``x`` with ``d`` moved last, moved back: the PIM
-    lowering normalizes rows."""
-    count = 0
-    for node in list(graph.nodes):
-        if not _is(node, aten._softmax.default, aten.softmax.int) or len(node.args) < 2:
-            continue
-        x, dim = node.args[0], node.args[1]
-        if not isinstance(x, fx.Node) or not isinstance(dim, int):
-            continue
-        rank = len(_shape(x))
-        d = dim % rank if rank else 0
-        if rank < 2 or d == rank - 1:
-            continue
-        order = [i for i in range(rank) if i != d] + [d]
-        back = sorted(range(rank), key=order.__getitem__)
-        val = x.meta["val"]
-        with graph.inserting_before(node):
-            moved = graph.call_function(aten.permute.default, (x, order))
-            soft = graph.call_function(node.target, (moved, rank - 1, *node.args[2:]), dict(node.kwargs))
-            out = graph.call_function(aten.permute.default, (soft, back))
-        moved.meta = {**node.meta, "val": val.permute(order)}
-        soft.meta = {**node.meta, "val": val.permute(order)}
-        out.meta = dict(node.meta)
-        node.replace_all_uses_with(out)
         graph.erase_node(node)
         count += 1
     return count

@@ -155,7 +155,7 @@ class _Emitter:
                               ("erf_gelu", rw.fuse_erf_gelus), ("slice_scatter", rw.slice_scatters),
                               ("alias", rw.drop_aliases), ("copy", rw.copies),
                               ("scalar_minus_tensor", rw.scalar_minus_tensors),
-                              ("softmax_over_last", rw.softmaxes_over_the_last_dimension),
+                              ("max_values", rw.maxima_without_indices),
                               ("repeat", rw.repeats_as_concatenations)):
             if count := rewrite(graph):
                 self.report.rewrites[name] += count

@@ -1,4 +1,4 @@
-// Shape-inference diagnostics of the reductions and pooling: mean,
+// Shape-inference diagnostics of the reductions and pooling: mean, amax,
 // max_pool2d and upsample_nearest2d.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics
 
@@ -174,5 +174,22 @@ func.func @upsample_scale_not_positive(%x: tensor<1x3x8x8xf32>) {
   // expected-error @+2 {{scale_factors must be 2 positive numbers}}
   // expected-error @+1 {{'nn.upsample_nearest2d' op failed to infer returned types}}
   %0 = nn.upsample_nearest2d %x {scale_factors = array<f64: 2.0, 0.0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x0xf32>
+  return
+}
+
+// -----
+
+func.func @amax_repeated_dim(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{dim -1 appears more than once}}
+  // expected-error @+1 {{'nn.amax' op failed to infer returned types}}
+  %0 = nn.amax %x {dim = array<i64: 2, -1>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @amax_integer(%x: tensor<2x3xi32>) {
+  // expected-error @+1 {{'nn.amax' op operand #0 must be ranked tensor of floating-point values, but got 'tensor<2x3xi32>'}}
+  %0 = nn.amax %x {dim = array<i64: 1>} : (tensor<2x3xi32>) -> tensor<2xi32>
   return
 }

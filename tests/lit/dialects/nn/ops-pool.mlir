@@ -1,4 +1,4 @@
-// Round-trip of the reductions and pooling: mean, max_pool2d and
+// Round-trip of the reductions and pooling: mean, amax, max_pool2d and
 // upsample_nearest2d. Declared result types are checked by shape inference.
 // RUN: %raptor-opt %s | %raptor-opt | FileCheck %s
 // RUN: %raptor-opt %s --mlir-print-op-generic | %raptor-opt | FileCheck %s
@@ -21,6 +21,18 @@ func.func @mean_dims(%x: tensor<2x3x4xf32>, %d: tensor<?x3x?xf32>)
   %3 = nn.mean %x {dim = array<i64: -1, -2>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
   %4 = nn.mean %d {dim = array<i64: 1>} : (tensor<?x3x?xf32>) -> tensor<?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<2x4xf32>, tensor<2x3x1xf32>, tensor<3xf32>, tensor<2x1x1xf32>, tensor<?x?xf32>
+}
+
+// amax shares mean's shape rule.
+// CHECK-LABEL: func.func @amax_dims
+// CHECK: nn.amax %arg0 {dim = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+// CHECK: nn.amax %arg0 {dim = array<i64: -1, 0>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+// CHECK: nn.amax %arg0 : (tensor<2x3x4xf32>) -> tensor<f32>
+func.func @amax_dims(%x: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<f32>) {
+  %0 = nn.amax %x {dim = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  %1 = nn.amax %x {dim = array<i64: -1, 0>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+  %2 = nn.amax %x : (tensor<2x3x4xf32>) -> tensor<f32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<f32>
 }
 
 // Without `dim` (or with an empty list) every dimension is reduced.

@@ -256,18 +256,11 @@ def _gelu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.
 
 @rule("Softmax")
 def _softmax(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
-    """Over another axis than the last (ConvBERT's span-based kernel: (12,
-    9, 1) over its 9 offsets), the softmax of x with that axis moved last,
-    moved back: the PIM lowering normalizes rows (as the torch importer's
-    frontend/_fx_rewrites.py::softmaxes_over_the_last_dimension)."""
+    """Over any axis (ConvBERT's span-based kernel: (12, 9, 1) over its 9
+    offsets); raptor-normalize-row-ops moves another axis than the last
+    last for the PIM lowering, which normalizes rows."""
     x = im.value(node.input[0])
-    rank = len(shape_of(x))
-    axis = axis_in(node, a.get("axis", -1), rank)
-    if rank < 2 or axis == rank - 1:
-        return [nn.SoftmaxOp(x, axis, half_to_float=False).result]
-    order = [i for i in range(rank) if i != axis] + [axis]
-    moved = nn.SoftmaxOp(nn.PermuteOp(x, order).result, rank - 1, half_to_float=False).result
-    return [nn.PermuteOp(moved, sorted(range(rank), key=order.__getitem__)).result]
+    return [nn.SoftmaxOp(x, axis_in(node, a.get("axis", -1), len(shape_of(x))), half_to_float=False).result]
 
 
 def _f64(x: float) -> ir.Attribute:

@@ -1,7 +1,7 @@
 """Normalisation and reductions: inference BatchNormalization,
 LayerNormalization, InstanceNormalization (a layer norm of each channel,
 then the per-channel affine map) and the reductions ReduceMean, ReduceSum
-(float: the mean times the count) and ReduceL2."""
+(float: the mean times the count), ReduceL2 and ReduceMax (nn.amax)."""
 
 from __future__ import annotations
 
@@ -46,10 +46,9 @@ def _count(n: int) -> ir.Attribute:
     return ir.FloatAttr.get(ir.F64Type.get(), float(n))
 
 
-def _reduced(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> tuple[ir.Value, int] | None:
-    """The mean of ``x`` over the node's axes (all when none are given) and
-    the number of elements each mean is over; None for an empty axes list
-    with ``noop_with_empty_axes``."""
+def _reduction_axes(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> list[int] | None:
+    """The node's axes of ``x`` (all when none are given); None for an
+    empty axes list with ``noop_with_empty_axes``."""
     shape = shape_of(x)
     axes = axes_of(im, node, a, 1)
     if not axes:
@@ -58,7 +57,17 @@ def _reduced(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> tupl
         axes = list(range(len(shape)))
     if not is_float(x):
         raise Unsupported("an integer reduction")
-    dims = [axis_in(node, d, len(shape)) for d in axes]
+    return [axis_in(node, d, len(shape)) for d in axes]
+
+
+def _reduced(im: ImportState, node: Any, a: dict[str, Any], x: ir.Value) -> tuple[ir.Value, int] | None:
+    """The mean of ``x`` over the node's axes and the number of elements
+    each mean is over; None for an empty axes list with
+    ``noop_with_empty_axes``."""
+    dims = _reduction_axes(im, node, a, x)
+    if dims is None:
+        return None
+    shape = shape_of(x)
     return nn.MeanOp(x, dim=dims, keepdim=bool(a.get("keepdims", 1))).result, math.prod(shape[d] for d in dims)
 
 
@@ -67,6 +76,13 @@ def _reduce_mean(im: ImportState, node: Any, a: dict[str, Any], index: int) -> l
     x = im.value(node.input[0])
     reduced = _reduced(im, node, a, x)
     return [x if reduced is None else reduced[0]]
+
+
+@rule("ReduceMax")
+def _reduce_max(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    dims = _reduction_axes(im, node, a, x)
+    return [x if dims is None else nn.AmaxOp(x, dim=dims, keepdim=bool(a.get("keepdims", 1))).result]
 
 
 @rule("ReduceSum")

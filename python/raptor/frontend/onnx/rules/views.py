@@ -117,10 +117,18 @@ def _slice(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir
     steps = [int(v) for v in im.optional_const(node, 4).reshape(-1)] \
         if im.optional_const(node, 4) is not None else [1] * len(starts)
     for start, end, axis, step in zip(starts, ends, axes, steps):
-        if step <= 0:
-            raise Unsupported("a negative slice step")
+        if step == 0:
+            raise Unsupported("a slice step of 0")
         axis = axis_in(node, axis, len(shape))
         size = shape[axis]
+        if step < 0:  # backwards (torch.flip exports as steps of -1): the picked positions
+            start = min(max(start + size if start < 0 else start, 0), size - 1)
+            end = min(max(end + size if end < 0 else end, -1), size - 1)
+            picks = list(range(start, end, step))
+            if not picks:
+                raise Unsupported("an empty slice")
+            x = _runs(x, axis, picks)
+            continue
         start = min(max(start + size if start < 0 else start, 0), size)
         end = min(max(end + size if end < 0 else end, 0), size)
         if start == 0 and end == size and step == 1:
