@@ -381,7 +381,28 @@ class TokenMaximum(torch.nn.Module):
         return y.max(1)[0] + torch.amax(y, dim=(1, 2), keepdim=True).squeeze(1)
 
 
+class StandardizedWeights(torch.nn.Module):
+    """BiT's weight-standardized convolution (each output channel's weights
+    normalized by ``F.batch_norm(..., training=True)``: computed by the
+    compiler) followed by an affine instance norm (normalized by each
+    sample's own statistics at run time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.norm = torch.nn.InstanceNorm2d(4, affine=True)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.normal_()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        w = F.batch_norm(self.conv.weight.reshape(1, 4, -1), None, None, training=True, eps=1e-6)
+        y = F.conv2d(x, w.reshape_as(self.conv.weight), self.conv.bias, padding=1)
+        return self.norm(torch.relu(y))
+
+
 FAMILIES = {
+    "standardized_weights": (StandardizedWeights, (1, 3, 6, 6)),
     "token_maximum": (TokenMaximum, (1, 5, 8)),
     "flip": (Reversed, (1, 5, 8)),
     "block_attention": (BlockAttention, (1, 3, 4, 8)),

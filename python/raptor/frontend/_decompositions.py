@@ -18,7 +18,9 @@ back end has no lowering for, rewritten into ones it lowers.
   ``aten.index_put``);
 - ``flip`` is the concatenation of unit slices in reverse order;
 - group norm is a layer norm of each group (the input viewed as
-  (N, groups, rest)) followed by the per-channel affine map;
+  (N, groups, rest)) followed by the per-channel affine map; a batch norm
+  by the input's own statistics (BiT's weight standardization, instance
+  norm) is its means, reciprocal root and affine map;
 - bilinear resizing is linear in its input: per axis a constant matrix
   product (an ``aten.linear`` whose weight is the interpolation matrix,
   :func:`interpolation_matrix`), the other axis moved last in between;
@@ -140,6 +142,30 @@ def _flip(input: torch.Tensor, dims: Sequence[int]) -> Any:
         if n > 1:
             x = aten.cat.default([aten.slice.Tensor(x, d, i, i + 1) for i in reversed(range(n))], d)
     return x if x is not input else aten.clone.default(input)
+
+
+def _batch_statistics_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
+                           training: bool, momentum: float, eps: float) -> Any:
+    """Batch norm by the input's own statistics (``F.batch_norm(...,
+    training=True)``: BiT's weight standardization normalizes each output
+    channel's weights so; ``F.instance_norm`` normalizes each sample's
+    channels so) as means and a reciprocal root: the per-channel mean and
+    biased variance over every dimension but the channels, then the affine
+    map. On weights the compiler computes it all. Also returns the mean and
+    the reciprocal deviation per channel, as aten does."""
+    if input.dim() < 2 or not input.dtype.is_floating_point:
+        return NotImplemented
+    dims = [0] + list(range(2, input.dim()))
+    mean = aten.mean.dim(input, dims, True)
+    centered = input - mean
+    rstd = aten.rsqrt.default(aten.mean.dim(centered * centered, dims, True) + eps)
+    out = centered * rstd
+    channels = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(channels)
+    if bias is not None:
+        out = out + bias.reshape(channels)
+    return out, mean.reshape(-1), rstd.reshape(-1)
 
 
 def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, n: int, c: int,
@@ -302,6 +328,7 @@ DECOMPOSITIONS = {
     aten.col2im.default: _col2im,
     aten.flip.default: _flip,
     aten.native_group_norm.default: _group_norm,
+    aten._native_batch_norm_legit.no_stats: _batch_statistics_norm,
     aten.upsample_bilinear2d.default: _bilinear,
     aten.upsample_bilinear2d.vec: _bilinear_vec,
     aten._adaptive_avg_pool2d.default: _adaptive_avg_pool,
