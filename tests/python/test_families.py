@@ -485,6 +485,35 @@ def test_block_attention_of_a_batch_of_two_equals_torch(tmp_path: Path) -> None:
     assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
 
 
+class BroadcastMasks(torch.nn.Module):
+    """Attention masks broadcast along one axis of the scores: per key
+    (1, S), shared by every query, and per query (L, 1), shared by every
+    key (softmax is unchanged by a row's constant, so the output equals
+    unmasked attention: only a mask read at the wrong key would move it)."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+        self.shape = shape
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).view(1, 6, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        # a constant of the program (not a buffer): the attention keeps it
+        # as its compile-time mask, which the PIM lowering folds in
+        mask = torch.arange(6, dtype=torch.float32).reshape(self.shape) * 0.7 - 2.0
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+@pytest.mark.parametrize("shape", [(1, 6), (6, 1)])
+def test_an_attention_mask_broadcast_along_one_axis_equals_torch(tmp_path: Path, shape: tuple[int, int]) -> None:
+    torch.manual_seed(4)
+    model = BroadcastMasks(shape).eval()
+    x = torch.randn(1, 6, 8)
+    want = _pt2_and_torch(model, x, tmp_path / "m.pt2")
+    out = _output(compile_source(tmp_path / "m.pt2", tmp_path / "p"), x.numpy())
+    assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
+
+
 @pytest.mark.parametrize("kernel, stride, padding, dilation, groups", [
     (1, 1, 0, 1, 1), (3, 1, 1, 1, 1), (3, 2, 0, 1, 2), (2, 3, 1, 2, 1), (3, 1, 1, 1, 2)])
 def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, kernel: int, stride: int,

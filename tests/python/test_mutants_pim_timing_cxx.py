@@ -103,8 +103,13 @@ def test_a_store_reads_local_memory_at_the_read_latency(tmp_path: Path) -> None:
     ld = program(tmp_path / "ld", core(HEAD + "    pim.ld r2, r0 size 64\n"), config).time()
     assert ld.latency_ns == START + (15 + 1) + 4 + (0 + 1) + 5 + RETIRE  # 34
     # An lmv of 128 bytes: two words read (2 x 1), two written (2 x 5).
-    lmv = program(tmp_path / "lmv", core(HEAD + "    pim.lmv r3, r2 len 128\n"), config).time()
-    assert lmv.latency_ns == START + 2 * 1 + 2 * 5 + RETIRE  # 20
+    lmv = program(tmp_path / "lmv", core(HEAD + "    pim.lmv r3, r2 len 128\n"), config)
+    assert lmv.time().latency_ns == START + 2 * 1 + 2 * 5 + RETIRE  # 20
+    # The periodic analysis (and the scheduler's cost of a local copy)
+    # prices it by the same rule: TimingConfig::copyInstructionNs.
+    assert lmv.periodic().busiest_core_work_ns == START + 2 * 1 + 2 * 5 + RETIRE
+    long = program(tmp_path / "lmv-4096", core(HEAD + "    pim.lmv r3, r2 len 4096\n"), config)
+    assert long.periodic().busiest_core_work_ns == START + 64 * 1 + 64 * 5 + RETIRE  # 392
 
 
 def test_global_memory_runs_at_its_own_period(tmp_path: Path) -> None:

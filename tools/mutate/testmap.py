@@ -74,7 +74,8 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
     "passes/conversion/SpatialToPim": (["passes/pim"], ["test_pim_program.py", "test_pim_simulator.py",
                                                         "test_mutants_pim*.py", "test_properties_conv.py",
                                                         "test_token_ids.py", "test_row_streaming.py",
-                                                        "test_pim_simulator_interleaving.py", "test_global_transfers.py"]),
+                                                        "test_pim_simulator_interleaving.py", "test_global_transfers.py",
+                                                        "test_families.py"]),
     "passes/graph": (["passes/summarize-graph.mlir", "passes/mutants-summary.mlir"],
                      ["test_cli.py", "test_mutants_cli*.py"]),
     # The constant evaluator and the weights reader serve the PIM lowering: tests there.
@@ -84,7 +85,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                    "passes/pim/mutants-layer-norm-constants.mlir", "passes/pim/select-constants.mlir",
                    "passes/pim/pad-constants.mlir"],
                   ["test_python_api.py", "test_import_cli.py", "test_mutants_nn*.py", "test_onnx_token_functions.py",
-                   "test_token_functions.py", "test_token_tables_edges.py"]),
+                   "test_token_functions.py", "test_token_tables_edges.py", "test_families.py"]),
     "passes/pim": (["passes/pim"], ["test_pim_program.py", "test_mutants_pim*.py", "test_report_fields_periodic.py"]),
     "passes/rdg": (["passes/rdg", "rdg"], ["test_rdg.py", "test_rdg_analysis.py",
                                           "test_mutants_rdg*.py"]),

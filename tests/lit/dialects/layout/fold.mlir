@@ -43,6 +43,20 @@ func.func @opaque(%a: !layout.layout, %b: !layout.layout) -> !layout.layout {
   return %c : !layout.layout
 }
 
+// One constant operand is not enough to fold: the ops stay.
+// CHECK-LABEL: func.func @half_constant
+// CHECK: %[[C:.*]] = layout.constant <(4,2):(2,8)>
+// CHECK: layout.compose %arg0, %[[C]]
+// CHECK: layout.logical_divide %[[C]], %arg0
+// CHECK: layout.logical_product %arg0, %[[C]]
+func.func @half_constant(%a: !layout.layout) -> (!layout.layout, !layout.layout, !layout.layout) {
+  %b = layout.constant #layout.layout<(4,2):(2,8)>
+  %c = layout.compose %a, %b
+  %d = layout.logical_divide %b, %a
+  %p = layout.logical_product %a, %b
+  return %c, %d, %p : !layout.layout, !layout.layout, !layout.layout
+}
+
 // The chapter 4 algorithm folds too (4.1.4.2).
 // CHECK-LABEL: func.func @tractable
 // CHECK-NEXT: layout.constant <((2,3),6):((6,72),1)>
