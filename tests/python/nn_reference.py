@@ -110,6 +110,9 @@ def _run(env: dict, op: Any) -> list[torch.Tensor]:
     if name == "nn.mean":
         dims = _attr(op, "dim") or list(range(o("self_").dim()))
         return [torch.mean(o("self_"), dims, keepdim=_attr(op, "keepdim", False))]
+    if name == "nn.amax":
+        dims = _attr(op, "dim") or list(range(o("self_").dim()))
+        return [torch.amax(o("self_"), dims, keepdim=_attr(op, "keepdim", False))]
     if name == "nn.max_pool2d":
         k = _pair(_attr(op, "kernel_size"))
         out, idx = F.max_pool2d(o("self_"), k, _pair(_attr(op, "stride")) or k, _pair(_attr(op, "padding"), 0),

@@ -130,3 +130,12 @@ def test_gelu_without_approximate_is_exact() -> None:
     model = _model([node], [_tensor("x", [4, 8])], [_tensor("y", [4, 8])], opset=20)
     _check(model.SerializeToString(), 3 * _data(4, 8), rtol=1e-5)
 
+
+
+def test_reduce_max_without_keepdims_keeps_the_reduced_axes() -> None:
+    """keepdims 1: (2, 1, 4) from (2, 3, 4) over axis 1; with no axes every
+    axis, (1, 1, 1)."""
+    one = helper.make_node("ReduceMax", ["x"], ["y"], axes=[1])
+    _check(_model([one], [_tensor("x", [2, 3, 4])], [_tensor("y", [2, 1, 4])]).SerializeToString(), _data(2, 3, 4))
+    every = helper.make_node("ReduceMax", ["x"], ["y"])
+    _check(_model([every], [_tensor("x", [2, 3, 4])], [_tensor("y", [1, 1, 1])]).SerializeToString(), _data(2, 3, 4))

@@ -514,6 +514,38 @@ def test_an_attention_mask_broadcast_along_one_axis_equals_torch(tmp_path: Path,
     assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
 
 
+class BatchStatistics(torch.nn.Module):
+    """``F.batch_norm(..., training=True)`` on activations of a batch of
+    2: each channel normalized by its mean and variance over the batch and
+    the positions together."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.batch_norm(x * 2.0, None, None, training=True, eps=1e-5)
+
+
+def test_a_batch_norm_by_batch_statistics_spans_the_batch(tmp_path: Path) -> None:
+    x = torch.randn(2, 3, 5) * torch.tensor([1.0, 3.0, 0.5]).reshape(1, 3, 1) + 1.0
+    model = BatchStatistics().eval()
+    want = _pt2_and_torch(model, x, tmp_path / "m.pt2")
+    out = _output(compile_source(tmp_path / "m.pt2", tmp_path / "p"), x.numpy())
+    assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
+
+
+class ValuesAndIndices(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        values, indices = x.max(1)
+        return values + indices.float()
+
+
+def test_a_maximum_whose_indices_are_read_stops_naming_it(tmp_path: Path) -> None:
+    """Only a ``max(x, dim)`` of which the values alone are read becomes
+    ``amax``; the indices have no lowering: one line naming the operator."""
+    torch.export.save(torch.export.export(ValuesAndIndices(), (torch.randn(1, 5, 6),)), tmp_path / "m.pt2")
+    with pytest.raises(Exception, match="aten.max.dim") as caught:
+        compile_source(tmp_path / "m.pt2", tmp_path / "p")
+    assert "\n" not in str(caught.value)
+
+
 @pytest.mark.parametrize("kernel, stride, padding, dilation, groups", [
     (1, 1, 0, 1, 1), (3, 1, 1, 1, 1), (3, 2, 0, 1, 2), (2, 3, 1, 2, 1), (3, 1, 1, 1, 2)])
 def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, kernel: int, stride: int,
