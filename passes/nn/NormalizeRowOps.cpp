@@ -30,6 +30,15 @@ namespace {
 
 SmallVector<int64_t> shapeOf(Value v) { return SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape()); }
 
+/// The views below need every size: an op of dynamic shape is an error
+/// (the PIM lowering takes static shapes only).
+LogicalResult requireStaticShapes(Operation *op) {
+  for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+    if (auto ranked = dyn_cast<RankedTensorType>(t); !ranked || !ranked.hasStaticShape())
+      return op->emitOpError("raptor-normalize-row-ops needs static shapes, not ") << t;
+  return success();
+}
+
 int64_t product(ArrayRef<int64_t> dims) {
   return std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<int64_t>());
 }
@@ -66,9 +75,16 @@ void normalizeSoftmax(nn::SoftmaxOp op) {
 /// they are not), x viewed as (1, kept, reduced, 1) and max-pooled by a
 /// (reduced, 1) window, the result viewed to amax's shape: the maximum
 /// over each column of kept elements, as the pooling lowers it.
-void poolMaximum(nn::AmaxOp op) {
+LogicalResult poolMaximum(nn::AmaxOp op) {
+  if (failed(requireStaticShapes(op)))
+    return failure();
   SmallVector<int64_t> in = shapeOf(op.getSelf());
   int64_t rank = int64_t(in.size());
+  if (rank == 0) { // a scalar is its own maximum (aten reads its dims as of rank 1)
+    op.getResult().replaceAllUsesWith(op.getSelf());
+    op.erase();
+    return success();
+  }
   std::optional<ArrayRef<int64_t>> dims = op.getDim();
   SmallVector<bool> reduced(size_t(rank), !dims || dims->empty());
   for (int64_t d : dims.value_or(ArrayRef<int64_t>()))
@@ -91,6 +107,7 @@ void poolMaximum(nn::AmaxOp op) {
   auto pool = nn::MaxPool2dOp::create(b, loc, x, window, window);
   op.getResult().replaceAllUsesWith(view(b, loc, pool.getOut(), shapeOf(op.getOut())));
   op.erase();
+  return success();
 }
 
 /// The leading dimensions of a (..., rows, columns) attention operand as
@@ -111,6 +128,8 @@ LogicalResult normalizeAttention(nn::ScaledDotProductAttentionOp op) {
   size_t rank = q.size();
   if (rank == 4 || rank < 2)
     return success();
+  if (failed(requireStaticShapes(op)))
+    return failure();
   ArrayRef<int64_t> leading = ArrayRef<int64_t>(q).drop_back(2);
   for (Value kv : {op.getKey(), op.getValue()}) {
     SmallVector<int64_t> s = shapeOf(kv);
@@ -167,11 +186,10 @@ LogicalResult normalizeAttention(nn::ScaledDotProductAttentionOp op) {
 struct NormalizeRowOpsPass : raptor::impl::NormalizeRowOpsBase<NormalizeRowOpsPass> {
   void runOnOperation() override {
     getOperation().walk([](nn::SoftmaxOp op) { normalizeSoftmax(op); });
-    getOperation().walk([](nn::AmaxOp op) { poolMaximum(op); });
-    WalkResult walk = getOperation().walk([](nn::ScaledDotProductAttentionOp op) {
-      return failed(normalizeAttention(op)) ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
+    bool failedOne = false;
+    getOperation().walk([&](nn::AmaxOp op) { failedOne |= failed(poolMaximum(op)); });
+    getOperation().walk([&](nn::ScaledDotProductAttentionOp op) { failedOne |= failed(normalizeAttention(op)); });
+    if (failedOne)
       signalPassFailure();
   }
 };

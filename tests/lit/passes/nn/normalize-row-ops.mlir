@@ -117,3 +117,18 @@ func.func @maxima(%x: tensor<1x5x6xf32>) -> (tensor<1x6xf32>, tensor<1x1x1xf32>,
   %2 = nn.amax %x {dim = array<i64: -1>} : (tensor<1x5x6xf32>) -> tensor<1x5xf32>
   return %0, %1, %2 : tensor<1x6xf32>, tensor<1x1x1xf32>, tensor<1x5xf32>
 }
+
+// -----
+
+// A scalar is its own maximum, over dimension 0 or -1 (aten's reading of a
+// 0-d tensor's dims) or all.
+// CHECK-LABEL: func.func @scalar
+// CHECK-SAME: (%[[S:.*]]: tensor<f32>)
+// CHECK-NOT: nn.
+// CHECK: return %[[S]], %[[S]], %[[S]]
+func.func @scalar(%s: tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %0 = nn.amax %s {dim = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  %1 = nn.amax %s {dim = array<i64: -1>} : (tensor<f32>) -> tensor<f32>
+  %2 = nn.amax %s : (tensor<f32>) -> tensor<f32>
+  return %0, %1, %2 : tensor<f32>, tensor<f32>, tensor<f32>
+}
