@@ -413,6 +413,30 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
         }
         return out;
       })
+      .Case([&](SoftmaxOp o) -> R { // ConViT's positional attention: a softmax of weights and constants
+        FailureOr<const HostTensor *> x = operand(o.getSelf());
+        if (failed(x))
+          return failure();
+        HostTensor out = **x;
+        int64_t rank = int64_t(out.shape.size());
+        // raptor-normalize-row-ops moves any other dimension last first.
+        if (rank && o.getDim() != -1 && o.getDim() != rank - 1)
+          return o.emitOpError("the compiler computes softmaxes over the last dimension (raptor-normalize-row-ops "
+                               "moves the others there)");
+        int64_t n = rank ? out.shape.back() : 1;
+        // In double, shifted by the row's maximum: torch's float32 softmax
+        // within its rounding.
+        for (float *row = out.data.data(), *end = row + out.numel(); row < end; row += n) {
+          double top = -INFINITY, sum = 0;
+          for (int64_t i = 0; i < n; ++i)
+            top = std::max(top, double(row[i]));
+          for (int64_t i = 0; i < n; ++i)
+            sum += std::exp(double(row[i]) - top);
+          for (int64_t i = 0; i < n; ++i)
+            row[i] = float(std::exp(double(row[i]) - top) / sum);
+        }
+        return out;
+      })
       .Case([&](MatmulOp o) -> R { // Funnel's relative positions: sinusoids times a projection
         FailureOr<const HostTensor *> x = operand(o.getSelf()), y = operand(o.getOther());
         if (failed(x) || failed(y))

@@ -546,6 +546,58 @@ def test_a_maximum_whose_indices_are_read_stops_naming_it(tmp_path: Path) -> Non
     assert "\n" not in str(caught.value)
 
 
+class SlidingWindows(torch.nn.Module):
+    """HaloNet's overlapping blocks: ``Tensor.unfold`` along the rows and
+    then the columns (windows of 4 every 3, of 3 every 2)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.unfold(2, 4, 3).unfold(3, 3, 2).reshape(1, 4, -1) * 2.0
+
+
+class HeadsAsBatch(torch.nn.Module):
+    """MViTv2's pooled attention: each head's map pooled by one depthwise
+    convolution (stride 2) with the heads as the batch, then a 1 x 1
+    convolution, still batched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool = torch.nn.Conv2d(4, 4, 3, padding=1, stride=2, groups=4)
+        self.mix = torch.nn.Conv2d(4, 6, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mix(self.pool(x.reshape(3, 4, 6, 6))).reshape(1, 3, 6, 3, 3)
+
+
+class WeightSoftmax(torch.nn.Module):
+    """ConViT's gated positional attention: softmaxes of a weight and a
+    constant table (computed by the compiler), over the last dimension and
+    over another, mixing the input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(2, 5, 5))
+        self.register_buffer("table", torch.randn(5, 5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (torch.softmax(self.w * 3.0 + self.table, dim=-1) + torch.softmax(self.w, dim=1)) @ x
+
+
+@pytest.mark.parametrize("model, shape", [(SlidingWindows, (1, 4, 10, 6)), (HeadsAsBatch, (1, 3, 4, 6, 6)),
+                                          (WeightSoftmax, (1, 2, 5, 4))])
+def test_held_out_forms_equal_torch(tmp_path: Path, model: type, shape: tuple[int, ...]) -> None:
+    """Forms that stopped timm's HaloNet (aten.unfold), MViTv2 (a
+    convolution of a batch of 3) and ConViT (a softmax of weights at compile
+    time), each against torch; the batched convolution at int8 too."""
+    torch.manual_seed(5)
+    m = model().eval()
+    x = torch.randn(shape)
+    want = _pt2_and_torch(m, x, tmp_path / "m.pt2")
+    out = _output(compile_source(tmp_path / "m.pt2", tmp_path / "p"), x.numpy())
+    assert out.shape == want.shape and np.abs(out - want).max() <= 2e-6 * float(np.abs(want).max())
+    if model is HeadsAsBatch:
+        _check_int8(tmp_path, tmp_path / "m.pt2", x.numpy(), want)
+
+
 @pytest.mark.parametrize("kernel, stride, padding, dilation, groups", [
     (1, 1, 0, 1, 1), (3, 1, 1, 1, 1), (3, 2, 0, 1, 2), (2, 3, 1, 2, 1), (3, 1, 1, 1, 2)])
 def test_a_convolution_of_constants_is_computed_by_the_compiler(tmp_path: Path, kernel: int, stride: int,

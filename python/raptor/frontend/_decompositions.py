@@ -17,6 +17,9 @@ back end has no lowering for, rewritten into ones it lowers.
   routes each column to its tap (torch's is a scatter-add,
   ``aten.index_put``);
 - ``flip`` is the concatenation of unit slices in reverse order;
+  ``Tensor.unfold`` (sliding windows along one dimension) the slices of its
+  windows stacked; a 2-d convolution of a batch of N maps one convolution
+  of their N C channels in N times the groups (weights repeated);
 - group norm is a layer norm of each group (the input viewed as
   (N, groups, rest)) followed by the per-channel affine map; a batch norm
   by the input's own statistics (BiT's weight standardization, instance
@@ -61,11 +64,29 @@ def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
         return transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
     if input.dim() == 5:
         return convolution3d(input, weight, bias, stride, padding, dilation, groups)
+    if input.dim() == 4 and input.shape[0] > 1:
+        return _batched_convolution(input, weight, bias, stride, padding, dilation, groups)
     if input.dim() != 3:
         return NotImplemented
     out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
                                    [0, padding[0]], [1, dilation[0]], False, [0, 0], groups)
     return out.squeeze(2)
+
+
+def _batched_convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                         stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+                         groups: int) -> Any:
+    """A 2-d convolution of a batch of N maps (MViTv2 pools each head's
+    queries, keys and values by one depthwise convolution, the heads as the
+    batch) as one convolution of a single map of N C channels in N times
+    the groups, its weights (and bias) repeated per sample: sample n's
+    channels see only their own copy. The PIM lowering convolves one map."""
+    n, c, h, w = input.shape
+    tiled = aten.cat.default([weight] * n)
+    out = aten.convolution.default(input.reshape(1, n * c, h, w), tiled,
+                                   None if bias is None else aten.cat.default([bias] * n),
+                                   stride, padding, dilation, False, [0, 0], groups * n)
+    return out.reshape(n, weight.shape[0], out.shape[2], out.shape[3])
 
 
 def _tiles(kernel: Sequence[int], dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> bool:
@@ -166,6 +187,19 @@ def _batch_statistics_norm(input: torch.Tensor, weight: torch.Tensor | None, bia
     if bias is not None:
         out = out + bias.reshape(channels)
     return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+def _unfold(input: torch.Tensor, dimension: int, size: int, step: int) -> Any:
+    """``x.unfold(d, size, step)`` (HaloNet's overlapping blocks): the
+    windows along ``d`` as slices stacked on a new dimension at ``d``, the
+    window's own positions moved last, as aten's view lays them out."""
+    if input.dim() == 0:
+        return NotImplemented
+    d = dimension % input.dim()
+    count = (input.shape[d] - size) // step + 1
+    windows = [aten.slice.Tensor(input, d, i * step, i * step + size).unsqueeze(d) for i in range(count)]
+    stacked = windows[0] if count == 1 else aten.cat.default(windows, d)
+    return stacked.movedim(d + 1, -1)
 
 
 def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, n: int, c: int,
@@ -327,6 +361,7 @@ DECOMPOSITIONS = {
     aten.im2col.default: _im2col,
     aten.col2im.default: _col2im,
     aten.flip.default: _flip,
+    aten.unfold.default: _unfold,
     aten.native_group_norm.default: _group_norm,
     aten._native_batch_norm_legit.no_stats: _batch_statistics_norm,
     aten.upsample_bilinear2d.default: _bilinear,

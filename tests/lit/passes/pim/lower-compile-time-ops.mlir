@@ -3,7 +3,8 @@
 // table): the bias below is
 //   clamp(relu([[1, 3]] @ [[1, 0], [0, 1], [1, 1]]^T + [0.5, 0, -9])^2, max 5)
 //     * sigmoid(0) * exp(0)
-// = clamp([1.5, 3, 0]^2, max 5) * 0.5 * 1 = [1.125, 2.5, 0], read off by hand.
+// = clamp([1.5, 3, 0]^2, max 5) * 0.5 * 1 = [1.125, 2.5, 0], read off by hand;
+// and a softmax of a constant (ConViT), also by hand.
 // RUN: %raptor-opt %s -split-input-file -verify-diagnostics --raptor-build-compute-graph=target=%S/Inputs/one-crossbar.json --raptor-schedule-spatial --raptor-lower-to-pim | FileCheck %s
 
 // CHECK-LABEL: pim.chip @main_chip
@@ -118,4 +119,34 @@ func.func @main(%x: tensor<2xf32> {nn.input = "x"}) -> tensor<2xf32> {
   %n = nn.layer_norm %v weight %g bias %b {normalized_shape = array<i64: 2>, eps = 0.0 : f64} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %0 = nn.mul %x, %n : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// ConViT's positional attention softmaxes weights: the compiler computes
+// softmax([0, ln 3, 0]) = [1, 3, 1] / 5 = [0.2, 0.6, 0.2].
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK-DAG:   pim.data @{{.*}} at {{[0-9]+}} dense<[2.000000e-01, 6.000000e-01, 2.000000e-01]> : tensor<3xf32>
+
+func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}) -> tensor<1x3xf32> {
+  %w = nn.constant dense<0.5> : tensor<3x4xf32>
+  %t = nn.constant dense<[[0.0, 1.09861229, 0.0]]> : tensor<1x3xf32>
+  %s = nn.softmax %t {dim = -1} : tensor<1x3xf32>
+  %b = nn.view %s {size = array<i64: 3>} : (tensor<1x3xf32>) -> tensor<3xf32>
+  %0 = nn.linear %x, %w, %b : (tensor<1x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<1x3xf32> loc("fc")
+  return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+// Over another dimension it is refused (raptor-normalize-row-ops, the
+// first step of a compile, moves that dimension last).
+func.func @main(%x: tensor<1x4xf32> {nn.input = "x"}) -> tensor<1x3xf32> {
+  %w = nn.constant dense<0.5> : tensor<3x4xf32>
+  %t = nn.constant dense<[[0.0], [1.0], [2.0]]> : tensor<3x1xf32>
+  // expected-error @+1 {{'nn.softmax' op the compiler computes softmaxes over the last dimension (raptor-normalize-row-ops moves the others there)}}
+  %s = nn.softmax %t {dim = 0} : tensor<3x1xf32>
+  %b = nn.view %s {size = array<i64: 3>} : (tensor<3x1xf32>) -> tensor<3xf32>
+  %0 = nn.linear %x, %w, %b : (tensor<1x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<1x3xf32> loc("fc")
+  return %0 : tensor<1x3xf32>
 }
