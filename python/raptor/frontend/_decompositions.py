@@ -144,10 +144,8 @@ def _overlapping_col2im(input: torch.Tensor, output_size: Sequence[int], kernel_
     extra = [size - ((r - 1) * s - 2 * p + d * (k - 1) + 1)
              for size, r, k, d, p, s in zip((h, w), rows, (kh, kw), dilation, padding, stride)]
     route = np.zeros((channels * kh * kw, 1, kh, kw), np.float32)
-    for c in range(channels):
-        for i in range(kh):
-            for j in range(kw):
-                route[c * kh * kw + i * kw + j, 0, i, j] = 1.0
+    column = np.arange(channels * kh * kw)  # channel c's column i k_w + j -> tap (i, j)
+    route[column, 0, (column % (kh * kw)) // kw, column % kw] = 1.0
     x = transposed_convolution(cols.reshape(cols.shape[0], cols.shape[1], rows[0], rows[1]),
                                torch.from_numpy(route), None, stride, padding, dilation, extra, channels)
     return x if input.dim() == 3 else x.squeeze(0)
@@ -196,7 +194,7 @@ def _unfold(input: torch.Tensor, dimension: int, size: int, step: int) -> Any:
     if input.dim() == 0:
         return NotImplemented
     d = dimension % input.dim()
-    count = (input.shape[d] - size) // step + 1
+    count = (input.shape[d] - size) // step + 1  # at least 1: torch checks size and step
     windows = [aten.slice.Tensor(input, d, i * step, i * step + size).unsqueeze(d) for i in range(count)]
     stacked = windows[0] if count == 1 else aten.cat.default(windows, d)
     return stacked.movedim(d + 1, -1)
