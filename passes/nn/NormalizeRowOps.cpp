@@ -1,11 +1,11 @@
-//===- NormalizeRowOps.cpp - Row operators in the lowering's shapes -*- C++ -*-===//
+//===- NormalizeRowOps.cpp - Row operators as the lowering takes them ---===//
 //
 // raptor-normalize-row-ops: the PIM lowering normalizes rows (a softmax over
 // the last dimension) and lowers attention over (batch, heads, length, dim).
 // Models write both more freely: ConvBERT's span kernel softmaxes over its
 // 9 offsets (not last), timm's NesT attends within blocks of 5-d
 // (batch, heads, blocks, length, dim) tensors, torch allows 2-d and 3-d
-// attention, and VOLO's class-attention head takes a maximum over tokens.
+// attention, and VOLO's auxiliary head takes a maximum over tokens.
 // This pass rewrites each into the lowering's shape with layout operators
 // around it (a permutation there and back; views folding the dimensions
 // between batch and length into the heads; a maximum as a max pooling of
