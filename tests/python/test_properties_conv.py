@@ -2,8 +2,8 @@
 nothing around it) to PIM programs, simulated and compared with torch's
 conv2d: every combination the lowering's window walks must get right,
 stride and padding per axis, dilation, groups, non-square kernels and maps
-(batch 1: the PIM lowering refuses other batches in one line, tested
-last). Fixed seeds and small shapes (the whole file runs in
+(batch 1; a batch of N from torch is N times the groups, and the PIM
+lowering refuses other batches in one line, both tested last). Fixed seeds and small shapes (the whole file runs in
 seconds); every case names its parameters when it fails."""
 
 from __future__ import annotations
@@ -142,12 +142,41 @@ def test_every_row_tile_a_lane_of_its_own_equals_torch(seed: int, tmp_path: Path
                                err_msg=str(c))
 
 
-def test_a_batch_of_two_is_refused_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("groups, stride, padding", [(1, 1, 0), (2, 2, 1)])
+def test_a_batch_of_two_from_torch_convolves_each_sample(tmp_path: Path, groups: int, stride: int,
+                                                         padding: int) -> None:
+    """torch's decomposition makes a batch of N maps one map of N C
+    channels in N times the groups (frontend/_decompositions.py): each
+    sample convolved by the same weights, against torch."""
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps(TARGET))
+    torch.manual_seed(groups)
+    conv = torch.nn.Conv2d(4, 6, 3, stride=stride, padding=padding, groups=groups).eval()
+    run = compile_and_run(conv, torch.randn(2, 4, 6, 5), tmp_path / "out", target=target)
+    assert run.output.shape == run.reference.shape == (2, 6) + run.reference.shape[2:]
+    np.testing.assert_allclose(run.output, run.reference, rtol=1e-5, atol=1e-5)
+
+
+def test_a_batch_of_two_reaching_the_lowering_is_refused_in_one_line(tmp_path: Path) -> None:
+    """An ONNX Conv of a batch of 2 reaches the lowering as it is (the
+    batch rewrite is torch's decomposition): refused in one line, nothing
+    written."""
+    import io
+    import warnings
+
+    from raptor import sources
     from raptor._io import UserError
 
+    data = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(torch.nn.Conv2d(2, 2, 3).eval(), (torch.randn(2, 2, 5, 5),), data, dynamo=False,
+                          opset_version=17)
+    (tmp_path / "m.onnx").write_bytes(data.getvalue())
+    model = sources.load(str(tmp_path / "m.onnx"), strict=True)
     target = tmp_path / "target.json"
     target.write_text(json.dumps(TARGET))
     with pytest.raises(UserError, match=r"'nn.convolution' op the PIM lowering supports 2-d convolutions of "
                                         r"batch 1$"):
-        compile_and_run(torch.nn.Conv2d(2, 2, 3).eval(), torch.randn(2, 2, 5, 5), tmp_path / "out", target=target)
+        pim.compile(model.module, tmp_path / "out", weights=model.weights, target=target, pimsim="none")
     assert not (tmp_path / "out").exists()
