@@ -161,18 +161,11 @@ def test_a_batch_of_two_reaching_the_lowering_is_refused_in_one_line(tmp_path: P
     """An ONNX Conv of a batch of 2 reaches the lowering as it is (the
     batch rewrite is torch's decomposition): refused in one line, nothing
     written."""
-    import io
-    import warnings
-
     from raptor import sources
     from raptor._io import UserError
+    from test_onnx_frontend import _export
 
-    data = io.BytesIO()
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(torch.nn.Conv2d(2, 2, 3).eval(), (torch.randn(2, 2, 5, 5),), data, dynamo=False,
-                          opset_version=17)
-    (tmp_path / "m.onnx").write_bytes(data.getvalue())
+    (tmp_path / "m.onnx").write_bytes(_export(torch.nn.Conv2d(2, 2, 3), torch.randn(2, 2, 5, 5)))
     model = sources.load(str(tmp_path / "m.onnx"), strict=True)
     target = tmp_path / "target.json"
     target.write_text(json.dumps(TARGET))
