@@ -27,6 +27,28 @@ def FoldBatchNorm : Pass<"raptor-fold-batch-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["::raptor::nn::NNDialect"];
 }
 
+def FoldBatchIntoChannels : Pass<"raptor-fold-batch-into-channels", "mlir::ModuleOp"> {
+  let summary = "Convolutions and poolings of a batch of N maps as one map of N x C channels";
+  let description = [{
+    The PIM lowering convolves and pools one map. An `nn.convolution`
+    (not transposed) of a static (N, C, H, W) input with N > 1 becomes one
+    convolution of the input viewed as (1, N C, H, W) in N times the
+    groups, its weight and bias concatenated N times along their first
+    dimension (sample n's channels meet only their own copy), its result
+    viewed back to (N, O, OH, OW). `nn.max_pool2d`, `nn.avg_pool2d` and
+    `nn.adaptive_avg_pool2d` pool per channel: the same views around them.
+    MViTv2 pools each attention head by one depthwise convolution with the
+    heads as the batch; models exported with a batch of 2 convolve both
+    samples. Runs after `raptor-fold-batch-norm` (which folds into the
+    convolution it finds) in the compile pipeline.
+
+    ```
+    raptor-opt model.mlir --raptor-fold-batch-into-channels
+    ```
+  }];
+  let dependentDialects = ["::raptor::nn::NNDialect"];
+}
+
 def NormalizeRowOps : Pass<"raptor-normalize-row-ops", "mlir::ModuleOp"> {
   let summary = "Softmaxes over the last dimension, attention over (batch, heads, length, dim), maxima as pooling";
   let description = [{

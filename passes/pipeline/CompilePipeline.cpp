@@ -16,6 +16,7 @@ namespace {
 void prepareModelSteps(std::vector<CompileStep> &steps, const CompileOptions &o) {
   steps.push_back({"normalizing row operators (softmax, attention, maxima)", [] { return createNormalizeRowOps(); }});
   steps.push_back({"folding batch norms", [] { return createFoldBatchNorm(); }});
+  steps.push_back({"folding batches into channels", [] { return createFoldBatchIntoChannels(); }});
   steps.push_back({"expanding powers", [] { return createExpandPowers(); }});
   steps.push_back({"expanding selections by known masks", [] { return createExpandSelects(); }});
   steps.push_back({"converting products by weights into linear layers",

@@ -2,8 +2,8 @@
 nothing around it) to PIM programs, simulated and compared with torch's
 conv2d: every combination the lowering's window walks must get right,
 stride and padding per axis, dilation, groups, non-square kernels and maps
-(batch 1; a batch of N from torch is N times the groups, and the PIM
-lowering refuses other batches in one line, both tested last). Fixed seeds and small shapes (the whole file runs in
+(batch 1; a batch of N, from torch or ONNX, is one map of N times the
+channels and groups, tested last). Fixed seeds and small shapes (the whole file runs in
 seconds); every case names its parameters when it fails."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import torch
 
 from raptor import pim
 
-from pim_helpers import compile_and_run
+from pim_helpers import compile_and_run, compile_source
 
 # 8 cores of 8 crossbars of 16 x 16: the weight tiles of these convolutions
 # fit, and lanes spread over several cores.
@@ -145,9 +145,9 @@ def test_every_row_tile_a_lane_of_its_own_equals_torch(seed: int, tmp_path: Path
 @pytest.mark.parametrize("groups, stride, padding", [(1, 1, 0), (2, 2, 1)])
 def test_a_batch_of_two_from_torch_convolves_each_sample(tmp_path: Path, groups: int, stride: int,
                                                          padding: int) -> None:
-    """torch's decomposition makes a batch of N maps one map of N C
-    channels in N times the groups (frontend/_decompositions.py): each
-    sample convolved by the same weights, against torch."""
+    """raptor-fold-batch-into-channels makes a batch of N maps one map of
+    N C channels in N times the groups: each sample convolved by the same
+    weights, against torch."""
     target = tmp_path / "target.json"
     target.write_text(json.dumps(TARGET))
     torch.manual_seed(groups)
@@ -157,19 +157,50 @@ def test_a_batch_of_two_from_torch_convolves_each_sample(tmp_path: Path, groups:
     np.testing.assert_allclose(run.output, run.reference, rtol=1e-5, atol=1e-5)
 
 
-def test_a_batch_of_two_reaching_the_lowering_is_refused_in_one_line(tmp_path: Path) -> None:
-    """An ONNX Conv of a batch of 2 reaches the lowering as it is (the
-    batch rewrite is torch's decomposition): refused in one line, nothing
-    written."""
-    from raptor import sources
-    from raptor._io import UserError
-    from test_onnx_frontend import _export
+class _BatchedPools(torch.nn.Module):
+    """A convolution and the three poolings the fold rewrites, every result
+    read: max (padded), average (padding not counted), adaptive average."""
 
-    (tmp_path / "m.onnx").write_bytes(_export(torch.nn.Conv2d(2, 2, 3), torch.randn(2, 2, 5, 5)))
-    model = sources.load(str(tmp_path / "m.onnx"), strict=True)
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        a = torch.nn.functional.max_pool2d(y, 3, 2, padding=1)
+        b = torch.nn.functional.avg_pool2d(y, 2, 2, count_include_pad=False)
+        c = torch.nn.functional.adaptive_avg_pool2d(y, (2, 2))
+        return torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], 1)
+
+
+def test_poolings_of_a_batch_of_three_from_torch_pool_each_sample(tmp_path: Path) -> None:
     target = tmp_path / "target.json"
     target.write_text(json.dumps(TARGET))
-    with pytest.raises(UserError, match=r"'nn.convolution' op the PIM lowering supports 2-d convolutions of "
-                                        r"batch 1$"):
-        pim.compile(model.module, tmp_path / "out", weights=model.weights, target=target, pimsim="none")
-    assert not (tmp_path / "out").exists()
+    torch.manual_seed(3)
+    x = torch.randn(3, 3, 8, 6)
+    run = compile_and_run(_BatchedPools().eval(), x, tmp_path / "out", target=target)
+    assert run.output.shape == run.reference.shape == (3, 4 * (4 * 3 + 4 * 3 + 4))
+    # Samples differ, so a fold that mixed them (or pooled across) would show.
+    assert not np.allclose(run.reference[0], run.reference[1])
+    np.testing.assert_allclose(run.output, run.reference, rtol=1e-5, atol=1e-5)
+
+
+def test_a_batch_of_two_from_onnx_equals_onnxruntime(tmp_path: Path) -> None:
+    """The fold is on nn, so an ONNX Conv (and MaxPool) of a batch of 2
+    compiles too: each sample against onnxruntime."""
+    from test_onnx_frontend import _export, _runtime
+
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(torch.nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2), torch.nn.ReLU(),
+                                torch.nn.MaxPool2d(2), torch.nn.Conv2d(6, 6, 3, padding=1, groups=6))
+    x = torch.randn(2, 4, 9, 8)
+    data = _export(model, x)
+    (tmp_path / "m.onnx").write_bytes(data)
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps(TARGET))
+    program = compile_source(tmp_path / "m.onnx", tmp_path / "out", target=target, pimsim="none")
+    (output,) = program.simulate(x.numpy()).outputs.values()
+    (expected,) = _runtime(data, x.numpy())
+    assert output.shape == expected.shape == (2, 6, 2, 2)
+    assert not np.allclose(expected[0], expected[1])
+    np.testing.assert_allclose(output, expected, rtol=1e-5, atol=1e-5)

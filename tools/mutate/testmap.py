@@ -86,7 +86,7 @@ CPP_MODULES: dict[str, tuple[list[str], list[str]]] = {
                    "passes/pim/pad-constants.mlir"],
                   ["test_python_api.py", "test_import_cli.py", "test_mutants_nn*.py", "test_onnx_token_functions.py",
                    "test_token_functions.py", "test_token_tables_edges.py", "test_families.py",
-                   "test_normalize_row_ops.py"]),
+                   "test_normalize_row_ops.py", "test_properties_conv.py"]),
     "passes/pim": (["passes/pim"], ["test_pim_program.py", "test_mutants_pim*.py", "test_report_fields_periodic.py"]),
     "passes/rdg": (["passes/rdg", "rdg"], ["test_rdg.py", "test_rdg_analysis.py",
                                           "test_mutants_rdg*.py"]),

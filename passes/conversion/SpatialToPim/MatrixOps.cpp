@@ -262,7 +262,8 @@ nn::HostTensor blockDiagonal(const nn::HostTensor &tensor, const Layout &matrix,
 LogicalResult Lowering::lowerConvolution(nn::ConvolutionOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getInput()), out = shapeOf(op.getOut()), w = shapeOf(op.getWeight());
   if (in.size() != 4 || in[0] != 1)
-    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1");
+    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1 (raptor-fold-batch-into-channels "
+                          "folds a batch into channels)");
   ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(), dilation = op.getDilation();
   int64_t C = in[1], W = in[3], N = out[1], OH = out[2], OW = out[3];
   int64_t KH = w[2], KW = w[3], groups = int64_t(op.getGroups()), taps = KH * KW, K = taps * C;

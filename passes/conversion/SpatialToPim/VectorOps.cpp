@@ -315,7 +315,8 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
 LogicalResult Lowering::lowerDepthwise(nn::ConvolutionOp op) {
   SmallVector<int64_t, 4> in = shapeOf(op.getInput()), out = shapeOf(op.getOut()), w = shapeOf(op.getWeight());
   if (in.size() != 4 || in[0] != 1)
-    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1");
+    return op.emitOpError("the PIM lowering supports 2-d convolutions of batch 1 (raptor-fold-batch-into-channels "
+                          "folds a batch into channels)");
   ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(), dilation = op.getDilation();
   int64_t C = in[1], W = in[3], OH = out[2], OW = out[3], KH = w[2], KW = w[3];
   int64_t ph = padding.size() > 0 ? padding[0] : 0, pw = padding.size() > 1 ? padding[1] : ph;
@@ -472,7 +473,8 @@ LogicalResult Lowering::lowerPooling(nn::MaxPool2dOp op) {
     return op.emitOpError("the PIM lowering does not produce max-pooling indices");
   SmallVector<int64_t, 4> in = shapeOf(op.getSelf()), out = shapeOf(op.getOut());
   if (in.size() != 4 || in[0] != 1)
-    return op.emitOpError("the PIM lowering supports 2-d pooling of batch 1");
+    return op.emitOpError("the PIM lowering supports 2-d pooling of batch 1 (raptor-fold-batch-into-channels folds a "
+                          "batch into channels)");
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))
     return failure();
@@ -495,7 +497,8 @@ LogicalResult Lowering::lowerAvgPool(Value input, Value output, ArrayRef<int64_t
                                     std::optional<int64_t> divisor) {
   SmallVector<int64_t, 4> in = shapeOf(input), out = shapeOf(output);
   if (in.size() != 4 || in[0] != 1)
-    return taskError() << "the PIM lowering supports 2-d pooling of batch 1";
+    return taskError() << "the PIM lowering supports 2-d pooling of batch 1 (raptor-fold-batch-into-channels "
+                          "folds a batch into channels)";
   PoolWindow window(windowSize, strideList, padding, {});
   FailureOr<std::pair<int64_t, int64_t>> rows = rowsOfTask(out[2]);
   if (failed(rows))

@@ -18,8 +18,8 @@ back end has no lowering for, rewritten into ones it lowers.
   ``aten.index_put``);
 - ``flip`` is the concatenation of unit slices in reverse order;
   ``Tensor.unfold`` (sliding windows along one dimension) the slices of its
-  windows stacked; a 2-d convolution of a batch of N maps one convolution
-  of their N C channels in N times the groups (weights repeated);
+  windows stacked (a convolution of a batch of N maps is
+  ``raptor-fold-batch-into-channels``'s, on nn for both frontends);
 - group norm is a layer norm of each group (the input viewed as
   (N, groups, rest)) followed by the per-channel affine map; a batch norm
   by the input's own statistics (BiT's weight standardization, instance
@@ -64,29 +64,11 @@ def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
         return transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
     if input.dim() == 5:
         return convolution3d(input, weight, bias, stride, padding, dilation, groups)
-    if input.dim() == 4 and input.shape[0] > 1:
-        return _batched_convolution(input, weight, bias, stride, padding, dilation, groups)
     if input.dim() != 3:
         return NotImplemented
     out = aten.convolution.default(input.unsqueeze(2), weight.unsqueeze(2), bias, [1, stride[0]],
                                    [0, padding[0]], [1, dilation[0]], False, [0, 0], groups)
     return out.squeeze(2)
-
-
-def _batched_convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                         stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
-                         groups: int) -> Any:
-    """A 2-d convolution of a batch of N maps (MViTv2 pools each head's
-    queries, keys and values by one depthwise convolution, the heads as the
-    batch) as one convolution of a single map of N C channels in N times
-    the groups, its weights (and bias) repeated per sample: sample n's
-    channels see only their own copy. The PIM lowering convolves one map."""
-    n, c, h, w = input.shape
-    tiled = aten.cat.default([weight] * n)
-    out = aten.convolution.default(input.reshape(1, n * c, h, w), tiled,
-                                   None if bias is None else aten.cat.default([bias] * n),
-                                   stride, padding, dilation, False, [0, 0], groups * n)
-    return out.reshape(n, weight.shape[0], out.shape[2], out.shape[3])
 
 
 def _tiles(kernel: Sequence[int], dilation: Sequence[int], padding: Sequence[int], stride: Sequence[int]) -> bool:

@@ -51,3 +51,13 @@ func.func @main(%x: tensor<1x4x16xf32> {nn.input = "x"}, %c: tensor<1x4x8xf32> {
   %0 = nn.rotary_embedding %x, %c, %c {head_dim = 8 : i64} : (tensor<1x4x16xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x16xf32>
   return %0 : tensor<1x4x16xf32>
 }
+
+// -----
+
+// A batch of 2 reaches the lowering when raptor-fold-batch-into-channels
+// (a step of raptor-prepare-model) did not run.
+func.func @main(%x: tensor<2x2x4x4xf32> {nn.input = "x"}) -> tensor<2x2x2x2xf32> {
+  // expected-error @+1 {{the PIM lowering supports 2-d pooling of batch 1 (raptor-fold-batch-into-channels folds a batch into channels)}}
+  %out, %idx = nn.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> (tensor<2x2x2x2xf32>, tensor<2x2x2x2xi64>)
+  return %out : tensor<2x2x2x2xf32>
+}
