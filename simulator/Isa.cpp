@@ -49,6 +49,7 @@ llvm::ArrayRef<OpcodeInfo> opcodeTable() {
       {Opcode::ExtVvecmat, "ext.vvecmat", U::Vector, S::VecMat, true},
       {Opcode::ExtVquant, "ext.vquant", U::Vector, S::Convert, true},
       {Opcode::ExtVdequant, "ext.vdequant", U::Vector, S::Convert, true},
+      {Opcode::ExtVlog1p, "ext.vlog1p", U::Vector, S::Unary, true},
   };
   return table;
 }

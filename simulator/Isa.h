@@ -32,7 +32,7 @@ enum class Opcode : uint8_t {
   Vsoftmax, Vmv, Vrsu, Vrsl,
   Ld, St, Lldi, Lmv, Send, Recv, Wait, Sync,
   ExtVexp = 64, ExtVrsqrt, ExtVerf, ExtVredmax, ExtVbcast, ExtVvdiv, ExtVmatvec, ExtVvecmat,
-  ExtVquant, ExtVdequant,
+  ExtVquant, ExtVdequant, ExtVlog1p,
   RepeatBegin = 0xF0, RepeatStride = 0xF1, RepeatEnd = 0xF2,
 };
 

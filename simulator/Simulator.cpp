@@ -666,6 +666,9 @@ private:
       case Opcode::ExtVerf:
         for (int64_t i = 0; i < n; ++i) o[i] = std::erf(a[i]);
         break;
+      case Opcode::ExtVlog1p:
+        for (int64_t i = 0; i < n; ++i) o[i] = std::log1p(a[i]);
+        break;
       default:
         throwFault(llvm::formatv("{0}: {1} is not simulated", where(c), info->name).str());
       }

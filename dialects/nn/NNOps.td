@@ -270,9 +270,16 @@ def NN_NegOp : NN_UnaryOp<"neg", "Negation", "aten.neg.default">;
 def NN_RsqrtOp : NN_UnaryOp<"rsqrt", "Reciprocal square root", "aten.rsqrt.default">;
 def NN_ExpOp : NN_UnaryOp<"exp", "Exponential", "aten.exp.default"> {
   let description = [{
-    The ISA has no exponential: the compiler computes it when its operand is
-    known (Swin V2's clamped `logit_scale`, a weight) and refuses it on
-    activations.
+    pimsim-nn's ISA has no exponential: the compiler computes it when its
+    operand is known (Swin V2's clamped `logit_scale`, a weight); on
+    activations (Mamba's discretized state matrix) it is the extension
+    instruction `pim.ext.vexp`, so an integer-only program refuses it.
+  }];
+}
+def NN_Log1pOp : NN_UnaryOp<"log1p", "log(1 + x)", "aten.log1p.default"> {
+  let description = [{
+    softplus (Mamba's step sizes, after torch's or Raptor's decomposition)
+    on activations: the extension instruction `pim.ext.vlog1p`.
   }];
 }
 def NN_CloneOp : NN_UnaryOp<"clone", "Copy", "aten.clone.default">;

@@ -283,6 +283,7 @@ LogicalResult VmvOp::verify() {
 LogicalResult ExtVexpOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVrsqrtOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVerfOp::verify() { return verifyVector(*this); }
+LogicalResult ExtVlog1pOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVredmaxOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVbcastOp::verify() { return verifyVector(*this); }
 LogicalResult ExtVvdivOp::verify() { return verifyVector(*this); }

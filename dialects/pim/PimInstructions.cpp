@@ -123,6 +123,7 @@ std::optional<Instruction> raptor::pim::toInstruction(Operation *op) {
       .Case([](ExtVexpOp o) { return unary(o, O::ExtVexp); })
       .Case([](ExtVrsqrtOp o) { return unary(o, O::ExtVrsqrt); })
       .Case([](ExtVerfOp o) { return unary(o, O::ExtVerf); })
+      .Case([](ExtVlog1pOp o) { return unary(o, O::ExtVlog1p); })
       .Case([](ExtVredmaxOp o) { return unary(o, O::ExtVredmax); })
       .Case([](ExtVbcastOp o) { return unary(o, O::ExtVbcast); })
       .Case([](ExtVvdivOp o) { return binary(o, O::ExtVvdiv); })
@@ -273,6 +274,8 @@ Operation *raptor::pim::buildInstruction(OpBuilder &b, Location loc, const Instr
     return unaryOp<ExtVrsqrtOp>(b, loc, in);
   case O::ExtVerf:
     return unaryOp<ExtVerfOp>(b, loc, in);
+  case O::ExtVlog1p:
+    return unaryOp<ExtVlog1pOp>(b, loc, in);
   case O::ExtVredmax:
     return unaryOp<ExtVredmaxOp>(b, loc, in);
   case O::ExtVbcast:

@@ -340,6 +340,8 @@ def Pim_ExtVrsqrtOp : Pim_VectorUnary<"ext.vrsqrt", "rd[i] <- 1 / sqrt(rs1[i]) (
                                       [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVerfOp : Pim_VectorUnary<"ext.verf", "rd[i] <- erf(rs1[i]) (extension)",
                                     [Pim_VectorUnit, Pim_Extension]>;
+def Pim_ExtVlog1pOp : Pim_VectorUnary<"ext.vlog1p", "rd[i] <- log(1 + rs1[i]) (extension)",
+                                      [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVredmaxOp : Pim_VectorUnary<"ext.vredmax", "rd[0] <- max of rs1[0..len) (extension)",
                                        [Pim_VectorUnit, Pim_Extension]>;
 def Pim_ExtVbcastOp : Pim_VectorUnary<"ext.vbcast", "rd[i] <- rs1[0] (extension)",

@@ -288,6 +288,7 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
       .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
       .Case([&](ExpOp o) { return unary(o.getSelf(), [](float x) { return std::exp(x); }); })
+      .Case([&](Log1pOp o) { return unary(o.getSelf(), [](float x) { return std::log1p(x); }); })
       .Case([&](ReluOp o) { return unary(o.getSelf(), [](float x) { return std::max(x, 0.0f); }); })
       .Case([&](SigmoidOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / (1.0f + std::exp(-x)); }); })
       .Case([&](TanhOp o) { return unary(o.getSelf(), [](float x) { return std::tanh(x); }); })

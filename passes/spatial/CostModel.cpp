@@ -223,7 +223,8 @@ struct Scattered {
 bool keepsOrder(Operation *op) {
   return isa<raptor::nn::AddOp, raptor::nn::SubOp, raptor::nn::MulOp, raptor::nn::DivOp, raptor::nn::ReluOp,
              raptor::nn::GeluOp, raptor::nn::SiluOp, raptor::nn::SigmoidOp, raptor::nn::TanhOp, raptor::nn::NegOp,
-             raptor::nn::RsqrtOp, raptor::nn::HardtanhOp, raptor::nn::ClampOp, raptor::codec::EncodeOp,
+             raptor::nn::RsqrtOp, raptor::nn::ExpOp, raptor::nn::Log1pOp, raptor::nn::HardtanhOp,
+             raptor::nn::ClampOp, raptor::codec::EncodeOp,
              raptor::codec::DecodeOp, raptor::codec::RescaleOp>(op);
 }
 

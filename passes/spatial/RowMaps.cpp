@@ -76,7 +76,7 @@ std::optional<std::pair<int64_t, int64_t>> rowsRead(Operation *op, raptor::nn::C
     if ((cat.getDim() + 4) % 4 != 1)
       return std::nullopt;
   } else if (!isa<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::SigmoidOp, nn::TanhOp, nn::NegOp,
-           nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
+           nn::ExpOp, nn::Log1pOp, nn::HardtanhOp, nn::ClampOp, nn::SiluOp, nn::GeluOp, nn::CloneOp, raptor::codec::EncodeOp,
            raptor::codec::DecodeOp, raptor::codec::RescaleOp, raptor::codec::ObserveOp>(op)) {
     // Element-wise operators, codecs (one element in, one out) and the
     // identities around them (a codec's observation point, a clone).

@@ -89,7 +89,8 @@ def _run(env: dict, op: Any) -> list[torch.Tensor]:
         fn = {"nn.add": torch.add, "nn.sub": torch.sub, "nn.mul": torch.mul, "nn.div": torch.div}[name]
         return [_binary(lambda a, b: fn(a, b))(env, op)]
     unary = {"nn.relu": torch.relu, "nn.sigmoid": torch.sigmoid, "nn.tanh": torch.tanh,
-             "nn.neg": torch.neg, "nn.rsqrt": torch.rsqrt, "nn.silu": F.silu,
+             "nn.neg": torch.neg, "nn.rsqrt": torch.rsqrt, "nn.silu": F.silu, "nn.exp": torch.exp,
+             "nn.log1p": torch.log1p,
              "nn.clone": torch.clone, "nn.alias": torch.clone}
     if name in unary:
         return [unary[name](o("self_"))]

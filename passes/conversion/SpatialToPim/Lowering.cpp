@@ -1428,7 +1428,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       })
       .Case([&](nn::LinearOp o) { return lowerLinear(o); })
       .Case<nn::AddOp, nn::SubOp, nn::MulOp, nn::DivOp, nn::ReluOp, nn::GeluOp, nn::SiluOp, nn::SigmoidOp,
-            nn::TanhOp, nn::NegOp, nn::RsqrtOp, nn::HardtanhOp, nn::ClampOp>(
+            nn::TanhOp, nn::NegOp, nn::RsqrtOp, nn::ExpOp, nn::Log1pOp, nn::HardtanhOp, nn::ClampOp>(
           [&](Operation *o) { return lowerElementwise(o); })
       .Case([&](nn::AvgPool2dOp o) {
         std::optional<int64_t> divisor;

@@ -215,6 +215,8 @@ LogicalResult Lowering::lowerElementwise(Operation *op) {
           .Case([&](nn::TanhOp o) { return unary(o.getSelf(), {{O::Vtanh, Src::Input}}); })
           .Case([&](nn::NegOp o) { return unary(o.getSelf(), {{O::Vvmul, Src::Input, std::nullopt, -1.0f}}); })
           .Case([&](nn::RsqrtOp o) { return unary(o.getSelf(), {{O::ExtVrsqrt, Src::Input}}); })
+          .Case([&](nn::ExpOp o) { return unary(o.getSelf(), {{O::ExtVexp, Src::Input}}); })
+          .Case([&](nn::Log1pOp o) { return unary(o.getSelf(), {{O::ExtVlog1p, Src::Input}}); })
           .Case([&](nn::HardtanhOp o) {
             return unary(o.getSelf(), clampSteps(o.getMinVal().convertToDouble(), o.getMaxVal().convertToDouble()));
           })

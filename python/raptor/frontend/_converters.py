@@ -235,6 +235,7 @@ RULES: dict[Any, Rule] = {
     aten.neg.default: Rule(nn.NegOp),
     aten.rsqrt.default: Rule(nn.RsqrtOp),
     aten.exp.default: Rule(nn.ExpOp),
+    aten.log1p.default: Rule(nn.Log1pOp),
     aten.cos.default: Rule(nn.CosOp),
     aten.sin.default: Rule(nn.SinOp),
     aten.clone.default: Rule(nn.CloneOp, {"memory_format": None}),

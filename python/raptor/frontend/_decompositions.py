@@ -16,6 +16,8 @@ back end has no lowering for, rewritten into ones it lowers.
   fold (VOLO) is a grouped transposed convolution by a kernel of ones that
   routes each column to its tap (torch's is a scatter-add,
   ``aten.index_put``);
+- ``softplus`` is relu(x) + log1p(exp(-|x|)), without torch's run-time
+  comparison against its threshold;
 - ``flip`` is the concatenation of unit slices in reverse order;
   ``Tensor.unfold`` (sliding windows along one dimension) the slices of its
   windows stacked (a convolution of a batch of N maps is
@@ -324,6 +326,20 @@ def _abs(input: torch.Tensor) -> Any:
     return aten.relu.default(input) + aten.relu.default(aten.neg.default(input))
 
 
+def _softplus(input: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """``softplus`` (Mamba's step sizes) as relu(b x) + log1p(exp(-|b x|)),
+    over b: no comparison at run time (torch's own decomposition selects x
+    above the threshold with a ``where`` on a ``gt``), and exp never
+    overflows. Above a threshold of 15 or more the second term is below
+    float32's rounding of x (torch returns x there); a lower threshold
+    (a coarser softplus than the formula's) keeps torch's decomposition."""
+    if not input.dtype.is_floating_point or threshold < 15.0:
+        return NotImplemented
+    x = input * beta if beta != 1.0 else input
+    y = aten.relu.default(x) + aten.log1p.default(aten.exp.default(aten.neg.default(_abs(x))))
+    return y / beta if beta != 1.0 else y
+
+
 def _leaky_relu(input: torch.Tensor, negative_slope: float = 0.01) -> Any:
     """``leaky_relu`` (CSPDarknet's activation) as relu(x) - slope relu(-x):
     exact (for x < 0, 0 - slope (-x) is slope x to the bit)."""
@@ -336,6 +352,7 @@ def _leaky_relu(input: torch.Tensor, negative_slope: float = 0.01) -> Any:
 DECOMPOSITIONS = {
     aten.abs.default: _abs,
     aten.leaky_relu.default: _leaky_relu,
+    aten.softplus.default: _softplus,
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
     aten.im2col.default: _im2col,

@@ -575,7 +575,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
             return [self - rhs * alpha if alpha != 1.0 else self - rhs]
         return [self * rhs if kind == "mul" else self / rhs]
     unary = {"relu": torch.relu, "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-             "neg": torch.neg, "rsqrt": torch.rsqrt, "exp": torch.exp,
+             "neg": torch.neg, "rsqrt": torch.rsqrt, "exp": torch.exp, "log1p": torch.log1p,
              "clone": torch.clone, "cos": torch.cos, "sin": torch.sin}
     if kind in unary:
         return [unary[kind](self)]

@@ -86,6 +86,8 @@ pim.chip @m cores 4 crossbars 8 of [128, 128] memory 65536 {
     pim.ext.vrsqrt r2, r2 len 8 : f32
     // CHECK-NEXT: pim.ext.verf r2, r2 len 8 : f32
     pim.ext.verf r2, r2 len 8 : f32
+    // CHECK-NEXT: pim.ext.vlog1p r2, r2 len 8 : f32
+    pim.ext.vlog1p r2, r2 len 8 : f32
     // CHECK-NEXT: pim.ext.vredmax r2, r2 len 8 : f32
     pim.ext.vredmax r2, r2 len 8 : f32
     // CHECK-NEXT: pim.ext.vbcast r2, r2 len 8 : f32

@@ -84,3 +84,20 @@ func.func @rms(%in: tensor<2x8xf32> {nn.input = "x"}) -> tensor<2x10xf32> {
   %1 = nn.constant_pad_nd %0 {pad = array<i64: 1, 1>, value = 0.0 : f64} : (tensor<2x8xf32>) -> tensor<2x10xf32> loc("pad")
   return %1 : tensor<2x10xf32>
 }
+
+// -----
+
+// softplus's tail, log1p(exp(-x)), on activations: the extension
+// instructions, one each over the row-major tensor, each reading the
+// result before it.
+// CHECK-LABEL: pim.chip @softplus_chip
+// CHECK:       pim.vvmul [[N:r[0-9]+]], [[X:r[0-9]+]], {{r[0-9]+}} len 16 : f32
+// CHECK-NEXT:  pim.ext.vexp [[E:r[0-9]+]], [[N]] len 16 : f32
+// CHECK-NEXT:  pim.ext.vlog1p [[L:r[0-9]+]], [[E]] len 16 : f32
+// CHECK:       pim.st r0, [[L]] size 64
+func.func @softplus(%in: tensor<2x8xf32> {nn.input = "x"}) -> tensor<2x8xf32> {
+  %0 = nn.neg %in : tensor<2x8xf32> loc("neg")
+  %1 = nn.exp %0 : tensor<2x8xf32> loc("exp")
+  %2 = nn.log1p %1 : tensor<2x8xf32> loc("log1p")
+  return %2 : tensor<2x8xf32>
+}

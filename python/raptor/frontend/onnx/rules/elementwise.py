@@ -208,6 +208,18 @@ def _abs(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.V
     return [nn.AddOp(nn.ReluOp(x).result, other=nn.ReluOp(nn.NegOp(x).result).result).result]
 
 
+@rule("Softplus")
+def _softplus(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """``relu(x) + log1p(exp(-|x|))``, as the torch frontend decomposes it
+    (frontend/_decompositions.py): no comparison at run time, no overflow."""
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("an integer softplus")
+    (absolute,) = _abs(im, node, a, index)
+    tail = nn.Log1pOp(nn.ExpOp(nn.NegOp(absolute).result).result).result
+    return [nn.AddOp(nn.ReluOp(x).result, other=tail).result]
+
+
 @rule("LeakyRelu")
 def _leaky_relu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     """``relu(x) - alpha relu(-x)``, as the torch frontend decomposes it
