@@ -11,7 +11,7 @@ a divisor; on a 1 x 1 map an absolute value), absolute values (torch's and
 ONNX's, of signed data), maxima and minima with constants (XGLM's scores
 against the float's lowest value), Swin V2's scaled cosine attention (exp of a clamped weight,
 an MLP over a constant table: computed by the compiler), and Mamba's selective scan (softplus, exp
-of activations).
+of activations) with Mamba2's running sums.
 Each is a small torch model with random weights, saved as .pt2 and
 exported to ONNX, imported strictly, compiled (float32 in latency and
 pipeline mode, int8), simulated and compared with eager torch or
@@ -437,7 +437,22 @@ class SelectiveScan(torch.nn.Module):
         return self.out_proj((y * F.silu(gate)).transpose(1, 2))
 
 
+class RunningSums(torch.nn.Module):
+    """Mamba2's segment sums in small: running sums along the tokens (not
+    the last dimension) and along the features, between projections."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Linear(8, 8)
+        self.b = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.a(x)
+        return self.b(torch.cumsum(h, dim=1) + torch.cumsum(torch.relu(h), dim=-1))
+
+
 FAMILIES = {
+    "running_sums": (RunningSums, (1, 6, 8)),
     "selective_scan": (SelectiveScan, (1, 5, 8)),
     "standardized_weights": (StandardizedWeights, (1, 3, 6, 6)),
     "token_maximum": (TokenMaximum, (1, 5, 8)),
@@ -904,3 +919,34 @@ def test_a_softplus_of_a_low_threshold_keeps_torchs_decomposition() -> None:
 
     assert _softplus(torch.ones(3), 0.5, 5.0) is NotImplemented
     assert _softplus(torch.ones(3), 1.0, 14.9) is NotImplemented
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_running_sum_matrix_is_numpys_cumsum(exclusive: bool, reverse: bool) -> None:
+    from raptor.frontend._decompositions import running_sum_matrix
+
+    x = np.random.default_rng(3).standard_normal((4, 7))
+    want = np.cumsum(x[:, ::-1] if reverse else x, axis=1)
+    if exclusive:
+        want = np.concatenate([np.zeros((4, 1)), want[:, :-1]], axis=1)
+    want = want[:, ::-1] if reverse else want
+    np.testing.assert_allclose(x @ running_sum_matrix(7, exclusive, reverse).T, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("exclusive, reverse, axis", [(0, 0, 1), (1, 0, -1), (0, 1, 0), (1, 1, 2)])
+def test_onnx_cumsum_equals_onnxruntime(tmp_path: Path, exclusive: int, reverse: int, axis: int) -> None:
+    """ONNX CumSum's attributes on the back end, against onnxruntime."""
+    node = helper.make_node("CumSum", ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)
+    graph = helper.make_graph([node], "cumsum", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])],
+                              [helper.make_tensor("axis", TensorProto.INT64, [], [axis])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 10  # what onnxruntime reads
+    path = tmp_path / "cumsum.onnx"
+    path.write_bytes(model.SerializeToString())
+    x = np.random.default_rng(axis + 2 * reverse + 4 * exclusive).standard_normal((2, 3, 5)).astype(np.float32)
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": x})
+    got = _output(compile_source(path, tmp_path / "out"), x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -16,6 +16,7 @@ back end has no lowering for, rewritten into ones it lowers.
   fold (VOLO) is a grouped transposed convolution by a kernel of ones that
   routes each column to its tap (torch's is a scatter-add,
   ``aten.index_put``);
+- a ``cumsum`` of reals is a linear map by the lower-triangular ones;
 - ``softplus`` is relu(x) + log1p(exp(-|x|)), without torch's run-time
   comparison against its threshold;
 - ``flip`` is the concatenation of unit slices in reverse order;
@@ -56,7 +57,7 @@ from ._transposed_convolution import transposed_convolution
 
 aten = torch.ops.aten
 
-__all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix"]
+__all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix", "running_sum_matrix"]
 
 
 def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, stride: Sequence[int],
@@ -326,6 +327,26 @@ def _abs(input: torch.Tensor) -> Any:
     return aten.relu.default(input) + aten.relu.default(aten.neg.default(input))
 
 
+def running_sum_matrix(n: int, exclusive: bool = False, reverse: bool = False) -> np.ndarray:
+    """The (n, n) weight (out, in) of a running sum along n elements as a
+    linear map: row i sums elements 0..i (``exclusive``: 0..i-1; ``reverse``:
+    from the end, i..n-1 or i+1..n-1), torch's ``cumsum`` and ONNX
+    ``CumSum``'s attributes."""
+    matrix = np.tril(np.ones((n, n), np.float32), -1 if exclusive else 0)
+    return np.ascontiguousarray(matrix.T) if reverse else matrix
+
+
+def _cumsum(input: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> Any:
+    """A running sum of real data (Mamba2's segment sums) is linear: the
+    summed dimension moved last and multiplied by
+    :func:`running_sum_matrix` (an ``aten.linear``, crossbars), then moved
+    back. Token ids (integers) keep torch's."""
+    if not input.dtype.is_floating_point or (dtype is not None and dtype != input.dtype) or input.dim() == 0:
+        return NotImplemented
+    matrix = torch.from_numpy(running_sum_matrix(input.shape[dim])).to(input.dtype)
+    return aten.linear.default(input.movedim(dim, -1), matrix).movedim(-1, dim)
+
+
 def _softplus(input: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -> Any:
     """``softplus`` (Mamba's step sizes) as relu(b x) + log1p(exp(-|b x|)),
     over b: no comparison at run time (torch's own decomposition selects x
@@ -353,6 +374,7 @@ DECOMPOSITIONS = {
     aten.abs.default: _abs,
     aten.leaky_relu.default: _leaky_relu,
     aten.softplus.default: _softplus,
+    aten.cumsum.default: _cumsum,
     aten.acos.default: _acos,
     aten.convolution.default: _convolution,
     aten.im2col.default: _im2col,

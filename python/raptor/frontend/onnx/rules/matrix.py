@@ -1,7 +1,8 @@
 """Matrix operators: Gemm and MatMul by a constant 2-d weight become
 ``nn.linear`` (the weight transposed once at import, as torch stores it;
 a MatMul followed by the Add of a bias vector is one linear layer), other
-products ``nn.matmul``."""
+products ``nn.matmul``; CumSum of reals a linear layer by a constant
+triangle of ones."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from mlir import ir
 
 from raptor.dialects import nn
 
+from ..._decompositions import running_sum_matrix
 from ..errors import Unsupported
-from ..tensors import shape_of
+from ..tensors import is_float, shape_of
 from .base import rule
 
 if TYPE_CHECKING:
@@ -109,3 +111,23 @@ def _einsum(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
     product = nn.ViewOp(product, [size[c] for c in order]).result
     perm = [order.index(c) for c in out]
     return [product if perm == list(range(len(perm))) else nn.PermuteOp(product, perm).result]
+
+
+@rule("CumSum")
+def _cumsum(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """A running sum of reals along a constant axis as the linear map it
+    is, by :func:`raptor.frontend._decompositions.running_sum_matrix` (as
+    the torch frontend decomposes ``cumsum``): the axis moved last, one
+    ``nn.linear`` by a constant weight, moved back."""
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("a running sum of integers")
+    if not im.is_const(node.input[1]):
+        raise Unsupported("a running sum along an axis computed at run time")
+    rank = len(shape_of(x))
+    axis = int(im.const(node.input[1]).reshape(-1)[0]) % rank
+    matrix = running_sum_matrix(shape_of(x)[axis], bool(a.get("exclusive", 0)), bool(a.get("reverse", 0)))
+    order = [d for d in range(rank) if d != axis] + [axis]
+    moved = x if axis == rank - 1 else nn.PermuteOp(x, order).result
+    y = nn.LinearOp(moved, im.param(f"{node.output[0]}.running_sum", matrix)).result
+    return [y if axis == rank - 1 else nn.PermuteOp(y, [order.index(d) for d in range(rank)]).result]
