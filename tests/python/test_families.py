@@ -950,3 +950,71 @@ def test_onnx_cumsum_equals_onnxruntime(tmp_path: Path, exclusive: int, reverse:
     (want,) = session.run(None, {"x": x})
     got = _output(compile_source(path, tmp_path / "out"), x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _scatter_model(shape: list[int], indices: np.ndarray, updates_shape: list[int], **attributes) -> bytes:
+    node = helper.make_node("ScatterND", ["x", "idx", "u"], ["y"], **attributes)
+    graph = helper.make_graph([node], "scatter", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+                                                  helper.make_tensor_value_info("u", TensorProto.FLOAT, updates_shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor("idx", TensorProto.INT64, list(indices.shape),
+                                                  indices.reshape(-1).tolist())])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 10
+    return model.SerializeToString()
+
+
+@pytest.mark.parametrize("shape, indices", [
+    ([2, 3, 4], np.array([[0, 1, 2], [1, 2, 3], [1, 0, 0]])),   # elements
+    ([2, 3, 4], np.array([[[1, 2]], [[0, -1]]])),                # rows of 4, a negative index
+    ([4, 5], np.array([[3], [0]])),                              # whole rows, out of order
+])
+def test_onnx_scatter_nd_at_constant_indices_equals_onnxruntime(tmp_path: Path, shape: list[int],
+                                                                indices: np.ndarray) -> None:
+    """Longformer's diagonal writes: ScatterND at constant indices as a
+    gather from data and updates laid end to end, against onnxruntime."""
+    k = indices.shape[-1]
+    updates_shape = list(indices.shape[:-1]) + shape[k:]
+    data = _scatter_model(shape, indices, updates_shape)
+    path = tmp_path / "scatter.onnx"
+    path.write_bytes(data)
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal(shape).astype(np.float32)
+    u = rng.standard_normal(updates_shape).astype(np.float32)
+    session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": x, "u": u})
+    model = sources.load(str(path), strict=True)
+    pim.compile(model.module, tmp_path / "out", weights=model.weights)
+    (got,) = pim.Program.load(tmp_path / "out").simulate({"x": x, "u": u}).outputs.values()
+    assert not np.array_equal(want, x)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_scatter_sources_is_the_specifications_loop() -> None:
+    """Against ONNX's reference loop (a later write of one place wins)."""
+    from raptor.frontend.onnx.rules.views import scatter_sources
+
+    shape, indices = [3, 4], np.array([[2, 1], [0, 3], [2, 1]])
+    line = np.arange(12 + 3)
+    want = line[:12].reshape(shape).copy()
+    for j, idx in enumerate(indices):
+        want[tuple(idx)] = line[12 + j]
+    assert scatter_sources(shape, indices) == want.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("attributes, indices_input, match", [({"reduction": "add"}, True, "reduction"),
+                                                             ({}, False, "computed indices")])
+def test_onnx_scatter_nd_refusals_name_the_node(tmp_path: Path, attributes: dict, indices_input: bool,
+                                                 match: str) -> None:
+    data = _scatter_model([2, 3], np.array([[1]]), [1, 3], **attributes)
+    model = onnx.load_from_string(data)
+    if not indices_input:  # the indices become a graph input
+        model.graph.initializer.pop()
+        model.graph.input.append(helper.make_tensor_value_info("idx", TensorProto.INT64, [1, 1]))
+    path = tmp_path / "scatter.onnx"
+    path.write_bytes(model.SerializeToString())
+    from raptor._io import UserError
+
+    with pytest.raises(UserError, match=rf"scatter.onnx: ONNX operators without an nn op: ScatterND \(1: a ScatterND "
+                                        rf"(with a|at) {match}\)"):
+        sources.load(str(path), strict=True)

@@ -15,7 +15,7 @@ from mlir import ir
 
 from raptor.dialects import nn
 
-from ..._constant_gathers import gather_plan
+from ..._constant_gathers import MAX_RUNS, gather_plan
 from ..._index_runs import index_runs
 from ..errors import OnnxImportError, Unsupported
 from ..tensors import decode, dense, is_float, shape_of
@@ -184,6 +184,43 @@ def _gather_elements(im: ImportState, node: Any, a: dict[str, Any], index: int) 
         return [out]
     line = _view(x, [math.prod(shape)])
     return [_view(_runs(line, 0, plan.runs), im.const(node.input[1]).shape)]
+
+
+def scatter_sources(shape: Sequence[int], indices: np.ndarray) -> list[int]:
+    """Where each element of ScatterND's output comes from, as a flat
+    offset into data (``shape``, N elements) followed by the updates: the
+    element itself, or N + the update element written there (a later
+    index writing the same place wins, as onnxruntime does)."""
+    k = indices.shape[-1]
+    inner = math.prod(shape[k:])
+    tuples = indices.reshape(-1, k)
+    tuples = np.where(tuples < 0, tuples + np.array(shape[:k]), tuples)
+    if ((tuples < 0) | (tuples >= np.array(shape[:k]))).any():
+        raise Unsupported("ScatterND indices out of range")
+    sources = np.arange(math.prod(shape))
+    starts = np.ravel_multi_index(tuple(tuples.T), tuple(shape[:k])) * inner if len(tuples) else np.zeros(0, int)
+    for j, start in enumerate(starts.tolist()):
+        sources[start:start + inner] = sources.size + j * inner + np.arange(inner)
+    return sources.tolist()
+
+
+@rule("ScatterND")
+def _scatter_nd(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """Writes at constant indices (Longformer's chunked attention fills
+    diagonals) as the gather they are: the output's elements picked, by
+    :func:`scatter_sources`, from data and updates laid end to end (the
+    slices of their runs, frontend/_index_runs.py)."""
+    if a.get("reduction", b"none") not in (b"none", "none"):
+        raise Unsupported("a ScatterND with a reduction")
+    if not im.is_const(node.input[1]):
+        raise Unsupported("a ScatterND at computed indices")
+    data, updates = im.value(node.input[0]), im.value(node.input[2])
+    shape = shape_of(data)
+    sources = scatter_sources(shape, im.const(node.input[1]).astype(np.int64))
+    if len(index_runs(sources)) > MAX_RUNS:
+        raise Unsupported(f"a ScatterND whose writes form more than {MAX_RUNS} runs")
+    line = nn.CatOp([_view(data, [math.prod(shape)]), _view(updates, [math.prod(shape_of(updates))])], dim=0).result
+    return [_view(_runs(line, 0, sources), shape)]
 
 
 @rule("Gather")
