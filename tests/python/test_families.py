@@ -451,7 +451,22 @@ class RunningSums(torch.nn.Module):
         return self.b(torch.cumsum(h, dim=1) + torch.cumsum(torch.relu(h), dim=-1))
 
 
+class SmoothActivations(torch.nn.Module):
+    """YOLOv4's and CSPDarknet's Mish, x tanh(softplus(x)) after torch's
+    decomposition, and a softplus of beta 2 (the ONNX exporter's
+    Softplus(2 x) / 2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.b = torch.nn.Conv2d(8, 4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.softplus(self.b(F.mish(self.a(x))), beta=2.0)
+
+
 FAMILIES = {
+    "smooth_activations": (SmoothActivations, (1, 3, 8, 8)),
     "running_sums": (RunningSums, (1, 6, 8)),
     "selective_scan": (SelectiveScan, (1, 5, 8)),
     "standardized_weights": (StandardizedWeights, (1, 3, 6, 6)),
