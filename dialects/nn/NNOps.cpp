@@ -111,6 +111,22 @@ LogicalResult TokenPositionsOp::verify() {
   return success();
 }
 
+LogicalResult LastTokenOp::verify() {
+  auto ids = getIds().getType();
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getOut().getType());
+  if (ids.getRank() != 2)
+    return emitOpError() << "needs ids of rank 2 (batch, length), got " << ids;
+  if (input.getRank() < 2 || input.getShape().take_front(2) != ids.getShape())
+    return emitOpError() << "needs an input (batch, length, ...) of the ids' (batch, length), got " << input;
+  SmallVector<int64_t> shape{input.getDimSize(0)};
+  llvm::append_range(shape, input.getShape().drop_front(2));
+  if (out.getShape() != ArrayRef<int64_t>(shape) || out.getElementType() != input.getElementType())
+    return emitOpError() << "result must be the input without its length dimension, "
+                         << RankedTensorType::get(shape, input.getElementType());
+  return success();
+}
+
 LogicalResult NanToNumOp::verify() {
   if (!isa<FloatType>(getSelf().getType().getElementType()))
     return emitOpError() << "expects a floating-point tensor";

@@ -577,6 +577,34 @@ def NN_TokenPositionsOp : NN_Op<"token_positions", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NN_LastTokenOp : NN_Op<"last_token", [Pure]> {
+  let summary = "The rows at each sequence's last token that is not padding (xaten.last_token.default)";
+  let nnAtenName = "xaten.last_token.default";
+  let description = [{
+    transformers' sequence classifiers (GPT-2, LLaMA, Mistral, Qwen2, ...)
+    score every position and keep the last one that is not padding:
+
+    ```
+    last[b] = argmax_i(i * (ids[b, i] != padding_idx))   (0 if all padding)
+    out[b, ...] = input[b, last[b], ...]
+    ```
+
+    `input` is (B, L, ...), `ids` (B, L); the result is (B, ...).
+    `raptor-fold-token-arithmetic` finds this among the generic `nn.aten`
+    ops it is imported as (an `nn.index` by an `aten.argmax`); the PIM
+    lowering computes the position with integer vector instructions and
+    copies the row at an address it computes.
+
+    ```mlir
+    %y = nn.last_token %logits, %ids {padding_idx = 0 : i64} : (tensor<1x12x3xf32>, tensor<1x12xi64>) -> tensor<1x3xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_IntTensor:$ids, I64Attr:$padding_idx);
+  let results = (outs NN_Tensor:$out);
+  let assemblyFormat = NN_FunctionalFormat;
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Decoder-specific operators
 //===----------------------------------------------------------------------===//

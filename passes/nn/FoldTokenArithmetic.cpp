@@ -12,6 +12,9 @@
 // - a gather from a compile-time tensor holding one value (the token-type
 //   ids buffer of zeros those models gather by their position ids) becomes
 //   that value, whatever the indices;
+// - transformers' sequence classifiers' pick of the last token that is not
+//   padding, x[arange(B), argmax(arange(L) * (ids != pad), -1)], becomes
+//   nn.last_token;
 // - functions of the ids read as embedding indices (decoder ids shifted
 //   by ONNX ScatterND) or as numbers (ESM's mask of its mask token,
 //   selected by and summed) become lookups (TokenTables.h).
@@ -141,6 +144,50 @@ std::optional<Positions> matchPositions(nn::AddOp root) {
   return std::nullopt;
 }
 
+/// Whether `v` is the constant 0, 1, ..., n - 1 (of any shape holding n
+/// elements: torch.arange, seen through views).
+bool isArange(Value v, int64_t n) {
+  while (auto view = v.getDefiningOp<nn::ViewOp>())
+    v = view.getSelf();
+  DenseElementsAttr data;
+  if (!matchPattern(v, m_Constant(&data)) || data.getNumElements() != n || !isIntegerTensor(v))
+    return false;
+  int64_t i = 0;
+  for (const APInt &x : data.getValues<APInt>())
+    if (x.getSExtValue() != i++)
+      return false;
+  return true;
+}
+
+/// `x[arange(B), argmax(arange(L) * (ids != pad), -1)]` at `root` (the
+/// classifiers of transformers' GPT-2, LLaMA, Mistral, Qwen2...): the ids
+/// and the padding index. The product is largest at the last position
+/// whose id is not the padding (all products 0: position 0, as argmax).
+std::optional<Mask> matchLastToken(nn::IndexOp root) {
+  auto x = cast<RankedTensorType>(root.getSelf().getType());
+  if (root.getIndices().size() != 2 || x.getRank() < 2 || !x.hasStaticShape())
+    return std::nullopt;
+  int64_t batch = x.getDimSize(0), length = x.getDimSize(1);
+  if (!isArange(root.getIndices()[0], batch))
+    return std::nullopt;
+  nn::AtenOp argmax = atenOf(beforeCasts(root.getIndices()[1]), "aten.argmax.default");
+  if (!argmax || argmax.getArgs().size() != 1 || intParam(argmax, "keepdim").value_or(0))
+    return std::nullopt;
+  std::optional<int64_t> dim = intParam(argmax, "dim");
+  auto product = beforeCasts(argmax.getArgs().front()).getDefiningOp<nn::MulOp>();
+  if (!dim || (*dim != 1 && *dim != -1) || !product || !product.getOther())
+    return std::nullopt;
+  for (auto [positions, maskSide] : {std::pair(product.getSelf(), product.getOther()),
+                                     std::pair(product.getOther(), product.getSelf())}) {
+    Mask mask = paddingMask(maskSide);
+    auto ids = mask.op ? dyn_cast<RankedTensorType>(mask.ids.getType()) : RankedTensorType();
+    if (ids && isArange(positions, length) && ids.getShape() == x.getShape().take_front(2) &&
+        cast<ShapedType>(product.getType()).getShape() == ids.getShape())
+      return mask;
+  }
+  return std::nullopt;
+}
+
 /// The one value of a compile-time tensor that holds no other, seen
 /// through the views and broadcasts that keep it so.
 std::optional<Attribute> uniformValue(Value v) {
@@ -169,7 +216,7 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
     getOperation().walk([&](func::FuncOp func) {
       SmallVector<Operation *> roots;
       func.walk([&](Operation *op) {
-        if (isa<nn::AddOp>(op) || (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
+        if (isa<nn::AddOp, nn::IndexOp>(op) || (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
           roots.push_back(op);
       });
       for (Operation *op : roots) {
@@ -182,6 +229,16 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
                                                          b.getI64IntegerAttr(p->pad),
                                                          b.getI64IntegerAttr(p->offset));
           add.getOut().replaceAllUsesWith(positions);
+          eraseDead(op);
+          continue;
+        }
+        if (auto index = dyn_cast<nn::IndexOp>(op)) {
+          std::optional<Mask> last = matchLastToken(index);
+          if (!last)
+            continue;
+          Value rows = nn::LastTokenOp::create(b, op->getLoc(), index.getOut().getType(), index.getSelf(), last->ids,
+                                               b.getI64IntegerAttr(last->pad));
+          index.getOut().replaceAllUsesWith(rows);
           eraseDead(op);
           continue;
         }

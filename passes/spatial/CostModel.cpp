@@ -480,9 +480,10 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
           arg && isa<IntegerType>(cast<ShapedType>(arg.getType()).getElementType()) && isModelInput(arg))
         return op->emitError() << aten.getTarget()
                                << " computes on the integer model input (token ids) at run time, which the PIM "
-                                  "lowering does not: it reads token ids as embedding indices and numbers "
-                                  "positions past their padding (nn.token_positions, which the importers and "
-                                  "raptor-fold-token-arithmetic find), nothing else (give the model what it "
+                                  "lowering does not: it reads token ids as embedding indices, numbers "
+                                  "positions past their padding and finds the last token that is not padding "
+                                  "(nn.token_positions, nn.last_token: the importers and "
+                                  "raptor-fold-token-arithmetic find them), nothing else (give the model what it "
                                   "derives from them as inputs or constants)";
     return op->emitError() << aten.getTarget()
                            << " has no PIM lowering (the importer kept it as the generic nn.aten op)";
@@ -567,6 +568,17 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     int64_t rows = ids / std::max<int64_t>(length, 1);
     one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, 9 + (positions.getOffset() ? 1 : 0), ids) +
               double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length))};
+  } else if (auto last = dyn_cast<raptor::nn::LastTokenOp>(op)) {
+    // The ids' load, the mask's 7 vector instructions and the product, a
+    // copy and a maximum per row for each of log2(length) scan steps, then
+    // per row four scalar instructions and the row's copy (EmbeddingOps.cpp).
+    int64_t ids = numElements(last.getIds()), length = last.getIds().getType().getShape().back();
+    int64_t steps = length > 1 ? int64_t(llvm::Log2_64_Ceil(uint64_t(length))) : 0;
+    int64_t rows = ids / std::max<int64_t>(length, 1);
+    int64_t rowBytes = kElementBytes * numElements(last.getOut()) / std::max<int64_t>(rows, 1);
+    one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, 8, ids) +
+              double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length)) +
+              double(rows) * (4 * timing.decodeNs(pim::Opcode::Sld) + timing.copyInstructionNs(rowBytes))};
   } else if (auto lookup = dyn_cast<raptor::nn::EmbeddingOp>(op)) {
     // The ids' load, then per id its row's: four scalar instructions
     // computing the address and the ld.

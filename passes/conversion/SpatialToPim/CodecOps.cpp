@@ -117,7 +117,7 @@ bool hasIntegerLowering(Operation *op) {
   if (isa<codec::EncodeOp, codec::DecodeOp, codec::RescaleOp, codec::ObserveOp, nn::ReluOp, nn::HardtanhOp, nn::ClampOp, nn::NegOp,
           nn::SigmoidOp, nn::TanhOp, nn::SiluOp, nn::MulOp,
           nn::MaxPool2dOp, nn::MeanOp, nn::CatOp, nn::ConstantPadNdOp, nn::AsStridedOp, nn::EmbeddingOp,
-          nn::TokenPositionsOp,
+          nn::TokenPositionsOp, nn::LastTokenOp,
           func::ReturnOp>(op))
     return true;
   if (isa<nn::ConvolutionOp, nn::LinearOp>(op)) // int8 matrix operators (a float one has no integer MVM)

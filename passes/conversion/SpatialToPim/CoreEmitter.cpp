@@ -362,10 +362,20 @@ void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBy
     append(hi);
     registers.globalHi = 0;
   }
+  rowAddress(id, table, rowBytes, locked);
+  Instruction in;
+  in.opcode = Opcode::Ld;
+  in.size = rowBytes;
+  in.rd = uint8_t(resolve(local, locked));
+  in.rs1 = 0;
+  append(in);
+}
+
+void CoreEmitter::rowAddress(Address index, int64_t rows, int64_t rowBytes, SmallVectorImpl<unsigned> &locked) {
   Instruction in;
   in.opcode = Opcode::Sld;
   in.rd = 1;
-  in.rs1 = uint8_t(resolve(id, locked));
+  in.rs1 = uint8_t(resolve(index, locked));
   append(in);
   in = Instruction();
   in.opcode = Opcode::Smuli;
@@ -373,14 +383,21 @@ void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBy
   in.imm = int32_t(rowBytes);
   append(in);
   in.opcode = Opcode::Saddi;
-  in.imm = int32_t(table);
+  in.imm = int32_t(rows);
   append(in);
   registers.globalLo.reset();
-  in = Instruction();
-  in.opcode = Opcode::Ld;
-  in.size = rowBytes;
+}
+
+void CoreEmitter::gatherLocal(Address local, Address index, int64_t rows, int64_t rowBytes) {
+  SmallVector<unsigned> locked;
+  checkImmediate(rows);
+  checkImmediate(rowBytes);
+  rowAddress(index, rows, rowBytes, locked);
+  Instruction in;
+  in.opcode = Opcode::Lmv;
+  in.len = rowBytes;
   in.rd = uint8_t(resolve(local, locked));
-  in.rs1 = 0;
+  in.rs1 = 1;
   append(in);
 }
 

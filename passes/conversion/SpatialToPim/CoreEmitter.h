@@ -91,6 +91,10 @@ public:
   /// at global address `table` (below 2^31) loaded to `local`: the address
   /// is computed in r1, which then holds no known global address.
   void gather(Address local, Address id, int64_t table, int64_t rowBytes);
+  /// Row `LMem[index]` (an int32 read by `sld`) of `rowBytes` rows starting
+  /// at the absolute local address `rows`, copied to `local` by `lmv`: the
+  /// source address is computed in r1, as `gather` does.
+  void gatherLocal(Address local, Address index, int64_t rows, int64_t rowBytes);
   void st(int64_t global, Address local, int64_t bytes);
   void send(Address local, int64_t core, int64_t bytes, int64_t tag);
   void recv(Address local, int64_t core, int64_t bytes, int64_t tag);
@@ -226,6 +230,9 @@ private:
   std::optional<unsigned> allocateWalker();
   bool hasFreeWalker() const;
   void setGlobal(int64_t address);
+  /// r1 = LMem[index] * rowBytes + rows (sld, smuli, saddi): the address of
+  /// row LMem[index] of rows at `rows`; r1 then holds no known global address.
+  void rowAddress(Address index, int64_t rows, int64_t rowBytes, llvm::SmallVectorImpl<unsigned> &locked);
 };
 
 } // namespace raptor::pim

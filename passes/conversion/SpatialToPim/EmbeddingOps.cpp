@@ -13,6 +13,10 @@
 // vector instructions: the instruction set has no comparison, so the mask
 // `ids != pad` is 1 - relu(1 - |ids - pad|) for integers, and the
 // cumulative sum along each row takes log2(length) shifted additions.
+// nn.last_token (a sequence classifier's last token that is not padding)
+// likewise: the mask times the positions, the row's maximum by log2(length)
+// shifted maxima, and the row at that position copied by an `lmv` whose
+// source address `sld`/`smuli`/`saddi` compute.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/conversion/SpatialToPim/Lowering.h"
@@ -34,11 +38,13 @@ FailureOr<int64_t> tokenVocabulary(BlockArgument input, StringRef name) {
       }
       if (isa<nn::TokenPositionsOp>(user)) // compared with the padding index only
         continue;
+      if (auto last = dyn_cast<nn::LastTokenOp>(user); last && use.get() == last.getIds())
+        continue;
       auto lookup = dyn_cast<nn::EmbeddingOp>(user);
       if (!lookup || use.get() != lookup.getIndices())
         return user->emitOpError() << "reads the integer input '" << name
                                    << "': the PIM lowering takes integer inputs only as the token ids of "
-                                      "nn.embedding (through views) and of nn.token_positions";
+                                      "nn.embedding (through views), of nn.token_positions and of nn.last_token";
       auto table = cast<RankedTensorType>(lookup.getWeight().getType());
       if (table.getRank() != 2 || !table.hasStaticShape())
         return lookup.emitOpError("needs a static 2-d table for the PIM lowering");
@@ -100,6 +106,43 @@ LogicalResult Lowering::lowerEmbedding(nn::EmbeddingOp op) {
   return success();
 }
 
+/// mask = 1 - relu(1 - |ids - pad|) into `mask`, int32: 1 where the id is
+/// not the padding (the ISA has no comparison); `other` is scratch of the
+/// same size, `one` and `pad` constants of it.
+static void paddingMask(CoreEmitter &e, Address mask, Address other, Address ids, Address pad, Address one,
+                        int64_t count) {
+  auto vector = [&](Opcode code, Address rd, Address a, std::optional<Address> b) {
+    e.vector(code, rd, a, b, count, ElementType::I32);
+  };
+  vector(Opcode::Vvsub, mask, ids, pad);           // d = ids - pad
+  vector(Opcode::Vvsub, other, one, one);          // 0
+  vector(Opcode::Vvsub, other, other, mask);       // -d
+  vector(Opcode::Vvmax, mask, mask, other);        // |d|
+  vector(Opcode::Vvsub, mask, one, mask);          // 1 - |d|
+  vector(Opcode::Vrelu, mask, mask, std::nullopt); // 1 at the padding, else 0
+  vector(Opcode::Vvsub, mask, one, mask);
+}
+
+/// Hillis-Steele scan along each row of `length` of `count` int32 elements
+/// by `code` (sum or maximum): after the step of `shift`, element i
+/// combines the 2 shift elements ending at it. The first step reads
+/// `input` (left as it is), the steps write `first` and `second` in turn
+/// (none reads what it writes); returns where the scan ended.
+static Address rowScan(CoreEmitter &e, Opcode code, Address input, Address first, Address second, int64_t count,
+                       int64_t length) {
+  Address scanned = input;
+  for (int64_t shift = 1, step = 0; shift < length; shift *= 2, ++step) {
+    Address next = step % 2 ? second : first;
+    for (int64_t row = 0; row < count; row += length) {
+      e.lmv(next.plus(4 * row), scanned.plus(4 * row), 4 * shift);
+      e.vector(code, next.plus(4 * (row + shift)), scanned.plus(4 * (row + shift)), scanned.plus(4 * row),
+               length - shift, ElementType::I32);
+    }
+    scanned = next;
+  }
+  return scanned;
+}
+
 LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
   SmallVector<int64_t, 4> shape = shapeOf(op.getIds());
   int64_t count = elementCount(shape), length = shape.back();
@@ -121,28 +164,9 @@ LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
   auto vector = [&](Opcode code, Address rd, Address a, std::optional<Address> b, int64_t len) {
     e.vector(code, rd, a, b, len, ElementType::I32);
   };
-  // mask = 1 - relu(1 - |ids - pad|): 1 where the id is not the padding.
-  vector(Opcode::Vvsub, mask, addressOf(*ids), pad, count);  // d = ids - pad
-  vector(Opcode::Vvsub, other, one, one, count);              // 0
-  vector(Opcode::Vvsub, other, other, mask, count);           // -d
-  vector(Opcode::Vvmax, mask, mask, other, count);            // |d|
-  vector(Opcode::Vvsub, mask, one, mask, count);              // 1 - |d|
-  vector(Opcode::Vrelu, mask, mask, std::nullopt, count);     // 1 at the padding, else 0
-  vector(Opcode::Vvsub, mask, one, mask, count);
-  // Inclusive prefix sums along each row (Hillis-Steele): after the step
-  // of `shift`, element i holds the sum of the 2 shift elements ending at
-  // it. The first step reads the mask (kept for the product below), the
-  // steps write `other` and `out` in turn: none reads what it writes.
-  Address sums = mask;
-  for (int64_t shift = 1, step = 0; shift < length; shift *= 2, ++step) {
-    Address next = step % 2 ? result : other;
-    for (int64_t row = 0; row < count; row += length) {
-      e.lmv(next.plus(4 * row), sums.plus(4 * row), 4 * shift);
-      vector(Opcode::Vvadd, next.plus(4 * (row + shift)), sums.plus(4 * (row + shift)), sums.plus(4 * row),
-             length - shift);
-    }
-    sums = next;
-  }
+  paddingMask(e, mask, other, addressOf(*ids), pad, one, count);
+  // Inclusive prefix sums along each row; the mask is kept for the product.
+  Address sums = rowScan(e, Opcode::Vvadd, mask, other, result, count, length);
   // (sums + offset) * mask + pad.
   if (op.getOffset() != 0) {
     vector(Opcode::Vvadd, result, sums, constant(op.getOffset()), count);
@@ -151,6 +175,48 @@ LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
   vector(Opcode::Vvmul, result, sums, mask, count);
   vector(Opcode::Vvadd, result, result, pad, count);
   define(op.getOut(), shape, *out);
+  return success();
+}
+
+LogicalResult Lowering::lowerLastToken(nn::LastTokenOp op) {
+  SmallVector<int64_t, 4> idShape = shapeOf(op.getIds()), inShape = shapeOf(op.getInput()),
+                          outShape = shapeOf(op.getOut());
+  int64_t count = elementCount(idShape), length = idShape.back();
+  if (!values.count(op.getIds()))
+    return taskError() << "reads token ids no earlier task produced";
+  if (typeOfValue(op.getIds()) != ElementType::I32)
+    return op.emitOpError("takes int32 token ids in the PIM lowering");
+  ElementType type = typeOfValue(op.getInput());
+  if (bytesOf(type) != 4)
+    return op.emitOpError("copies rows of 4-byte elements in the PIM lowering (decode codes first)");
+  int64_t rowBytes = 4 * elementCount(inShape) / count;
+  FailureOr<Piece> ids = materializeAs(op.getIds(), rowMajor(idShape));
+  FailureOr<Piece> input = materializeAs(op.getInput(), rowMajor(inShape));
+  FailureOr<Piece> out = fresh(outShape, rowMajor(outShape), type);
+  // Three int32 buffers of the ids' size: the mask (then the positions it
+  // keeps) and the scan's two.
+  FailureOr<int> work = scratch(3 * 4 * count);
+  if (failed(ids) || failed(input) || failed(out) || failed(work))
+    return failure();
+  Address rows = addressOf(*input);
+  if (rows.reg >= 0)
+    return taskError() << "nn.last_token's input must lie at an absolute address";
+  CoreEmitter &e = here();
+  Address pad = placeIntegers(std::vector<int32_t>(size_t(count), int32_t(op.getPaddingIdx())));
+  Address one = placeIntegers(std::vector<int32_t>(size_t(count), 1));
+  std::vector<int32_t> positions(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    positions[size_t(i)] = int32_t(i % length);
+  Address position = placeIntegers(std::move(positions));
+  Address mask = Address::at(addressOfBuffer(*work)), first = mask.plus(4 * count), second = first.plus(4 * count);
+  paddingMask(e, mask, first, addressOf(*ids), pad, one, count);
+  // i * mask: largest at the last token that is not padding (0 if none).
+  e.vector(Opcode::Vvmul, mask, mask, position, count, ElementType::I32);
+  Address maxima = rowScan(e, Opcode::Vvmax, mask, first, second, count, length);
+  for (int64_t b = 0; b < count / length; ++b)
+    e.gatherLocal(addressOf(*out).plus(b * rowBytes), maxima.plus(4 * (b * length + length - 1)),
+                  rows.offset + b * length * rowBytes, rowBytes);
+  define(op.getOut(), outShape, *out);
   return success();
 }
 

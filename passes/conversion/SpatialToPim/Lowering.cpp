@@ -1458,6 +1458,7 @@ LogicalResult Lowering::lowerTask(spatial::TaskOp t, Operation *op) {
       .Case([&](nn::RotaryEmbeddingOp o) { return lowerRotary(o); })
       .Case([&](nn::EmbeddingOp o) { return lowerEmbedding(o); })
       .Case([&](nn::TokenPositionsOp o) { return lowerTokenPositions(o); })
+      .Case([&](nn::LastTokenOp o) { return lowerLastToken(o); })
       .Case([&](nn::WhereOp o) {
         return o.emitOpError("on operands computed at run time has no PIM lowering (the instruction set has no "
                              "select; a where of compile-time operands is computed by the compiler, one whose "

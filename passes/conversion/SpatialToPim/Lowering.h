@@ -464,6 +464,7 @@ public:
   // EmbeddingOps.cpp.
   mlir::LogicalResult lowerEmbedding(nn::EmbeddingOp op);
   mlir::LogicalResult lowerTokenPositions(nn::TokenPositionsOp op);
+  mlir::LogicalResult lowerLastToken(nn::LastTokenOp op);
 };
 
 /// The rows of the smallest table a model input of integers indexes as

@@ -426,7 +426,8 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
     import torch.nn.functional as F
 
     kind = name.removeprefix("nn.")
-    if any(isinstance(v, (Codes, Sums)) for v in x) or kind in _FIXED_VIEWS or kind == "token_positions":
+    if any(isinstance(v, (Codes, Sums)) for v in x) or kind in _FIXED_VIEWS or \
+            kind in ("token_positions", "last_token"):
         return _run(name, op, x, a, True, encoding, f32)
     # Compile-time operands (biases, constants) as fixed point.
     x = [fixed_constant(v.numpy(), bits) if k and isinstance(v, torch.Tensor) and v.is_floating_point()
@@ -654,6 +655,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         return [torch.from_numpy(data.astype(np.float32) if np.issubdtype(data.dtype, np.floating) else data)]
     if kind == "token_positions":  # RoBERTa's position ids: tokens numbered past the padding
         return [token_positions(self, a["padding_idx"], a.get("offset", 0))]
+    if kind == "last_token":  # a sequence classifier's last token that is not padding
+        return [last_token(arg["input"], arg["ids"], a["padding_idx"])]
     if kind == "embedding":
         return [F.embedding(arg["indices"].long(), arg["weight"], a.get("padding_idx", -1)
                             if a.get("padding_idx", -1) >= 0 else None)]
@@ -680,6 +683,15 @@ def token_positions(ids: Any, padding_idx: int, offset: int = 0) -> Any:
 
     mask = (ids.long() != padding_idx).long()
     return (torch.cumsum(mask, dim=-1) + offset) * mask + padding_idx
+
+
+def last_token(x: Any, ids: Any, padding_idx: int) -> Any:
+    """``nn.last_token``: ``x[b, argmax_i(i * (ids[b, i] != padding_idx))]``
+    (transformers' sequence classifiers; position 0 when all are padding)."""
+    import torch
+
+    positions = torch.arange(ids.shape[-1]) * (ids.long() != padding_idx).long()
+    return x[torch.arange(x.shape[0]), positions.argmax(-1)]
 
 
 def _dense_values(attr: ir.DenseElementsAttr) -> np.ndarray:

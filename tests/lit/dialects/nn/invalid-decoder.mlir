@@ -95,3 +95,27 @@ func.func @token_positions_reals(%ids: tensor<1x12xf32>) {
   %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xf32>) -> tensor<1x12xi64>
   return
 }
+
+// -----
+
+func.func @last_token_ids_rank(%x: tensor<1x4x3xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{'nn.last_token' op needs ids of rank 2 (batch, length), got 'tensor<4xi64>'}}
+  %0 = nn.last_token %x, %ids {padding_idx = 0 : i64} : (tensor<1x4x3xf32>, tensor<4xi64>) -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @last_token_input(%x: tensor<1x5x3xf32>, %ids: tensor<1x4xi64>) {
+  // expected-error @+1 {{'nn.last_token' op needs an input (batch, length, ...) of the ids' (batch, length), got 'tensor<1x5x3xf32>'}}
+  %0 = nn.last_token %x, %ids {padding_idx = 0 : i64} : (tensor<1x5x3xf32>, tensor<1x4xi64>) -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @last_token_result(%x: tensor<1x4x3xf32>, %ids: tensor<1x4xi64>) {
+  // expected-error @+1 {{'nn.last_token' op result must be the input without its length dimension, 'tensor<1x3xf32>'}}
+  %0 = nn.last_token %x, %ids {padding_idx = 0 : i64} : (tensor<1x4x3xf32>, tensor<1x4xi64>) -> tensor<1x4xf32>
+  return
+}

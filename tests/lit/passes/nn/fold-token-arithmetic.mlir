@@ -93,3 +93,58 @@ func.func @varied_gather(%i: tensor<1x3xi64>) -> tensor<1x3xi64> {
   %1 = nn.aten "aten.gather.default"(%0, %i) {input_ports = ["self", "index"], params = {dim = 1 : i64}} : (tensor<1x4xi64>, tensor<1x3xi64>) -> tensor<1x3xi64>
   return %1 : tensor<1x3xi64>
 }
+
+// -----
+
+// transformers' sequence classifiers: logits[arange(B), argmax(arange(L) *
+// (ids != pad), -1)] (the positions' arange on either side of the product)
+// becomes nn.last_token.
+// CHECK-LABEL: func.func @last_token
+// CHECK-SAME: (%[[IDS:.*]]: tensor<2x6xi64>, %[[X:.*]]: tensor<2x6x3xf32>)
+// CHECK-NEXT: %[[R:.*]] = nn.last_token %[[X]], %[[IDS]] {padding_idx = 0 : i64} : (tensor<2x6x3xf32>, tensor<2x6xi64>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[S:.*]] = nn.last_token %[[X]], %[[IDS]] {padding_idx = 5 : i64}
+// CHECK-NOT: nn.aten
+// CHECK-NOT: nn.index
+// CHECK: return %[[R]], %[[S]]
+func.func @last_token(%ids: tensor<2x6xi64>, %x: tensor<2x6x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 0 : i64}} : (tensor<2x6xi64>) -> tensor<2x6xi1>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int32"}} : (tensor<2x6xi1>) -> tensor<2x6xi32>
+  %2 = nn.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi32>
+  %3 = nn.mul %2, %1 : (tensor<6xi32>, tensor<2x6xi32>) -> tensor<2x6xi32>
+  %4 = nn.aten "aten.argmax.default"(%3) {input_ports = ["self"], params = {dim = -1 : i64, keepdim = false}} : (tensor<2x6xi32>) -> tensor<2xi64>
+  %5 = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %6 = nn.index %x, %5, %4 : (tensor<2x6x3xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xf32>
+  %7 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 5 : i64}} : (tensor<2x6xi64>) -> tensor<2x6xi1>
+  %8 = nn.aten "aten._to_copy.default"(%7) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x6xi1>) -> tensor<2x6xi64>
+  %9 = nn.constant dense<[[0, 1, 2, 3, 4, 5]]> : tensor<1x6xi64>
+  %10 = nn.mul %8, %9 : (tensor<2x6xi64>, tensor<1x6xi64>) -> tensor<2x6xi64>
+  %11 = nn.aten "aten.argmax.default"(%10) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<2x6xi64>) -> tensor<2xi64>
+  %12 = nn.index %x, %5, %11 : (tensor<2x6x3xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %6, %12 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Near misses stay as they were: positions that do not start at 0, a batch
+// index that is not arange(B), an argmax over the batch.
+// CHECK-LABEL: func.func @not_last_token
+// CHECK-NOT: nn.last_token
+// CHECK-COUNT-3: nn.index
+func.func @not_last_token(%ids: tensor<2x6xi64>, %x: tensor<2x6x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<6x3xf32>) {
+  %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 0 : i64}} : (tensor<2x6xi64>) -> tensor<2x6xi1>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int32"}} : (tensor<2x6xi1>) -> tensor<2x6xi32>
+  %2 = nn.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %3 = nn.mul %2, %1 : (tensor<6xi32>, tensor<2x6xi32>) -> tensor<2x6xi32>
+  %4 = nn.aten "aten.argmax.default"(%3) {input_ports = ["self"], params = {dim = -1 : i64, keepdim = false}} : (tensor<2x6xi32>) -> tensor<2xi64>
+  %5 = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %6 = nn.index %x, %5, %4 : (tensor<2x6x3xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xf32>
+  %7 = nn.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi32>
+  %8 = nn.mul %7, %1 : (tensor<6xi32>, tensor<2x6xi32>) -> tensor<2x6xi32>
+  %9 = nn.aten "aten.argmax.default"(%8) {input_ports = ["self"], params = {dim = -1 : i64, keepdim = false}} : (tensor<2x6xi32>) -> tensor<2xi64>
+  %10 = nn.constant dense<[1, 0]> : tensor<2xi64>
+  %11 = nn.index %x, %10, %9 : (tensor<2x6x3xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3xf32>
+  %12 = nn.aten "aten.argmax.default"(%8) {input_ports = ["self"], params = {dim = 0 : i64, keepdim = false}} : (tensor<2x6xi32>) -> tensor<6xi64>
+  %13 = nn.constant dense<0> : tensor<6xi64>
+  %14 = nn.index %x, %13, %12 : (tensor<2x6x3xf32>, tensor<6xi64>, tensor<6xi64>) -> tensor<6x3xf32>
+  return %6, %11, %14 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<6x3xf32>
+}

@@ -7,7 +7,7 @@ func.func @main(%ids: tensor<1x2xi64> {nn.input = "ids"}, %x: tensor<1x2xf32> {n
   %t = nn.constant dense<1.0> : tensor<4x3xf32>
   %e = nn.embedding %t, %ids : (tensor<4x3xf32>, tensor<1x2xi64>) -> tensor<1x2x3xf32>
   %v = nn.view %ids {size = array<i64: 2>} : (tensor<1x2xi64>) -> tensor<2xi64>
-  // expected-error @+1 {{'nn.index_select' op reads the integer input 'ids': the PIM lowering takes integer inputs only as the token ids of nn.embedding (through views) and of nn.token_positions}}
+  // expected-error @+1 {{'nn.index_select' op reads the integer input 'ids': the PIM lowering takes integer inputs only as the token ids of nn.embedding (through views), of nn.token_positions and of nn.last_token}}
   %s = nn.index_select %x, %v {dim = 1 : i64} : (tensor<1x2xf32>, tensor<2xi64>) -> tensor<1x2xf32>
   return %s : tensor<1x2xf32>
 }
