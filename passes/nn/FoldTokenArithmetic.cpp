@@ -13,7 +13,8 @@
 //   ids buffer of zeros those models gather by their position ids) becomes
 //   that value, whatever the indices;
 // - transformers' sequence classifiers' pick of the last token that is not
-//   padding, x[arange(B), argmax(arange(L) * (ids != pad), -1)], becomes
+//   padding, x[arange(B), argmax(arange(L) * (ids != pad), -1)] (or, from
+//   ONNX, x flattened and gathered at the argmax plus L arange(B)), becomes
 //   nn.last_token;
 // - functions of the ids read as embedding indices (decoder ids shifted
 //   by ONNX ScatterND) or as numbers (ESM's mask of its mask token,
@@ -159,33 +160,79 @@ bool isArange(Value v, int64_t n) {
   return true;
 }
 
-/// `x[arange(B), argmax(arange(L) * (ids != pad), -1)]` at `root` (the
-/// classifiers of transformers' GPT-2, LLaMA, Mistral, Qwen2...): the ids
-/// and the padding index. The product is largest at the last position
-/// whose id is not the padding (all products 0: position 0, as argmax).
-std::optional<Mask> matchLastToken(nn::IndexOp root) {
-  auto x = cast<RankedTensorType>(root.getSelf().getType());
-  if (root.getIndices().size() != 2 || x.getRank() < 2 || !x.hasStaticShape())
+/// `argmax(arange(L) * (ids != pad), -1)` defining `v` (aten.argmax, or
+/// ONNX ArgMax keeping the first maximum), ids of shape `batch` x `length`:
+/// the ids and the padding index. The product is largest at the last
+/// position whose id is not the padding (all products 0: position 0, as
+/// argmax).
+std::optional<Mask> lastTokenPosition(Value v, ArrayRef<int64_t> batchAndLength) {
+  v = beforeCasts(v);
+  nn::AtenOp argmax = atenOf(v, "aten.argmax.default");
+  std::optional<int64_t> dim;
+  if (argmax && !intParam(argmax, "keepdim").value_or(0))
+    dim = intParam(argmax, "dim");
+  if (!argmax && (argmax = atenOf(v, "onnx.ArgMax")) && !intParam(argmax, "keepdims").value_or(1) &&
+      !intParam(argmax, "select_last_index").value_or(0))
+    dim = intParam(argmax, "axis").value_or(0);
+  if (!dim || (*dim != 1 && *dim != -1) || argmax.getArgs().size() != 1)
     return std::nullopt;
-  int64_t batch = x.getDimSize(0), length = x.getDimSize(1);
-  if (!isArange(root.getIndices()[0], batch))
-    return std::nullopt;
-  nn::AtenOp argmax = atenOf(beforeCasts(root.getIndices()[1]), "aten.argmax.default");
-  if (!argmax || argmax.getArgs().size() != 1 || intParam(argmax, "keepdim").value_or(0))
-    return std::nullopt;
-  std::optional<int64_t> dim = intParam(argmax, "dim");
   auto product = beforeCasts(argmax.getArgs().front()).getDefiningOp<nn::MulOp>();
-  if (!dim || (*dim != 1 && *dim != -1) || !product || !product.getOther())
+  if (!product || !product.getOther() || cast<ShapedType>(product.getType()).getShape() != batchAndLength)
     return std::nullopt;
   for (auto [positions, maskSide] : {std::pair(product.getSelf(), product.getOther()),
                                      std::pair(product.getOther(), product.getSelf())}) {
     Mask mask = paddingMask(maskSide);
-    auto ids = mask.op ? dyn_cast<RankedTensorType>(mask.ids.getType()) : RankedTensorType();
-    if (ids && isArange(positions, length) && ids.getShape() == x.getShape().take_front(2) &&
-        cast<ShapedType>(product.getType()).getShape() == ids.getShape())
+    if (mask.op && isArange(positions, batchAndLength[1]) &&
+        cast<ShapedType>(mask.ids.getType()).getShape() == batchAndLength)
       return mask;
   }
   return std::nullopt;
+}
+
+/// `x[arange(B), argmax(arange(L) * (ids != pad), -1)]` at `root` (the
+/// classifiers of transformers' GPT-2, LLaMA, Mistral, Qwen2... as
+/// torch.export gives them): the rows of x at each sequence's last token.
+std::optional<Mask> matchLastToken(nn::IndexOp root) {
+  auto x = cast<RankedTensorType>(root.getSelf().getType());
+  if (root.getIndices().size() != 2 || x.getRank() < 2 || !x.hasStaticShape() ||
+      !isArange(root.getIndices()[0], x.getDimSize(0)))
+    return std::nullopt;
+  return lastTokenPosition(root.getIndices()[1], x.getShape().take_front(2));
+}
+
+/// The same pick as the ONNX exporter writes it: x (B, L, C) flattened to
+/// (B L, C) and gathered (an nn.embedding of computed rows) at the argmax
+/// plus L arange(B). Returns x with the ids and the padding index.
+std::optional<std::pair<Value, Mask>> matchFlatLastToken(nn::EmbeddingOp root) {
+  auto flat = root.getWeight().getDefiningOp<nn::ViewOp>();
+  auto x = flat ? dyn_cast<RankedTensorType>(flat.getSelf().getType()) : RankedTensorType();
+  if (!x || x.getRank() != 3 || !x.hasStaticShape())
+    return std::nullopt;
+  int64_t batch = x.getDimSize(0), length = x.getDimSize(1);
+  Value position = root.getIndices();
+  if (auto add = position.getDefiningOp<nn::AddOp>()) {
+    // + L b for sequence b: a scalar 0 at batch 1, else the constant.
+    std::optional<int64_t> scalar = addedScalar(add);
+    DenseElementsAttr offsets;
+    bool rowStarts = false;
+    if (Value other = add.getOther(); other && matchPattern(other, m_Constant(&offsets)) &&
+                                      offsets.getNumElements() == batch && isIntegerTensor(other)) {
+      int64_t b = 0;
+      rowStarts = llvm::all_of(offsets.getValues<APInt>(),
+                               [&](const APInt &o) { return o.getSExtValue() == length * b++; });
+    }
+    if (!(scalar == 0 && batch == 1) && !rowStarts)
+      return std::nullopt;
+    position = add.getSelf();
+  } else if (batch != 1) {
+    return std::nullopt;
+  }
+  if (cast<ShapedType>(root.getIndices().getType()).getShape() != ArrayRef<int64_t>{batch})
+    return std::nullopt;
+  std::optional<Mask> mask = lastTokenPosition(position, x.getShape().take_front(2));
+  if (!mask)
+    return std::nullopt;
+  return std::pair(flat.getSelf(), *mask);
 }
 
 /// The one value of a compile-time tensor that holds no other, seen
@@ -216,7 +263,8 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
     getOperation().walk([&](func::FuncOp func) {
       SmallVector<Operation *> roots;
       func.walk([&](Operation *op) {
-        if (isa<nn::AddOp, nn::IndexOp>(op) || (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
+        if (isa<nn::AddOp, nn::IndexOp, nn::EmbeddingOp>(op) ||
+            (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
           roots.push_back(op);
       });
       for (Operation *op : roots) {
@@ -239,6 +287,16 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
           Value rows = nn::LastTokenOp::create(b, op->getLoc(), index.getOut().getType(), index.getSelf(), last->ids,
                                                b.getI64IntegerAttr(last->pad));
           index.getOut().replaceAllUsesWith(rows);
+          eraseDead(op);
+          continue;
+        }
+        if (auto lookup = dyn_cast<nn::EmbeddingOp>(op)) {
+          std::optional<std::pair<Value, Mask>> last = matchFlatLastToken(lookup);
+          if (!last)
+            continue;
+          Value rows = nn::LastTokenOp::create(b, op->getLoc(), lookup.getOut().getType(), last->first,
+                                               last->second.ids, b.getI64IntegerAttr(last->second.pad));
+          lookup.getOut().replaceAllUsesWith(rows);
           eraseDead(op);
           continue;
         }

@@ -98,6 +98,11 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
       becomes a constant of that value;
+    - a sequence classifier's pick of the last token that is not padding
+      (transformers' GPT-2, LLaMA, Mistral, Qwen2... `ForSequenceClassification`):
+      `x[arange(B), argmax(arange(L) * (ids != pad), -1)]`, or the ONNX
+      exporter's gather of x flattened at the argmax plus `L arange(B)`,
+      becomes `nn.last_token %x, %ids {padding_idx = pad}`;
     - a function of the ids (data movement, broadcasts, permutations,
       constant padding, ONNX `ScatterND` by constant indices, comparisons,
       bitwise and logical operators, casts, integer arithmetic, clamps,

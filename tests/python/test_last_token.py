@@ -1,6 +1,7 @@
 """Sequence classifiers that score the last token that is not padding
 (transformers' GPT-2, LLaMA, Mistral, Qwen2... *ForSequenceClassification
 with a padding token): ``logits[arange(B), argmax(arange(L) * (ids != pad))]``
+(from ONNX: the flattened scores gathered at argmax + L arange(B))
 becomes ``nn.last_token`` at import, which the PIM lowering computes with
 integer vector instructions and a row copy at an address it computes.
 Checked against eager torch on ids padded at the end, inside, not at all
@@ -49,6 +50,16 @@ def _classifier(kind: str) -> torch.nn.Module:
     return Logits(T.LlamaForSequenceClassification(config)).eval()
 
 
+def _onnx(model: torch.nn.Module, ids: np.ndarray, path: Path) -> Path:
+    import warnings
+
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.from_numpy(ids),), path, dynamo=False, opset_version=17,
+                          input_names=["input_ids"])
+    return path
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tuple[torch.nn.Module, Path]]:
     out = {}
@@ -94,6 +105,23 @@ def test_a_batch_of_two_picks_per_sequence(saved, tmp_path: Path) -> None:
         want = _torch(model, ids)
         (got,) = program.simulate(ids).outputs.values()
         assert got.shape == want.shape == (2, 3)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_the_onnx_exporters_flat_gather_picks_as_onnxruntime(saved, tmp_path: Path, batch: int) -> None:
+    """The ONNX exporter gathers the flattened scores at argmax + L
+    arange(B): the same operator, against onnxruntime."""
+    import onnxruntime
+
+    model, _ = saved["gpt2", batch]
+    path = _onnx(model, PADDED[:batch], tmp_path / "cls.onnx")
+    assert "nn.last_token" in str(sources.load(str(path), strict=True, weights_as=None).module)
+    program = compile_source(path, tmp_path / "out")
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for ids in (PADDED[:batch], PADDED[3:3 + batch], PADDED[[4, 1]][:batch]):
+        (want,) = session.run(None, {"input_ids": ids})
+        (got,) = program.simulate(ids).outputs.values()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
 
 

@@ -125,6 +125,34 @@ func.func @last_token(%ids: tensor<2x6xi64>, %x: tensor<2x6x3xf32>) -> (tensor<2
 
 // -----
 
+// The ONNX exporter's form: Not(Equal), casts, the product, ArgMax, plus
+// L arange(B) (here 0 and 6), a gather of the flattened scores (an
+// nn.embedding of computed rows); a gather at other offsets stays.
+// CHECK-LABEL: func.func @last_token_onnx
+// CHECK-SAME: (%[[IDS:.*]]: tensor<2x6xi64>, %[[X:.*]]: tensor<2x6x3xf32>)
+// CHECK: %[[R:.*]] = nn.last_token %[[X]], %[[IDS]] {padding_idx = 0 : i64} : (tensor<2x6x3xf32>, tensor<2x6xi64>) -> tensor<2x3xf32>
+// CHECK: %[[S:.*]] = nn.embedding
+// CHECK: return %[[R]], %[[S]]
+func.func @last_token_onnx(%ids: tensor<2x6xi64>, %x: tensor<2x6x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = nn.constant dense<0> : tensor<1xi64>
+  %1 = nn.aten "onnx.Equal"(%ids, %0) {input_ports = ["A", "B"]} : (tensor<2x6xi64>, tensor<1xi64>) -> tensor<2x6xi1>
+  %2 = nn.aten "onnx.Not"(%1) {input_ports = ["X"]} : (tensor<2x6xi1>) -> tensor<2x6xi1>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 7 : i64}} : (tensor<2x6xi1>) -> tensor<2x6xi64>
+  %4 = nn.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi64>
+  %5 = nn.mul %3, %4 : (tensor<2x6xi64>, tensor<6xi64>) -> tensor<2x6xi64>
+  %6 = nn.aten "onnx.ArgMax"(%5) {input_ports = ["data"], params = {axis = -1 : i64, keepdims = 0 : i64, select_last_index = 0 : i64}} : (tensor<2x6xi64>) -> tensor<2xi64>
+  %7 = nn.view %x {size = array<i64: 12, 3>} : (tensor<2x6x3xf32>) -> tensor<12x3xf32>
+  %8 = nn.constant dense<[0, 6]> : tensor<2xi64>
+  %9 = nn.add %6, %8 : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %10 = nn.embedding %7, %9 : (tensor<12x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %11 = nn.constant dense<[0, 5]> : tensor<2xi64>
+  %12 = nn.add %6, %11 : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %13 = nn.embedding %7, %12 : (tensor<12x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %10, %13 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // Near misses stay as they were: positions that do not start at 0, a batch
 // index that is not arange(B), an argmax over the batch.
 // CHECK-LABEL: func.func @not_last_token
