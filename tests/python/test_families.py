@@ -465,7 +465,24 @@ class SmoothActivations(torch.nn.Module):
         return F.softplus(self.b(F.mish(self.a(x))), beta=2.0)
 
 
+class UnevenNearest(torch.nn.Module):
+    """GhostNetV2's DFC attention in small: a gate pooled by 2 from a 7 x 5
+    map (to 3 x 2), resized back by nearest to 7 x 5; and a nearest
+    resize by a factor of 2.5 (17 rows from 7: 0, 0, 0, 1, 1, 2, ...)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        gate = torch.sigmoid(F.avg_pool2d(y, 2, 2))
+        y = y * F.interpolate(gate, size=y.shape[-2:], mode="nearest")
+        return F.interpolate(y, scale_factor=2.5, mode="nearest", recompute_scale_factor=False)
+
+
 FAMILIES = {
+    "uneven_nearest": (UnevenNearest, (1, 3, 7, 5)),
     "smooth_activations": (SmoothActivations, (1, 3, 8, 8)),
     "running_sums": (RunningSums, (1, 6, 8)),
     "selective_scan": (SelectiveScan, (1, 5, 8)),
@@ -1033,3 +1050,41 @@ def test_onnx_scatter_nd_refusals_name_the_node(tmp_path: Path, attributes: dict
     with pytest.raises(UserError, match=rf"scatter.onnx: ONNX operators without an nn op: ScatterND \(1: a ScatterND "
                                         rf"(with a|at) {match}\)"):
         sources.load(str(path), strict=True)
+
+
+def test_nearest_indices_are_torchs() -> None:
+    """Against torch's 2-d nearest resize of the positions themselves: every
+    size up to 16 to every output up to 40, and 12 scale factors (2.0 and
+    2.1 among them: the kernel's shortcut at twice the size)."""
+    from raptor.frontend._decompositions import nearest_indices
+
+    for size in range(1, 17):
+        positions = torch.arange(size, dtype=torch.float32).view(1, 1, size, 1)
+        for out in range(1, 41):
+            want = F.interpolate(positions, size=(out, 1), mode="nearest").view(-1).long().tolist()
+            assert nearest_indices(size, out).tolist() == want, (size, out)
+        for scale in (0.3, 0.45, 0.5, 0.7, 1.3, 1.5, 2.0, 2.1, 2.5, 3.0, 3.1, 4.0):
+            if math.floor(size * scale) < 1:
+                continue
+            want = F.interpolate(positions, scale_factor=(scale, 1.0), mode="nearest",
+                                 recompute_scale_factor=False).view(-1).long().tolist()
+            assert nearest_indices(size, len(want), scale).tolist() == want, (size, scale)
+
+
+def test_whole_repeats_stay_an_upsampling_view(tmp_path: Path) -> None:
+    """Only a nearest resize that is not each element repeated becomes
+    selections: by 2 (and 2.1 on 7 rows, 14 = twice, which torch's kernel
+    takes as a repeat) stays nn.upsample_nearest2d; by 2.5 becomes none."""
+    class Resize(torch.nn.Module):
+        def __init__(self, scale: float) -> None:
+            super().__init__()
+            self.scale = scale
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return F.interpolate(x, scale_factor=self.scale, mode="nearest", recompute_scale_factor=False)
+
+    for scale, kept in ((2.0, True), (2.1, True), (2.5, False)):
+        pt2 = tmp_path / f"r{scale}.pt2"
+        torch.export.save(torch.export.export(Resize(scale), (torch.randn(1, 2, 7, 7),)), pt2)
+        text = str(sources.load(str(pt2), strict=True, weights_as=None).module)
+        assert ("nn.upsample_nearest2d" in text) == kept, scale

@@ -27,6 +27,8 @@ back end has no lowering for, rewritten into ones it lowers.
   (N, groups, rest)) followed by the per-channel affine map; a batch norm
   by the input's own statistics (BiT's weight standardization, instance
   norm) is its means, reciprocal root and affine map;
+- nearest resizing that is not a whole repeat of each element selects rows
+  and columns by constant indices (:func:`nearest_indices`);
 - bilinear resizing is linear in its input: per axis a constant matrix
   product (an ``aten.linear`` whose weight is the interpolation matrix,
   :func:`interpolation_matrix`), the other axis moved last in between;
@@ -57,7 +59,8 @@ from ._transposed_convolution import transposed_convolution
 
 aten = torch.ops.aten
 
-__all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix", "running_sum_matrix"]
+__all__ = ["DECOMPOSITIONS", "adaptive_pooling_matrix", "interpolation_matrix", "nearest_indices",
+           "running_sum_matrix"]
 
 
 def _convolution(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, stride: Sequence[int],
@@ -275,6 +278,44 @@ def _bilinear_vec(input: torch.Tensor, output_size: Sequence[int] | None, align_
     return _bilinear(input, output_size, align_corners)
 
 
+def nearest_indices(size: int, out: int, scale: float | None = None) -> np.ndarray:
+    """The source index of each of ``out`` outputs of torch's 2-d nearest
+    resize of ``size`` elements (``scale``: the given scale factor), as its
+    kernel computes it in float32: ``min(floor(o * s), size - 1)``, ``s`` =
+    1 / scale or size / out; twice the size takes each element twice
+    whatever the scale (its shortcut: 5 rows by 2.1 are 0, 0, 1, 1, ...,
+    where the 1-d kernel reads 0, 0, 0, 1, ...)."""
+    if out == size:
+        return np.arange(out)
+    if out == 2 * size:
+        return np.arange(out) // 2
+    s = np.float32(1.0 / scale) if scale else np.float32(size) / np.float32(out)
+    return np.minimum(np.floor(np.arange(out).astype(np.float32) * s).astype(np.int64), size - 1)
+
+
+def _nearest(input: torch.Tensor, output_size: Sequence[int] | None,
+             scale_factors: Sequence[float] | None) -> Any:
+    """Nearest upsampling that is not a whole repeat of each element
+    (GhostNetV2 resizes a 3 x 3 gate to 7 x 7; a scale factor of 2.1 on 5
+    rows reads rows 0, 0, 0, 1, ...): a selection of rows, then of columns,
+    by constant indices, which the importer takes as slices of their runs.
+    Whole repeats stay the view the back end upsamples."""
+    if input.dim() != 4 or (output_size is None and scale_factors is None):
+        return NotImplemented
+    sizes = input.shape[2:]
+    scales = list(scale_factors) if output_size is None else [None, None]
+    if output_size is None:
+        output_size = [int(math.floor(float(n) * f)) for n, f in zip(sizes, scales)]
+    picks = [nearest_indices(n, o, s) for n, o, s in zip(sizes, output_size, scales)]
+    if all(o % n == 0 and np.array_equal(p, np.arange(o) // (o // n)) for n, o, p in zip(sizes, output_size, picks)):
+        return NotImplemented
+    out = input
+    for dim, p in ((2, picks[0]), (3, picks[1])):
+        if not np.array_equal(p, np.arange(len(p))):
+            out = aten.index_select.default(out, dim, torch.from_numpy(p))
+    return out
+
+
 def adaptive_pooling_matrix(size: int, out: int) -> np.ndarray:
     """The (out, size) matrix of 1-d adaptive average pooling: row ``o``
     averages elements ``floor(o size / out)`` to ``ceil((o + 1) size / out)``
@@ -385,5 +426,6 @@ DECOMPOSITIONS = {
     aten._native_batch_norm_legit.no_stats: _batch_statistics_norm,
     aten.upsample_bilinear2d.default: _bilinear,
     aten.upsample_bilinear2d.vec: _bilinear_vec,
+    aten.upsample_nearest2d.vec: _nearest,
     aten._adaptive_avg_pool2d.default: _adaptive_avg_pool,
 }
