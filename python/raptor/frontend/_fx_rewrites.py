@@ -673,17 +673,24 @@ def indexed_dimensions_first(graph: fx.Graph) -> int:
     return count
 
 
-def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any]) -> int:
+def constant_index_slices(graph: fx.Graph, constant: set[fx.Node], values: dict[fx.Node, Any],
+                          compile_time: set[fx.Node] = frozenset()) -> int:
     """``x[..., [i, j, ...], ...]`` (or ``index_select``: Swin's
     ``torch.roll``) by a constant 1-d index list along one dimension (a
     gather of channels or positions) as slices of its runs
-    (frontend/_index_runs.py), where ``aten.index`` has no lowering."""
+    (frontend/_index_runs.py), where ``aten.index`` has no lowering. An
+    ``aten.index`` of a tensor the compiler computes (``compile_time``:
+    from weights and constants, timm's relative-position MLP over a
+    constant table) stays one op the compiler computes: as slices, the
+    38,416 picks of a 196-token bias made 38,416 ops per layer."""
     count = 0
     for node in list(graph.nodes):
         if node in constant:
             continue
         if _is(node, aten.index.Tensor):
             source, indices = node.args[0], list(node.args[1])
+            if source in compile_time:
+                continue
             given = [(d, i) for d, i in enumerate(indices) if i is not None]
         elif _is(node, aten.index_select.default):
             source = node.args[0]

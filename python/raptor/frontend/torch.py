@@ -183,7 +183,9 @@ class _Emitter:
             self.report.rewrites["constant_gather"] += count
         if count := rw.constant_multi_index_slices(graph, self.constant, self.evaluated):
             self.report.rewrites["constant_multi_index"] += count
-        if count := rw.constant_index_slices(graph, self.constant, self.evaluated):
+        compile_time = rw.constant_nodes(graph, [
+            n for n, spec in self.placeholder_kind.items() if spec.kind != InputKind.USER_INPUT])
+        if count := rw.constant_index_slices(graph, self.constant, self.evaluated, compile_time):
             self.report.rewrites["constant_index"] += count
         if count := rw.bounds_by_constants(graph, self.constant, self.evaluated):
             self.report.rewrites["bound_by_constant"] += count
