@@ -36,5 +36,12 @@ def test_operators_raptor_lowers_stay_whole() -> None:
     assert any(getattr(t, "overloadpacket", None) is aten.upsample_nearest2d for t in targets)
     table = decomposition_table()
     for packet in (aten.silu, aten.gelu, aten.linear, aten.layer_norm, aten.scaled_dot_product_attention,
-                   aten.upsample_nearest2d, aten.rms_norm):
+                   aten.rms_norm):
         assert not any(getattr(packet, o) in table for o in packet.overloads()), packet
+    # Nearest upsampling: only Raptor's own rule, which keeps whole repeats
+    # (the one above stays) and selects the rows of any other resize.
+    from raptor.frontend._decompositions import DECOMPOSITIONS
+
+    nearest = [getattr(aten.upsample_nearest2d, o) for o in aten.upsample_nearest2d.overloads()]
+    assert [o for o in nearest if o in table] == [aten.upsample_nearest2d.vec]
+    assert table[aten.upsample_nearest2d.vec] is DECOMPOSITIONS[aten.upsample_nearest2d.vec]

@@ -248,7 +248,7 @@ def test_compile_and_simulate_from_the_command_line(program: Path, tmp_path: Pat
     summary = json.loads(result.stdout)
     assert summary["pimsim_compatible"] and summary["pimsim_files"] == "json"
     assert summary["crossbars"] == 4 and summary["instructions"] > 0
-    assert "[8/9] lowering to per-core programs" in result.stderr
+    assert "[9/10] lowering to per-core programs" in result.stderr
     result = run(["simulate", str(tmp_path / "cli"), "--input", str(tmp_path / "x.npy"), "--output",
                   str(tmp_path / "y.npy"), "--json", "--form", "pimsim"])
     assert result.returncode == 0, result.stderr

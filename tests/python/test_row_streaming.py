@@ -303,4 +303,4 @@ def test_short_lanes_that_do_not_fit_fall_back_to_full_lanes_unless_asked_for(tm
     assert said.count("short lanes' partial sums do not fit local memory: compiling again with full lanes "
                       "(--lane-tiles 0)") == 1
     # The steps are numbered once more from the backend's first.
-    assert [line for line in said if line.startswith("[")][-1] == "[9/9] writing the program directory ..."
+    assert [line for line in said if line.startswith("[")][-1] == "[10/10] writing the program directory ..."
