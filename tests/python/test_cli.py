@@ -247,3 +247,26 @@ def test_rdg_analysis_refuses_by_default_what_would_take_more_than_seconds(tmp_p
     result = run(RAPTOR + ["rdg", str(small), "--analyze", "--max-points", "59"])
     assert result.returncode == 1 and "60 points, more than the enumeration limit of 59" in result.stderr
     assert run(RAPTOR + ["rdg", str(small), "--analyze", "--max-points", "60"]).returncode == 0
+
+
+def test_each_choice_marks_its_default_once() -> None:
+    """Every option whose choices come from a C++ vocabulary marks the one
+    the parser (or, for int8's policy and placement, the compile) takes:
+    `--precision f32`, `--policy Y` (shown, though argparse leaves it None
+    until int8 asks for it), codec-report's `--policy W`."""
+    from raptor import _raptor, cli
+    from raptor.cli.common import DEFAULTS
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    expected = [("compile", "--precision", "precision", DEFAULTS.precision),
+                ("compile", "--policy", "policy", DEFAULTS.policy),
+                ("compile", "--placement", "placement", DEFAULTS.placement),
+                ("compile", "--transfers", "transfers", DEFAULTS.transfers),
+                ("compile", "--format", "pimsim", DEFAULTS.pimsim), ("codec-report", "--policy", "policy", "W")]
+    for command, flag, vocabulary, default in expected:
+        action = next(a for a in sub.choices[command]._actions if flag in a.option_strings)
+        choices = _raptor.vocabulary(vocabulary)
+        assert action.choices == [name for name, _ in choices], flag
+        marked = [name for name, text in choices if f"{name}: {text} (default)".replace("%", "%%") in action.help]
+        assert marked == [default], (command, flag, marked)

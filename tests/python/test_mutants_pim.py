@@ -110,3 +110,17 @@ def test_lane_tiles_zero_asks_for_lanes_as_tall_as_a_core_holds(tmp_path) -> Non
     assert _backend_options(tmp_path)[1] is True
     with pytest.raises(ValueError, match="lane_tiles must be a non-negative integer"):
         _backend_options(tmp_path, lane_tiles=-1)
+
+
+def test_an_unknown_arithmetic_is_named_with_the_choices(tmp_path: Path) -> None:
+    """`arithmetic=` is checked before any work, the message naming the
+    value given and every accepted one."""
+    import raptor
+    from raptor import ir
+
+    with raptor.Context():
+        module = ir.Module.parse("func.func @f() { return }")
+        with pytest.raises(ValueError, match=r"^unknown arithmetic 'fixed' \(expected one of auto, integer, "
+                                             r"float\)$"):
+            pim.compile(module, tmp_path / "out", precision="int8", arithmetic="fixed")
+    assert not (tmp_path / "out").exists()

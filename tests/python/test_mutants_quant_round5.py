@@ -85,3 +85,40 @@ def test_fixed_constants_saturate_to_int32() -> None:
 
     got = fixed_constant(np.array([1e10, -1e10, np.inf, -np.inf, 2.5, -1.5, 0.75]), 1).tolist()
     assert got == [2**31 - 1, -2**31, 2**31 - 1, -2**31, 5, -3, 2]
+
+
+class _PaddedScores(torch.nn.Module):
+    """A linear layer's outputs padded with 0.25 (a real value in an
+    integer-only program: the decoded sums, in fixed point)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(4)
+        self.fc = torch.nn.Linear(5, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.pad(self.fc(x), (1, 2), value=0.25)
+
+
+def test_an_integer_only_pad_of_reals_equals_the_program(tmp_path: Path) -> None:
+    """Seed 521700's survivor: the interpreter's integer-only rule for a
+    constant pad of reals (its operands swapped went unnoticed). The program
+    and the reference agree bit for bit, the padding is 0.25 in fixed point."""
+    from pim_helpers import imported
+
+    x = torch.randn(2, 5)
+    w = tmp_path / "w.safetensors"
+    module = imported(_PaddedScores().eval(), x, w)
+    pim.compile(module, tmp_path / "out", weights=w, precision="int8", pimsim="none")
+    program = pim.Program.load(tmp_path / "out")
+    assert program.manifest["program"]["arithmetic"] == "integer"
+    (got,) = program.simulate(x.numpy()).outputs.values()
+    quantized = sources.load(str(tmp_path / "out" / "reports" / "quantized_model.mlir"), weights_as=None).module
+    stored = raptor.weights.load(w)
+    tensors = {name: stored[name] for name in raptor.weights.param_names(quantized)}
+    (reference,) = quant.reference(quantized, {program.inputs[0][0]: x.numpy()}, tensors)
+    assert np.array_equal(got, reference)
+    assert np.all(got[:, 0] == 0.25) and np.all(got[:, -2:] == 0.25)
+    with torch.no_grad():
+        want = _PaddedScores().eval()(x).numpy()
+    assert np.abs(got - want).max() <= 0.05 * np.abs(want).max()
