@@ -296,8 +296,8 @@ def nearest_indices(size: int, out: int, scale: float | None = None) -> np.ndarr
 def _nearest(input: torch.Tensor, output_size: Sequence[int] | None,
              scale_factors: Sequence[float] | None) -> Any:
     """Nearest upsampling that is not a whole repeat of each element
-    (GhostNetV2 resizes a 3 x 3 gate to 7 x 7; a scale factor of 2.1 on 5
-    rows reads rows 0, 0, 0, 1, ...): a selection of rows, then of columns,
+    (GhostNetV2 resizes a 3 x 3 gate to 7 x 7; a scale factor of 2.5 on 7
+    rows reads rows 0, 0, 0, 1, 1, 2, 2, 2, ...): a selection of rows, then of columns,
     by constant indices, which the importer takes as slices of their runs.
     Whole repeats stay the view the back end upsamples."""
     if input.dim() != 4 or (output_size is None and scale_factors is None):
