@@ -482,7 +482,24 @@ class UnevenNearest(torch.nn.Module):
         return F.interpolate(y, scale_factor=2.5, mode="nearest", recompute_scale_factor=False)
 
 
+class ExponentialActivations(torch.nn.Module):
+    """PReLU per channel (ESPNet, SRGAN), ELU, SELU and CELU of alpha 2:
+    torch decomposes them by run-time comparisons, Raptor by relu and exp."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.prelu = torch.nn.PReLU(4)
+        torch.nn.init.uniform_(self.prelu.weight, -0.5, 0.5)
+        self.b = torch.nn.Conv2d(4, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.prelu(self.a(x))
+        return F.celu(self.b(F.elu(y, 0.7)), 2.0) + F.selu(y)
+
+
 FAMILIES = {
+    "exponential_activations": (ExponentialActivations, (1, 3, 6, 6)),
     "uneven_nearest": (UnevenNearest, (1, 3, 7, 5)),
     "smooth_activations": (SmoothActivations, (1, 3, 8, 8)),
     "running_sums": (RunningSums, (1, 6, 8)),

@@ -17,6 +17,8 @@ back end has no lowering for, rewritten into ones it lowers.
   routes each column to its tap (torch's is a scatter-add,
   ``aten.index_put``);
 - a ``cumsum`` of reals is a linear map by the lower-triangular ones;
+- PReLU is relu(x) - w relu(-x); ELU, SELU and CELU are relu(x) + alpha
+  (exp(min(x, 0)) - 1), scaled;
 - ``softplus`` is relu(x) + log1p(exp(-|x|)), without torch's run-time
   comparison against its threshold;
 - ``flip`` is the concatenation of unit slices in reverse order;
@@ -402,6 +404,35 @@ def _softplus(input: torch.Tensor, beta: float = 1.0, threshold: float = 20.0) -
     return y / beta if beta != 1.0 else y
 
 
+def _prelu(input: torch.Tensor, weight: torch.Tensor) -> Any:
+    """PReLU (ESPNet, SRGAN, face detectors) as relu(x) - w relu(-x), w per
+    channel (dimension 1) or one for all: exact, as leaky ReLU below
+    (torch's decomposition selects by a run-time comparison)."""
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    if weight.numel() > 1 and input.dim() > 2:
+        weight = weight.reshape([-1] + [1] * (input.dim() - 2))
+    return aten.relu.default(input) - aten.relu.default(aten.neg.default(input)) * weight
+
+
+def _exponential_linear(input: torch.Tensor, alpha: float = 1.0, scale: float = 1.0,
+                        input_scale: float = 1.0) -> Any:
+    """ELU (and SELU, torch's scaled ELU) as scale (relu(x) + alpha
+    (exp(input_scale min(x, 0)) - 1)), min(x, 0) = -relu(-x): no run-time
+    comparison; exp on activations is an extension instruction."""
+    if not input.dtype.is_floating_point:
+        return NotImplemented
+    negative = aten.neg.default(aten.relu.default(aten.neg.default(input)))
+    y = aten.relu.default(input) + (aten.exp.default(negative * input_scale) - 1.0) * alpha
+    return y * scale if scale != 1.0 else y
+
+
+def _celu(input: torch.Tensor, alpha: float = 1.0) -> Any:
+    """CELU: max(0, x) + alpha (exp(min(0, x) / alpha) - 1), an ELU of the
+    input over alpha."""
+    return _exponential_linear(input, alpha, 1.0, 1.0 / alpha)
+
+
 def _leaky_relu(input: torch.Tensor, negative_slope: float = 0.01) -> Any:
     """``leaky_relu`` (CSPDarknet's activation) as relu(x) - slope relu(-x):
     exact (for x < 0, 0 - slope (-x) is slope x to the bit)."""
@@ -414,6 +445,9 @@ def _leaky_relu(input: torch.Tensor, negative_slope: float = 0.01) -> Any:
 DECOMPOSITIONS = {
     aten.abs.default: _abs,
     aten.leaky_relu.default: _leaky_relu,
+    aten.prelu.default: _prelu,
+    aten.elu.default: _exponential_linear,
+    aten.celu.default: _celu,
     aten.softplus.default: _softplus,
     aten.cumsum.default: _cumsum,
     aten.acos.default: _acos,

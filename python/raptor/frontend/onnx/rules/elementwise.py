@@ -220,6 +220,41 @@ def _softplus(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list
     return [nn.AddOp(nn.ReluOp(x).result, other=tail).result]
 
 
+@rule("PRelu")
+def _prelu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    """``relu(x) - slope relu(-x)`` (the slope broadcast as ONNX does), as
+    the torch frontend decomposes PReLU (frontend/_decompositions.py)."""
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported("an integer PReLU")
+    negative = nn.MulOp(nn.ReluOp(nn.NegOp(x).result).result, other=im.value(node.input[1])).result
+    return [nn.SubOp(nn.ReluOp(x).result, other=negative).result]
+
+
+def _exponential_linear(x: ir.Value, alpha: float, scale: float, input_scale: float) -> ir.Value:
+    """scale (relu(x) + alpha (exp(input_scale min(x, 0)) - 1)), as the
+    torch frontend decomposes ELU, SELU and CELU."""
+    f64 = ir.F64Type.get()
+    negative = nn.NegOp(nn.ReluOp(nn.NegOp(x).result).result).result
+    if input_scale != 1.0:
+        negative = nn.MulOp(negative, scalar=ir.FloatAttr.get(f64, input_scale)).result
+    tail = nn.SubOp(nn.ExpOp(negative).result, scalar=ir.FloatAttr.get(f64, 1.0)).result
+    y = nn.AddOp(nn.ReluOp(x).result, other=nn.MulOp(tail, scalar=ir.FloatAttr.get(f64, alpha)).result).result
+    return y if scale == 1.0 else nn.MulOp(y, scalar=ir.FloatAttr.get(f64, scale)).result
+
+
+@rule("Elu", "Selu", "Celu")
+def _elu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
+    x = im.value(node.input[0])
+    if not is_float(x):
+        raise Unsupported(f"an integer {node.op_type}")
+    if node.op_type == "Selu":  # ONNX's defaults are SELU's constants
+        alpha, gamma = a.get("alpha", 1.67326319217681884765625), a.get("gamma", 1.05070102214813232421875)
+        return [_exponential_linear(x, alpha, gamma, 1.0)]
+    alpha = a.get("alpha", 1.0)
+    return [_exponential_linear(x, alpha, 1.0, 1.0 / alpha if node.op_type == "Celu" else 1.0)]
+
+
 @rule("LeakyRelu")
 def _leaky_relu(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[ir.Value]:
     """``relu(x) - alpha relu(-x)``, as the torch frontend decomposes it
