@@ -352,8 +352,6 @@ void CoreEmitter::ld(Address local, int64_t global, int64_t bytes) {
 
 void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBytes) {
   SmallVector<unsigned> locked;
-  checkImmediate(table);
-  checkImmediate(rowBytes);
   if (registers.globalHi != 0) {
     Instruction hi;
     hi.opcode = Opcode::Sldi;
@@ -372,6 +370,8 @@ void CoreEmitter::gather(Address local, Address id, int64_t table, int64_t rowBy
 }
 
 void CoreEmitter::rowAddress(Address index, int64_t rows, int64_t rowBytes, SmallVectorImpl<unsigned> &locked) {
+  checkImmediate(rows);
+  checkImmediate(rowBytes);
   Instruction in;
   in.opcode = Opcode::Sld;
   in.rd = 1;
@@ -390,8 +390,6 @@ void CoreEmitter::rowAddress(Address index, int64_t rows, int64_t rowBytes, Smal
 
 void CoreEmitter::gatherLocal(Address local, Address index, int64_t rows, int64_t rowBytes) {
   SmallVector<unsigned> locked;
-  checkImmediate(rows);
-  checkImmediate(rowBytes);
   rowAddress(index, rows, rowBytes, locked);
   Instruction in;
   in.opcode = Opcode::Lmv;
