@@ -166,6 +166,18 @@ def test_a_fused_location_points_at_its_first_known_part() -> None:
         assert str(located_error(nothing, "bad", "model.pt2")) == "model.pt2: bad"
 
 
+def test_a_call_site_location_points_at_its_callee() -> None:
+    """An op inlined from a call (a call-site location) is where the callee
+    points (its operator in the user's model), not the caller."""
+    from raptor._io import located_error
+
+    with raptor.Context():
+        site = ir.Location.callsite(ir.Location.name("relu_3"), [ir.Location.file("caller.mlir", 9, 1)])
+        assert str(located_error(site, "bad", "model.pt2")) == "model.pt2: node 'relu_3': bad"
+        nested = ir.Location.callsite(ir.Location.file("m.mlir", 3, 4), [ir.Location.name("outer")])
+        assert str(located_error(nested, "bad", "model.pt2")) == "m.mlir:3:4: bad"
+
+
 def test_a_npy_header_claiming_more_data_than_follows_it_is_refused(tmp_path: Path) -> None:
     """Four float32 values (16 bytes) claimed, 10 bytes after the header:
     the data after the header, not the whole file, is what the header's

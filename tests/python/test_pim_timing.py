@@ -471,6 +471,33 @@ def test_the_timeline_shows_each_core_working_and_waiting(tmp_path: Path) -> Non
     assert pim.Program.load(tmp_path / "p").time().timeline == []  # only when asked
 
 
+def test_the_timelines_time_axis_starts_at_the_margin_and_is_linear(tmp_path: Path) -> None:
+    """Each grid line stands at its time on the same scale as the spans: the
+    0 ms line at the left margin (60 px), the others at margin + t x the
+    1,120 px over the inference, down to 36 px above the bottom (the labels
+    below); core 0's first matrix rectangle starts at its mvmul's column."""
+    import re
+
+    from raptor.pim.timeline import timeline_svg
+
+    timing = program(tmp_path, PIPELINE).time(timeline=True)
+    end = max(timing.latency_ns, max(e for _, _, _, e in timing.timeline))
+    scale = 1120 / end
+    svg = timeline_svg(timing)
+    height = int(re.search(r'<svg [^>]*height="([0-9]+)"', svg).group(1))
+    ticks = re.findall(r'<line x1="([0-9.]+)" y1="[0-9.]+" x2="[0-9.]+" y2="([0-9.]+)"[^>]*/>'
+                       r'<text x="[0-9.]+" y="([0-9.]+)" text-anchor="middle">([0-9.e+-]+) ms', svg)
+    assert len(ticks) >= 3
+    for x, line_end, label_y, label in ticks:
+        assert float(x) == pytest.approx(60 + float(label) * 1e6 * scale, abs=0.06)
+        # the line stops short of its label, which sits inside the picture
+        assert float(line_end) == height - 36 and float(line_end) < float(label_y) - 10 < height
+    assert float(ticks[0][0]) == pytest.approx(60, abs=0.06)
+    ((m0, _),) = [(s, e) for c, k, s, e in timing.timeline if c == 0 and k == "matrix"]
+    first = re.search(r'<rect x="([0-9]+)" y="([0-9]+)" width="[0-9]+" height="6" fill="#4c72b0"/>', svg)
+    assert first and int(first.group(1)) == 60 + int(m0 / (end / 1120))
+
+
 def test_raptor_simulate_draws_the_timeline(tmp_path: Path) -> None:
     program(tmp_path, PIPELINE)
     out = tmp_path / "t.svg"
