@@ -32,7 +32,7 @@ from . import weights as weights_io
 from . import zoo
 from ._io import UserError, parse_module, read_text, signals_held
 
-__all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load"]
+__all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load", "onnxruntime_session"]
 
 #: How :func:`load` hands over the weights: as a file (``Model.weights``),
 #: as arrays (``Model.tensors``) or not at all (None: the graph alone).
@@ -91,6 +91,22 @@ class Model:
         """Deletes the temporary files (an imported model's weights file)."""
         for path in self.temporary:
             path.unlink(missing_ok=True)
+
+
+def onnxruntime_session(model: str | bytes) -> Any:
+    """An onnxruntime CPU session of ``model`` (a path or the serialized
+    model) that runs the graph as written: onnxruntime's graph rewrites are
+    not all exact (1.31 folds a Pad of 0 into a following MaxPool, whose
+    own padding is -inf, so BiT's stem reads negative maxima where the model
+    pads with 0), and a reference must be the model's meaning, not a
+    rewrite of it."""
+    try:
+        import onnxruntime
+    except ImportError as e:
+        raise UserError(f"checking against onnxruntime needs it installed ({e.name} is missing)") from None
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def load(source: str, weights: str | None = None, context: ir.Context | None = None,
@@ -332,11 +348,7 @@ def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[
         raise UserError(f"{source}: {e}") from None
 
     def reference(x: np.ndarray) -> np.ndarray:
-        try:
-            import onnxruntime
-        except ImportError as e:
-            raise UserError(f"checking against onnxruntime needs it installed ({e.name} is missing)") from None
-        session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
+        session = onnxruntime_session(source)
         feed = session.get_inputs()[0]
         integer = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}.get(feed.type)  # token ids
         return session.run(None, {feed.name: x.astype(integer) if integer else x})[0]

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 import raptor
-from raptor import pim, weights
+from raptor import pim, sources, weights
 from raptor.frontend.torch import import_program
 from raptor.zoo import decomposition_table
 
@@ -224,14 +224,12 @@ def onnx_agrees(model: torch.nn.Module, x: torch.Tensor, tmp_path: Path, bound: 
     largest output."""
     import warnings
 
-    import onnxruntime
-
     onnx_file = tmp_path / "m.onnx"
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, (x,), onnx_file, dynamo=False, opset_version=17)
     program = compile_source(onnx_file, tmp_path / "onnx")
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(onnx_file))
     (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
     (got,) = program.simulate(x.numpy()).outputs.values()
     assert got.shape == want.shape and np.abs(got - want).max() <= bound * np.abs(want).max()

@@ -7,6 +7,9 @@ end's simulator) equal onnxruntime's outputs."""
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +21,7 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 
 import raptor
-from raptor import pim, weights as weights_io
+from raptor import pim, sources, weights as weights_io
 from raptor.frontend.onnx import OnnxImportError, UnsupportedOperatorError, import_model, load_model
 
 from nn_reference import evaluate
@@ -484,3 +487,45 @@ def test_one_dimensional_pooling_runs_on_the_pim_back_end(tmp_path: Path, op: st
     pim.compile(module, tmp_path / "p", weights=w, pimsim="none", source="test")
     (output,) = pim.simulate(tmp_path / "p", x).outputs.values()
     assert output.shape == reference.shape and np.abs(output - reference).max() <= 1e-6
+
+
+class _PaddedPool(torch.nn.Module):
+    """A convolution, a constant pad of 0 and a max pooling (BiT's stem)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        padded = torch.nn.functional.pad(self.conv(x), (1, 1, 1, 1), value=0.0)
+        return torch.nn.functional.max_pool2d(padded, 3, 2)
+
+
+def test_the_onnx_reference_is_the_model_not_onnxruntimes_rewrite_of_it(tmp_path: Path) -> None:
+    """`--check` on an ONNX model compares with onnxruntime running the
+    graph as written: its optimized session folds a Pad of 0 into the
+    following MaxPool, whose own padding is -inf, so border windows whose
+    values are all negative read their maximum instead of the 0 the model
+    pads with (onnxruntime 1.31: 0.21 off torch here). The reference and the
+    compiled program both equal eager torch."""
+    torch.manual_seed(0)
+    model = _PaddedPool().eval()
+    x = torch.randn(1, 3, 16, 16)
+    path = tmp_path / "padded_pool.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), str(path), opset_version=17, dynamo=False)
+    with torch.no_grad():
+        want = model(x).numpy()
+    assert np.abs(want).max() > 0.5 and (want == 0).any()  # zeros from the pad win some windows
+    loaded = sources.load(str(path))
+    try:
+        np.testing.assert_allclose(loaded.reference(x.numpy()), want, atol=1e-5)
+    finally:
+        loaded.cleanup()
+    raptor_command = [sys.executable, "-m", "raptor"]
+    subprocess.run([*raptor_command, "compile", str(path), "-o", str(tmp_path / "out"), "-q"], check=True)
+    checked = subprocess.run([*raptor_command, "simulate", str(tmp_path / "out"), "--check", "--json", "-q"],
+                             capture_output=True, text=True, check=True)
+    report = json.loads(checked.stdout)
+    assert report["reference"] == "onnxruntime" and report["max_error_relative"] < 1e-5
