@@ -165,20 +165,24 @@ def test_check_reports_the_error_relative_to_the_models_largest_output(tmp_path:
 def test_check_says_when_the_models_output_is_all_zeros(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """A head initialized to zeros (torchvision's ViT) makes every output
-    zero: a --check against it compares nothing, and says so; a model with
-    any non-zero output gets no such note."""
+    zero, and a random initialization can shrink activations below float32's
+    normal numbers (HF MobileViT's reach 6.7e-40): a --check against either
+    compares nothing, and says so; a model with an output of normal size
+    (1e-37 here, just above the smallest normal number) gets no such
+    note."""
     torch.manual_seed(1)
-    for zero in (True, False):
+    for zero, scale in ((True, 0.0), (True, 1e-40), (False, 1e-37)):
         model = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.ReLU(), torch.nn.Linear(6, 4)).eval()
-        if zero:
-            torch.nn.init.zeros_(model[2].weight)
-            torch.nn.init.zeros_(model[2].bias)
-        source = tmp_path / f"head{zero}.pt2"
+        with torch.no_grad():
+            model[2].weight.fill_(0.0)
+            model[2].bias.fill_(scale)
+        source = tmp_path / f"head{scale}.pt2"
         torch.export.save(torch.export.export(model, (torch.randn(1, 8),), strict=False), source)
-        _run(capsys, "compile", source, "-o", tmp_path / f"p{zero}", "--format", "none", "-q")
-        text = _run(capsys, "simulate", tmp_path / f"p{zero}", "--check")
-        assert ("output is all zeros, so the comparison checks little" in text) == zero
-        report = json.loads(_run(capsys, "simulate", tmp_path / f"p{zero}", "--check", "--json"))
+        _run(capsys, "compile", source, "-o", tmp_path / f"p{scale}", "--format", "none", "-q")
+        text = _run(capsys, "simulate", tmp_path / f"p{scale}", "--check")
+        assert ("output is all zeros or subnormal (below float32's smallest normal number, 1.2e-38), "
+                "so the comparison checks little" in text) == zero
+        report = json.loads(_run(capsys, "simulate", tmp_path / f"p{scale}", "--check", "--json"))
         assert report["reference_all_zero"] == zero
 
 
