@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime
 import pytest
 import torch
 import torch.nn.functional as F
@@ -568,7 +567,7 @@ def test_family_runs_the_flow_against_torch_and_onnxruntime(tmp_path: Path, fami
     assert latency.shape == want.shape and np.abs(latency - want).max() <= 2e-6 * scale
     pipelined = _output(compile_source(pt2, tmp_path / "pipeline", pipeline=2), x)
     assert np.abs(pipelined - want).max() <= 2e-6 * scale
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(onnx_file))
     (runtime,) = session.run(None, {session.get_inputs()[0].name: x})
     from_onnx = _output(compile_source(onnx_file, tmp_path / "onnx"), x)
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
@@ -889,7 +888,7 @@ def test_onnx_resize_on_the_back_end_equals_onnxruntime(tmp_path: Path, attribut
     path = tmp_path / "resize.onnx"
     path.write_bytes(data)
     x = np.random.default_rng(0).standard_normal((1, 2, 5, 6)).astype(np.float32)
-    session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(data)
     (want,) = session.run(None, {"x": x})
     got = _output(compile_source(path, tmp_path / "out"), x)
     assert got.shape == want.shape
@@ -908,7 +907,7 @@ def test_onnx_instance_norm_on_the_back_end_equals_onnxruntime(tmp_path: Path) -
     assert "InstanceNormalization" in {n.op_type for n in onnx.load_from_string(buffer.getvalue()).graph.node}
     path = tmp_path / "instance.onnx"
     path.write_bytes(buffer.getvalue())
-    session = onnxruntime.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(buffer.getvalue())
     (want,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
     got = _output(compile_source(path, tmp_path / "out"), x.numpy())
     np.testing.assert_allclose(got, want, atol=2e-5)
@@ -996,7 +995,7 @@ def test_onnx_cumsum_equals_onnxruntime(tmp_path: Path, exclusive: int, reverse:
     path = tmp_path / "cumsum.onnx"
     path.write_bytes(model.SerializeToString())
     x = np.random.default_rng(axis + 2 * reverse + 4 * exclusive).standard_normal((2, 3, 5)).astype(np.float32)
-    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     (want,) = session.run(None, {"x": x})
     got = _output(compile_source(path, tmp_path / "out"), x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -1031,7 +1030,7 @@ def test_onnx_scatter_nd_at_constant_indices_equals_onnxruntime(tmp_path: Path, 
     rng = np.random.default_rng(k)
     x = rng.standard_normal(shape).astype(np.float32)
     u = rng.standard_normal(updates_shape).astype(np.float32)
-    session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(data)
     (want,) = session.run(None, {"x": x, "u": u})
     model = sources.load(str(path), strict=True)
     pim.compile(model.module, tmp_path / "out", weights=model.weights)

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
-from raptor import pim
+from raptor import pim, sources
 
 RAPTOR = [sys.executable, "-m", "raptor"]
 
@@ -73,7 +72,7 @@ def test_onnx_inputs_keep_their_names_and_order(tmp_path: Path) -> None:
     program = _compile(tmp_path / "m.onnx", tmp_path / "out")
     assert [name for name, _, _ in program.inputs] == ["x", "y"]
     x, y = rng.standard_normal((1, 8)).astype(np.float32), rng.standard_normal((1, 8)).astype(np.float32)
-    (want,) = ort.InferenceSession(str(tmp_path / "m.onnx")).run(None, {"x": x, "y": y})
+    (want,) = sources.onnxruntime_session(str(tmp_path / "m.onnx")).run(None, {"x": x, "y": y})
     got = next(iter(program.simulate({"x": x, "y": y}).outputs.values()))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     with pytest.raises(Exception, match="no input 'z'"):

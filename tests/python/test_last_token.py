@@ -112,13 +112,12 @@ def test_a_batch_of_two_picks_per_sequence(saved, tmp_path: Path) -> None:
 def test_the_onnx_exporters_flat_gather_picks_as_onnxruntime(saved, tmp_path: Path, batch: int) -> None:
     """The ONNX exporter gathers the flattened scores at argmax + L
     arange(B): the same operator, against onnxruntime."""
-    import onnxruntime
 
     model, _ = saved["gpt2", batch]
     path = _onnx(model, PADDED[:batch], tmp_path / "cls.onnx")
     assert "nn.last_token" in str(sources.load(str(path), strict=True, weights_as=None).module)
     program = compile_source(path, tmp_path / "out")
-    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     for ids in (PADDED[:batch], PADDED[3:3 + batch], PADDED[[4, 1]][:batch]):
         (want,) = session.run(None, {"input_ids": ids})
         (got,) = program.simulate(ids).outputs.values()

@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 
@@ -54,7 +53,7 @@ def test_the_export_computes_on_its_ids_and_imports_without_generic_ops(esm) -> 
 def test_float32_program_equals_onnxruntime_and_torch(esm, tmp_path: Path) -> None:
     model, path = esm
     program = compile_source(path, tmp_path / "f32")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     assert (SPECIAL == MASK).sum() == 2
     for ids in (SPECIAL, _ids(2)):
         (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
@@ -70,7 +69,7 @@ def test_the_mask_token_changes_the_output_as_onnxruntime_says(esm, tmp_path: Pa
     same first row; with them, the mask tokens elsewhere scale every row."""
     _, path = esm
     program = compile_source(path, tmp_path / "f32")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     plain = SPECIAL.copy()
     plain[plain == MASK] = 4
     outputs = []
@@ -154,7 +153,7 @@ def test_decoder_ids_shifted_by_scatters_run_from_onnx(tmp_path: Path, name: str
     finally:
         imported.cleanup()
     program = compile_source(path, tmp_path / "f32")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     for ids in (SPECIAL, _ids(2)):
         (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
         with torch.no_grad():
@@ -187,7 +186,7 @@ def test_yoso_runs_from_onnx(tmp_path: Path) -> None:
     imported = sources.load(str(path), strict=True)
     imported.cleanup()
     program = compile_source(path, tmp_path / "f32")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     for ids in (SPECIAL, _ids(2)):
         (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
         (got,) = program.simulate(ids).outputs.values()

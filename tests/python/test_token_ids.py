@@ -216,9 +216,7 @@ def test_float32_programs_equal_torch_and_onnxruntime(saved, tmp_path: Path, nam
     assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * scale
     if name not in ONNX:
         return
-    import onnxruntime
-
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(onnx_file))
     (runtime,) = session.run(None, {"input_ids": ids})
     (from_onnx,) = compile_source(onnx_file, tmp_path / "onnx").simulate(ids).outputs.values()
     assert np.abs(from_onnx - runtime).max() <= 2e-6 * scale
@@ -343,9 +341,7 @@ def test_the_onnx_reference_feeds_ids_as_integers_and_needs_onnxruntime(saved, m
     model = sources.load(str(onnx_file), strict=True)
     try:
         ids = _ids(4)
-        import onnxruntime
-
-        session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+        session = sources.onnxruntime_session(str(onnx_file))
         (want,) = session.run(None, {"input_ids": ids})
         assert np.array_equal(model.reference(ids.astype(np.float32)), want)
         monkeypatch.setitem(sys.modules, "onnxruntime", None)
@@ -362,15 +358,13 @@ def test_positions_follow_the_padding_where_it_is(saved, tmp_path: Path, name: s
     programs number the positions as the model does (float32 against eager
     torch and onnxruntime from .pt2 and ONNX; int8 against the integer
     reference, bit for bit for the integer-only classifier)."""
-    import onnxruntime
-
     model, pt2, onnx_file = saved[name]
     f32 = compile_source(pt2, tmp_path / "pt2")
     from_onnx = compile_source(onnx_file, tmp_path / "onnx")
     int8 = compile_source(pt2, tmp_path / "int8", precision="int8")
     quantized = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
     imported = sources.load(str(pt2), weights_as="arrays")
-    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(onnx_file))
     for row in PADDED:
         ids = row[None, :]
         with torch.no_grad():

@@ -222,7 +222,6 @@ def test_onnx_integer_idioms_are_lookups(tmp_path: Path, form: str) -> None:
     """Each idiom exported to ONNX imports strictly (nothing left for the
     back end) and computes what onnxruntime does on every id of the
     vocabulary, within float rounding."""
-    import onnxruntime as ort
 
     torch.manual_seed(0)
     model = _Form(ONNX_FORMS[form]).eval()
@@ -230,7 +229,7 @@ def test_onnx_integer_idioms_are_lookups(tmp_path: Path, form: str) -> None:
     path = tmp_path / "m.onnx"
     torch.onnx.export(model, (torch.from_numpy(ids),), str(path), input_names=["ids"], dynamo=False, opset_version=17)
     program = compile_source(path, tmp_path / "p")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = sources.onnxruntime_session(str(path))
     for x in (ids, np.array([[4, 5, 6, 7, 8, 9]])):
         (want,) = session.run(None, {"ids": x.astype(np.int64)})
         (got,) = program.simulate(x).outputs.values()
