@@ -589,17 +589,28 @@ def NN_LastTokenOp : NN_Op<"last_token", [Pure]> {
     out[b, ...] = input[b, last[b], ...]
     ```
 
+    With `counted`, the position is the count of ids that are not padding,
+    less one, as MBart's and PLBart's decoder start token (the ids' last
+    before right padding, wherever padding lies) is picked:
+
+    ```
+    last[b] = max(0, sum_i(ids[b, i] != padding_idx) - 1)
+    ```
+
+    (torch's gather raises on -1 for a row of padding alone; here it is 0.)
     `input` is (B, L, ...), `ids` (B, L); the result is (B, ...).
     `raptor-fold-token-arithmetic` finds this among the generic `nn.aten`
-    ops it is imported as (an `nn.index` by an `aten.argmax`); the PIM
-    lowering computes the position with integer vector instructions and
-    copies the row at an address it computes.
+    ops it is imported as (an `nn.index` by an `aten.argmax`; with
+    `counted`, an `aten.gather` of the ids at the count, looked up in an
+    embedding); the PIM lowering computes the position with integer vector
+    instructions and copies the row at an address it computes.
 
     ```mlir
     %y = nn.last_token %logits, %ids {padding_idx = 0 : i64} : (tensor<1x12x3xf32>, tensor<1x12xi64>) -> tensor<1x3xf32>
+    %s = nn.last_token %rows, %ids {padding_idx = 1 : i64, counted} : (tensor<1x12x64xf32>, tensor<1x12xi64>) -> tensor<1x64xf32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, NN_IntTensor:$ids, I64Attr:$padding_idx);
+  let arguments = (ins NN_Tensor:$input, NN_IntTensor:$ids, I64Attr:$padding_idx, UnitAttr:$counted);
   let results = (outs NN_Tensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
   let hasVerifier = 1;

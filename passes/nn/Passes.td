@@ -109,7 +109,12 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       torch's floor and truncating division, remainder and fmod, ONNX Mod)
       read as embedding indices (BART's, Marian's and T5's decoder ids,
       Canine's hashed buckets) becomes slices of lookups by the ids in
-      tables `embedding(W, f)` and rows of `W`, concatenated; one read as
+      tables `embedding(W, f)` and rows of `W`, concatenated; a gather of
+      such a function along the ids' length at the count of ids that are
+      not padding, less one (MBart's and PLBart's decoder start token;
+      torch's `gather`, ONNX's `GatherElements`), is the row of that lookup
+      `nn.last_token {counted}` picks; a select by a constant condition
+      takes each element from one operand; one read as
       numbers (a float cast, the condition of an `nn.where` of floats, an
       operand of float arithmetic, a float cast of a sum of it: ESM's token
       dropout; through views and broadcasts) becomes an

@@ -258,6 +258,45 @@ std::optional<Elementwise> elementwise(Operation *op) {
   return std::nullopt;
 }
 
+bool isSum(StringRef target) {
+  return target == "onnx.ReduceSum" || target == "aten.sum.dim_IntList" || target == "aten.sum.default";
+}
+
+/// The axes a sum reduces (ONNX's constant second operand, aten's `dim`;
+/// none: all) and whether it keeps them; none for axes not known.
+std::optional<std::pair<SmallVector<int64_t>, bool>> reduced(AtenOp sum, int64_t rank) {
+  if (rank == 0) // (a sum of one element: not a count of positions)
+    return std::nullopt;
+  SmallVector<int64_t> dims;
+  bool onnx = sum.getTarget().starts_with("onnx.");
+  if (onnx && sum.getArgs().size() > 1) {
+    DenseIntElementsAttr axes;
+    if (!matchPattern(sum.getArgs()[1], m_Constant(&axes)))
+      return std::nullopt;
+    for (const APInt &a : axes)
+      dims.push_back(a.getSExtValue());
+  } else if (!onnx && sum.getParamsAttr()) {
+    if (Attribute dim = sum.getParamsAttr().get("dim")) {
+      auto list = dyn_cast<DenseI64ArrayAttr>(dim);
+      if (!list)
+        return std::nullopt;
+      dims.append(list.asArrayRef().begin(), list.asArrayRef().end());
+    }
+    if (sum.getParamsAttr().get("dtype"))
+      return std::nullopt;
+  }
+  for (int64_t &d : dims)
+    d = (d % rank + rank) % rank;
+  if (dims.empty()) {
+    if (onnx && intParam(sum, "noop_with_empty_axes").value_or(0))
+      return std::nullopt;
+    dims.resize(size_t(rank));
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  bool keep = onnx ? intParam(sum, "keepdims").value_or(1) != 0 : intParam(sum, "keepdim").value_or(0) != 0;
+  return std::pair(dims, keep);
+}
+
 struct ValueHash {
   size_t operator()(Value v) const { return hash_value(v); }
 };
@@ -303,6 +342,16 @@ public:
 
   const std::vector<int64_t> &table(int64_t column) const { return columns[size_t(column)]; }
   int64_t identity = 0;
+
+  /// Past the ids' positions, an `at` names one the program computes: in
+  /// row b, the count of ids that are not `pad`, less one (MBart's decoder
+  /// start token). Its (b, pad), if it is one.
+  std::optional<std::pair<int64_t, int64_t>> countedAt(int64_t at) const {
+    int64_t n = elementCount(ids);
+    if (at < n)
+      return std::nullopt;
+    return std::pair((at - n) / rows, (at - n) % rows);
+  }
 
 private:
   int64_t intern(std::vector<int64_t> values) {
@@ -396,9 +445,109 @@ private:
       return concatenated(cat);
     if (auto scatter = dyn_cast<AtenOp>(op); scatter && scatter.getTarget() == "onnx.ScatterND")
       return scattered(scatter);
+    if (auto gather = dyn_cast<AtenOp>(op);
+        gather && (gather.getTarget() == "aten.gather.default" || gather.getTarget() == "onnx.GatherElements"))
+      return pickedAtCount(gather);
+    if (auto select = dyn_cast<WhereOp>(op))
+      if (std::optional<Moved> m = selected(select))
+        return m;
     if (std::optional<Elementwise> e = elementwise(op))
       return combined(*e, n);
     return std::nullopt;
+  }
+
+  /// A select by a condition known at every position picks each element
+  /// from one operand (MBart's start token forced before its ids shifted
+  /// right: both are functions of ids, the element-wise rule takes one);
+  /// none for a condition computed from the ids.
+  std::optional<Moved> selected(WhereOp select) {
+    ArrayRef<int64_t> shape = shapeOf(select.getOut());
+    std::optional<Moved> c = broadcast(select.getCondition(), shape);
+    if (!c || llvm::any_of(c->at, [](int64_t at) { return at >= 0; }))
+      return std::nullopt;
+    std::optional<Moved> x = broadcast(select.getSelf(), shape), y = broadcast(select.getOther(), shape);
+    if (!x || !y)
+      return std::nullopt;
+    Moved out;
+    for (size_t p = 0; p < c->at.size(); ++p) {
+      const Moved &from = c->column[p] ? *x : *y;
+      out.at.push_back(from.at[p]);
+      out.column.push_back(from.column[p]);
+    }
+    return out;
+  }
+
+  /// A gather along the ids' length (torch's gather, ONNX's
+  /// GatherElements) of a function of the id at each position, at the
+  /// count of ids that are not padding less one (MBart's and PLBart's
+  /// decoder start token, `shift_tokens_right`): row b's element is that
+  /// function of the id at a position the program computes (countedAt).
+  /// A row of padding alone reads padding at any position: torch raises
+  /// there, ONNX reads the last one.
+  std::optional<Moved> pickedAtCount(AtenOp gather) {
+    if (gather.getArgs().size() != 2)
+      return std::nullopt;
+    Value self = gather.getArgs()[0], index = gather.getArgs()[1];
+    ArrayRef<int64_t> shape = shapeOf(ids);
+    std::optional<int64_t> dim = intParam(gather, gather.getTarget().starts_with("onnx.") ? "axis" : "dim");
+    if (shape.size() != 2 || shapeOf(self) != shape || !dim || (*dim != 1 && *dim != -1))
+      return std::nullopt;
+    SmallVector<int64_t, 2> picks{shape[0], 1};
+    if (shapeOf(index) != ArrayRef<int64_t>(picks))
+      return std::nullopt;
+    std::optional<int64_t> column = pointwise(self);
+    std::optional<int64_t> pad = column ? paddingCounted(index) : std::nullopt;
+    if (!pad)
+      return std::nullopt;
+    Moved out;
+    for (int64_t b = 0; b < shape[0]; ++b) {
+      // (no id is padding: the count is the length, a position known)
+      out.at.push_back(*pad < 0 ? (b + 1) * shape[1] - 1 : elementCount(ids) + b * rows + *pad);
+      out.column.push_back(*column);
+    }
+    return out;
+  }
+
+  /// The padding id when `index` (through views) counts the ids that are
+  /// not it, less one, along each row: `s - 1` of a sum over the length of
+  /// a function of the id at each position that is 0 for one id of the
+  /// vocabulary and 1 for every other; -1 when it is 1 for all of them.
+  std::optional<int64_t> paddingCounted(Value index) {
+    while (auto view = index.getDefiningOp<ViewOp>())
+      index = view.getSelf();
+    Operation *def = index.getDefiningOp();
+    std::optional<Elementwise> less = def ? elementwise(def) : std::nullopt;
+    if (!less || less->operands.empty())
+      return std::nullopt;
+    SmallVector<int64_t, 3> x{0};
+    for (Value c : ArrayRef<Value>(less->operands).drop_front()) {
+      std::optional<int64_t> splat = splatInteger(c);
+      if (!splat)
+        return std::nullopt;
+      x.push_back(*splat);
+    }
+    for (int64_t probe : {0, 1, 12345}) {
+      x[0] = probe;
+      if (less->apply(x) != std::optional<int64_t>(probe - 1))
+        return std::nullopt;
+    }
+    auto sum = less->operands.front().getDefiningOp<AtenOp>();
+    if (!sum || !isSum(sum.getTarget()) || sum.getArgs().empty())
+      return std::nullopt;
+    Value counted = sum.getArgs().front();
+    auto axes = reduced(sum, int64_t(shapeOf(counted).size()));
+    if (!axes || axes->first != SmallVector<int64_t>{1} || shapeOf(counted) != shapeOf(ids))
+      return std::nullopt;
+    std::optional<int64_t> kept = pointwise(counted);
+    if (!kept)
+      return std::nullopt;
+    int64_t pad = -1;
+    for (auto [id, k] : llvm::enumerate(table(*kept)))
+      if (k == 0 && pad < 0)
+        pad = int64_t(id);
+      else if (k != 1)
+        return std::nullopt; // (a second id not counted, or a count of more than one)
+    return pad;
   }
 
   /// `from` broadcast to `shape` (its dimensions aligned to the right;
@@ -774,15 +923,16 @@ private:
 
   /// The runs [p, q) of positions of `m`: constants, or the same column of
   /// ids at consecutive positions.
-  static SmallVector<std::pair<int64_t, int64_t>> runsOf(const Moved &m) {
+  SmallVector<std::pair<int64_t, int64_t>> runsOf(const Moved &m) const {
     int64_t n = int64_t(m.at.size());
     SmallVector<std::pair<int64_t, int64_t>> runs;
     for (int64_t p = 0; p < n;) {
       int64_t q = p + 1;
-      bool constant = m.at[size_t(p)] < 0;
-      while (q < n && (constant ? m.at[size_t(q)] < 0
-                                : m.column[size_t(q)] == m.column[size_t(p)] &&
-                                      m.at[size_t(q)] == m.at[size_t(q - 1)] + 1))
+      bool constant = m.at[size_t(p)] < 0, computed = bool(analysis.countedAt(m.at[size_t(p)]));
+      while (q < n && !computed &&
+             (constant ? m.at[size_t(q)] < 0
+                       : m.column[size_t(q)] == m.column[size_t(p)] && m.at[size_t(q)] == m.at[size_t(q - 1)] + 1 &&
+                             !analysis.countedAt(m.at[size_t(q)])))
         ++q;
       runs.push_back({p, q});
       p = q;
@@ -796,12 +946,28 @@ private:
   Value inRuns(OpBuilder &b, Location loc, const Moved &m, const std::function<Value(int64_t, int64_t)> &constant,
                const std::function<Value(int64_t)> &looked) {
     SmallVector<Value> pieces;
+    std::map<std::pair<int64_t, int64_t>, Value> picked; // (column, pad) -> each row's pick
     for (auto [p, q] : runsOf(m)) {
       if (m.at[size_t(p)] < 0) {
         pieces.push_back(constant(p, q));
         continue;
       }
       Value all = looked(m.column[size_t(p)]);
+      if (auto counted = analysis.countedAt(m.at[size_t(p)])) { // row b's pick: nn.last_token, counted
+        auto [row, pad] = *counted;
+        Value &rowsPicked = picked[{m.column[size_t(p)], pad}];
+        if (!rowsPicked) {
+          ArrayRef<int64_t> length = shapeOf(ids);
+          auto type = cast<RankedTensorType>(all.getType());
+          int64_t width = type.getDimSize(1);
+          Value byRow = ViewOp::create(b, loc, all, b.getDenseI64ArrayAttr({length[0], length[1], width}));
+          rowsPicked = LastTokenOp::create(b, loc, RankedTensorType::get({length[0], width}, type.getElementType()),
+                                           byRow, ids, uint64_t(pad), /*counted=*/true);
+        }
+        pieces.push_back(SliceOp::create(b, loc, rowsPicked, b.getI64IntegerAttr(0), b.getI64IntegerAttr(row),
+                                         b.getI64IntegerAttr(row + 1), b.getI64IntegerAttr(1)));
+        continue;
+      }
       int64_t first = m.at[size_t(p)];
       pieces.push_back(first == 0 && q - p == elementCount(ids)
                            ? all
@@ -859,45 +1025,6 @@ private:
       result = ExpandOp::create(b, loc, result, b.getDenseI64ArrayAttr(type.getShape()));
     replace(select, result);
     return true;
-  }
-
-  static bool isSum(StringRef target) {
-    return target == "onnx.ReduceSum" || target == "aten.sum.dim_IntList" || target == "aten.sum.default";
-  }
-
-  /// The axes a sum reduces (ONNX's constant second operand, aten's `dim`;
-  /// none: all) and whether it keeps them; none for axes not known.
-  static std::optional<std::pair<SmallVector<int64_t>, bool>> reduced(AtenOp sum, int64_t rank) {
-    if (rank == 0) // (a sum of one element: not a count of positions)
-      return std::nullopt;
-    SmallVector<int64_t> dims;
-    bool onnx = sum.getTarget().starts_with("onnx.");
-    if (onnx && sum.getArgs().size() > 1) {
-      DenseIntElementsAttr axes;
-      if (!matchPattern(sum.getArgs()[1], m_Constant(&axes)))
-        return std::nullopt;
-      for (const APInt &a : axes)
-        dims.push_back(a.getSExtValue());
-    } else if (!onnx && sum.getParamsAttr()) {
-      if (Attribute dim = sum.getParamsAttr().get("dim")) {
-        auto list = dyn_cast<DenseI64ArrayAttr>(dim);
-        if (!list)
-          return std::nullopt;
-        dims.append(list.asArrayRef().begin(), list.asArrayRef().end());
-      }
-      if (sum.getParamsAttr().get("dtype"))
-        return std::nullopt;
-    }
-    for (int64_t &d : dims)
-      d = (d % rank + rank) % rank;
-    if (dims.empty()) {
-      if (onnx && intParam(sum, "noop_with_empty_axes").value_or(0))
-        return std::nullopt;
-      dims.resize(size_t(rank));
-      std::iota(dims.begin(), dims.end(), 0);
-    }
-    bool keep = onnx ? intParam(sum, "keepdims").value_or(1) != 0 : intParam(sum, "keepdim").value_or(0) != 0;
-    return std::pair(dims, keep);
   }
 
   /// The float casts of a sum of f(ids) over constant axes (its only

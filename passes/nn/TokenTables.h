@@ -14,6 +14,9 @@
 // division, remainder and fmod, ONNX Mod, selections) is, element by
 // element, a function f of the id at a known
 // position (a table of K entries the compiler computes) or a constant.
+// One position may be computed: MBart gathers its decoder start token at
+// the count of ids that are not padding, less one (torch's gather, ONNX's
+// GatherElements), a function of the id there.
 // Both importers run it on every imported graph
 // (raptor-fold-token-arithmetic): the one implementation of token tables.
 //
@@ -22,7 +25,9 @@
 //   lookup by the ids in the table W[f] (the embedding of W by f's values,
 //   computed by the compiler; W for the identity) and rows of W at
 //   constant indices, concatenated (an f reaching outside W for an id of
-//   the vocabulary is an error: torch would raise on that id);
+//   the vocabulary is an error: torch would raise on that id); at a
+//   computed position, the row nn.last_token {counted} picks from the
+//   lookup;
 // - read as numbers (a float cast, a select's condition, an operand of
 //   float arithmetic, which torch promotes), a function of the id at the
 //   same position (its lookup m, 0 and 1 for a condition), moved by views,

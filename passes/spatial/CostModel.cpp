@@ -569,14 +569,15 @@ static FailureOr<Lanes> operatorLanes(Operation *op, const pim::TargetModel &t, 
     one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, 9 + (positions.getOffset() ? 1 : 0), ids) +
               double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length))};
   } else if (auto last = dyn_cast<raptor::nn::LastTokenOp>(op)) {
-    // The ids' load, the mask's 7 vector instructions and the product, a
-    // copy and a maximum per row for each of log2(length) scan steps, then
-    // per row four scalar instructions and the row's copy (EmbeddingOps.cpp).
+    // The ids' load, the mask's 7 vector instructions and the product (or,
+    // counted, the sum's decrement and relu), a copy and a maximum (a sum)
+    // per row for each of log2(length) scan steps, then per row four
+    // scalar instructions and the row's copy (EmbeddingOps.cpp).
     int64_t ids = numElements(last.getIds()), length = last.getIds().getType().getShape().back();
     int64_t steps = length > 1 ? int64_t(llvm::Log2_64_Ceil(uint64_t(length))) : 0;
     int64_t rows = ids / std::max<int64_t>(length, 1);
     int64_t rowBytes = kElementBytes * numElements(last.getOut()) / std::max<int64_t>(rows, 1);
-    one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, 8, ids) +
+    one.ns = {loadNs(timing, kElementBytes * ids) + vectorWork(t, last.getCounted() ? 9 : 8, ids) +
               double(steps * rows) * (vectorWork(t, 1, length) + timing.copyInstructionNs(kElementBytes * length)) +
               double(rows) * (4 * timing.decodeNs(pim::Opcode::Sld) + timing.copyInstructionNs(rowBytes))};
   } else if (auto lookup = dyn_cast<raptor::nn::EmbeddingOp>(op)) {

@@ -162,6 +162,36 @@ def test_decoder_ids_shifted_by_scatters_run_from_onnx(tmp_path: Path, name: str
         assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids
 
 
+def test_mbarts_start_token_gathered_at_its_count_runs_from_onnx(tmp_path: Path) -> None:
+    """MBart's decoder ids start with the id at the count of ids that are
+    not padding, less one: ``ReduceSum`` of the mask, ``Sub``, then a
+    ``GatherElements`` at that run-time index, which imports (strictly) as
+    nn.last_token, counted. Against onnxruntime on ids with padding inside
+    and at the end (where the count and the last id that is not padding
+    differ), on random ids, and on ids of padding alone (ONNX reads the last
+    one, -1; any position is padding)."""
+    import onnx
+
+    path = tmp_path / "mbart.onnx"
+    model = MODELS["mbart"]().eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.from_numpy(_ids(1)),), str(path), input_names=["input_ids"], dynamo=False,
+                          opset_version=17)
+    assert {"ReduceSum", "GatherElements"} <= {n.op_type for n in onnx.load(str(path)).graph.node}
+    imported = sources.load(str(path), strict=True)
+    try:
+        text = str(imported.module)
+    finally:
+        imported.cleanup()
+    assert "nn.aten" not in text and text.count("counted, padding_idx = 1") == 1
+    program = compile_source(path, tmp_path / "f32")
+    session = sources.onnxruntime_session(str(path))
+    for ids in (SPECIAL, _ids(2), np.ones_like(SPECIAL)):
+        (want,) = session.run(None, {"input_ids": ids.astype(np.int64)})
+        (got,) = program.simulate(ids).outputs.values()
+        assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids
+
+
 def test_an_onnx_acos_is_the_polynomial_within_float_rounding() -> None:
     """ONNX ``Acos`` becomes the same polynomial as torch's decomposition
     (frontend/_acos.py), against onnxruntime on [-1, 1] and its ends."""

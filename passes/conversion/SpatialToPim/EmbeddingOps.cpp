@@ -15,7 +15,8 @@
 // cumulative sum along each row takes log2(length) shifted additions.
 // nn.last_token (a sequence classifier's last token that is not padding)
 // likewise: the mask times the positions, the row's maximum by log2(length)
-// shifted maxima, and the row at that position copied by an `lmv` whose
+// shifted maxima (counted: the mask's row sum less one, by shifted
+// additions), and the row at that position copied by an `lmv` whose
 // source address `sld`/`smuli`/`saddi` compute.
 //
 //===----------------------------------------------------------------------===//
@@ -207,9 +208,18 @@ LogicalResult Lowering::lowerLastToken(nn::LastTokenOp op) {
   Address position = placeIntegers(std::move(positions));
   Address mask = Address::at(addressOfBuffer(*work)), first = mask.plus(4 * count), second = first.plus(4 * count);
   paddingMask(e, mask, first, addressOf(*ids), pad, one, count);
-  // i * mask: largest at the last token that is not padding (0 if none).
-  e.vector(Opcode::Vvmul, mask, mask, position, count, ElementType::I32);
-  Address maxima = rowScan(e, Opcode::Vvmax, mask, first, second, count, length);
+  Address maxima;
+  if (op.getCounted()) {
+    // The count of ids that are not padding, less one (0 if none): the
+    // row sums of the mask, then relu(sum - 1).
+    maxima = rowScan(e, Opcode::Vvadd, mask, first, second, count, length);
+    e.vector(Opcode::Vvsub, maxima, maxima, one, count, ElementType::I32);
+    e.vector(Opcode::Vrelu, maxima, maxima, std::nullopt, count, ElementType::I32);
+  } else {
+    // i * mask: largest at the last token that is not padding (0 if none).
+    e.vector(Opcode::Vvmul, mask, mask, position, count, ElementType::I32);
+    maxima = rowScan(e, Opcode::Vvmax, mask, first, second, count, length);
+  }
   for (int64_t b = 0; b < count / length; ++b)
     e.gatherLocal(addressOf(*out).plus(b * rowBytes), maxima.plus(4 * (b * length + length - 1)),
                   rows + b * length * rowBytes, rowBytes);

@@ -656,7 +656,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "token_positions":  # RoBERTa's position ids: tokens numbered past the padding
         return [token_positions(self, a["padding_idx"], a.get("offset", 0))]
     if kind == "last_token":  # a sequence classifier's last token that is not padding
-        return [last_token(arg["input"], arg["ids"], a["padding_idx"])]
+        return [last_token(arg["input"], arg["ids"], a["padding_idx"], "counted" in a)]
     if kind == "embedding":
         return [F.embedding(arg["indices"].long(), arg["weight"], a.get("padding_idx", -1)
                             if a.get("padding_idx", -1) >= 0 else None)]
@@ -685,12 +685,17 @@ def token_positions(ids: Any, padding_idx: int, offset: int = 0) -> Any:
     return (torch.cumsum(mask, dim=-1) + offset) * mask + padding_idx
 
 
-def last_token(x: Any, ids: Any, padding_idx: int) -> Any:
+def last_token(x: Any, ids: Any, padding_idx: int, counted: bool = False) -> Any:
     """``nn.last_token``: ``x[b, argmax_i(i * (ids[b, i] != padding_idx))]``
-    (transformers' sequence classifiers; position 0 when all are padding)."""
+    (transformers' sequence classifiers; position 0 when all are padding);
+    ``counted``: at the count of ids that are not padding, less one (MBart's
+    decoder start token; 0 when all are padding)."""
     import torch
 
-    positions = torch.arange(ids.shape[-1]) * (ids.long() != padding_idx).long()
+    kept = (ids.long() != padding_idx).long()
+    if counted:
+        return x[torch.arange(x.shape[0]), (kept.sum(-1) - 1).clamp(min=0)]
+    positions = torch.arange(ids.shape[-1]) * kept
     return x[torch.arange(x.shape[0]), positions.argmax(-1)]
 
 

@@ -1,5 +1,5 @@
 // Round-trip of the decoder-specific operators (kv_cache, fan_out,
-// token_positions) and of a
+// token_positions, last_token) and of a
 // small Llama-style attention block that chains the ops a decoder uses.
 // RUN: %raptor-opt %s | %raptor-opt | FileCheck %s
 // RUN: %raptor-opt %s --mlir-print-op-generic | %raptor-opt | FileCheck %s
@@ -123,4 +123,15 @@ func.func @token_positions(%ids: tensor<1x12xi64>, %short: tensor<2x5xi32>) -> (
   %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
   %1 = nn.token_positions %short {padding_idx = 0 : i64, offset = 2 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi64>
   return %0, %1 : tensor<1x12xi64>, tensor<2x5xi64>
+}
+
+// last_token: the row at the last id that is not padding, or (counted) at
+// the count of such ids less one.
+// CHECK-LABEL: func.func @last_token
+// CHECK: nn.last_token %arg0, %arg1 {padding_idx = 0 : i64} : (tensor<2x12x3xf32>, tensor<2x12xi64>) -> tensor<2x3xf32>
+// CHECK: nn.last_token %arg0, %arg1 {counted, padding_idx = 1 : i64} : (tensor<2x12x3xf32>, tensor<2x12xi64>) -> tensor<2x3xf32>
+func.func @last_token(%x: tensor<2x12x3xf32>, %ids: tensor<2x12xi64>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = nn.last_token %x, %ids {padding_idx = 0 : i64} : (tensor<2x12x3xf32>, tensor<2x12xi64>) -> tensor<2x3xf32>
+  %1 = nn.last_token %x, %ids {padding_idx = 1 : i64, counted} : (tensor<2x12x3xf32>, tensor<2x12xi64>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
 }

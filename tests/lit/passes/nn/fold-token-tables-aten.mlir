@@ -225,3 +225,109 @@ func.func @vocabulary_through_functions(%ids: tensor<1x4xi64> {nn.input = "ids"}
   %6 = nn.embedding %p, %5 : (tensor<3x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
   return %1, %3, %6 : tensor<4x1x2xf32>, tensor<4x1x2xf32>, tensor<1x4x2xf32>
 }
+
+// -----
+
+// MBart's and PLBart's decoder ids (shift_tokens_right): the start token is
+// the id at the count of ids that are not padding (1) less one, gathered at
+// run time; the rest the ids shifted right. Its embedding row is
+// nn.last_token of the ids' embedding, counted; the others slices of it.
+// CHECK-LABEL: func.func @mbart
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x4xi64> {nn.input = "input_ids"}, %[[W:[^:]*]]: tensor<5x2xf32>
+// CHECK:      %[[E:.*]] = nn.embedding %[[W]], %[[IDS]] : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+// CHECK-NEXT: %[[ROWS:.*]] = nn.view %[[E]] {size = array<i64: 4, 2>}
+// CHECK-NEXT: %[[BY:.*]] = nn.view %[[ROWS]] {size = array<i64: 1, 4, 2>}
+// CHECK-NEXT: %[[START:.*]] = nn.last_token %[[BY]], %[[IDS]] {counted, padding_idx = 1 : i64}
+// CHECK-NEXT: %[[FIRST:.*]] = nn.slice %[[START]] {end = 1 : i64, start = 0 : i64}
+// CHECK-NEXT: %[[SHIFTED:.*]] = nn.slice %[[ROWS]] {end = 3 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.cat %[[FIRST]], %[[SHIFTED]]
+// CHECK-NOT:  nn.aten
+func.func @mbart(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<5x2xf32> {nn.param = "w"}) -> tensor<1x4x2xf32> {
+  %0 = nn.clone %ids : tensor<1x4xi64>
+  %1 = nn.aten "aten.eq.Scalar"(%0) {input_ports = ["self"], params = {other = -100 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %2 = nn.constant dense<1> : tensor<i64>
+  %3 = nn.where %1, %2, %0 : (tensor<1x4xi1>, tensor<i64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %4 = nn.aten "aten.ne.Scalar"(%3) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %5 = nn.aten "aten.sum.dim_IntList"(%4) {input_ports = ["self"], params = {dim = array<i64: 1>, keepdim = false}} : (tensor<1x4xi1>) -> tensor<1xi64>
+  %6 = nn.sub %5 scalar(1 : i64) : (tensor<1xi64>) -> tensor<1xi64>
+  %7 = nn.view %6 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %8 = nn.aten "aten.gather.default"(%3, %7) {input_ports = ["self", "index"], params = {dim = 1 : i64, sparse_grad = false}} : (tensor<1x4xi64>, tensor<1x1xi64>) -> tensor<1x1xi64>
+  %9 = nn.view %8 {size = array<i64>} : (tensor<1x1xi64>) -> tensor<i64>
+  %10 = nn.slice %3 {dim = 1 : i64, end = -1 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %11 = nn.clone %10 : tensor<1x3xi64>
+  %12 = nn.slice %3 {dim = 1 : i64, end = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %13 = nn.cat %12, %11 {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %14 = nn.expand %9 {size = array<i64: 1>} : (tensor<i64>) -> tensor<1xi64>
+  %15 = nn.view %14 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %16 = nn.expand %15 {size = array<i64: 1, 4>} : (tensor<1x1xi64>) -> tensor<1x4xi64>
+  %17 = nn.constant dense<[[true, false, false, false]]> : tensor<1x4xi1>
+  %18 = nn.where %17, %16, %13 : (tensor<1x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %19 = nn.embedding %w, %18 {padding_idx = 1 : i64} : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %19 : tensor<1x4x2xf32>
+}
+
+// -----
+
+// A count no id escapes (ids != -5) is the length: the start token is the
+// last id, a position known.
+// CHECK-LABEL: func.func @nothing_counted_out
+// CHECK-NOT:  nn.last_token
+// CHECK:      %[[ROWS:.*]] = nn.view {{.*}} {size = array<i64: 4, 2>}
+// CHECK-NEXT: %[[LAST:.*]] = nn.slice %[[ROWS]] {end = 4 : i64, start = 3 : i64}
+// CHECK-NEXT: %[[SHIFTED:.*]] = nn.slice %[[ROWS]] {end = 3 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.cat %[[LAST]], %[[SHIFTED]]
+// CHECK-NOT:  nn.aten
+func.func @nothing_counted_out(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<5x2xf32> {nn.param = "w"}) -> tensor<1x4x2xf32> {
+  %0 = nn.clone %ids : tensor<1x4xi64>
+  %1 = nn.aten "aten.eq.Scalar"(%0) {input_ports = ["self"], params = {other = -100 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %2 = nn.constant dense<1> : tensor<i64>
+  %3 = nn.where %1, %2, %0 : (tensor<1x4xi1>, tensor<i64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %4 = nn.aten "aten.ne.Scalar"(%3) {input_ports = ["self"], params = {other = -5 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %5 = nn.aten "aten.sum.dim_IntList"(%4) {input_ports = ["self"], params = {dim = array<i64: 1>, keepdim = false}} : (tensor<1x4xi1>) -> tensor<1xi64>
+  %6 = nn.sub %5 scalar(1 : i64) : (tensor<1xi64>) -> tensor<1xi64>
+  %7 = nn.view %6 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %8 = nn.aten "aten.gather.default"(%3, %7) {input_ports = ["self", "index"], params = {dim = 1 : i64, sparse_grad = false}} : (tensor<1x4xi64>, tensor<1x1xi64>) -> tensor<1x1xi64>
+  %9 = nn.view %8 {size = array<i64>} : (tensor<1x1xi64>) -> tensor<i64>
+  %10 = nn.slice %3 {dim = 1 : i64, end = -1 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %11 = nn.clone %10 : tensor<1x3xi64>
+  %12 = nn.slice %3 {dim = 1 : i64, end = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %13 = nn.cat %12, %11 {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %14 = nn.expand %9 {size = array<i64: 1>} : (tensor<i64>) -> tensor<1xi64>
+  %15 = nn.view %14 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %16 = nn.expand %15 {size = array<i64: 1, 4>} : (tensor<1x1xi64>) -> tensor<1x4xi64>
+  %17 = nn.constant dense<[[true, false, false, false]]> : tensor<1x4xi1>
+  %18 = nn.where %17, %16, %13 : (tensor<1x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %19 = nn.embedding %w, %18 {padding_idx = 1 : i64} : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %19 : tensor<1x4x2xf32>
+}
+
+// -----
+
+// Two ids not counted (ids > 1: 0 and 1) are no padding id: the gather
+// stays as it was imported (a compile names it).
+// CHECK-LABEL: func.func @two_ids_not_counted
+// CHECK:      nn.aten "aten.gather.default"
+// CHECK-NOT:  nn.last_token
+func.func @two_ids_not_counted(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<5x2xf32> {nn.param = "w"}) -> tensor<1x4x2xf32> {
+  %0 = nn.clone %ids : tensor<1x4xi64>
+  %1 = nn.aten "aten.eq.Scalar"(%0) {input_ports = ["self"], params = {other = -100 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %2 = nn.constant dense<1> : tensor<i64>
+  %3 = nn.where %1, %2, %0 : (tensor<1x4xi1>, tensor<i64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %4 = nn.aten "aten.gt.Scalar"(%3) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<1x4xi64>) -> tensor<1x4xi1>
+  %5 = nn.aten "aten.sum.dim_IntList"(%4) {input_ports = ["self"], params = {dim = array<i64: 1>, keepdim = false}} : (tensor<1x4xi1>) -> tensor<1xi64>
+  %6 = nn.sub %5 scalar(1 : i64) : (tensor<1xi64>) -> tensor<1xi64>
+  %7 = nn.view %6 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %8 = nn.aten "aten.gather.default"(%3, %7) {input_ports = ["self", "index"], params = {dim = 1 : i64, sparse_grad = false}} : (tensor<1x4xi64>, tensor<1x1xi64>) -> tensor<1x1xi64>
+  %9 = nn.view %8 {size = array<i64>} : (tensor<1x1xi64>) -> tensor<i64>
+  %10 = nn.slice %3 {dim = 1 : i64, end = -1 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %11 = nn.clone %10 : tensor<1x3xi64>
+  %12 = nn.slice %3 {dim = 1 : i64, end = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x1xi64>
+  %13 = nn.cat %12, %11 {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %14 = nn.expand %9 {size = array<i64: 1>} : (tensor<i64>) -> tensor<1xi64>
+  %15 = nn.view %14 {size = array<i64: 1, 1>} : (tensor<1xi64>) -> tensor<1x1xi64>
+  %16 = nn.expand %15 {size = array<i64: 1, 4>} : (tensor<1x1xi64>) -> tensor<1x4xi64>
+  %17 = nn.constant dense<[[true, false, false, false]]> : tensor<1x4xi1>
+  %18 = nn.where %17, %16, %13 : (tensor<1x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %19 = nn.embedding %w, %18 {padding_idx = 1 : i64} : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %19 : tensor<1x4x2xf32>
+}

@@ -42,3 +42,32 @@ func.func @main(%ids: tensor<2x4xi64> {nn.input = "ids"}) -> tensor<2x2xf32> {
   %last = nn.last_token %r, %ids {padding_idx = 0 : i64} : (tensor<2x4x2xf32>, tensor<2x4xi64>) -> tensor<2x2xf32>
   return %last : tensor<2x2xf32>
 }
+
+// -----
+
+// Counted (MBart's decoder start token): the mask's row sums by shifted
+// additions (vvadd where the last-token form takes vvmax, no product with
+// the positions), less one, relu (0 for a row of padding), then the rows
+// copied as above.
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK:       pim.vrelu [[D:r[0-9]+]], [[D]] len 8 : i32
+// CHECK-NEXT:  pim.vvsub [[D]], [[ONE:r[0-9]+]], [[D]] len 8 : i32
+// CHECK-NOT:   pim.vvmul
+// CHECK-NOT:   pim.vvmax
+// CHECK:       pim.vvadd {{r[0-9]+}}, {{r[0-9]+}}, [[D]] len 3 : i32
+// CHECK:       pim.vvadd {{r[0-9]+}}, {{r[0-9]+}}, {{r[0-9]+}} len 2 : i32
+// CHECK:       pim.vvadd {{r[0-9]+}}, {{r[0-9]+}}, {{r[0-9]+}} len 2 : i32
+// CHECK-NEXT:  pim.sldi [[S:r[0-9]+]], {{[0-9]+}}
+// CHECK-NEXT:  pim.sldi [[ONE2:r[0-9]+]], {{[0-9]+}}
+// CHECK-NEXT:  pim.vvsub [[S]], [[S]], [[ONE2]] len 8 : i32
+// CHECK-NEXT:  pim.vrelu [[S]], [[S]] len 8 : i32
+// CHECK-NEXT:  pim.sldi {{r[0-9]+}}, {{[0-9]+}}
+// CHECK-NEXT:  pim.sld r1, {{r[0-9]+}}
+// CHECK-NEXT:  pim.smuli r1, r1, 8
+func.func @main(%ids: tensor<2x4xi64> {nn.input = "ids"}) -> tensor<2x2xf32> {
+  %words = nn.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0]]> : tensor<5x2xf32>
+  %w = nn.embedding %words, %ids : (tensor<5x2xf32>, tensor<2x4xi64>) -> tensor<2x4x2xf32>
+  %r = nn.relu %w : tensor<2x4x2xf32>
+  %last = nn.last_token %r, %ids {padding_idx = 0 : i64, counted} : (tensor<2x4x2xf32>, tensor<2x4xi64>) -> tensor<2x2xf32>
+  return %last : tensor<2x2xf32>
+}
