@@ -82,14 +82,23 @@ class GroupNorm(torch.nn.Module):
 class Bilinear(torch.nn.Module):
     """A segmentation head in small: features upsampled by 2 and to a size."""
 
+    mode = "bilinear"
+
     def __init__(self, align_corners: bool = False) -> None:
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
         self.align_corners = align_corners
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = F.interpolate(self.conv(x), scale_factor=2, mode="bilinear", align_corners=self.align_corners)
-        return F.interpolate(y, size=(11, 13), mode="bilinear", align_corners=self.align_corners)
+        y = F.interpolate(self.conv(x), scale_factor=2, mode=self.mode, align_corners=self.align_corners)
+        return F.interpolate(y, size=(11, 13), mode=self.mode, align_corners=self.align_corners)
+
+
+class Bicubic(Bilinear):
+    """The same bicubically (timm's CrossViT resizes its image so for its
+    second branch; ONNX ``Resize`` mode ``cubic``)."""
+
+    mode = "bicubic"
 
 
 class L2Norm(torch.nn.Module):
@@ -519,6 +528,7 @@ FAMILIES = {
     "weight_norm": (WeightNorm, (1, 8, 12)),
     "group_norm": (GroupNorm, (1, 3, 8, 8)),
     "bilinear": (Bilinear, (1, 3, 6, 6)),
+    "bicubic": (Bicubic, (1, 3, 6, 6)),
     "l2_norm": (L2Norm, (1, 3, 6, 6)),
     "gather": (Gather, (1, 3, 4, 4)),
     "einsum": (Einsum, (1, 5, 8)),
@@ -819,6 +829,9 @@ def test_interpolation_matrix_is_torch_on_a_basis(size: int, out: int, align_cor
     columns = F.interpolate(basis, mode="bilinear", align_corners=align_corners, **kw).reshape(size, out)
     mode = "align_corners" if align_corners else "half_pixel"
     np.testing.assert_allclose(interpolation_matrix(size, out, mode, scale), columns.numpy().T, atol=1e-6)
+    bicubic = F.interpolate(basis, mode="bicubic", align_corners=align_corners, **kw).reshape(size, out)
+    np.testing.assert_allclose(interpolation_matrix(size, out, mode, scale, cubic=-0.75), bicubic.numpy().T,
+                               atol=1e-6)
     nearest = F.interpolate(basis, mode="nearest", **kw).reshape(size, out)
     np.testing.assert_array_equal(interpolation_matrix(size, out, "asymmetric", scale, linear=False),
                                   nearest.numpy().T)
@@ -881,6 +894,14 @@ def _resize_model(attributes: dict, scales: list[float] | None, sizes: list[int]
      [1, 1, 2, 3], None),
     ({"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
      None, [1, 2, 7, 8]),
+    # Cubic (timm's CrossViT resizes its image bicubically for its second
+    # branch): edges read at the border, or left out and renormalized.
+    ({"mode": "cubic", "cubic_coeff_a": -0.75}, None, [1, 2, 4, 11]),
+    ({"mode": "cubic", "cubic_coeff_a": -0.5, "coordinate_transformation_mode": "align_corners"}, [1, 1, 2, 0.5],
+     None),
+    ({"mode": "cubic", "coordinate_transformation_mode": "asymmetric", "exclude_outside": 1}, None, [1, 2, 9, 4]),
+    ({"mode": "cubic", "coordinate_transformation_mode": "pytorch_half_pixel", "exclude_outside": 1},
+     [1, 1, 0.4, 1.7], None),
 ])
 def test_onnx_resize_on_the_back_end_equals_onnxruntime(tmp_path: Path, attributes: dict,
                                                         scales: list[float] | None, sizes: list[int] | None) -> None:

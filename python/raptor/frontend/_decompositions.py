@@ -31,7 +31,7 @@ back end has no lowering for, rewritten into ones it lowers.
   norm) is its means, reciprocal root and affine map;
 - nearest resizing that is not a whole repeat of each element selects rows
   and columns by constant indices (:func:`nearest_indices`);
-- bilinear resizing is linear in its input: per axis a constant matrix
+- bilinear and bicubic resizing are linear in their input: per axis a constant matrix
   product (an ``aten.linear`` whose weight is the interpolation matrix,
   :func:`interpolation_matrix`), the other axis moved last in between;
 - adaptive average pooling whose output sizes do not divide the input is
@@ -48,7 +48,7 @@ keeps (or decomposes) the operator as before.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -208,7 +208,7 @@ def _group_norm(input: torch.Tensor, weight: torch.Tensor | None, bias: torch.Te
 
 
 def interpolation_matrix(size: int, out: int, mode: str = "half_pixel", scale: float | None = None,
-                         linear: bool = True) -> np.ndarray:
+                         linear: bool = True, cubic: float | None = None, exclude_outside: bool = False) -> np.ndarray:
     """The (out, size) matrix of a 1-d resize: row ``o`` holds the weights
     of output ``o``'s source elements. ``mode`` maps output coordinates to
     input ones as ONNX's ``coordinate_transformation_mode`` (torch's
@@ -217,7 +217,11 @@ def interpolation_matrix(size: int, out: int, mode: str = "half_pixel", scale: f
     uses instead of ``out / size`` (torch's ``scale_factor``). ``linear``:
     interpolate between the two nearest elements (source coordinates
     clamped to the input), else take the nearest one below (torch's
-    nearest, ONNX's ``floor``)."""
+    nearest, ONNX's ``floor``). ``cubic``: Keys' cubic convolution with
+    that coefficient (ONNX's ``cubic_coeff_a``, torch's bicubic -0.75)
+    over the four elements around the source coordinate, those outside
+    the input read at its edge, or with ``exclude_outside`` left out and
+    the other weights scaled to sum to 1."""
     ratio = 1.0 / scale if scale else size / out
     o = np.arange(out, dtype=np.float64)
     if mode == "align_corners":
@@ -232,6 +236,19 @@ def interpolation_matrix(size: int, out: int, mode: str = "half_pixel", scale: f
         raise ValueError(f"unknown coordinate mode '{mode}'")
     matrix = np.zeros((out, size), np.float64)
     rows = np.arange(out)
+    if cubic is not None:
+        low = np.floor(src).astype(np.int64)
+        for tap in (-1, 0, 1, 2):
+            x = np.abs(src - (low + tap))  # the tap's distance, below 1 for the two nearest
+            weight = np.where(x < 1, ((cubic + 2) * x - (cubic + 3)) * x * x + 1,
+                              ((cubic * x - 5 * cubic) * x + 8 * cubic) * x - 4 * cubic)
+            at = low + tap
+            if exclude_outside:
+                weight = np.where((at >= 0) & (at < size), weight, 0.0)
+            np.add.at(matrix, (rows, np.clip(at, 0, size - 1)), weight)
+        if exclude_outside:
+            matrix /= matrix.sum(axis=1, keepdims=True)
+        return matrix.astype(np.float32)
     if not linear:
         matrix[rows, np.clip(np.floor(src).astype(np.int64), 0, size - 1)] = 1.0
         return matrix.astype(np.float32)
@@ -257,27 +274,46 @@ def resize_last_two(x: torch.Tensor, height: np.ndarray, width: np.ndarray) -> t
     return along_last(y.transpose(-1, -2), height).transpose(-1, -2)
 
 
-def _bilinear(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
-              scales_h: float | None = None, scales_w: float | None = None) -> Any:
+def _interpolated(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+                  scales_h: float | None = None, scales_w: float | None = None, cubic: float | None = None) -> Any:
+    """torch's bilinear resize, or with ``cubic`` its bicubic one (Keys'
+    cubic convolution, edges read at the border), as one interpolation
+    matrix per axis."""
     if input.dim() != 4 or output_size is None:
         return NotImplemented
     mode = "align_corners" if align_corners else "half_pixel"
     (h, w), (oh, ow) = input.shape[2:], output_size
     # torch ignores the given scales with align_corners.
-    return resize_last_two(input, interpolation_matrix(h, oh, mode, None if align_corners else scales_h),
-                           interpolation_matrix(w, ow, mode, None if align_corners else scales_w))
+    return resize_last_two(input, interpolation_matrix(h, oh, mode, None if align_corners else scales_h, cubic=cubic),
+                           interpolation_matrix(w, ow, mode, None if align_corners else scales_w, cubic=cubic))
 
 
-def _bilinear_vec(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
-                  scale_factors: Sequence[float] | None) -> Any:
-    if input.dim() != 4:
-        return NotImplemented
-    if output_size is None:
-        if scale_factors is None:
+def _bilinear(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+              scales_h: float | None = None, scales_w: float | None = None) -> Any:
+    return _interpolated(input, output_size, align_corners, scales_h, scales_w)
+
+
+def _bicubic(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+             scales_h: float | None = None, scales_w: float | None = None) -> Any:
+    """(torch's bicubic coefficient is -0.75; its own decomposition gathers
+    each of the 16 taps by index, hundreds of ops per resize.)"""
+    return _interpolated(input, output_size, align_corners, scales_h, scales_w, cubic=-0.75)
+
+
+def _by_factors(resize: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``.vec`` overload of a resize: an output size, or scale factors
+    from which torch computes it."""
+    def vec(input: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool,
+            scale_factors: Sequence[float] | None) -> Any:
+        if input.dim() != 4:
             return NotImplemented
-        output_size = [int(s * f) for s, f in zip(input.shape[2:], scale_factors)]
-        return _bilinear(input, output_size, align_corners, *scale_factors)
-    return _bilinear(input, output_size, align_corners)
+        if output_size is None:
+            if scale_factors is None:
+                return NotImplemented
+            output_size = [int(s * f) for s, f in zip(input.shape[2:], scale_factors)]
+            return resize(input, output_size, align_corners, *scale_factors)
+        return resize(input, output_size, align_corners)
+    return vec
 
 
 def nearest_indices(size: int, out: int, scale: float | None = None) -> np.ndarray:
@@ -459,7 +495,9 @@ DECOMPOSITIONS = {
     aten.native_group_norm.default: _group_norm,
     aten._native_batch_norm_legit.no_stats: _batch_statistics_norm,
     aten.upsample_bilinear2d.default: _bilinear,
-    aten.upsample_bilinear2d.vec: _bilinear_vec,
+    aten.upsample_bilinear2d.vec: _by_factors(_bilinear),
+    aten.upsample_bicubic2d.default: _bicubic,
+    aten.upsample_bicubic2d.vec: _by_factors(_bicubic),
     aten.upsample_nearest2d.vec: _nearest,
     aten._adaptive_avg_pool2d.default: _adaptive_avg_pool,
 }

@@ -1,6 +1,6 @@
 """Resize (and opset 9's Upsample) of the two spatial dimensions of a 4-d
 tensor: nearest by integer factors as ``nn.upsample_nearest2d`` (a view),
-every other nearest or linear resize as the linear map it is, one constant
+every other nearest, linear or cubic resize as the linear map it is, one constant
 interpolation matrix per axis (``nn.linear``, the other axis moved last in
 between: ``raptor.frontend._decompositions.interpolation_matrix``)."""
 
@@ -67,9 +67,11 @@ def _resize(im: ImportState, node: Any, a: dict[str, Any], index: int) -> list[i
         if coordinates == "asymmetric" and all(o % n == 0 for o, n in zip(out[2:], shape[2:])) and \
                 all(f is None or f == o // n for f, o, n in zip(factors[2:], out[2:], shape[2:])):
             return [nn.UpsampleNearest2dOp(x, output_size=out[2:]).result]
-    elif mode != "linear":
+    elif mode not in ("linear", "cubic"):
         raise Unsupported(f"mode {mode}")
-    height, width = (interpolation_matrix(n, o, coordinates, f, linear=mode == "linear")
+    cubic = float(a.get("cubic_coeff_a", -0.75)) if mode == "cubic" else None
+    height, width = (interpolation_matrix(n, o, coordinates, f, linear=mode == "linear", cubic=cubic,
+                                          exclude_outside=bool(a.get("exclude_outside", 0)))
                      for n, o, f in zip(shape[2:], out[2:], factors[2:]))
     y = _along_last(x, width)
     return [_swap_last(_along_last(_swap_last(y), height))]
