@@ -114,7 +114,12 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       not padding, less one (MBart's and PLBart's decoder start token;
       torch's `gather`, ONNX's `GatherElements`), is the row of that lookup
       `nn.last_token {counted}` picks; a select by a constant condition
-      takes each element from one operand; one read as
+      takes each element from one operand; rows looked up (an embedding,
+      an `index_select` of a table's rows) by RoBERTa's positions of ids
+      shifted right behind a start token (M2M100's and NLLB's decoder
+      positions) become the start's row and the rows of the ids' own
+      positions, their offset raised by one, shifted; rows selected by the
+      ids or their positions become an `nn.embedding`; one read as
       numbers (a float cast, the condition of an `nn.where` of floats, an
       operand of float arithmetic, a float cast of a sum of it: ESM's token
       dropout; through views and broadcasts) becomes an

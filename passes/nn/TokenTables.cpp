@@ -832,6 +832,10 @@ public:
   bool visit(Operation *op) {
     if (auto select = dyn_cast<WhereOp>(op))
       return visitSelect(select);
+    if (isa<EmbeddingOp, IndexSelectOp>(op) && visitShiftedPositions(op))
+      return true;
+    if (auto rows = dyn_cast<IndexSelectOp>(op))
+      return visitRowSelect(rows);
     if (auto embedding = dyn_cast<EmbeddingOp>(op))
       return visitEmbedding(embedding);
     if (isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0)))
@@ -1125,6 +1129,85 @@ private:
     SmallVector<int64_t> shape(shapeOf(indices));
     shape.push_back(width);
     replace(embedding, ViewOp::create(b, loc, rowsAll, b.getDenseI64ArrayAttr(shape)));
+    return true;
+  }
+
+  /// A lookup (an embedding, an index_select of rows) by the positions
+  /// RoBERTa numbers (nn.token_positions) of decoder ids that are the ids
+  /// shifted right behind a constant start token (M2M100's and NLLB's
+  /// decoder positions): with m = (x != pad), position i > 0 counts
+  /// m(start) plus the ids' mask to i - 1, so it is the ids' own position
+  /// i - 1 with the offset raised by m(start), and position 0 a constant.
+  /// The rows: the constant's, then the lookup by the ids' positions
+  /// shifted, per sequence. (The shift must keep the padding where it is:
+  /// f(id) is the padding for the padding id alone.)
+  bool visitShiftedPositions(Operation *lookup) {
+    auto embedding = dyn_cast<EmbeddingOp>(lookup);
+    auto select = dyn_cast<IndexSelectOp>(lookup);
+    if (select && select.getDim() != 0)
+      return false;
+    Value table = embedding ? embedding.getWeight() : select.getSelf();
+    Value indices = embedding ? embedding.getIndices() : select.getIndex();
+    while (auto view = indices.getDefiningOp<ViewOp>())
+      indices = view.getSelf();
+    auto positions = indices.getDefiningOp<TokenPositionsOp>();
+    auto type = dyn_cast<RankedTensorType>(table.getType());
+    ArrayRef<int64_t> shape = shapeOf(ids);
+    if (!positions || positions.getIds() == ids || !type || type.getRank() != 2 || !type.hasStaticShape() ||
+        shape.size() != 2 || shapeOf(positions.getIds()) != shape)
+      return false;
+    const Moved *m = analysis.of(positions.getIds());
+    if (!m || m->at.empty())
+      return false;
+    int64_t length = shape[1], pad = int64_t(positions.getPaddingIdx()), start = m->column[0];
+    int64_t column = length > 1 ? m->column[1] : 0;
+    for (int64_t p = 0; p < int64_t(m->at.size()); ++p) {
+      int64_t i = p % length;
+      bool first = i == 0;
+      if (first ? m->at[size_t(p)] >= 0 || m->column[size_t(p)] != start
+                : m->at[size_t(p)] != p - 1 || m->column[size_t(p)] != column)
+        return false;
+    }
+    if (length > 1)
+      for (auto [id, f] : llvm::enumerate(analysis.table(column)))
+        if ((f == pad) != (int64_t(id) == pad))
+          return false;
+    OpBuilder b(lookup);
+    Location loc = lookup->getLoc();
+    int64_t kept = start != pad, offset = int64_t(positions.getOffset());
+    Value shifted = TokenPositionsOp::create(b, loc, positions.getOut().getType(), ids, uint64_t(pad),
+                                             uint64_t(offset + kept));
+    int64_t width = type.getDimSize(1);
+    Value rows = ViewOp::create(b, loc, EmbeddingOp::create(b, loc, table, shifted),
+                                b.getDenseI64ArrayAttr({shape[0] * length, width}));
+    Value firstRow = EmbeddingOp::create(b, loc, table, i64Constant(b, loc, {kept ? pad + 1 + offset : pad}));
+    SmallVector<Value> pieces;
+    for (int64_t sequence = 0; sequence < shape[0]; ++sequence) {
+      pieces.push_back(firstRow);
+      if (length > 1)
+        pieces.push_back(SliceOp::create(b, loc, rows, b.getI64IntegerAttr(0),
+                                         b.getI64IntegerAttr(sequence * length),
+                                         b.getI64IntegerAttr((sequence + 1) * length - 1), b.getI64IntegerAttr(1)));
+    }
+    Value all = pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
+    replace(lookup, ViewOp::create(b, loc, all, b.getDenseI64ArrayAttr(shapeOf(lookup->getResult(0)))));
+    return true;
+  }
+
+  /// Rows of a 2-d table selected by the ids or their positions (M2M100's
+  /// and XGLM's sinusoidal position tables, `index_select(table, 0, p)`):
+  /// an embedding, which the back end looks up.
+  bool visitRowSelect(IndexSelectOp select) {
+    Value index = select.getIndex();
+    while (auto view = index.getDefiningOp<ViewOp>())
+      index = view.getSelf();
+    auto positions = index.getDefiningOp<TokenPositionsOp>();
+    auto type = dyn_cast<RankedTensorType>(select.getSelf().getType());
+    if (select.getDim() != 0 || !type || type.getRank() != 2 || shapeOf(select.getIndex()).size() != 1 ||
+        !(index == ids || (positions && positions.getIds() == ids)))
+      return false;
+    OpBuilder b(select);
+    replace(select, EmbeddingOp::create(b, select.getLoc(), select.getSelf(), select.getIndex()));
     return true;
   }
 

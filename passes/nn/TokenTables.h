@@ -28,6 +28,10 @@
 //   the vocabulary is an error: torch would raise on that id); at a
 //   computed position, the row nn.last_token {counted} picks from the
 //   lookup;
+// - a lookup by nn.token_positions of ids shifted right behind a constant
+//   start (M2M100's decoder positions): the start's row, then the lookup
+//   by the ids' own positions (offset raised by one) shifted; an
+//   index_select of rows by the ids or their positions, an embedding;
 // - read as numbers (a float cast, a select's condition, an operand of
 //   float arithmetic, which torch promotes), a function of the id at the
 //   same position (its lookup m, 0 and 1 for a condition), moved by views,

@@ -4,7 +4,8 @@ compute on their ids besides embedding them run the whole flow. BART's and
 T5's decoder ids (the ids shifted right behind a start token, -100 replaced
 by the padding), Marian's (the same shift given as decoder ids), MBart's
 (its start token the id at the count of ids that are not padding, less
-one: a row picked at run time), ESM's
+one: a row picked at run time), M2M100's (decoder positions numbered from
+the decoder ids), ESM's
 token dropout (the mask token's embedding zeroed and counted) and Canine's
 hashed character ids (``(ids + 1) * prime % buckets``) become lookups in
 tables the compiler computes; Yoso's acos is a polynomial. Random weights, transformers configurations,
@@ -88,6 +89,16 @@ def _mbart() -> torch.nn.Module:
     return _seq2seq(MBartConfig, MBartModel)
 
 
+def _m2m100() -> torch.nn.Module:
+    """M2M100 (NLLB's architecture) numbers its decoder's positions from
+    its decoder ids, the ids shifted right (RoBERTa's numbering past the
+    padding), and reads them from a sinusoidal table by index_select: the
+    ids' own positions shifted, with the offset raised by the start token."""
+    from transformers import M2M100Config, M2M100Model
+
+    return _seq2seq(M2M100Config, M2M100Model, shift=True)
+
+
 def _t5() -> torch.nn.Module:
     from transformers import T5Config, T5Model
 
@@ -134,7 +145,7 @@ def _yoso() -> torch.nn.Module:
     return LastHidden(YosoModel(config))
 
 
-MODELS = {"bart": _bart, "mbart": _mbart, "marian": _marian, "t5": _t5, "esm": _esm, "canine": _canine, "yoso": _yoso}
+MODELS = {"bart": _bart, "mbart": _mbart, "marian": _marian, "m2m100": _m2m100, "t5": _t5, "esm": _esm, "canine": _canine, "yoso": _yoso}
 #: Ids with the padding, the start and the mask token, and random ones.
 SPECIAL = np.array([[0, 5, MASK, 9, 7, PAD, MASK, 96, START, 60, PAD, PAD]])
 
@@ -192,7 +203,7 @@ def test_float32_programs_equal_torch(saved, tmp_path: Path, name: str) -> None:
         assert got.shape == want.shape and np.abs(got - want).max() <= 2e-6 * float(np.abs(want).max()), ids
 
 
-@pytest.mark.parametrize("name", ["bart", "mbart", "esm", "canine", "yoso"])
+@pytest.mark.parametrize("name", ["bart", "mbart", "m2m100", "esm", "canine", "yoso"])
 def test_int8_programs_compute_the_integer_reference(saved, tmp_path: Path, name: str) -> None:
     model, pt2 = saved[name]
     program = compile_source(pt2, tmp_path / "int8", precision="int8")

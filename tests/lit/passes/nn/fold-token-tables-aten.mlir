@@ -4,7 +4,9 @@
 // is then the smallest table a function of them reads), torch's floor and
 // truncating division and remainder of negative numbers, BART's decoder
 // ids (a clone of the shifted ids, a broadcast start token, -100 mapped),
-// a count over every dimension. Tables counted by hand.
+// a count over every dimension, MBart's start token (a gather at the
+// count of ids that are not padding), M2M100's decoder positions. Tables
+// counted by hand.
 // RUN: %raptor-opt %s --raptor-fold-token-arithmetic --split-input-file | FileCheck %s
 
 // (id + 1) * 3 mod 5 for ids 0..4 (the 5-row table is the vocabulary):
@@ -330,4 +332,40 @@ func.func @two_ids_not_counted(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %
   %18 = nn.where %17, %16, %13 : (tensor<1x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
   %19 = nn.embedding %w, %18 {padding_idx = 1 : i64} : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
   return %19 : tensor<1x4x2xf32>
+}
+
+// -----
+
+// M2M100's (NLLB's) decoder positions: RoBERTa's numbering past the padding
+// (1) of the ids shifted right behind the start token 2, read from a
+// sinusoidal table by index_select. Ids [5, 1, 7, 3] shift to [2, 5, 1, 7],
+// numbered [2, 3, 1, 4]: the row of 2 (1 + pad + offset), then the ids' own
+// positions with the offset raised by one ([3, 1, 4, 5]) shifted. Rows
+// selected by the ids' positions become an embedding (the back end looks
+// those up).
+// CHECK-LABEL: func.func @m2m100_positions
+// CHECK-SAME: (%[[IDS:[^:]*]]: tensor<1x4xi64> {nn.input = "input_ids"}, %{{[^:]*}}: tensor<5x2xf32> {nn.param = "w"}, %[[P:[^:]*]]: tensor<9x2xf32>
+// CHECK:      %[[POS:.*]] = nn.token_positions %[[IDS]] {offset = 1 : i64, padding_idx = 1 : i64}
+// CHECK-NEXT: %[[E:.*]] = nn.embedding %[[P]], %[[POS]] : (tensor<9x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+// CHECK-NEXT: %[[ROWS:.*]] = nn.view %[[E]] {size = array<i64: 4, 2>}
+// CHECK-NEXT: %[[TWO:.*]] = nn.constant dense<2> : tensor<1xi64>
+// CHECK-NEXT: %[[FIRST:.*]] = nn.embedding %[[P]], %[[TWO]]
+// CHECK-NEXT: %[[REST:.*]] = nn.slice %[[ROWS]] {end = 3 : i64, start = 0 : i64}
+// CHECK-NEXT: nn.cat %[[FIRST]], %[[REST]]
+// CHECK:      %[[OWN:.*]] = nn.token_positions %[[IDS]] {padding_idx = 1 : i64}
+// CHECK-NEXT: %[[FLAT:.*]] = nn.view %[[OWN]]
+// CHECK-NEXT: nn.embedding %[[P]], %[[FLAT]] : (tensor<9x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+// CHECK-NOT:  nn.index_select
+func.func @m2m100_positions(%ids: tensor<1x4xi64> {nn.input = "input_ids"}, %w: tensor<5x2xf32> {nn.param = "w"}, %p: tensor<9x2xf32> {nn.param = "p"}) -> (tensor<1x4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %e = nn.embedding %w, %ids : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %0 = nn.slice %ids {dim = 1 : i64, end = -1 : i64} : (tensor<1x4xi64>) -> tensor<1x3xi64>
+  %1 = nn.constant dense<2> : tensor<1x1xi64>
+  %2 = nn.cat %1, %0 {dim = 1 : i64} : (tensor<1x1xi64>, tensor<1x3xi64>) -> tensor<1x4xi64>
+  %3 = nn.token_positions %2 {padding_idx = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %4 = nn.view %3 {size = array<i64: -1>} : (tensor<1x4xi64>) -> tensor<4xi64>
+  %5 = nn.index_select %p, %4 {dim = 0 : i64} : (tensor<9x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  %6 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %7 = nn.view %6 {size = array<i64: -1>} : (tensor<1x4xi64>) -> tensor<4xi64>
+  %8 = nn.index_select %p, %7 {dim = 0 : i64} : (tensor<9x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return %e, %5, %8 : tensor<1x4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
