@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -201,6 +202,28 @@ def _with_file(model: Model, file: Path | None, weights_as: WeightsAs) -> Model:
     return model
 
 
+class _Collected(logging.Handler):
+    """A library logger's warnings, kept instead of printed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        trace = logging.Formatter().formatException(record.exc_info) if record.exc_info else ""
+        self.messages.append(f"{record.getMessage()}\n{trace}")
+
+
+def _unregistered_operator(messages: Sequence[str]) -> str | None:
+    """The operator (``namespace.name.overload``) torch could not resolve
+    while deserializing an exported program, if its log names one: a
+    custom operator whose library is not loaded."""
+    for message in messages:
+        if found := re.search(r"failed to resolve torch\.ops\.([\w.]+) to an operator", message):
+            return found.group(1)
+    return None
+
+
 def _one_line(e: BaseException) -> str:
     """An exception of a frontend's dependency (torch, onnx) as one line.
     The type is named, except for a failed assertion of the dependency's
@@ -282,9 +305,13 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
         import torch
 
     say(f"loading {source}")
-    export_log = logging.getLogger("torch.export")
-    level = export_log.level
-    export_log.setLevel(logging.CRITICAL)  # torch logs a traceback before raising
+    # torch logs why a file does not deserialize (with a traceback) and
+    # raises a bare "error when deserializing": the log is kept, not printed.
+    export_log, collected = logging.getLogger("torch.export"), _Collected()
+    level, propagate, handlers = export_log.level, export_log.propagate, export_log.handlers
+    export_log.setLevel(logging.WARNING)
+    export_log.propagate = False
+    export_log.handlers = [collected]
     try:
         with signals_held():
             ep = torch.export.load(source)
@@ -292,9 +319,16 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
             # (a damaged archive can load and fail only here).
             eager = ep.module()
     except Exception as e:
+        if operator := _unregistered_operator(collected.messages):
+            hint = (" (transformers exports a mixture-of-experts layer's routed expert products as it)"
+                    if operator.startswith("transformers.") else "")
+            raise UserError(f"'{source}' calls the custom operator {operator}, which no loaded library defines "
+                            f"and Raptor cannot lower{hint}") from None
         raise UserError(f"'{source}' is not a torch.export file: {_one_line(e)}") from None
     finally:
+        export_log.handlers = handlers
         export_log.setLevel(level)
+        export_log.propagate = propagate
     try:
         with signals_held():
             decomposed = ep.run_decompositions(zoo.decomposition_table())

@@ -190,6 +190,31 @@ def test_a_pt2_of_another_archive_format_is_one_line_naming_no_assertion(tmp_pat
         error
 
 
+def test_a_pt2_calling_a_custom_operator_nothing_defines_names_it(tmp_path: Path) -> None:
+    """transformers' mixture-of-experts layers (Mixtral) export their routed
+    expert products as a custom operator that only importing transformers
+    defines; elsewhere torch fails with a bare "error when deserializing",
+    the operator named only in the log it prints. The error names it, in one
+    line, and nothing of torch's log is printed."""
+    @torch.library.custom_op("raptor_untrusted::twice", mutates_args=())
+    def twice(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @twice.register_fake
+    def _(x: torch.Tensor) -> torch.Tensor:
+        return torch.empty_like(x)
+
+    class Custom(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.ops.raptor_untrusted.twice(x) + 1
+
+    path = tmp_path / "custom.pt2"
+    torch.export.save(torch.export.export(Custom(), (torch.randn(2, 3),)), path)
+    assert _refused(path, tmp_path) == (f"raptor: error: '{path}' calls the custom operator "
+                                        "raptor_untrusted.twice.default, which no loaded library defines and "
+                                        "Raptor cannot lower")
+
+
 def test_shape_arithmetic_past_int64_is_one_line(tmp_path: Path) -> None:
     """An input of 2^63 - 1 columns fits int64; its concatenation with
     itself does not (the fuzz harness's repro: MLIR's type constructor
