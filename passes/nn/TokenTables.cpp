@@ -1175,11 +1175,13 @@ private:
     OpBuilder b(lookup);
     Location loc = lookup->getLoc();
     int64_t kept = start != pad, offset = int64_t(positions.getOffset());
-    Value shifted = TokenPositionsOp::create(b, loc, positions.getOut().getType(), ids, uint64_t(pad),
-                                             uint64_t(offset + kept));
-    int64_t width = type.getDimSize(1);
-    Value rows = ViewOp::create(b, loc, EmbeddingOp::create(b, loc, table, shifted),
-                                b.getDenseI64ArrayAttr({shape[0] * length, width}));
+    Value rows; // (the ids' own positions are read only past the first)
+    if (length > 1) {
+      Value shifted = TokenPositionsOp::create(b, loc, positions.getOut().getType(), ids, uint64_t(pad),
+                                               uint64_t(offset + kept));
+      rows = ViewOp::create(b, loc, EmbeddingOp::create(b, loc, table, shifted),
+                            b.getDenseI64ArrayAttr({shape[0] * length, type.getDimSize(1)}));
+    }
     Value firstRow = EmbeddingOp::create(b, loc, table, i64Constant(b, loc, {kept ? pad + 1 + offset : pad}));
     SmallVector<Value> pieces;
     for (int64_t sequence = 0; sequence < shape[0]; ++sequence) {
