@@ -148,8 +148,7 @@ std::optional<Positions> matchPositions(nn::AddOp root) {
 /// Whether `v` is the constant 0, 1, ..., n - 1 (of any shape holding n
 /// elements: torch.arange, seen through views).
 bool isArange(Value v, int64_t n) {
-  while (auto view = v.getDefiningOp<nn::ViewOp>())
-    v = view.getSelf();
+  v = nn::beforeViews(v);
   DenseElementsAttr data;
   if (!matchPattern(v, m_Constant(&data)) || data.getNumElements() != n || !isIntegerTensor(v))
     return false;

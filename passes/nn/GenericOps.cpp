@@ -43,6 +43,12 @@ std::optional<int64_t> splatInteger(Value v) {
   return unsignedType ? int64_t(value.getZExtValue()) : value.getSExtValue();
 }
 
+Value beforeViews(Value v) {
+  while (auto view = v.getDefiningOp<ViewOp>())
+    v = view.getSelf();
+  return v;
+}
+
 void eraseDead(Operation *op) {
   SmallVector<Operation *> work{op};
   while (!work.empty()) {

@@ -30,6 +30,8 @@ std::optional<int64_t> intParam(AtenOp op, llvm::StringRef name);
 /// operand the frontend kept as a tensor: ONNX's Equal and CumSum axis);
 /// booleans are 0 and 1, unsigned integers read unsigned.
 std::optional<int64_t> splatInteger(mlir::Value v);
+/// `v` before the views (nn.view) that reshape it.
+mlir::Value beforeViews(mlir::Value v);
 /// Erases `op` and then each operand's definition left without uses.
 void eraseDead(mlir::Operation *op);
 

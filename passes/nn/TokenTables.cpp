@@ -513,9 +513,7 @@ private:
   /// a function of the id at each position that is 0 for one id of the
   /// vocabulary and 1 for every other; -1 when it is 1 for all of them.
   std::optional<int64_t> paddingCounted(Value index) {
-    while (auto view = index.getDefiningOp<ViewOp>())
-      index = view.getSelf();
-    Operation *def = index.getDefiningOp();
+    Operation *def = beforeViews(index).getDefiningOp();
     std::optional<Elementwise> less = def ? elementwise(def) : std::nullopt;
     if (!less || less->operands.empty())
       return std::nullopt;
@@ -832,12 +830,10 @@ public:
   bool visit(Operation *op) {
     if (auto select = dyn_cast<WhereOp>(op))
       return visitSelect(select);
-    if (isa<EmbeddingOp, IndexSelectOp>(op) && visitShiftedPositions(op))
-      return true;
     if (auto rows = dyn_cast<IndexSelectOp>(op))
       return visitRowSelect(rows);
     if (auto embedding = dyn_cast<EmbeddingOp>(op))
-      return visitEmbedding(embedding);
+      return visitShiftedPositions(embedding) || visitEmbedding(embedding);
     if (isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0)))
       return visitArithmetic(op);
     auto aten = dyn_cast<AtenOp>(op);
@@ -1072,9 +1068,7 @@ private:
   /// of W at constant indices, concatenated.
   bool visitEmbedding(EmbeddingOp embedding) {
     Value indices = embedding.getIndices(), weight = embedding.getWeight();
-    Value plain = indices;
-    while (auto view = plain.getDefiningOp<ViewOp>())
-      plain = view.getSelf();
+    Value plain = beforeViews(indices);
     // (The ids through views the back end reads as they are; indices the
     // compiler knows, such as the tables' own, are not the ids'.)
     const Moved *m = plain == ids ? nullptr : analysis.of(indices);
@@ -1132,8 +1126,7 @@ private:
     return true;
   }
 
-  /// A lookup (an embedding, an index_select of rows) by the positions
-  /// RoBERTa numbers (nn.token_positions) of decoder ids that are the ids
+  /// An embedding by the positions RoBERTa numbers (nn.token_positions) of decoder ids that are the ids
   /// shifted right behind a constant start token (M2M100's and NLLB's
   /// decoder positions): with m = (x != pad), position i > 0 counts
   /// m(start) plus the ids' mask to i - 1, so it is the ids' own position
@@ -1141,16 +1134,9 @@ private:
   /// The rows: the constant's, then the lookup by the ids' positions
   /// shifted, per sequence. (The shift must keep the padding where it is:
   /// f(id) is the padding for the padding id alone.)
-  bool visitShiftedPositions(Operation *lookup) {
-    auto embedding = dyn_cast<EmbeddingOp>(lookup);
-    auto select = dyn_cast<IndexSelectOp>(lookup);
-    if (select && select.getDim() != 0)
-      return false;
-    Value table = embedding ? embedding.getWeight() : select.getSelf();
-    Value indices = embedding ? embedding.getIndices() : select.getIndex();
-    while (auto view = indices.getDefiningOp<ViewOp>())
-      indices = view.getSelf();
-    auto positions = indices.getDefiningOp<TokenPositionsOp>();
+  bool visitShiftedPositions(EmbeddingOp lookup) {
+    Value table = lookup.getWeight();
+    auto positions = beforeViews(lookup.getIndices()).getDefiningOp<TokenPositionsOp>();
     auto type = dyn_cast<RankedTensorType>(table.getType());
     ArrayRef<int64_t> shape = shapeOf(ids);
     if (!positions || positions.getIds() == ids || !type || type.getRank() != 2 || !type.hasStaticShape() ||
@@ -1173,7 +1159,7 @@ private:
         if ((f == pad) != (int64_t(id) == pad))
           return false;
     OpBuilder b(lookup);
-    Location loc = lookup->getLoc();
+    Location loc = lookup.getLoc();
     int64_t kept = start != pad, offset = int64_t(positions.getOffset());
     Value rows; // (the ids' own positions are read only past the first)
     if (length > 1) {
@@ -1192,21 +1178,20 @@ private:
                                          b.getI64IntegerAttr((sequence + 1) * length - 1), b.getI64IntegerAttr(1)));
     }
     Value all = pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
-    replace(lookup, ViewOp::create(b, loc, all, b.getDenseI64ArrayAttr(shapeOf(lookup->getResult(0)))));
+    replace(lookup, ViewOp::create(b, loc, all, b.getDenseI64ArrayAttr(shapeOf(lookup.getOut()))));
     return true;
   }
 
-  /// Rows of a 2-d table selected by the ids or their positions (M2M100's
-  /// and XGLM's sinusoidal position tables, `index_select(table, 0, p)`):
-  /// an embedding, which the back end looks up.
+  /// Rows of a 2-d table selected by the ids or by positions numbered from
+  /// them (M2M100's and XGLM's sinusoidal position tables,
+  /// `index_select(table, 0, p)`): an embedding, which the back end looks
+  /// up (and visitShiftedPositions rewrites when the numbered ids are
+  /// shifted).
   bool visitRowSelect(IndexSelectOp select) {
-    Value index = select.getIndex();
-    while (auto view = index.getDefiningOp<ViewOp>())
-      index = view.getSelf();
-    auto positions = index.getDefiningOp<TokenPositionsOp>();
+    Value index = beforeViews(select.getIndex());
     auto type = dyn_cast<RankedTensorType>(select.getSelf().getType());
     if (select.getDim() != 0 || !type || type.getRank() != 2 || shapeOf(select.getIndex()).size() != 1 ||
-        !(index == ids || (positions && positions.getIds() == ids)))
+        !(index == ids || index.getDefiningOp<TokenPositionsOp>()))
       return false;
     OpBuilder b(select);
     replace(select, EmbeddingOp::create(b, select.getLoc(), select.getSelf(), select.getIndex()));
