@@ -4,6 +4,7 @@
 #include "algebra/LayoutAlgebra.h"
 #include "simulator/DeadlockReport.h"
 #include "simulator/ProgramCursor.h"
+#include "simulator/VectorMath.h"
 #include "simulator/FixedPoint.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -649,25 +650,25 @@ private:
         for (int64_t i = 0; i < n; ++i) o[i] = a[i] > 0 ? a[i] : 0;
         break;
       case Opcode::Vtanh:
-        for (int64_t i = 0; i < n; ++i) o[i] = std::tanh(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::tanh(a[i]);
         break;
       case Opcode::Vsigm:
-        for (int64_t i = 0; i < n; ++i) o[i] = 1.0f / (1.0f + std::exp(-a[i]));
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::sigmoid(a[i]);
         break;
       case Opcode::Vmv:
         std::memcpy(o, a, size_t(n) * 4);
         break;
       case Opcode::ExtVexp:
-        for (int64_t i = 0; i < n; ++i) o[i] = std::exp(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::exp(a[i]);
         break;
       case Opcode::ExtVrsqrt:
-        for (int64_t i = 0; i < n; ++i) o[i] = 1.0f / std::sqrt(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::rsqrt(a[i]);
         break;
       case Opcode::ExtVerf:
-        for (int64_t i = 0; i < n; ++i) o[i] = std::erf(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::erf(a[i]);
         break;
       case Opcode::ExtVlog1p:
-        for (int64_t i = 0; i < n; ++i) o[i] = std::log1p(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = vector_math::log1p(a[i]);
         break;
       default:
         throwFault(llvm::formatv("{0}: {1} is not simulated", where(c), info->name).str());

@@ -2,6 +2,7 @@
 #include "passes/nn/ConstantEvaluator.h"
 
 #include "dialects/nn/NNOps.h"
+#include "simulator/VectorMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -283,15 +284,15 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           out.data[i] = float(sums[i] / double(std::max<int64_t>(count, 1)));
         return out;
       })
-      .Case([&](CosOp o) { return unary(o.getSelf(), [](float x) { return std::cos(x); }); })
-      .Case([&](SinOp o) { return unary(o.getSelf(), [](float x) { return std::sin(x); }); })
-      .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / std::sqrt(x); }); })
+      .Case([&](CosOp o) { return unary(o.getSelf(), [](float x) { return vector_math::cos(x); }); })
+      .Case([&](SinOp o) { return unary(o.getSelf(), [](float x) { return vector_math::sin(x); }); })
+      .Case([&](RsqrtOp o) { return unary(o.getSelf(), [](float x) { return vector_math::rsqrt(x); }); })
       .Case([&](NegOp o) { return unary(o.getSelf(), [](float x) { return -x; }); })
-      .Case([&](ExpOp o) { return unary(o.getSelf(), [](float x) { return std::exp(x); }); })
-      .Case([&](Log1pOp o) { return unary(o.getSelf(), [](float x) { return std::log1p(x); }); })
+      .Case([&](ExpOp o) { return unary(o.getSelf(), [](float x) { return vector_math::exp(x); }); })
+      .Case([&](Log1pOp o) { return unary(o.getSelf(), [](float x) { return vector_math::log1p(x); }); })
       .Case([&](ReluOp o) { return unary(o.getSelf(), [](float x) { return std::max(x, 0.0f); }); })
-      .Case([&](SigmoidOp o) { return unary(o.getSelf(), [](float x) { return 1.0f / (1.0f + std::exp(-x)); }); })
-      .Case([&](TanhOp o) { return unary(o.getSelf(), [](float x) { return std::tanh(x); }); })
+      .Case([&](SigmoidOp o) { return unary(o.getSelf(), [](float x) { return vector_math::sigmoid(x); }); })
+      .Case([&](TanhOp o) { return unary(o.getSelf(), [](float x) { return vector_math::tanh(x); }); })
       .Case([&](ClampOp o) -> R { // Swin V2's logit scale: clamp(weight, max=log 100)
         FailureOr<HostTensor> out = unary(o.getSelf(), [](float x) { return x; });
         if (failed(out))
@@ -308,7 +309,7 @@ FailureOr<HostTensor> ConstantEvaluator::compute(Value value) {
           return failure();
         float e = float(o.getExponent().convertToDouble());
         for (float &v : out->data)
-          v = std::pow(v, e);
+          v = vector_math::pow(v, e);
         return out;
       })
       .Case([&](LinearOp o) -> R { // Swin V2's position-bias MLP over a constant coordinate table

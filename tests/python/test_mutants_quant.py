@@ -73,7 +73,9 @@ def test_int8_zero_padding_pads_with_the_code_of_zero(tmp_path: Path) -> None:
 def test_the_interpreter_reads_gelus_approximation_and_its_default() -> None:
     """nn.gelu without `approximate` is the exact GELU (the attribute's
     default, elided when printed); `approximate = "tanh"` is torch's tanh
-    form: against torch on values where the two differ."""
+    form: against torch on values where the two differ (to 1e-6: the
+    interpreter repeats the programs' float32 steps, whose 1 + erf(x / sqrt 2)
+    keeps about 1e-7 of absolute precision where x < -3)."""
     from raptor.quant.interpreter import evaluate
 
     x = np.linspace(-4, 4, 16, dtype=np.float32).reshape(1, 16)
@@ -84,7 +86,7 @@ def test_the_interpreter_reads_gelus_approximation_and_its_default() -> None:
         module = ir.Module.parse(text, context=raptor.Context())
         (got,) = evaluate(module, {"x": x}, {}, mode="fp32")
         want = torch.nn.functional.gelu(torch.from_numpy(x), approximate=approximate).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     exact = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
     tanh = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
     assert np.abs(exact - tanh).max() > 1e-4  # the two forms are told apart here

@@ -357,16 +357,16 @@ def test_compile_cli_int8_report(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_the_check_line_says_what_a_reference_difference_means() -> None:
-    """`raptor simulate --check`: an integer program is bit-exact or not; a
-    float-arithmetic one is compared with the quantized model's float32
-    reference, whose other summation order may move an encoding by one
-    code (Wav2Vec2-Conformer's feature extractor: 8e-3 at 31 of 5,088
-    positions for one input, bit-exact for another), which the line says,
-    with the positions beyond float32 rounding."""
+    """`raptor simulate --check`: an integer program is bit-exact or not,
+    and so is a float-arithmetic one against the quantized model's float32
+    reference (which repeats the programs' float32 steps), the line naming
+    which reference and the positions beyond float32 rounding."""
     from raptor.cli.programs import _reference_line
 
     exact = {"arithmetic": "integer", "integer_reference_bit_exact": True}
     assert _reference_line(exact, 10) == "vs the integer reference: bit-exact"
+    assert _reference_line(dict(exact, arithmetic="float"), 10) == (
+        "vs the quantized reference (float32 between the codecs): bit-exact")
     off = {"arithmetic": "integer", "integer_reference_bit_exact": False, "integer_reference_max_difference": 0.125,
            "integer_reference_differing": 3}
     assert _reference_line(off, 5088) == ("vs the integer reference: max |difference| 1.250e-01, beyond float32 "
@@ -374,7 +374,7 @@ def test_the_check_line_says_what_a_reference_difference_means() -> None:
     floats = dict(off, arithmetic="float")
     assert _reference_line(floats, 5088) == (
         "vs the quantized reference (float32 between the codecs): max |difference| 1.250e-01, beyond float32 "
-        "rounding at 3 of 5,088 positions (float32 sums in another order may move an encoding by one code)")
+        "rounding at 3 of 5,088 positions")
 
 
 SMALL = Path(__file__).parent.parent.parent / "python" / "raptor" / "spatial" / "targets" / "small.json"

@@ -256,18 +256,16 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _reference_line(report: dict, positions: int) -> str:
-    """The --check line against the quantized model's reference. In float
-    arithmetic (float32 between the codecs) the reference sums in another
-    order than the program, so a value on an encoding's rounding boundary
-    may take the neighbouring code: a difference there is expected, and
-    the line says how many positions it touches."""
+    """The --check line against the quantized model's reference: bit-exact
+    or not, for float arithmetic between the codecs too (the reference
+    repeats the programs' float32 steps: raptor.quant.vector_unit), with
+    the positions beyond float32 rounding."""
     floats = report["arithmetic"] == "float"
     what = "the quantized reference (float32 between the codecs)" if floats else "the integer reference"
     if report["integer_reference_bit_exact"]:
         return f"vs {what}: bit-exact"
-    line = (f"vs {what}: max |difference| {report['integer_reference_max_difference']:.3e}, beyond float32 "
+    return (f"vs {what}: max |difference| {report['integer_reference_max_difference']:.3e}, beyond float32 "
             f"rounding at {report['integer_reference_differing']:,} of {positions:,} positions")
-    return line + (" (float32 sums in another order may move an encoding by one code)" if floats else "")
 
 
 def _progress(quiet: bool, terminal_only: bool = False) -> Callable[[str], None]:

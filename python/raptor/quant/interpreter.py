@@ -6,9 +6,11 @@ identities (the source view: calibration reads the data at each
 compute (passes/codec/Quantization.h): encoders round to int8 codes, int8
 convolutions and linear layers sum codes exactly (float64 holds them) with
 their bias in accumulator units, decoders scale back to float32, and every
-other operator runs in float32 as torch does. Integer parts are then exact
-and float32 parts agree with the programs to float rounding (bit for bit
-where both do the same single IEEE operations).
+other operator runs in float32 as the programs compute it: torch's
+operations where they round alike, else the programs' own steps and order
+of additions (vector_unit.py: norms, softmax, means, pooling, matrix
+products, transcendental functions). Integer and float32 parts then equal
+the programs' bit for bit.
 
 When the function carries ``raptor.fixed_point_bits`` F (an integer-only
 program, simulator/FixedPoint.h), every real value is an int32 y
@@ -29,6 +31,7 @@ from mlir import ir
 
 from .. import _raptor, port_names
 from .._io import UserError
+from . import vector_unit
 
 __all__ = ["Codes", "OperatorError", "Sums", "encoding_of", "evaluate", "quantize_per_channel", "scale_of"]
 
@@ -341,9 +344,10 @@ def evaluate(module: ir.Module, inputs: Mapping[str, np.ndarray], weights: Mappi
                 # (passes/nn/ConstantEvaluator.cpp): so does the reference,
                 # and an integer program's constants match it bit for bit.
                 wide = [o.double() if isinstance(o, torch.Tensor) else o for o in operands]
-                results = [r.float() for r in _run(name, op, wide, a, int8, encoding, f32)]
+                results = [r.float() for r in _run(name, op, wide, a, int8, encoding, f32, constant=True)]
             else:
-                results = _run(name, op, operands, a, int8, encoding, f32)
+                results = _run(name, op, operands, a, int8, encoding, f32, constant,
+                               len(op.operands) > 1 and op.operands[1] in known)
         except OperatorError:
             raise
         except UserError as e:
@@ -543,8 +547,22 @@ def _bind(env: dict[Any, Any], known: set[Any], op: ir.Operation, results: list[
             known.add(r)
 
 
+#: Operators computed by the vector_unit function of their name.
+_VECTOR_UNIT_FUNCTIONS = ("exp", "tanh", "sigmoid", "log1p", "cos", "sin", "rsqrt", "silu")
+
+
+def _numpy(function: Callable[[np.ndarray], np.ndarray], x: Any) -> Any:
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(function(x.numpy())))
+
+
 def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: bool,
-         encoding: Callable[[int], tuple[np.float32, int]], f32: Callable[[Any], Any]) -> list[Any]:
+         encoding: Callable[[int], tuple[np.float32, int]], f32: Callable[[Any], Any],
+         constant: bool = False, other_known: bool = False) -> list[Any]:
+    """One operator in float32 (or on codes keeping their encoding);
+    ``constant``: every operand is known at compile time (the compiler's
+    constant evaluation computes it); ``other_known``: the second is."""
     import torch
     import torch.nn.functional as F
 
@@ -570,18 +588,36 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind in ("add", "sub", "mul", "div"):
         rhs = other if other is not None else a.get("scalar", 0.0)
         alpha = a.get("alpha", 1.0)
+        # The lowering folds a known divisor into its float32 reciprocal and
+        # alpha into a known operand, each in float64 rounded once.
+        folds = not constant and (other is None or other_known)
+        if folds and (kind == "div" or alpha != 1.0):
+            wide = torch.as_tensor(rhs, dtype=torch.float64).float().double()
+            rhs = (1.0 / wide if kind == "div" else wide * alpha).float()
+            kind, alpha = ("mul" if kind == "div" else kind), 1.0
         if kind == "add":
             return [self + rhs * alpha if alpha != 1.0 else self + rhs]
         if kind == "sub":
             return [self - rhs * alpha if alpha != 1.0 else self - rhs]
         return [self * rhs if kind == "mul" else self / rhs]
-    unary = {"relu": torch.relu, "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-             "neg": torch.neg, "rsqrt": torch.rsqrt, "exp": torch.exp, "log1p": torch.log1p,
-             "clone": torch.clone, "cos": torch.cos, "sin": torch.sin}
+    # Float32 functions and reductions as the programs and the compiler's
+    # constant evaluation compute them (vector_unit.py), where torch's
+    # differ in the last bit.
+    if kind in _VECTOR_UNIT_FUNCTIONS:
+        return [_numpy(getattr(vector_unit, kind), self)]
+    if kind == "gelu":
+        return [_numpy(lambda v: vector_unit.gelu(v, a.get("approximate", "none")), self)]
+    if kind == "softmax" and constant:  # the compiler's, in float64 (ConstantEvaluator.cpp)
+        return [torch.softmax(self.double(), a["dim"]).float()]
+    if kind == "softmax" and a["dim"] in (-1, self.dim() - 1):
+        return [_numpy(vector_unit.softmax, self)]
+    if kind == "pow" and constant:
+        return [_numpy(lambda v: vector_unit.pow(v, a["exponent"]), self)]
+    if kind == "mean" and not constant:
+        return [_numpy(lambda v: vector_unit.mean(v, list(a.get("dim") or []), a.get("keepdim", False)), self)]
+    unary = {"relu": torch.relu, "neg": torch.neg, "clone": torch.clone}
     if kind in unary:
         return [unary[kind](self)]
-    if kind == "gelu":
-        return [F.gelu(self, approximate=a.get("approximate", "none"))]
     if kind == "hardtanh":
         return [F.hardtanh(self, a.get("min_val", -1.0), a.get("max_val", 1.0))]
     if kind == "clamp":
@@ -600,23 +636,34 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "linear":
         return [F.linear(arg["input"], arg["weight"], arg.get("bias"))]
     if kind == "matmul":
+        if not constant and self.dim() >= 2 and other.dim() >= 2:
+            return [_numpy(lambda v: vector_unit.matmul(v, other.numpy()), self)]
         return [torch.matmul(self, other)]
     if kind == "batch_norm":
         out = F.batch_norm(arg["input"], arg["running_mean"], arg["running_var"], arg["weight"], arg["bias"],
                            False, 0.0, a.get("eps", 1e-5))
         return [out, torch.empty(0), torch.empty(0)]
-    if kind == "layer_norm":
-        return [F.layer_norm(arg["input"], a["normalized_shape"], arg.get("weight"), arg.get("bias"),
-                             a.get("eps", 1e-5))]
-    if kind == "rms_norm":
-        return [F.rms_norm(arg["input"], a["normalized_shape"], arg.get("weight"), a.get("eps"))]
-    if kind == "mean":
+    if kind == "layer_norm" and constant:  # the compiler's, in float64 (ConstantEvaluator.cpp)
+        wide = [None if arg.get(k) is None else arg[k].double() for k in ("input", "weight", "bias")]
+        return [F.layer_norm(*wide[:1], a["normalized_shape"], *wide[1:], a.get("eps", 1e-5)).float()]
+    if kind in ("layer_norm", "rms_norm"):
+        eps = a.get("eps", 1e-5) if kind == "layer_norm" else a.get("eps")
+        weight, bias = (None if arg.get(k) is None else arg[k].numpy() for k in ("weight", "bias"))
+        return [_numpy(lambda v: vector_unit.norm(v, len(a["normalized_shape"]), weight, bias,
+                                                 float(np.finfo(np.float32).eps) if eps is None else eps,
+                                                 kind == "layer_norm"), arg["input"])]
+    if kind == "mean":  # at compile time: float64 sums over the count, rounded (ConstantEvaluator.cpp)
         dims = a.get("dim")
-        return [self.mean(dim=dims, keepdim=a.get("keepdim", False)) if dims else self.mean()]
+        wide = self.double()
+        return [(wide.mean(dim=dims, keepdim=a.get("keepdim", False)) if dims else wide.mean()).float()]
     if kind == "max_pool2d":
         out = F.max_pool2d(self, a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
                            a.get("dilation", 1), a.get("ceil_mode", False))
         return [out, torch.empty(0, dtype=torch.int64)]
+    if kind == "avg_pool2d" and not constant:
+        return [_numpy(lambda v: vector_unit.avg_pool2d(
+            v, a["kernel_size"], a.get("stride") or None, a.get("padding", [0, 0]), a.get("ceil_mode", False),
+            a.get("count_include_pad", True), a.get("divisor_override")), self)]
     if kind == "avg_pool2d":
         return [F.avg_pool2d(self, a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
                              a.get("ceil_mode", False), a.get("count_include_pad", True), a.get("divisor_override"))]
@@ -764,7 +811,7 @@ def _attention(arg: dict[str, Any], a: dict[str, Any], encoding: Callable[[int],
     mask = arg.get("attn_mask")
     if mask is not None:
         scores = scores + (torch.where(mask, 0.0, float("-inf")) if mask.dtype == torch.bool else mask)
-    p = torch.softmax(scores, -1)
+    p = torch.from_numpy(vector_unit.softmax(scores.numpy()))  # (the programs' order of additions)
     codes = torch.clamp(torch.round(p * torch.tensor(PROBABILITY_LEVELS)), -32767, 32767).double()
     out = codes @ values
     s_out = np.float32(s_v * (np.float32(1.0) / PROBABILITY_LEVELS))
