@@ -207,13 +207,13 @@ def pipelined_and_int8_agree(source: Path, tmp_path: Path, capsys: "pytest.Captu
     """``source`` compiled with ``--pipeline`` and at int8, each checked by
     ``raptor simulate --check``: the pipeline within ``float_bound`` of torch
     (relative to the largest output), the int8 program equal to the
-    quantized reference within float32 rounding and within ``int8_bound``
-    of torch; neither reference all zeros."""
+    quantized reference bit for bit and within ``int8_bound`` of torch;
+    neither reference all zeros."""
     for name, options in ((f"p{pipeline}", {"pipeline": pipeline}), ("int8", {"precision": "int8"})):
         check = simulated_check(source, tmp_path / name, capsys, **options)
         assert not check["reference_all_zero"]
         if name == "int8":
-            assert check["integer_reference_differing"] == 0 and check["max_error_relative"] < int8_bound
+            assert check["integer_reference_bit_exact"] and check["max_error_relative"] < int8_bound
         else:
             assert check["max_error_relative"] < float_bound
 
