@@ -46,8 +46,8 @@ def _affine(norm: torch.nn.Module) -> torch.nn.Module:
                          ids=["one-dim", "two-dims", "ordered-at-the-limit", "pairwise"])
 def test_a_layer_norm_simulates_as_the_reference_computes_it(tmp_path: Path, shape: tuple, dims: int) -> None:
     """Ordered dot products up to 4,096 elements (the third case, at the
-    limit), pairwise sums beyond (the fourth, an odd count at the first
-    halving); an offset mean makes the order of additions matter."""
+    limit), pairwise sums beyond (the fourth: 4,100 halves to an odd 1,025
+    and on); an offset mean makes the order of additions matter."""
     torch.manual_seed(0)
     norm = _affine(torch.nn.LayerNorm(list(shape[-dims:]), eps=1e-6))
     x = torch.randn(shape) * 3.0 + 5.0
@@ -114,12 +114,16 @@ OPERATORS = {
     "div-by-scalar": lambda x: x / 3.7, "div-by-known-tensor": lambda x: x / torch.linspace(1.0, 2.0, 16),
     "known-addend-times-alpha": lambda x: torch.add(x, torch.linspace(0.1, 3.0, 16), alpha=0.37),
     "scaled-product": lambda x: x * (64 ** -0.5), "hardswish": F.hardswish,
-    "matmul": lambda x: x @ x.transpose(1, 2) @ x,
-    "matmul-by-known": lambda x: x @ torch.linspace(-1.0, 1.0, 16 * 8).reshape(16, 8),
+    "matmul": lambda x: x @ x.transpose(1, 2) @ x,  # (one with a known operand becomes a linear layer)
     "avg-pool": lambda x: F.avg_pool2d(x.reshape(1, 4, 10, 16), 3, 1, 1).reshape(1, 40, 16),
     "avg-pool-without-padding-counted": lambda x: F.avg_pool2d(x.reshape(1, 4, 10, 16), 3, 2, 1,
                                                                count_include_pad=False),
     "avg-pool-ceil": lambda x: F.avg_pool2d(x.reshape(1, 4, 10, 16), 3, 2, 0, ceil_mode=True),
+    "avg-pool-divisor": lambda x: F.avg_pool2d(x.reshape(1, 4, 10, 16), 3, 1, 1, divisor_override=5),
+    # windows of 20 and 40 terms: their order and 1 / count round
+    "adaptive-avg-pool": lambda x: F.adaptive_avg_pool2d(x.reshape(1, 4, 10, 16), (2, 4)).repeat(1, 5, 1, 1),
+    "global-avg-pool": lambda x: x + F.adaptive_avg_pool2d(x.reshape(1, 16, 5, 8), 1).reshape(1, 1, 16),
+    "mean-of-all": lambda x: x - x.mean(),
 }
 
 #: Functions computed by the compiler from a weight w (a rotary table's of
@@ -127,6 +131,8 @@ OPERATORS = {
 OF_WEIGHTS = {"known-cos-sin-exp": lambda x, w: x * torch.cos(w * 0.37) + torch.sin(w * 1.3) + torch.exp(w * 0.01),
               # a quotient the compiler divides (at run time: a product by the reciprocal)
               "known-quotient": lambda x, w: x + w / 3.7,
+              # alpha folded into the known operand, and a mean, as the compiler does
+              "known-alpha-mean": lambda x, w: x + torch.add(w, w * 0.5, alpha=0.37) + w.mean(-1, keepdim=True),
               # norms, softmaxes and products the compiler computes in float64
               "known-norm-softmax-matmul": lambda x, w: (x + F.layer_norm(w, [16]) + torch.softmax(w * 0.01, -1)
                                                          + (w[0] * 1e-3) @ (w[0, :16] * 1e-3))}
@@ -187,7 +193,6 @@ def test_the_sums_add_in_the_order_they_say() -> None:
         loop = loop + column
     np.testing.assert_array_equal(vector_unit.ordered_sum(terms), loop)
     t = terms[:, :7]
-    by_hand = ((t[:, 0] + t[:, 3]) + t[:, 6]) + (t[:, 1] + t[:, 4]) + (t[:, 2] + t[:, 5]) * 0
     three = [t[:, 0] + t[:, 3], t[:, 1] + t[:, 4], t[:, 2] + t[:, 5]]
     three[0] = three[0] + t[:, 6]  # the odd one out joins the first sum
     by_hand = (three[0] + three[1]) + three[2]  # 3 -> 1 (+ the odd third)

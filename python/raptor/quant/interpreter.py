@@ -9,8 +9,10 @@ their bias in accumulator units, decoders scale back to float32, and every
 other operator runs in float32 as the programs compute it: torch's
 operations where they round alike, else the programs' own steps and order
 of additions (vector_unit.py: norms, softmax, means, pooling, matrix
-products, transcendental functions). Integer and float32 parts then equal
-the programs' bit for bit.
+products, transcendental functions). Integer parts and the float32
+operators between codecs then equal the programs' bit for bit (float32
+convolutions and linear layers, which only policy Z leaves, still sum in
+torch's order).
 
 When the function carries ``raptor.fixed_point_bits`` F (an integer-only
 program, simulator/FixedPoint.h), every real value is an int32 y
@@ -554,7 +556,8 @@ _VECTOR_UNIT_FUNCTIONS = ("exp", "tanh", "sigmoid", "log1p", "cos", "sin", "rsqr
 def _numpy(function: Callable[[np.ndarray], np.ndarray], x: Any) -> Any:
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(function(x.numpy())))
+    out = np.asarray(function(x.numpy()), np.float32)  # (0-d stays 0-d)
+    return torch.from_numpy(out if out.flags.c_contiguous else out.copy())
 
 
 def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: bool,
@@ -588,10 +591,11 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind in ("add", "sub", "mul", "div"):
         rhs = other if other is not None else a.get("scalar", 0.0)
         alpha = a.get("alpha", 1.0)
-        # The lowering folds a known divisor into its float32 reciprocal and
-        # alpha into a known operand, each in float64 rounded once.
-        folds = not constant and (other is None or other_known)
-        if folds and (kind == "div" or alpha != 1.0):
+        # The lowering folds a known divisor into its float32 reciprocal, and
+        # it and the compiler's constant evaluation fold alpha into a known
+        # operand, each in float64 rounded once.
+        known_rhs = other is None or other_known or constant
+        if known_rhs and ((kind == "div" and not constant) or alpha != 1.0):
             wide = torch.as_tensor(rhs, dtype=torch.float64).float().double()
             rhs = (1.0 / wide if kind == "div" else wide * alpha).float()
             kind, alpha = ("mul" if kind == "div" else kind), 1.0
@@ -667,6 +671,11 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     if kind == "avg_pool2d":
         return [F.avg_pool2d(self, a["kernel_size"], a.get("stride") or None, a.get("padding", 0),
                              a.get("ceil_mode", False), a.get("count_include_pad", True), a.get("divisor_override"))]
+    if kind == "adaptive_avg_pool2d" and not constant:  # the lowering's: windows as large as their stride
+        (H, W), (oh, ow) = self.shape[-2:], a["output_size"]
+        if H % oh == 0 and W % ow == 0:
+            k = [H // oh, W // ow]
+            return [_numpy(lambda v: vector_unit.avg_pool2d(v, k, k, [0, 0], False, True, None), self)]
     if kind == "adaptive_avg_pool2d":
         return [F.adaptive_avg_pool2d(self, a["output_size"])]
     if kind == "upsample_nearest2d":
