@@ -465,7 +465,7 @@ def _run_fixed(name: str, op: ir.Operation, x: list[Any], known: list[bool], a: 
         rhs = const(a.get("scalar", 0.0)) if rhs is None else rhs
         return [real(fixed_product(self, rhs, bits))]
     if kind == "div" and arg.get("other") is None:  # a product by the float32 reciprocal, as the lowering
-        reciprocal = np.float32(1.0 / np.float64(np.float32(a.get("scalar", 1.0))))
+        reciprocal = vector_unit.folded(a.get("scalar", 1.0), reciprocal=True)
         return [real(fixed_product(self, const(float(reciprocal)), bits))]
     if kind == "neg":
         return [real(_wrap(-self))]
@@ -596,8 +596,8 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         # operand, each in float64 rounded once.
         known_rhs = other is None or other_known or constant
         if known_rhs and ((kind == "div" and not constant) or alpha != 1.0):
-            wide = torch.as_tensor(rhs, dtype=torch.float64).float().double()
-            rhs = (1.0 / wide if kind == "div" else wide * alpha).float()
+            numbers = rhs.numpy() if isinstance(rhs, torch.Tensor) else rhs
+            rhs = torch.from_numpy(vector_unit.folded(numbers, alpha, reciprocal=kind == "div"))
             kind, alpha = ("mul" if kind == "div" else kind), 1.0
         if kind == "add":
             return [self + rhs * alpha if alpha != 1.0 else self + rhs]

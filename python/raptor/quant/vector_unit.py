@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["ORDERED_SUM_LIMIT", "avg_pool2d", "cos", "erf", "exp", "gelu", "log1p", "matmul", "mean", "norm",
+__all__ = ["ORDERED_SUM_LIMIT", "avg_pool2d", "cos", "erf", "exp", "folded", "gelu", "log1p", "matmul", "mean", "norm",
            "ordered_sum", "pairwise_sum", "pow", "rsqrt", "sigmoid", "silu", "sin", "softmax", "tanh"]
 
 #: Above this many elements the programs sum a norm's statistics pairwise
@@ -119,6 +119,14 @@ def rsqrt(x: np.ndarray) -> np.ndarray:
     return np.float32(1.0) / np.sqrt(np.asarray(x, np.float32))
 
 
+def folded(x, alpha: float = 1.0, reciprocal: bool = False) -> np.ndarray:
+    """A known operand as the lowering and the compiler fold it, in float64
+    rounded once: float32(x) times ``alpha``, or its reciprocal (a quotient
+    by a known divisor becomes a product)."""
+    wide = np.asarray(x, np.float32).astype(np.float64)
+    return np.asarray(1.0 / wide if reciprocal else wide * alpha, np.float64).astype(np.float32)
+
+
 def silu(x: np.ndarray) -> np.ndarray:
     """``vsigm``, then its product with x."""
     x = np.asarray(x, np.float32)
@@ -171,7 +179,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
     out = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]), np.float32)
     for k in range(a.shape[-1]):
-        out = out + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+        out += a[..., :, k:k + 1] * b[..., k:k + 1, :]
     return out
 
 
