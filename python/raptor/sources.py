@@ -13,6 +13,7 @@ reported on in one way.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import re
@@ -224,6 +225,32 @@ def _unregistered_operator(messages: Sequence[str]) -> str | None:
     return None
 
 
+#: Libraries whose output types (transformers' ``ModelOutput`` classes) an
+#: exported program may name, registered with torch's pytree only when the
+#: library is imported: imported to read such a file, and no other.
+_PYTREE_LIBRARIES = ("transformers",)
+
+
+def _unregistered_output_module(messages: Sequence[str]) -> str | None:
+    """The module (of a library in :data:`_PYTREE_LIBRARIES`) defining the
+    output type torch could not rebuild while deserializing, if its log
+    names one (importing the module registers the type)."""
+    for message in messages:
+        if found := re.search(r"Deserializing ([\w.]+) in pytree is not registered", message):
+            module = found.group(1).rpartition(".")[0]
+            return module if module.split(".")[0] in _PYTREE_LIBRARIES else None
+    return None
+
+
+def _custom_operator_error(source: str, operator: str, defined: str) -> UserError:
+    """A custom operator Raptor has no lowering for, in one line; for
+    transformers' (the routed experts' grouped product) the way out."""
+    hint = (" (transformers' routed mixture-of-experts layers: export the model after "
+            "raptor.frontend.experts.dense_experts(model))" if operator.startswith("transformers.") else "")
+    return UserError(f"'{source}' calls the custom operator {operator}, which {defined} and Raptor cannot "
+                     f"lower{hint}")
+
+
 def _one_line(e: BaseException) -> str:
     """An exception of a frontend's dependency (torch, onnx) as one line.
     The type is named, except for a failed assertion of the dependency's
@@ -312,23 +339,45 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     export_log.setLevel(logging.WARNING)
     export_log.propagate = False
     export_log.handlers = [collected]
-    try:
+    def load() -> Any:
         with signals_held():
             ep = torch.export.load(source)
             # The reference: the program as saved, before the decompositions
             # (a damaged archive can load and fail only here).
-            eager = ep.module()
+            return ep, ep.module()
+
+    try:
+        try:
+            ep, eager = load()
+        except Exception:
+            # A model returning transformers' output classes (`.logits`
+            # and the rest) loads once transformers has registered them.
+            if not (module := _unregistered_output_module(collected.messages)):
+                raise
+            library = module.split(".")[0]
+            say(f"importing {module}: {source} returns one of its output types")
+            try:
+                with signals_held():
+                    importlib.import_module(module)
+            except ImportError:
+                raise UserError(f"'{source}' returns a {library} output type, and {library} is not installed: "
+                                f"install it, or export a model whose forward returns tensors") from None
+            collected.messages.clear()
+            ep, eager = load()
+    except UserError:
+        raise
     except Exception as e:
         if operator := _unregistered_operator(collected.messages):
-            hint = (" (transformers exports a mixture-of-experts layer's routed expert products as it)"
-                    if operator.startswith("transformers.") else "")
-            raise UserError(f"'{source}' calls the custom operator {operator}, which no loaded library defines "
-                            f"and Raptor cannot lower{hint}") from None
+            raise _custom_operator_error(source, operator, "no loaded library defines") from None
         raise UserError(f"'{source}' is not a torch.export file: {_one_line(e)}") from None
     finally:
         export_log.handlers = handlers
         export_log.setLevel(level)
         export_log.propagate = propagate
+    # (With the library loaded, as in a session that exported the model.)
+    for node in ep.graph.nodes:
+        if node.op == "call_function" and str(node.target).startswith("transformers."):
+            raise _custom_operator_error(source, str(node.target), "its library defines")
     try:
         with signals_held():
             decomposed = ep.run_decompositions(zoo.decomposition_table())
@@ -343,11 +392,20 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     dtype = next((n.meta["val"].dtype for n in ep.graph.nodes
                   if n.op == "placeholder" and n.name in user_inputs and "val" in n.meta), torch.float32)
 
+    # Keyword arguments exported as constants (`use_cache=False`) are
+    # passed again: the program as saved insists on them.
+    constants = {spec.arg.name: spec.arg.value for spec in ep.graph_signature.input_specs
+                 if isinstance(spec.arg, torch.export.graph_signature.ConstantArgument)}
+    in_spec = ep.call_spec.in_spec
+    keywords = in_spec.child(1).context if in_spec is not None and in_spec.num_children == 2 else []
+    kwargs = {name: constants[name] for name in keywords or [] if name in constants}
+
     def reference(x: np.ndarray) -> np.ndarray:
         with torch.no_grad(), signals_held():
-            out = eager(torch.from_numpy(np.ascontiguousarray(x)).to(dtype))
-        out = out[0] if isinstance(out, (tuple, list)) else out
-        return out.detach().numpy()
+            out = eager(torch.from_numpy(np.ascontiguousarray(x)).to(dtype), **kwargs)
+        # The first output, as the program's (a tuple's first element, a
+        # transformers output's first field that is set).
+        return torch.utils._pytree.tree_leaves(out)[0].detach().numpy()
 
     return module, tensors, report, reference
 

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 import raptor
-from raptor import pim, sources, weights
+from raptor import pim, quant, sources, weights
 from raptor.frontend.torch import import_program
 from raptor.zoo import decomposition_table
 
@@ -187,6 +187,26 @@ def compile_source(source: Path, out: Path, **options) -> pim.Program:
     finally:
         model.cleanup()
     return pim.Program.load(out)
+
+
+def int8_ids_program_agrees(source: Path, out: Path, model: torch.nn.Module, ids: np.ndarray,
+                            input_name: str | None = None) -> pim.Program:
+    """``source`` (a model fed token ids) compiled at int8 into ``out`` and
+    simulated on ``ids``: equal bit for bit to the quantized reference
+    (the IR the back end read, on the source's weights), and within cosine
+    0.99 of ``model`` in eager torch. Returns the program."""
+    program = compile_source(source, out, precision="int8")
+    (got,) = program.simulate(ids).outputs.values()
+    module = sources.load(str(out / "reports" / "quantized_model.mlir"), weights_as=None).module
+    imported = sources.load(str(source), weights_as="arrays")
+    name = input_name or program.inputs[0][0]
+    (reference,) = quant.reference(module, {name: ids.astype(np.float32)}, imported.tensors)
+    assert np.array_equal(got, reference)
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids)).numpy()
+    cosine = float(got.ravel() @ want.ravel() / (np.linalg.norm(got) * np.linalg.norm(want)))
+    assert cosine >= 0.99, cosine
+    return program
 
 
 def simulated_check(source: Path, out: Path, capsys: "pytest.CaptureFixture[str]", **options) -> dict:

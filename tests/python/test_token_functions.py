@@ -23,9 +23,9 @@ import pytest
 import torch
 from mlir import ir
 
-from raptor import quant, sources
+from raptor import sources
 
-from pim_helpers import compile_source
+from pim_helpers import compile_source, int8_ids_program_agrees
 from test_token_ids import LastHidden
 
 VOCABULARY, LENGTH, PAD, START, MASK = 97, 12, 1, 2, 3
@@ -206,17 +206,7 @@ def test_float32_programs_equal_torch(saved, tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("name", ["bart", "mbart", "m2m100", "esm", "canine", "yoso"])
 def test_int8_programs_compute_the_integer_reference(saved, tmp_path: Path, name: str) -> None:
     model, pt2 = saved[name]
-    program = compile_source(pt2, tmp_path / "int8", precision="int8")
-    ids = SPECIAL
-    (got,) = program.simulate(ids).outputs.values()
-    module = sources.load(str(tmp_path / "int8" / "reports" / "quantized_model.mlir"), weights_as=None).module
-    imported = sources.load(str(pt2), weights_as="arrays")
-    (reference,) = quant.reference(module, {"input_ids": ids.astype(np.float32)}, imported.tensors)
-    assert np.array_equal(got, reference)
-    with torch.no_grad():
-        want = model(torch.from_numpy(ids)).numpy()
-    cosine = float(got.ravel() @ want.ravel() / (np.linalg.norm(got) * np.linalg.norm(want)))
-    assert cosine >= 0.99, cosine
+    int8_ids_program_agrees(pt2, tmp_path / "int8", model, SPECIAL, input_name="input_ids")
 
 
 def test_bart_pipelined(saved, tmp_path: Path) -> None:
