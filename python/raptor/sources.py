@@ -40,8 +40,10 @@ __all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load", "onnxrunti
 #: as arrays (``Model.tensors``) or not at all (None: the graph alone).
 WeightsAs = Optional[Literal["file", "arrays"]]
 
-#: The model itself on an input (eager torch, onnxruntime).
-Reference = Callable[[np.ndarray], np.ndarray]
+#: The model itself on an input (eager torch, onnxruntime): every output,
+#: in the order of the program's (a tuple's elements, a transformers output
+#: class's fields that are set).
+Reference = Callable[[np.ndarray], list[np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -288,13 +290,13 @@ def _torch_frontend() -> ModuleType:
 
 def _zoo_reference(name: str) -> Reference:
     """Eager torch on the zoo model ``name`` (built when first called)."""
-    def reference(x: np.ndarray) -> np.ndarray:
+    def reference(x: np.ndarray) -> list[np.ndarray]:
         try:
             import torch
         except ImportError as e:
             raise UserError(f"this needs the 'torch' extra ({e.name} is missing)") from None
         with signals_held():
-            return zoo.reference_output(name, torch.from_numpy(x)).numpy()
+            return [zoo.reference_output(name, torch.from_numpy(x)).numpy()]
 
     return reference
 
@@ -400,12 +402,11 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     keywords = in_spec.child(1).context if in_spec is not None and in_spec.num_children == 2 else []
     kwargs = {name: constants[name] for name in keywords or [] if name in constants}
 
-    def reference(x: np.ndarray) -> np.ndarray:
+    def reference(x: np.ndarray) -> list[np.ndarray]:
         with torch.no_grad(), signals_held():
             out = eager(torch.from_numpy(np.ascontiguousarray(x)).to(dtype), **kwargs)
-        # The first output, as the program's (a tuple's first element, a
-        # transformers output's first field that is set).
-        return torch.utils._pytree.tree_leaves(out)[0].detach().numpy()
+        # The outputs flattened as the exported graph's are.
+        return [leaf.detach().numpy() for leaf in torch.utils._pytree.tree_leaves(out)]
 
     return module, tensors, report, reference
 
@@ -439,10 +440,10 @@ def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[
     except frontend.OnnxImportError as e:
         raise UserError(f"{source}: {e}") from None
 
-    def reference(x: np.ndarray) -> np.ndarray:
+    def reference(x: np.ndarray) -> list[np.ndarray]:
         session = onnxruntime_session(source)
         feed = session.get_inputs()[0]
         integer = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}.get(feed.type)  # token ids
-        return session.run(None, {feed.name: x.astype(integer) if integer else x})[0]
+        return list(session.run(None, {feed.name: x.astype(integer) if integer else x}))
 
     return module, tensors, ImportReport(report.generic, opset=report.opset, folded=report.folded), reference

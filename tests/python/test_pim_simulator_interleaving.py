@@ -123,7 +123,7 @@ def test_event_registers_passed_between_senders_keep_programs_race_free(tmp_path
     assert max(len(s) for s in senders.values()) > 32
     program = pim.Program.load(tmp_path / "p")
     x = np.random.default_rng(1).standard_normal(program.inputs[0][1]).astype(np.float32)
-    reference = model.reference(x)
+    (reference,) = model.reference(x)
     for seed in (None, 1, 2, 3):
         out = program.simulate(x, interleaving_seed=seed).outputs
         np.testing.assert_allclose(next(iter(out.values())), reference, rtol=1e-4, atol=1e-4)

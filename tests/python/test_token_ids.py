@@ -333,7 +333,8 @@ def test_the_onnx_reference_feeds_ids_as_integers_and_needs_onnxruntime(saved, m
         ids = _ids(4)
         session = sources.onnxruntime_session(str(onnx_file))
         (want,) = session.run(None, {"input_ids": ids})
-        assert np.array_equal(model.reference(ids.astype(np.float32)), want)
+        (got,) = model.reference(ids.astype(np.float32))
+        assert np.array_equal(got, want)
         monkeypatch.setitem(sys.modules, "onnxruntime", None)
         with pytest.raises(pim.UserError, match="checking against onnxruntime needs it installed") as info:
             model.reference(ids.astype(np.float32))

@@ -244,14 +244,15 @@ def _simulate(args: argparse.Namespace) -> int:
         if seeded:
             print(f"  random input(s) {', '.join(seeded)} (seed {args.seed})")
         if "max_error" in report:
+            each = "".join(f"; {c['name']} {c['max_error_relative']:.3e}" for c in report.get("outputs", []))
             print(f"  max |error| vs {report['reference']}: {report['max_error']:.3e} "
-                  f"({report['max_error_relative']:.3e} of the largest output)")
+                  f"({report['max_error_relative']:.3e} of the largest output{each})")
             if report["reference_all_zero"]:
                 print(f"  note: {report['reference']}'s output is all zeros or subnormal (below float32's smallest "
                       "normal number, 1.2e-38), so the comparison checks little (an output layer initialized to "
                       "zeros, as torchvision's ViT head is, or activations a random initialization shrinks?)")
         if "integer_reference_bit_exact" in report:
-            print("  " + _reference_line(report, run.outputs[program.outputs[0][0]].size))
+            print("  " + _reference_line(report, sum(out.size for out in run.outputs.values())))
     return 0
 
 
@@ -278,9 +279,11 @@ def _progress(quiet: bool, terminal_only: bool = False) -> Callable[[str], None]
 
 
 def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[str], None]) -> dict:
-    """``--check``: the simulated output against the model the manifest
+    """``--check``: the simulated outputs against the model the manifest
     names (eager torch or onnxruntime) and, for int8, against the integer
-    reference bit for bit."""
+    reference bit for bit. The figures are the worst output's (each
+    output's error relative to its own largest value); with several
+    outputs, ``outputs`` has each one's."""
     import numpy as np
 
     source = program.manifest.get("source", "")
@@ -290,18 +293,28 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
     try:
         if model is None or model.reference is None:
             raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
-        if len(program.inputs) != 1 or len(program.outputs) != 1:
-            raise UserError("--check compares single-input, single-output models")
+        if len(program.inputs) != 1:
+            raise UserError("--check compares single-input models")
         say(f"[check] running the model in {'eager torch' if model.reference_name == 'torch' else 'onnxruntime'} ...")
-        ref = model.reference(arrays[program.inputs[0][0]])
-        out = outputs[program.outputs[0][0]]
-        scale = float(np.abs(ref).max()) or 1.0
-        report = {"reference": model.reference_name,
-                  "max_error": float(np.abs(out - ref).max()),
-                  # zeros, or values that vanished under a random initialization
-                  # (HF MobileViT's reach 6.7e-40): either way nothing to compare
-                  "reference_all_zero": bool(np.abs(ref).max(initial=0) < np.finfo(np.float32).tiny)}
-        report["max_error_relative"] = report["max_error"] / scale
+        refs = model.reference(arrays[program.inputs[0][0]])
+        names = [name for name, *_ in program.outputs]
+        if len(refs) != len(names) or any(np.shape(r) != np.shape(outputs[n]) for r, n in zip(refs, names)):
+            raise UserError(f"the program's outputs ({', '.join(f'{n} {list(np.shape(outputs[n]))}' for n in names)}) "
+                            f"are not the model's ({', '.join(str(list(np.shape(r))) for r in refs)})")
+        compared = []
+        for name, ref in zip(names, refs):
+            error = float(np.abs(outputs[name] - ref).max(initial=0))
+            compared.append({"name": name, "max_error": error,
+                             "max_error_relative": error / (float(np.abs(ref).max(initial=0)) or 1.0),
+                             # zeros, or values that vanished under a random initialization
+                             # (HF MobileViT's reach 6.7e-40): either way nothing to compare
+                             "reference_all_zero": bool(np.abs(ref).max(initial=0) < np.finfo(np.float32).tiny)})
+        worst = max(compared, key=lambda c: c["max_error_relative"])
+        report = {"reference": model.reference_name, "max_error": worst["max_error"],
+                  "max_error_relative": worst["max_error_relative"],
+                  "reference_all_zero": all(c["reference_all_zero"] for c in compared)}
+        if len(compared) > 1:
+            report["outputs"] = compared
         if "quantization" in program.manifest:
             from raptor import quant
             from raptor import weights as weight_files
@@ -312,13 +325,16 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
             module = ir.Module.parse(saved.read_text(), context=raptor.Context())
             say("[check] computing the integer reference ...")
             with _located(source):
-                (want,) = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
-                                          weight_files.load(model.weights) if model.weights else {})
-            report["integer_reference_bit_exact"] = bool(np.array_equal(out, want))
-            report["integer_reference_max_difference"] = float(np.abs(out - want).max())
-            # Positions off by more than float32 rounding (of the output's scale).
-            rounding = 1e-5 * (float(np.abs(want).max()) or 1.0)
-            report["integer_reference_differing"] = int(np.count_nonzero(np.abs(out - want) > rounding))
+                wants = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
+                                        weight_files.load(model.weights) if model.weights else {})
+            pairs = [(outputs[name], want) for name, want in zip(names, wants)]
+            report["integer_reference_bit_exact"] = all(np.array_equal(out, want) for out, want in pairs)
+            report["integer_reference_max_difference"] = max(float(np.abs(out - want).max(initial=0))
+                                                             for out, want in pairs)
+            # Positions off by more than float32 rounding (of each output's scale).
+            report["integer_reference_differing"] = sum(
+                int(np.count_nonzero(np.abs(out - want) > 1e-5 * (float(np.abs(want).max(initial=0)) or 1.0)))
+                for out, want in pairs)
             report["arithmetic"] = program.manifest["quantization"].get("arithmetic", "integer")
         return report
     finally:

@@ -73,7 +73,7 @@ def _reference(model: Any) -> dict[str, Any]:
     if len(shapes) != 1:
         return {"error": f"the check compares single-input models (this one has {len(shapes)})"}
     x = np.random.default_rng(0).standard_normal(shapes[0]).astype(np.float32)
-    return {"x": x, "y": np.asarray(model.reference(x), dtype=np.float32)}
+    return {"x": x, "y": np.asarray(model.reference(x)[0], dtype=np.float32)}
 
 
 def _input_shapes(module: Any) -> list[list[int]]:

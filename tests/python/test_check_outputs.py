@@ -1,0 +1,91 @@
+"""`raptor simulate --check` on models with several outputs: every output
+compared with the model's own, in the program's order, each relative to its
+own scale, the worst reported; int8 bit-exact only when every output is.
+Also a transformers model exported as itself (its output class with two
+fields set: BERT's last hidden state and pooler output)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from raptor import cli
+
+from pim_helpers import compile_source
+
+
+class TwoScales(torch.nn.Module):
+    """Two outputs of one shape, a hundred times apart in scale: swapped,
+    or one compared with the other's scale, the figures show it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.a = torch.nn.Linear(6, 4)
+        self.b = torch.nn.Linear(6, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.relu(self.a(x)), 100 * self.b(x)
+
+
+def _check(out: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    """What `raptor simulate OUT --check EXTRA...` prints (exit 0 asserted)."""
+    capsys.readouterr()
+    assert cli.main(["simulate", str(out), "--check", *extra]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def two_scales(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("two") / "two.pt2"
+    torch.export.save(torch.export.export(TwoScales().eval(), (torch.randn(2, 6),)), path)
+    return path
+
+
+def test_every_output_is_compared_in_order(two_scales: Path, tmp_path: Path, capsys) -> None:
+    compile_source(two_scales, tmp_path / "f32")
+    report = json.loads(_check(tmp_path / "f32", capsys, "--json"))
+    outputs = report["outputs"]
+    assert [o["name"] for o in outputs] == ["out0", "out1"]
+    assert all(o["max_error_relative"] < 2e-6 and not o["reference_all_zero"] for o in outputs)
+    worst = max(outputs, key=lambda o: o["max_error_relative"])
+    assert (report["max_error"], report["max_error_relative"]) == (worst["max_error"], worst["max_error_relative"])
+    # Each relative to its own scale: the second output's absolute error,
+    # a hundred times the scale, over its own largest value.
+    assert outputs[1]["max_error"] > outputs[0]["max_error"]
+    text = _check(tmp_path / "f32", capsys)
+    assert "of the largest output; out0 " in text and "; out1 " in text
+
+
+def test_int8_is_bit_exact_when_every_output_is(two_scales: Path, tmp_path: Path, capsys) -> None:
+    compile_source(two_scales, tmp_path / "int8", precision="int8")
+    report = json.loads(_check(tmp_path / "int8", capsys, "--json"))
+    assert report["integer_reference_bit_exact"] and report["integer_reference_differing"] == 0
+    assert len(report["outputs"]) == 2 and report["max_error_relative"] < 0.05
+    assert "vs the integer reference: bit-exact" in _check(tmp_path / "int8", capsys)
+
+
+def test_a_transformers_model_exported_as_itself(tmp_path: Path, capsys) -> None:
+    """BERT returning its output class: the last hidden state and the pooler
+    output, both compared."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=97, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=64, max_position_embeddings=32)
+    model = transformers.BertModel(config).eval()
+    path = tmp_path / "bert.pt2"
+    torch.export.save(torch.export.export(model, (torch.randint(0, 97, (1, 10)),)), path)
+    program = compile_source(path, tmp_path / "out")
+    report = json.loads(_check(tmp_path / "out", capsys, "--json"))
+    assert len(report["outputs"]) == 2 and report["max_error_relative"] < 2e-6
+    ids = np.random.default_rng(1).integers(0, 97, (1, 10))
+    got = list(program.simulate(ids).outputs.values())
+    with torch.no_grad():
+        want = model(torch.from_numpy(ids))
+    for out, expected in zip(got, (want.last_hidden_state, want.pooler_output)):
+        assert out.shape == tuple(expected.shape)
+        assert np.abs(out - expected.numpy()).max() <= 2e-6 * float(expected.abs().max())
