@@ -67,6 +67,18 @@ def test_int8_is_bit_exact_when_every_output_is(two_scales: Path, tmp_path: Path
     assert report["integer_reference_bit_exact"] and report["integer_reference_differing"] == 0
     assert len(report["outputs"]) == 2 and report["max_error_relative"] < 0.05
     assert "vs the integer reference: bit-exact" in _check(tmp_path / "int8", capsys)
+    # One position of one output off: not bit-exact, that position counted.
+    from raptor import pim
+    from raptor.cli import programs
+
+    program = pim.Program.load(tmp_path / "int8")
+    arrays = {program.inputs[0][0]: np.random.default_rng(0).standard_normal(program.inputs[0][1]).astype(np.float32)}
+    for off in ("out0", "out1"):
+        outputs = dict(program.simulate(arrays).outputs)
+        outputs[off] = outputs[off].copy()
+        outputs[off].flat[3] += 0.5 * float(np.abs(outputs[off]).max())
+        report = programs._check(program, arrays, outputs, str(tmp_path / "int8"), lambda m: None)
+        assert not report["integer_reference_bit_exact"] and report["integer_reference_differing"] == 1, off
 
 
 def test_a_transformers_model_exported_as_itself(tmp_path: Path, capsys) -> None:
@@ -89,3 +101,38 @@ def test_a_transformers_model_exported_as_itself(tmp_path: Path, capsys) -> None
     for out, expected in zip(got, (want.last_hidden_state, want.pooler_output)):
         assert out.shape == tuple(expected.shape)
         assert np.abs(out - expected.numpy()).max() <= 2e-6 * float(expected.abs().max())
+
+
+def test_a_sweep_point_checks_every_output(two_scales: Path, tmp_path: Path) -> None:
+    """A sweep's check (the reference saved once, each point's program
+    simulated on it) compares every output, the worst reported: a reference
+    moved at one position of either output shows."""
+    from raptor import pim, sources
+    from raptor.sweep import point, tasks
+
+    program = compile_source(two_scales, tmp_path / "f32")
+    model = sources.load(str(two_scales))
+    try:
+        reference = tasks._reference(model)
+    finally:
+        model.cleanup()
+    saved = tmp_path / "reference.npz"
+    tasks.save_reference(saved, reference)
+    assert point._check(program, saved)["max_error_relative"] < 2e-6
+    for moved in range(2):
+        ys = [y.copy() for y in reference["y"]]
+        ys[moved].flat[2] += 0.5 * float(np.abs(ys[moved]).max())
+        tasks.save_reference(saved, {"x": reference["x"], "y": ys})
+        assert 0.3 < point._check(program, saved)["max_error_relative"] < 0.7, moved
+    # The worst relative error is reported, not the largest absolute one:
+    # the second output (a hundred times the scale) moved by 2% of its
+    # largest value, more than the first moved by half of its own.
+    ys = [y.copy() for y in reference["y"]]
+    ys[0].flat[2] += 0.5 * float(np.abs(ys[0]).max())
+    ys[1].flat[2] += 0.02 * float(np.abs(ys[1]).max())
+    assert abs(ys[1].flat[2] - reference["y"][1].flat[2]) > abs(ys[0].flat[2] - reference["y"][0].flat[2])
+    tasks.save_reference(saved, {"x": reference["x"], "y": ys})
+    assert 0.3 < point._check(program, saved)["max_error_relative"] < 0.7
+    tasks.save_reference(saved, {"error": "no model output"})
+    with pytest.raises(pim.UserError, match="no model output"):
+        point._check(program, saved)

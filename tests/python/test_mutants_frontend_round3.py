@@ -23,11 +23,12 @@ from raptor.frontend.onnx import OnnxImportError, UnsupportedOperatorError, impo
 from test_defaults_onnx import _init
 from test_onnx_frontend import _check, _model, _runtime, _tensor
 
-RNG = np.random.default_rng(2026_12_06)
 
 
 def _data(*shape: int) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(np.float32)
+    """Seeded by the shape: the same values whichever tests a worker ran
+    before (a shared generator once drew six negatives for a ReLU test)."""
+    return np.random.default_rng([2026_12_06, *shape]).standard_normal(shape).astype(np.float32)
 
 
 # --- ONNX rules, against onnxruntime ------------------------------------------

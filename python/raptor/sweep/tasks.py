@@ -73,7 +73,18 @@ def _reference(model: Any) -> dict[str, Any]:
     if len(shapes) != 1:
         return {"error": f"the check compares single-input models (this one has {len(shapes)})"}
     x = np.random.default_rng(0).standard_normal(shapes[0]).astype(np.float32)
-    return {"x": x, "y": np.asarray(model.reference(x)[0], dtype=np.float32)}
+    return {"x": x, "y": [np.asarray(y, dtype=np.float32) for y in model.reference(x)]}
+
+
+def save_reference(path: Path, reference: dict[str, Any]) -> None:
+    """A prepared reference (:func:`_reference`) as the ``.npz`` the point's
+    check reads: ``x`` and the outputs ``y0``, ``y1``, ..., or ``error``."""
+    import numpy as np
+
+    if "error" in reference:
+        np.savez(path, error=np.array(reference["error"]))
+    else:
+        np.savez(path, x=reference["x"], **{f"y{i}": y for i, y in enumerate(reference["y"])})
 
 
 def _input_shapes(module: Any) -> list[list[int]]:
@@ -123,11 +134,7 @@ def _run_child(prepared: dict[str, Any], request: dict[str, Any], work: Path) ->
     reference = None
     if request["options"]["check"]:
         reference = work / "reference.npz"
-        ref = prepared["reference"] or {"error": "no reference output was prepared"}
-        if "error" in ref:
-            np.savez(reference, error=np.array(ref["error"]))
-        else:
-            np.savez(reference, x=ref["x"], y=ref["y"])
+        save_reference(reference, prepared["reference"] or {"error": "no reference output was prepared"})
     output = Path(request["keep"]) if request.get("keep") else work / "program"
     output.parent.mkdir(parents=True, exist_ok=True)
     child = {"model": str(work / "model.mlir"), "weights": str(weights) if weights else None,
