@@ -40,10 +40,10 @@ __all__ = ["ImportReport", "Model", "Reference", "WeightsAs", "load", "onnxrunti
 #: as arrays (``Model.tensors``) or not at all (None: the graph alone).
 WeightsAs = Optional[Literal["file", "arrays"]]
 
-#: The model itself on an input (eager torch, onnxruntime): every output,
-#: in the order of the program's (a tuple's elements, a transformers output
-#: class's fields that are set).
-Reference = Callable[[np.ndarray], list[np.ndarray]]
+#: The model itself (eager torch, onnxruntime) on its inputs, given in the
+#: program's order: every output, in the order of the program's (a tuple's
+#: elements, a transformers output class's fields that are set).
+Reference = Callable[..., list[np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -388,23 +388,28 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     say("importing into the nn dialect")
     module, tensors, report = _import_program(decomposed, source, frontend.ImportOptions(strict=strict), context)
 
-    # Token ids reach the host as float32 (as the simulator takes them):
-    # the program as saved takes its input's own dtype.
-    user_inputs = set(ep.graph_signature.user_inputs)
-    dtype = next((n.meta["val"].dtype for n in ep.graph.nodes
-                  if n.op == "placeholder" and n.name in user_inputs and "val" in n.meta), torch.float32)
+    # The program as saved takes its inputs as exported: each tensor in its
+    # own dtype (token ids reach the host as float32, as the simulator takes
+    # them), the arguments exported as constants (`use_cache=False`) again,
+    # positional and keyword arguments as the export received them.
+    user_specs = [spec for spec in ep.graph_signature.input_specs
+                  if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    dtypes = {n.name: n.meta["val"].dtype for n in ep.graph.nodes
+              if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor)}
+    tensors_taken = sum(1 for spec in user_specs
+                        if not isinstance(spec.arg, torch.export.graph_signature.ConstantArgument))
 
-    # Keyword arguments exported as constants (`use_cache=False`) are
-    # passed again: the program as saved insists on them.
-    constants = {spec.arg.name: spec.arg.value for spec in ep.graph_signature.input_specs
-                 if isinstance(spec.arg, torch.export.graph_signature.ConstantArgument)}
-    in_spec = ep.call_spec.in_spec
-    keywords = in_spec.child(1).context if in_spec is not None and in_spec.num_children == 2 else []
-    kwargs = {name: constants[name] for name in keywords or [] if name in constants}
-
-    def reference(x: np.ndarray) -> list[np.ndarray]:
+    def reference(*xs: np.ndarray) -> list[np.ndarray]:
+        if len(xs) != tensors_taken:
+            raise UserError(f"'{source}' takes {tensors_taken} input(s), {len(xs)} given")
+        arrays = iter(xs)
+        leaves = [spec.arg.value if isinstance(spec.arg, torch.export.graph_signature.ConstantArgument)
+                  else torch.from_numpy(np.ascontiguousarray(next(arrays))).to(dtypes.get(spec.arg.name,
+                                                                                       torch.float32))
+                  for spec in user_specs]
+        args, kwargs = torch.utils._pytree.tree_unflatten(leaves, ep.call_spec.in_spec)
         with torch.no_grad(), signals_held():
-            out = eager(torch.from_numpy(np.ascontiguousarray(x)).to(dtype), **kwargs)
+            out = eager(*args, **kwargs)
         # The outputs flattened as the exported graph's are.
         return [leaf.detach().numpy() for leaf in torch.utils._pytree.tree_leaves(out)]
 
@@ -440,10 +445,13 @@ def _import_onnx(source: str, strict: bool, input_shapes: Mapping[str, Sequence[
     except frontend.OnnxImportError as e:
         raise UserError(f"{source}: {e}") from None
 
-    def reference(x: np.ndarray) -> list[np.ndarray]:
+    def reference(*xs: np.ndarray) -> list[np.ndarray]:
         session = onnxruntime_session(source)
-        feed = session.get_inputs()[0]
-        integer = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}.get(feed.type)  # token ids
-        return list(session.run(None, {feed.name: x.astype(integer) if integer else x}))
+        feeds = session.get_inputs()
+        if len(xs) != len(feeds):
+            raise UserError(f"'{source}' takes {len(feeds)} input(s), {len(xs)} given")
+        integers = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}  # token ids
+        return list(session.run(None, {feed.name: x.astype(integers[feed.type]) if feed.type in integers else x
+                                       for feed, x in zip(feeds, xs)}))
 
     return module, tensors, ImportReport(report.generic, opset=report.opset, folded=report.folded), reference

@@ -1,12 +1,15 @@
-"""`raptor simulate --check` on models with several outputs: every output
-compared with the model's own, in the program's order, each relative to its
-own scale, the worst reported; int8 bit-exact only when every output is.
-Also a transformers model exported as itself (its output class with two
-fields set: BERT's last hidden state and pooler output)."""
+"""`raptor simulate --check` on models with several outputs or inputs:
+every output compared with the model's own, in the program's order, each
+relative to its own scale, the worst reported; int8 bit-exact only when
+every output is; the inputs given to the model (eager torch, onnxruntime)
+in the program's order. Also a transformers model exported as itself (its
+output class with two fields set: BERT's last hidden state and pooler
+output)."""
 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -136,3 +139,51 @@ def test_a_sweep_point_checks_every_output(two_scales: Path, tmp_path: Path) -> 
     tasks.save_reference(saved, {"error": "no model output"})
     with pytest.raises(pim.UserError, match="no model output"):
         point._check(program, saved)
+
+
+class TwoInputs(torch.nn.Module):
+    """Two inputs of one shape used differently: given to the model in the
+    wrong order, its output changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(1)
+        self.a = torch.nn.Linear(6, 4)
+        self.b = torch.nn.Linear(6, 4)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.a(x)) + 3 * self.b(y)
+
+
+@pytest.mark.parametrize("form", ["pt2", "onnx"])
+def test_every_input_is_given_in_order(form: str, tmp_path: Path, capsys) -> None:
+    """float32 and int8 from .pt2 and ONNX: the check runs the model on the
+    program's random inputs in its order (swapped, the error would be of
+    the output's size); a reference given the wrong number of inputs says
+    so in one line."""
+    from raptor import pim, sources
+
+    model, example = TwoInputs().eval(), (torch.randn(2, 6), torch.randn(2, 6))
+    path = tmp_path / f"two.{form}"
+    if form == "pt2":
+        torch.export.save(torch.export.export(model, example), path)
+    else:
+        with warnings.catch_warnings():  # (the TorchScript exporter's deprecation)
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, example, str(path), input_names=["x", "y"], dynamo=False, opset_version=17)
+    compile_source(path, tmp_path / "f32")
+    assert json.loads(_check(tmp_path / "f32", capsys, "--json"))["max_error_relative"] < 2e-6
+    compile_source(path, tmp_path / "int8", precision="int8")
+    report = json.loads(_check(tmp_path / "int8", capsys, "--json"))
+    assert report["integer_reference_bit_exact"] and report["max_error_relative"] < 0.05
+    x, y = (np.random.default_rng(seed).standard_normal((2, 6)).astype(np.float32) for seed in (1, 2))
+    loaded = sources.load(str(path))
+    try:
+        (straight,), (swapped,) = loaded.reference(x, y), loaded.reference(y, x)
+        with torch.no_grad():
+            np.testing.assert_allclose(straight, model(torch.from_numpy(x), torch.from_numpy(y)).numpy(), atol=1e-6)
+        assert np.abs(straight - swapped).max() > 0.1
+        with pytest.raises(pim.UserError, match=r"takes 2 input\(s\), 1 given"):
+            loaded.reference(x)
+    finally:
+        loaded.cleanup()

@@ -293,10 +293,8 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
     try:
         if model is None or model.reference is None:
             raise UserError(f"--check needs the model's source (a zoo name, .pt2 or .onnx), not '{source}'")
-        if len(program.inputs) != 1:
-            raise UserError("--check compares single-input models")
         say(f"[check] running the model in {'eager torch' if model.reference_name == 'torch' else 'onnxruntime'} ...")
-        refs = model.reference(arrays[program.inputs[0][0]])
+        refs = model.reference(*(arrays[name] for name, *_ in program.inputs))
         names = [name for name, *_ in program.outputs]
         if len(refs) != len(names) or any(np.shape(r) != np.shape(outputs[n]) for r, n in zip(refs, names)):
             raise UserError(f"the program's outputs ({', '.join(f'{n} {list(np.shape(outputs[n]))}' for n in names)}) "
