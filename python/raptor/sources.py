@@ -341,7 +341,8 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     export_log.setLevel(logging.WARNING)
     export_log.propagate = False
     export_log.handlers = [collected]
-    def load() -> Any:
+
+    def load() -> tuple[Any, Any]:
         with signals_held():
             ep = torch.export.load(source)
             # The reference: the program as saved, before the decompositions
@@ -358,12 +359,14 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
                 raise
             library = module.split(".")[0]
             say(f"importing {module}: {source} returns one of its output types")
-            try:
-                with signals_held():
-                    importlib.import_module(module)
-            except ImportError:
-                raise UserError(f"'{source}' returns a {library} output type, and {library} is not installed: "
-                                f"install it, or export a model whose forward returns tensors") from None
+            for name in (library, module):  # (the library first: not installed, or the module missing)
+                try:
+                    with signals_held():
+                        importlib.import_module(name)
+                except ImportError as e:
+                    why = f"{library} is not installed" if name == library else f"{module} does not import ({e})"
+                    raise UserError(f"'{source}' returns an output type of {module}, and {why}: install it, or "
+                                    f"export a model whose forward returns tensors") from None
             collected.messages.clear()
             ep, eager = load()
     except UserError:

@@ -199,6 +199,19 @@ def test_the_command_line_reads_transformers_outputs_and_keywords(mixtral, tmp_p
     assert check["reference"] == "torch" and check["max_error_relative"] < 2e-6
 
 
+def test_an_output_type_without_its_library_is_one_line(mixtral, tmp_path: Path) -> None:
+    """Where transformers cannot be imported, the file that returns one of
+    its output classes is refused in one line saying so."""
+    _, path = mixtral
+    script = ("import sys; sys.modules['transformers'] = None; from raptor.cli import main; "
+              f"sys.exit(main(['compile', {str(path)!r}, '-o', {str(tmp_path / 'out')!r}, '-q']))")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
+    assert (f"'{path}' returns an output type of transformers.modeling_outputs, and transformers is not "
+            "installed: install it, or export a model whose forward returns tensors") in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_only_listed_libraries_are_imported_for_output_types() -> None:
     """The module a file's output type names is imported only for the
     libraries listed (a file cannot make Raptor import anything else)."""

@@ -16,9 +16,9 @@ its routing weight, zero for the experts a token is not routed to:
 - ``torch.topk`` inside the layer (the router's choice of experts) is
   computed without comparisons, which the ISA lacks: the k largest by
   repeated row maxima, the first position where ``max - x`` is zero
-  (``1 - min(relu(max - x) * 2**126, 1)``, the first of equal ones by an
-  exclusive running sum, as torch breaks ties) taken out of the row by
-  subtracting more than the row's range. Indices come out as float32 (the
+  (``1 - min(relu(max - x) * 2**126, 1)``; of equal values the first, by an
+  exclusive running sum) taken out of the row by subtracting more than the
+  row's range. Indices come out as float32 (the
   layer's own experts read them as floats).
 
 The rewritten model is exported and compiled as any other; it needs
@@ -36,8 +36,8 @@ from torch.overrides import TorchFunctionMode
 
 __all__ = ["dense_experts", "topk_without_comparisons"]
 
-#: ``relu(d) * 2**126`` is at least 1 for any normal float32 ``d > 0`` and
-#: finite for ``d <= 2``: an exact step function after ``min(., 1)``.
+#: ``relu(d) * 2**126`` is at least 1 for any normal float32 ``d > 0`` (and
+#: infinite for large ``d``): after ``min(., 1)`` an exact step function.
 _STEP_SCALE = 2.0 ** 126
 
 
