@@ -395,21 +395,20 @@ def _import_pt2(source: str, strict: bool, context: ir.Context,
     # own dtype (token ids reach the host as float32, as the simulator takes
     # them), the arguments exported as constants (`use_cache=False`) again,
     # positional and keyword arguments as the export received them.
-    user_specs = [spec for spec in ep.graph_signature.input_specs
-                  if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    constant = torch.export.graph_signature.ConstantArgument
+    user_args = [spec.arg for spec in ep.graph_signature.input_specs
+                 if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
     dtypes = {n.name: n.meta["val"].dtype for n in ep.graph.nodes
               if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor)}
-    tensors_taken = sum(1 for spec in user_specs
-                        if not isinstance(spec.arg, torch.export.graph_signature.ConstantArgument))
+    tensor_names = [arg.name for arg in user_args if not isinstance(arg, constant)]
 
     def reference(*xs: np.ndarray) -> list[np.ndarray]:
-        if len(xs) != tensors_taken:
-            raise UserError(f"'{source}' takes {tensors_taken} input(s), {len(xs)} given")
-        arrays = iter(xs)
-        leaves = [spec.arg.value if isinstance(spec.arg, torch.export.graph_signature.ConstantArgument)
-                  else torch.from_numpy(np.ascontiguousarray(next(arrays))).to(dtypes.get(spec.arg.name,
-                                                                                       torch.float32))
-                  for spec in user_specs]
+        if len(xs) != len(tensor_names):
+            raise UserError(f"'{source}' takes {len(tensor_names)} input(s), {len(xs)} given")
+        given = dict(zip(tensor_names, xs))
+        leaves = [arg.value if isinstance(arg, constant) else
+                  torch.from_numpy(np.ascontiguousarray(given[arg.name])).to(dtypes.get(arg.name, torch.float32))
+                  for arg in user_args]
         args, kwargs = torch.utils._pytree.tree_unflatten(leaves, ep.call_spec.in_spec)
         with torch.no_grad(), signals_held():
             out = eager(*args, **kwargs)

@@ -34,7 +34,7 @@ PYTHON_MODULES: dict[str, list[str]] = {
     "raptor.pim": ["test_pim_program.py", "test_near_misses_program.py", "test_pim_simulator.py", "test_pim_timing.py",
                    "test_mutants_pim*.py", "test_quant.py", "test_report_fields*.py", "test_defaults.py",
                    "test_pim_simulator_pimsim_files.py", "test_input_order.py", "test_pim_simulator_interleaving.py",
-                   "test_compile_outputs.py", "test_pipeline_memory_fallback.py"],
+                   "test_compile_outputs.py", "test_pipeline_memory_fallback.py", "test_check_outputs.py"],
     "raptor.quant": ["test_quant.py", "test_near_misses_inputs.py", "test_mutants_quant*.py", "test_last_token.py",
                      "test_report_fields_quant.py", "test_token_ids.py"],
     "raptor.rdg": ["test_rdg.py", "test_rdg_analysis.py", "test_rdg_picture.py",

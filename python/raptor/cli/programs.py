@@ -17,7 +17,7 @@ from mlir import ir
 
 import raptor
 from raptor import sources
-from raptor.pim import ARITHMETICS
+from raptor.pim import ARITHMETICS, check
 from raptor._io import UserError, load_npy, located_error, write_atomically
 
 from .common import (DEFAULTS, add_choice, add_pipeline_option, add_replication_options, add_streaming_options, count,
@@ -296,18 +296,8 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
         say(f"[check] running the model in {'eager torch' if model.reference_name == 'torch' else 'onnxruntime'} ...")
         refs = model.reference(*(arrays[name] for name, *_ in program.inputs))
         names = [name for name, *_ in program.outputs]
-        if len(refs) != len(names) or any(np.shape(r) != np.shape(outputs[n]) for r, n in zip(refs, names)):
-            raise UserError(f"the program's outputs ({', '.join(f'{n} {list(np.shape(outputs[n]))}' for n in names)}) "
-                            f"are not the model's ({', '.join(str(list(np.shape(r))) for r in refs)})")
-        compared = []
-        for name, ref in zip(names, refs):
-            error = float(np.abs(outputs[name] - ref).max(initial=0))
-            compared.append({"name": name, "max_error": error,
-                             "max_error_relative": error / (float(np.abs(ref).max(initial=0)) or 1.0),
-                             # zeros, or values that vanished under a random initialization
-                             # (HF MobileViT's reach 6.7e-40): either way nothing to compare
-                             "reference_all_zero": bool(np.abs(ref).max(initial=0) < np.finfo(np.float32).tiny)})
-        worst = max(compared, key=lambda c: c["max_error_relative"])
+        compared = check.compare_outputs(names, [outputs[name] for name in names], refs)
+        worst = check.worst(compared)
         report = {"reference": model.reference_name, "max_error": worst["max_error"],
                   "max_error_relative": worst["max_error_relative"],
                   "reference_all_zero": all(c["reference_all_zero"] for c in compared)}

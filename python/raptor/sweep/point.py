@@ -80,20 +80,16 @@ def _check(program: Any, reference: Path) -> dict[str, Any]:
     import numpy as np
 
     from .._io import UserError
+    from ..pim import check
 
     data = np.load(reference, allow_pickle=False)
     if "error" in data:
         raise UserError(str(data["error"]))
     wants = [data[f"y{i}"] for i in range(sum(1 for key in data.files if key.startswith("y")))]
     run = program.simulate(data["x"])
-    outs = [run.outputs[name] for name, *_ in program.outputs]
-    if [o.shape for o in outs] != [w.shape for w in wants]:
-        raise UserError(f"the program's outputs have shapes {[o.shape for o in outs]}, "
-                        f"the model's {[w.shape for w in wants]}")
-    errors = [(float(np.abs(o - w).max(initial=0)), float(np.abs(w).max(initial=0)) or 1.0)
-              for o, w in zip(outs, wants)]
-    error, scale = max(errors, key=lambda e: e[0] / e[1])
-    return {"max_error": error, "max_error_relative": error / scale}
+    names = [name for name, *_ in program.outputs]
+    worst = check.worst(check.compare_outputs(names, [run.outputs[name] for name in names], wants))
+    return {"max_error": worst["max_error"], "max_error_relative": worst["max_error_relative"]}
 
 
 def first_line(text: str) -> str:
