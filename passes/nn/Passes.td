@@ -125,7 +125,16 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       dropout; through views and broadcasts) becomes an
       `nn.embedding` of a column table of the vocabulary's rows (the
       smallest embedding table the ids index), computed by the compiler
-      (`TokenTables.h`).
+      (`TokenTables.h`);
+    - an integer input read only through casts to booleans (transformers'
+      `attention_mask.bool()`) is a mask of 0s and 1s, its tables of two
+      rows: the keys' mask broadcast against every query becomes the
+      lookup viewed and expanded (times a constant 0/1 triangle under a
+      causal mask), and ONNX's guarded attention
+      `nan_to_num(softmax(s + where(mask, 0, -inf)))` the softmax of
+      `s` plus the lookup of `mask ? 0 : -FLT_MAX`, times
+      `min(mean(mask) * 2S, 1)` over the S keys (torch's zero row for a
+      query keeping no key; no infinity, no NaN).
 
     Ops the match leaves unused are erased; anything else is left as it
     was (and a compile then names it). A function that reads an embedding

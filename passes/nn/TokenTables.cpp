@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -309,6 +310,26 @@ struct Moved {
   std::vector<int64_t> at, column;
 };
 
+/// The flat source position of each element of a tensor of `shape`
+/// broadcast (torch's rules) from one of `source` shape (of rank at most
+/// shape's).
+std::vector<int64_t> broadcastSources(ArrayRef<int64_t> source, ArrayRef<int64_t> shape) {
+  size_t lead = shape.size() - source.size();
+  int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+  std::vector<int64_t> sources;
+  for (int64_t e = 0; e < total; ++e) {
+    int64_t rest = e, flat = 0, stride = 1;
+    for (size_t d = shape.size(); d-- > lead;) {
+      int64_t i = rest % shape[d], size = source[d - lead];
+      rest /= shape[d];
+      flat += (size == 1 ? 0 : i) * stride;
+      stride *= size;
+    }
+    sources.push_back(flat);
+  }
+  return sources;
+}
+
 /// Which values are such functions of one id input, over a vocabulary of
 /// `rows` ids (the tables: a function's value for every id).
 class IdAnalysis {
@@ -452,7 +473,7 @@ private:
       if (std::optional<Moved> m = selected(select))
         return m;
     if (std::optional<Elementwise> e = elementwise(op))
-      return combined(*e, n);
+      return combined(*e, shapeOf(v));
     return std::nullopt;
   }
 
@@ -555,20 +576,7 @@ private:
     ArrayRef<int64_t> source = shapeOf(from);
     if (!m || source.size() > shape.size())
       return std::nullopt;
-    size_t lead = shape.size() - source.size();
-    int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
-    std::vector<int64_t> sources;
-    for (int64_t e = 0; e < total; ++e) {
-      int64_t rest = e, flat = 0, stride = 1;
-      for (size_t d = shape.size(); d-- > lead;) {
-        int64_t i = rest % shape[d], size = source[d - lead];
-        rest /= shape[d];
-        flat += (size == 1 ? 0 : i) * stride;
-        stride *= size;
-      }
-      sources.push_back(flat);
-    }
-    return picked(*m, sources);
+    return picked(*m, broadcastSources(source, shape));
   }
 
   /// `from` with its dimensions permuted (result dimension k is source
@@ -686,14 +694,20 @@ private:
     return out;
   }
 
-  /// An element-wise op: its operands are values of its size or
-  /// constants of one value; each element a function of one id at most.
-  std::optional<Moved> combined(const Elementwise &e, int64_t n) {
+  /// An element-wise op: its operands are values broadcast to its shape
+  /// (transformers' masks: queries' against keys') or constants of one
+  /// value; each element a function of one id at most.
+  std::optional<Moved> combined(const Elementwise &e, ArrayRef<int64_t> shape) {
+    int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
     SmallVector<const Moved *> operands;
     SmallVector<std::optional<int64_t>> splats;
+    std::deque<Moved> spread; // (operands broadcast here, at stable addresses)
     for (Value x : e.operands) {
       std::optional<int64_t> splat = splatInteger(x);
       const Moved *m = splat ? nullptr : of(x);
+      if (m && int64_t(m->at.size()) != n)
+        if (std::optional<Moved> b = broadcast(x, shape))
+          m = &spread.emplace_back(std::move(*b));
       if (!splat && (!m || int64_t(m->at.size()) != n))
         return std::nullopt;
       operands.push_back(m);
@@ -701,7 +715,7 @@ private:
     }
     Moved out;
     // (each operand's column, or its constant, at one element) -> the column made of them
-    std::map<std::vector<std::pair<bool, int64_t>>, int64_t> made;
+    std::map<std::vector<std::pair<bool, int64_t>>, std::pair<bool, int64_t>> made; // (a constant?, value or column)
     SmallVector<int64_t, 3> x(operands.size());
     for (int64_t p = 0; p < n; ++p) {
       int64_t at = -1;
@@ -736,18 +750,27 @@ private:
         bool varies = operands[i] && operands[i]->at[size_t(p)] >= 0;
         key.push_back({varies, varies ? operands[i]->column[size_t(p)] : operand(i, 0)});
       }
-      if (auto it = made.find(key); it != made.end()) {
-        out.column.push_back(it->second);
-        continue;
+      auto it = made.find(key);
+      if (it == made.end()) {
+        std::vector<int64_t> table;
+        for (int64_t id = 0; id < rows; ++id) {
+          std::optional<int64_t> y = value(id);
+          if (!y)
+            return std::nullopt;
+          table.push_back(*y);
+        }
+        // The same for every id by a constant operand (a causal mask's
+        // future keys: `false & mask`): a constant, which costs no lookup.
+        // (A function alone of the id stays one: `ids != -5` counts ids.)
+        bool byConstant = llvm::any_of(key, [](const std::pair<bool, int64_t> &k) { return !k.first; });
+        bool constant = byConstant && llvm::all_equal(table);
+        int64_t first = table.front();
+        it = made.try_emplace(key, constant, constant ? first : intern(std::move(table))).first;
       }
-      std::vector<int64_t> table;
-      for (int64_t id = 0; id < rows; ++id) {
-        std::optional<int64_t> y = value(id);
-        if (!y)
-          return std::nullopt;
-        table.push_back(*y);
-      }
-      out.column.push_back(made[key] = intern(std::move(table)));
+      auto [constant, column] = it->second;
+      if (constant)
+        out.at.back() = -1;
+      out.column.push_back(column);
     }
     return out;
   }
@@ -759,10 +782,35 @@ private:
   std::map<std::vector<int64_t>, int64_t> interned;
 };
 
+/// Whether `ids` is read only as booleans (through views, casts to i1:
+/// transformers' `attention_mask.bool()`): a mask of 0s and 1s, whose
+/// functions are tables over those two values.
+bool readAsBooleans(Value ids) {
+  SmallVector<Value> work{ids};
+  bool any = false;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<ViewOp, CloneOp>(user)) {
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      auto cast = dyn_cast<AtenOp>(user);
+      if (!cast || !isCast(cast) || cast->getNumResults() != 1)
+        return false;
+      auto type = dyn_cast<ShapedType>(cast->getResult(0).getType());
+      if (!type || !type.getElementType().isInteger(1))
+        return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
 /// The rows of the smallest embedding table `ids` (or a view of it)
 /// index, or, when none does, of the smallest one a value computed from
 /// them indexes (Canine reads its ids only through hashes): the
-/// vocabulary the ids are drawn from.
+/// vocabulary the ids are drawn from; 2 for a mask read only as booleans.
 std::optional<int64_t> vocabulary(Value ids) {
   auto smallest = [](ArrayRef<EmbeddingOp> embeddings) {
     std::optional<int64_t> rows;
@@ -790,6 +838,8 @@ std::optional<int64_t> vocabulary(Value ids) {
   }
   if (!direct.empty())
     return smallest(direct);
+  if (direct.empty() && computed.empty() && readAsBooleans(ids))
+    return 2;
   // Through functions: the tables whose indices the analysis states as
   // functions of the ids over that table's rows (a cumulative sum modulo 3
   // into a table of 3 says nothing of the ids' range).
@@ -836,6 +886,8 @@ public:
       return visitShiftedPositions(embedding) || visitEmbedding(embedding);
     if (isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0)))
       return visitArithmetic(op);
+    if (auto guard = dyn_cast<NanToNumOp>(op))
+      return visitGuardedSoftmax(guard);
     auto aten = dyn_cast<AtenOp>(op);
     if (!aten || aten.getArgs().empty())
       return false;
@@ -880,13 +932,84 @@ private:
     std::optional<Value> inner;
     if (def && isa<ViewOp, ExpandOp, PermuteOp>(def))
       inner = floatOf(b, loc, def->getOperand(0), g);
-    if (!inner)
+    if (!inner) {
+      if (std::optional<Value> broadcast = spread(b, loc, v, g))
+        return broadcast;
       return gathered(b, loc, v, g);
+    }
     if (auto view = dyn_cast<ViewOp>(def))
       return Value(ViewOp::create(b, loc, *inner, view.getSizeAttr()));
     if (auto expand = dyn_cast<ExpandOp>(def))
       return Value(ExpandOp::create(b, loc, *inner, expand.getSizeAttr()));
     return Value(PermuteOp::create(b, loc, *inner, cast<PermuteOp>(def).getDimsAttr()));
+  }
+
+  /// `v` read as g of its elements when it is one function of the ids
+  /// broadcast (transformers' mask of keys against every query: a
+  /// broadcasting `and` with a constant, no view of its own), constants
+  /// in places (a causal mask's future keys, `false & mask`): the lookup
+  /// viewed with unit dimensions and expanded, times a constant 0/1 mask
+  /// of the places it holds, plus the constants elsewhere (exact: g is
+  /// finite, and x * 1 + 0 is x, x * 0 + c is c).
+  std::optional<Value> spread(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
+    const Moved *m = analysis.of(v);
+    if (!m)
+      return std::nullopt;
+    std::optional<int64_t> column;
+    for (size_t p = 0; p < m->at.size(); ++p)
+      if (m->at[p] >= 0) {
+        if (column && *column != m->column[p])
+          return std::nullopt;
+        column = m->column[p];
+      }
+    if (!column)
+      return std::nullopt;
+    ArrayRef<int64_t> shape = shapeOf(v);
+    SmallVector<int64_t> dims; // the ids' dimensions longer than 1, placed in order among v's of their size
+    for (int64_t d : shapeOf(ids))
+      if (d != 1)
+        dims.push_back(d);
+    SmallVector<int64_t> placed(shape.size(), 1);
+    auto matches = [&] {
+      std::vector<int64_t> sources = broadcastSources(placed, shape);
+      for (size_t p = 0; p < sources.size(); ++p)
+        if (m->at[p] >= 0 && m->at[p] != sources[p])
+          return false;
+      return true;
+    };
+    std::function<bool(size_t, size_t)> place = [&](size_t i, size_t from) {
+      if (i == dims.size())
+        return matches();
+      for (size_t d = from; d < shape.size(); ++d)
+        if (shape[d] == dims[i]) {
+          placed[d] = dims[i];
+          if (place(i + 1, d + 1))
+            return true;
+          placed[d] = 1;
+        }
+      return false;
+    };
+    if (!place(0, 0))
+      return std::nullopt;
+    const std::vector<int64_t> &table = analysis.table(*column);
+    Value looked = lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, ids);
+    Value viewed = ViewOp::create(b, loc, looked, b.getDenseI64ArrayAttr(placed));
+    Value result = ExpandOp::create(b, loc, viewed, b.getDenseI64ArrayAttr(shape));
+    if (llvm::all_of(m->at, [](int64_t at) { return at >= 0; }))
+      return result;
+    std::vector<float> held, constants;
+    for (size_t p = 0; p < m->at.size(); ++p) {
+      held.push_back(m->at[p] >= 0 ? 1.0f : 0.0f);
+      constants.push_back(m->at[p] >= 0 ? 0.0f : g(m->column[p]));
+    }
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    auto constant = [&](ArrayRef<float> values) {
+      return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+    };
+    result = MulOp::create(b, loc, result, constant(held), Attribute());
+    if (llvm::any_of(constants, [](float c) { return c != 0.0f; }))
+      result = AddOp::create(b, loc, result, constant(constants), Attribute(), b.getF64FloatAttr(1.0));
+    return result;
   }
 
   /// `v` read as g of its elements when they are functions of ids at other
@@ -1025,6 +1148,62 @@ private:
       result = ExpandOp::create(b, loc, result, b.getDenseI64ArrayAttr(type.getShape()));
     replace(select, result);
     return true;
+  }
+
+  /// ONNX exporters' attention over a mask of the ids (transformers'
+  /// attention_mask): nan_to_num(softmax(s + where(c, 0, -inf))), NaN
+  /// replaced by 0 only, which is torch's zero row for a query keeping no
+  /// key. The softmax of s + where(c, 0, -FLT_MAX) equals it on every
+  /// other row (exp of the most negative float less the row's maximum is
+  /// 0, as exp(-inf) is), and min(mean(c) * 2S, 1) along the softmax's S
+  /// keys, 0 for a row keeping none and exactly 1 for any other (k ones'
+  /// mean times 2S is at least about 2k), zeroes the rest: both lookups of
+  /// the ids, no infinity, no NaN, no select, which the ISA lacks.
+  bool visitGuardedSoftmax(NanToNumOp guard) {
+    auto infinite = [](std::optional<APFloat> x, bool negative) {
+      return x && x->isInfinity() && x->isNegative() == negative;
+    };
+    auto softmax = guard.getSelf().getDefiningOp<SoftmaxOp>();
+    if (!infinite(guard.getPosinf(), false) || !infinite(guard.getNeginf(), true) ||
+        guard.getNan().convertToDouble() != 0.0 || !softmax || !softmax->hasOneUse())
+      return false;
+    auto sum = softmax.getSelf().getDefiningOp<AddOp>();
+    if (!sum || !sum.getOther() || sum.getAlpha().convertToDouble() != 1.0 || !sum->hasOneUse())
+      return false;
+    int64_t rank = int64_t(shapeOf(sum.getOut()).size());
+    int64_t dim = (int64_t(softmax.getDim()) + rank) % rank;
+    for (auto [scores, mask] : {std::pair(sum.getSelf(), sum.getOther()), std::pair(sum.getOther(), sum.getSelf())}) {
+      auto select = mask.getDefiningOp<WhereOp>();
+      DenseFPElementsAttr kept, dropped;
+      if (!select || !matchPattern(select.getSelf(), m_Constant(&kept)) || !kept.isSplat() ||
+          !kept.getSplatValue<APFloat>().isZero() || !matchPattern(select.getOther(), m_Constant(&dropped)) ||
+          !dropped.isSplat() || !infinite(dropped.getSplatValue<APFloat>(), true))
+        continue;
+      ArrayRef<int64_t> shape = shapeOf(select.getOut());
+      int64_t own = dim - (rank - int64_t(shape.size())); // the softmax's dimension in the mask's
+      if (own < 0)
+        continue;
+      OpBuilder b(guard);
+      Location loc = guard.getLoc();
+      Value c = select.getCondition();
+      std::optional<Value> bias = floatOf(b, loc, c, [](int64_t x) {
+        return x ? 0.0f : -std::numeric_limits<float>::max();
+      });
+      if (!bias)
+        continue;
+      Value keep = *floatOf(b, loc, c, [](int64_t x) { return float(x != 0); });
+      auto expanded = [&](Value v) {
+        return shapeOf(v) == shape ? v : Value(ExpandOp::create(b, loc, v, b.getDenseI64ArrayAttr(shape)));
+      };
+      Value biased = AddOp::create(b, loc, scores, expanded(*bias), Attribute(), b.getF64FloatAttr(1.0));
+      Value weights = SoftmaxOp::create(b, loc, biased, softmax.getDim(), softmax.getHalfToFloat());
+      Value share = MeanOp::create(b, loc, expanded(keep), b.getDenseI64ArrayAttr({own}), b.getBoolAttr(true));
+      Value scaled = MulOp::create(b, loc, share, Value(), b.getF64FloatAttr(2.0 * double(shape[size_t(own)])));
+      Value some = ClampOp::create(b, loc, scaled, FloatAttr(), b.getF64FloatAttr(1.0));
+      replace(guard, MulOp::create(b, loc, weights, some, Attribute()));
+      return true;
+    }
+    return false;
   }
 
   /// The float casts of a sum of f(ids) over constant axes (its only

@@ -45,6 +45,14 @@
 //   times the count, as the importers state float sums (within float
 //   rounding of the exact integer count: 3 mask tokens of 21 count
 //   3.0000002).
+// An integer input that only casts to booleans read (transformers'
+// attention_mask.bool()) is a mask of 0s and 1s: its vocabulary is 2. A
+// function broadcast by an element-wise op (its keys' mask against every
+// query) is read as the lookup viewed and expanded, times a constant 0/1
+// mask where constants hold places (a causal triangle), plus them; ONNX's
+// nan_to_num(softmax(s + where(c, 0, -inf))) becomes the softmax of s plus
+// the lookup of c ? 0 : -FLT_MAX, times min(mean(c) * 2S, 1) over the S
+// keys (torch's zero row for a query keeping no key).
 // Functions of the ids left without readers are erased; anything else
 // computed from the ids is left as it was (and a compile names it).
 //
