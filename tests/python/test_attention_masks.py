@@ -1,4 +1,5 @@
-"""Models fed an ``attention_mask`` beside their token ids, end to end.
+"""Models fed an ``attention_mask`` beside their token ids, end to end
+(BERT, Falcon's multi-query attention, Llama's grouped queries).
 
 transformers reads the mask as booleans (``attention_mask.bool()``) and
 passes the attention a boolean mask (padding, and a causal triangle in
@@ -59,7 +60,15 @@ def _llama() -> torch.nn.Module:
     return transformers.LlamaModel(config)
 
 
-MODELS = {"bert": _bert, "llama": _llama}
+def _falcon() -> torch.nn.Module:
+    """Multi-query attention: one key and value head for every query head
+    (torch's attention broadcasts it, without enable_gqa)."""
+    config = transformers.FalconConfig(vocab_size=VOCABULARY, hidden_size=32, num_hidden_layers=2,
+                                       num_attention_heads=2, use_cache=False)
+    return transformers.FalconModel(config)
+
+
+MODELS = {"bert": _bert, "falcon": _falcon, "llama": _llama}
 
 
 @pytest.fixture(scope="module")

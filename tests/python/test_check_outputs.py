@@ -106,19 +106,27 @@ def test_a_transformers_model_exported_as_itself(tmp_path: Path, capsys) -> None
         assert np.abs(out - expected.numpy()).max() <= 2e-6 * float(expected.abs().max())
 
 
+def _sweep_reference(path: Path) -> dict:
+    """A sweep's prepared reference of the model at ``path``."""
+    from raptor import sources
+    from raptor.sweep import tasks
+
+    model = sources.load(str(path))
+    try:
+        return tasks._reference(model)
+    finally:
+        model.cleanup()
+
+
 def test_a_sweep_point_checks_every_output(two_scales: Path, tmp_path: Path) -> None:
     """A sweep's check (the reference saved once, each point's program
     simulated on it) compares every output, the worst reported: a reference
     moved at one position of either output shows."""
-    from raptor import pim, sources
+    from raptor import pim
     from raptor.sweep import point, tasks
 
     program = compile_source(two_scales, tmp_path / "f32")
-    model = sources.load(str(two_scales))
-    try:
-        reference = tasks._reference(model)
-    finally:
-        model.cleanup()
+    reference = _sweep_reference(two_scales)
     saved = tmp_path / "reference.npz"
     tasks.save_reference(saved, reference)
     assert point._check(program, saved)["max_error_relative"] < 2e-6
@@ -187,3 +195,90 @@ def test_every_input_is_given_in_order(form: str, tmp_path: Path, capsys) -> Non
             loaded.reference(x)
     finally:
         loaded.cleanup()
+
+
+def test_a_sweep_point_checks_every_input(tmp_path: Path) -> None:
+    """A sweep's check gives the model and the program the inputs
+    ``raptor simulate --check`` draws, every one in order: two inputs of one
+    shape (swapped, the error would be of the output's size), and token ids
+    beside an attention mask, drawn inside their vocabularies (a float id
+    would be no row of the table). A reference of another number of inputs
+    is refused in one line."""
+    from raptor import pim, quant, sources
+    from raptor.sweep import point, tasks
+
+    path = tmp_path / "two.pt2"
+    torch.export.save(torch.export.export(TwoInputs().eval(), (torch.randn(2, 6), torch.randn(2, 6))), path)
+    program = compile_source(path, tmp_path / "two")
+    reference = _sweep_reference(path)
+    drawn = quant.random_inputs(sources.load(str(path), weights_as=None).module, 1)[0]
+    assert [x.tobytes() for x in reference["x"]] == [x.tobytes() for x in drawn.values()]
+    saved = tmp_path / "reference.npz"
+    tasks.save_reference(saved, reference)
+    assert point._check(program, saved)["max_error_relative"] < 2e-6
+    tasks.save_reference(saved, {"x": reference["x"][::-1], "y": reference["y"]})
+    assert point._check(program, saved)["max_error_relative"] > 0.1
+    tasks.save_reference(saved, {"x": reference["x"][:1], "y": reference["y"]})
+    with pytest.raises(pim.UserError, match=r"holds 1 input\(s\); the program takes 2"):
+        point._check(program, saved)
+
+    import transformers
+
+    torch.manual_seed(3)
+    bert = transformers.BertModel(transformers.BertConfig(
+        vocab_size=40, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
+        max_position_embeddings=8), add_pooling_layer=False).eval()
+    ids, mask = torch.zeros(1, 6, dtype=torch.long), torch.ones(1, 6, dtype=torch.long)
+    path = tmp_path / "bert.pt2"
+    torch.export.save(torch.export.export(bert, (), {"input_ids": ids, "attention_mask": mask}), path)
+    program = compile_source(path, tmp_path / "bert")
+    reference = _sweep_reference(path)
+    x_ids, x_mask = reference["x"]
+    assert set(np.unique(x_mask)) == {0.0, 1.0} and x_ids.max() < 40 and np.all(x_ids == np.round(x_ids))
+    tasks.save_reference(saved, reference)
+    assert point._check(program, saved)["max_error_relative"] < 2e-6
+
+
+def test_the_quantization_report_reads_every_output(two_scales: Path, tmp_path: Path, monkeypatch) -> None:
+    """`--report` of a two-output model: each held-out row is the worst
+    output's figures, recomputed here from eager torch and the integer
+    reference output by output; the simulation is bit-exact at both, and
+    not so against a reference moved at one position of the second."""
+    import raptor
+    from mlir import ir
+    from raptor import quant, sources
+    from raptor.quant.accuracy import metrics
+
+    out = tmp_path / "int8"
+    assert cli.main(["compile", str(two_scales), "-o", str(out), "--precision", "int8", "--report",
+                     "--format", "none", "-q"]) == 0
+    report = json.loads((out / "reports" / "quantization.json").read_text())
+    assert report["fp32_oracle"] == "torch" and report["simulation"]["bit_exact"]
+    module = ir.Module.parse((out / "reports" / "quantized_model.mlir").read_text(), context=raptor.Context())
+    tensors = sources.load(str(two_scales), weights_as="arrays").tensors
+    model = TwoScales().eval()
+    worse_second = 0
+    for sample, row in zip(quant.random_inputs(module, 8, seed=1), report["held_out"]["per_sample"], strict=True):
+        with torch.no_grad():
+            fp32 = [y.numpy() for y in model(torch.from_numpy(next(iter(sample.values()))))]
+        each = [metrics(q, f) for q, f in zip(quant.reference(module, sample, tensors), fp32, strict=True)]
+        assert row["max_relative_error"] == pytest.approx(max(m["max_relative_error"] for m in each), rel=1e-6)
+        assert row["mean_relative_error"] == pytest.approx(max(m["mean_relative_error"] for m in each), rel=1e-6)
+        assert row["cosine"] == pytest.approx(min(m["cosine"] for m in each), rel=1e-9)
+        worse_second += each[1]["max_relative_error"] > each[0]["max_relative_error"]
+    assert worse_second > 0  # (the first output alone would not give these rows)
+
+    from raptor.quant import accuracy, interpreter
+
+    evaluate = interpreter.evaluate
+
+    def moved(module, sample, weights, mode):
+        outputs = evaluate(module, sample, weights, mode=mode)
+        if mode == "int8":
+            outputs[1] = outputs[1].copy()
+            outputs[1].flat[0] += 1.0
+        return outputs
+
+    monkeypatch.setattr(interpreter, "evaluate", moved)
+    simulation = accuracy.program_report(str(out), tensors, held_out=1)["simulation"]
+    assert not simulation["bit_exact"] and simulation["max_difference"] == pytest.approx(1.0, abs=1e-3)

@@ -29,14 +29,13 @@ def simulate(tmp_path: Path, body: str, x: np.ndarray, y: np.ndarray, m: int = 1
     return run.outputs["z"], run.stats
 
 
-RNG = np.random.default_rng(31)
 
 
 def test_an_int8_mvmul_with_relu_clamps_its_int32_sums_at_zero(tmp_path: Path) -> None:
     """setbw 8, 32 and `relu = true`: the int32 sums of codes times integer
     cells, negative ones replaced by 0 (the flag means the same as on the
     f32 path). The drawn weights and inputs give sums of both signs."""
-    case = int8_mvmul(RNG, relu=True)
+    case = int8_mvmul(np.random.default_rng(31), relu=True)
     out, stats = simulate(tmp_path, case.body, case.x, np.ones(16, np.float32), extra=case.extra, group=case.group)
     sums = case.x[:8].astype(np.int64) @ case.weights.astype(np.int64)
     assert (sums < 0).any() and (sums > 0).any()  # the test means something
@@ -55,7 +54,7 @@ def test_an_int8_mvmul_with_relu_clamps_its_int32_sums_at_zero(tmp_path: Path) -
 def test_dequantization_scales_each_element_by_its_own_scale(tmp_path: Path) -> None:
     """ext.vquant multiplies by one multiplier (y[0] = 1), ext.vdequant by
     a vector of scales, element i by y[i]."""
-    x = RNG.integers(-100, 100, 16).astype(np.float32)
+    x = np.random.default_rng(32).integers(-100, 100, 16).astype(np.float32)
     y = np.array([1, 0.5, 2, 0.25, 4, 0.125, 8, 3, 1.5, 0.75, 6, 5, 0.0625, 10, 7, 9], np.float32)
     body = ("    pim.ext.vquant r4, r2, r3 len 16 : i8\n"
             "    pim.ext.vdequant r5, r4, r3 len 16 : i8\n")
@@ -88,8 +87,9 @@ def test_a_vector_matrix_product_reads_its_matrix_and_rows_elements(tmp_path: Pa
     2 elements (one per row), so it reads 4 x (8 + 2) = 40 bytes and writes
     16; the st of z reads 16 more, the ld's read none (they write local
     memory). Values against numpy."""
-    x = RNG.standard_normal(16).astype(np.float32)
-    y = RNG.standard_normal(16).astype(np.float32)
+    rng = np.random.default_rng(33)
+    x = rng.standard_normal(16).astype(np.float32)
+    y = rng.standard_normal(16).astype(np.float32)
     body = "    pim.ext.vvecmat r5, r2, r3 rows 2 len 4 : f32\n"
     out, stats = simulate(tmp_path, body, x, y, m=4)
     np.testing.assert_allclose(out, y[:2] @ x[:8].reshape(2, 4), rtol=2e-6)

@@ -110,7 +110,7 @@ def test_mvmul_multiplies_every_crossbar_of_a_group(tmp_path: Path) -> None:
     """A group of two 8x8 crossbars holding a 6 x 10 tile (rows [1, 7),
     columns [0, 10) of a 7 x 12 matrix): 16 outputs, the last 6 zero;
     the relu flag clamps."""
-    w = RNG.standard_normal((7, 12)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((7, 12)).astype(np.float32)
     dense = ", ".join(f"{v:.8e}" for v in w.T.ravel())  # the weight tensor is 12 x 7 (n, k)
     extra = f"  pim.weight @w dense<[{dense}]> : tensor<84xf32>\n"
     group = "    pim.group 0 crossbars 2 weight @w matrix #layout.layout<(7,12):(1,7)> rows [1, 7] cols [0, 10]\n"

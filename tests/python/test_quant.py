@@ -21,14 +21,13 @@ from raptor._io import UserError
 from raptor.frontend.torch import import_program
 from raptor.quant.interpreter import evaluate
 
-RNG = np.random.default_rng(7)
 
 
 def test_per_channel_codes_and_scales_follow_the_definition() -> None:
     """scale = channel max / 127 (1 for an all-zero channel); codes are
     round-half-even(w / scale) in [-127, 127], +-127 at the maximum, and
     dequantize within half a step."""
-    w = RNG.standard_normal((5, 3, 3, 3)).astype(np.float32)
+    w = np.random.default_rng(7).standard_normal((5, 3, 3, 3)).astype(np.float32)
     w[2] = 0
     codes, scales = quant.quantize_per_channel(w)
     for n in range(5):
@@ -64,7 +63,7 @@ def test_quantize_and_dequantize_instructions(tmp_path: Path) -> None:
 def test_int8_mvmul_sums_codes_exactly_in_int32(tmp_path: Path) -> None:
     """int8 inputs (setbw 8, 32) times integer cells of two crossbars:
     the int32 sums equal numpy's integer product."""
-    case = int8_mvmul(RNG)
+    case = int8_mvmul(np.random.default_rng(8))
     out = simulate(tmp_path, case.body, case.x, np.ones(16, np.float32), extra=case.extra, group=case.group)
     sums = out.view(np.int32)
     expect = (case.x[:8].astype(np.int64) @ case.weights.astype(np.int64))
@@ -83,8 +82,9 @@ def test_int8_mvmul_sums_codes_exactly_in_int32(tmp_path: Path) -> None:
 def test_integer_vector_instructions(tmp_path: Path, op: str, expect) -> None:
     """Integer element-wise instructions on i32 vectors made by ext.vquant
     (a = round(x * y[0]), b = round(y * y[0]) for integer x and y)."""
-    x = RNG.integers(-1000, 1000, 16).astype(np.float32)
-    y = RNG.integers(1, 5, 16).astype(np.float32)
+    rng = np.random.default_rng(9)
+    x = rng.integers(-1000, 1000, 16).astype(np.float32)
+    y = rng.integers(1, 5, 16).astype(np.float32)
     body = ("    pim.sldi r6, 5120\n"
             "    pim.ext.vquant r4, r2, r3 len 16 : i32\n"
             "    pim.ext.vquant r6, r3, r3 len 16 : i32\n"

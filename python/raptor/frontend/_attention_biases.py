@@ -83,9 +83,9 @@ def _boolean_mask(graph: fx.Graph, like: fx.Node, mask: fx.Node) -> tuple[fx.Nod
 
 def run_time_attention_biases(graph: fx.Graph, constant: set[fx.Node]) -> int:
     """Spells out each attention whose float or boolean mask is not a
-    constant (no causal flag, no dropout; as many key as query heads, or a
-    whole number of query heads per key head under ``enable_gqa``);
-    returns how many."""
+    constant (no causal flag, no dropout; as many key as query heads, one
+    key head for all, or a whole number of query heads per key head under
+    ``enable_gqa``); returns how many."""
     count = 0
     # One additive mask per boolean mask, shared by the layers that read it.
     biases: dict[fx.Node, tuple[fx.Node, fx.Node]] = {}
@@ -101,7 +101,9 @@ def run_time_attention_biases(graph: fx.Graph, constant: set[fx.Node]) -> int:
         if not (mask.meta["val"].dtype.is_floating_point or boolean) or q.dim() != 4:
             continue
         heads, kv_heads = q.shape[1], k.shape[1]
-        if kv_heads != heads and not (a.get("enable_gqa") and heads % kv_heads == 0):
+        # (One key and value head serves every query head by broadcasting,
+        # without enable_gqa: Falcon's multi-query attention.)
+        if kv_heads != heads and not ((a.get("enable_gqa") or kv_heads == 1) and heads % kv_heads == 0):
             continue
         scale = a.get("scale") or 1 / math.sqrt(q.shape[-1])
         scores_val = q.new_empty([*q.shape[:-1], k.shape[-2]])

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compare", "format_report", "metrics", "program_report", "traffic"]
+__all__ = ["compare", "format_report", "metrics", "program_report", "traffic", "worst_metrics"]
 
 
 def metrics(quantized: np.ndarray, exact: np.ndarray) -> dict[str, float]:
@@ -27,11 +27,32 @@ def metrics(quantized: np.ndarray, exact: np.ndarray) -> dict[str, float]:
     return out
 
 
-def compare(samples: Sequence[Mapping[str, np.ndarray]], fp32: Callable[[Mapping[str, np.ndarray]], np.ndarray],
-            int8: Callable[[Mapping[str, np.ndarray]], np.ndarray]) -> dict[str, Any]:
-    """Metrics of ``int8`` against ``fp32`` per sample, and their summary
-    (worst max error, mean of the means, lowest cosine, top-1 rate)."""
-    rows = [metrics(int8(s), fp32(s)) for s in samples]
+Outputs = np.ndarray | Sequence[np.ndarray]
+
+
+def worst_metrics(quantized: Outputs, exact: Outputs) -> dict[str, float]:
+    """:func:`metrics` of every output of a model (one array, or a
+    sequence in the model's order), the worst of them: the largest errors,
+    the lowest cosine, top-1 agreement of every (1, K) output (as
+    ``raptor simulate --check`` reports the worst output)."""
+    def listed(x: Outputs) -> list[np.ndarray]:
+        return [x] if isinstance(x, np.ndarray) else list(x)
+
+    each = [metrics(q, f) for q, f in zip(listed(quantized), listed(exact), strict=True)]
+    out = {"max_relative_error": max(m["max_relative_error"] for m in each),
+           "mean_relative_error": max(m["mean_relative_error"] for m in each),
+           "cosine": min(m["cosine"] for m in each)}
+    if tops := [m["top1_agrees"] for m in each if "top1_agrees" in m]:
+        out["top1_agrees"] = all(tops)
+    return out
+
+
+def compare(samples: Sequence[Mapping[str, np.ndarray]], fp32: Callable[[Mapping[str, np.ndarray]], Outputs],
+            int8: Callable[[Mapping[str, np.ndarray]], Outputs]) -> dict[str, Any]:
+    """Metrics of ``int8`` against ``fp32`` per sample (the worst output's,
+    :func:`worst_metrics`), and their summary (worst max error, mean of the
+    means, lowest cosine, top-1 rate)."""
+    rows = [worst_metrics(int8(s), fp32(s)) for s in samples]
     summary: dict[str, Any] = {"samples": len(rows)}
     if rows:
         summary["max_relative_error"] = max(r["max_relative_error"] for r in rows)
@@ -78,14 +99,15 @@ def traffic(stats: Mapping[str, Any]) -> dict[str, int]:
 
 
 def program_report(directory: str, weights: Mapping[str, np.ndarray],
-                   torch_reference: Callable[[np.ndarray], list[np.ndarray]] | None = None,
+                   torch_reference: Callable[..., list[np.ndarray]] | None = None,
                    calibration: Sequence[Mapping[str, np.ndarray]] | None = None, held_out: int = 8,
                    simulate: bool = True, reference_name: str = "torch") -> dict[str, Any]:
     """The quantization report of an int8 program directory: accuracy of
-    the integer reference's first output against float32 (``torch_reference`` on the
-    single input, else the float32 interpreter) on the calibration inputs
-    and on ``held_out`` seeded inputs (seed 1), and whether the simulated
-    program equals the integer reference bit for bit on the first of them.
+    the integer reference against float32 (``torch_reference``, given every
+    input in the model's order, else the float32 interpreter), the worst
+    output's, on the calibration inputs and on ``held_out`` seeded inputs
+    (seed 1), and whether the simulated program equals the integer
+    reference bit for bit, at every output, on the first of them.
     ``reference_name`` names what ``torch_reference`` runs (onnxruntime for
     an ONNX model) in the report's ``fp32_oracle``."""
     import json
@@ -111,29 +133,24 @@ def program_report(directory: str, weights: Mapping[str, np.ndarray],
         calibration = random_inputs(module, count)
     tests = random_inputs(module, held_out, seed=1)
 
-    # A reference runs a model of one input: with several, the float32
-    # interpreter is the oracle, and the report names it.
-    single = all(len(sample) == 1 for sample in [*calibration, *tests])
-    reference = torch_reference if single else None
+    def exact(sample: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        if torch_reference is not None:
+            return torch_reference(*sample.values())
+        return evaluate(module, sample, weights, mode="fp32")
 
-    def exact(sample: Mapping[str, np.ndarray]) -> np.ndarray:
-        if reference is not None:
-            return reference(next(iter(sample.values())))[0]
-        return evaluate(module, sample, weights, mode="fp32")[0]
-
-    def integer(sample: Mapping[str, np.ndarray]) -> np.ndarray:
-        return evaluate(module, sample, weights, mode="int8")[0]
+    def integer(sample: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        return evaluate(module, sample, weights, mode="int8")
 
     report: dict[str, Any] = {"policy": q["policy"], "placement": q["placement"],
-                              "fp32_oracle": reference_name if reference is not None else "fp32 interpreter",
+                              "fp32_oracle": reference_name if torch_reference is not None else "fp32 interpreter",
                               "calibration": compare(calibration, exact, integer),
                               "held_out": compare(tests, exact, integer)}
     if simulate and tests:
         run = pim.Program.load(root).simulate(dict(tests[0]))
-        got = next(iter(run.outputs.values()))
-        want = integer(tests[0])
-        report["simulation"] = {"bit_exact": bool(np.array_equal(got, want)),
-                                "max_difference": float(np.abs(got - want).max(initial=0.0)),
+        pairs = list(zip(run.outputs.values(), integer(tests[0]), strict=True))
+        report["simulation"] = {"bit_exact": all(np.array_equal(got, want) for got, want in pairs),
+                                "max_difference": max(float(np.abs(got - want).max(initial=0.0))
+                                                      for got, want in pairs),
                                 "instructions": int(run.stats["total"]["instructions"]),
                                 "traffic": traffic(run.stats)}
     return report

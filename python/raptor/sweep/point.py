@@ -75,7 +75,7 @@ def measure(request: dict[str, Any]) -> dict[str, Any]:
 
 def _check(program: Any, reference: Path) -> dict[str, Any]:
     """The functional simulation's error against the model's own outputs on
-    the reference input (``raptor simulate --check``'s figures: the worst
+    the reference inputs (``raptor simulate --check``'s figures: the worst
     output's, each relative to its own largest value)."""
     import numpy as np
 
@@ -85,8 +85,15 @@ def _check(program: Any, reference: Path) -> dict[str, Any]:
     data = np.load(reference, allow_pickle=False)
     if "error" in data:
         raise UserError(str(data["error"]))
-    wants = [data[f"y{i}"] for i in range(sum(1 for key in data.files if key.startswith("y")))]
-    run = program.simulate(data["x"])
+
+    def numbered(prefix: str) -> list[np.ndarray]:
+        return [data[f"{prefix}{i}"] for i in range(sum(1 for key in data.files if key.startswith(prefix)))]
+
+    xs, wants = numbered("x"), numbered("y")
+    inputs = [name for name, *_ in program.inputs]
+    if len(xs) != len(inputs):
+        raise UserError(f"the reference holds {len(xs)} input(s); the program takes {len(inputs)}")
+    run = program.simulate(dict(zip(inputs, xs)))
     names = [name for name, *_ in program.outputs]
     worst = check.worst(check.compare_outputs(names, [run.outputs[name] for name in names], wants))
     return {"max_error": worst["max_error"], "max_error_relative": worst["max_error_relative"]}

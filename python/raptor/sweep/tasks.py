@@ -63,44 +63,30 @@ def prepare_model(source: str, files: dict[str, bytes] | None, reference: bool) 
 
 
 def _reference(model: Any) -> dict[str, Any]:
-    """The input ``raptor simulate --check`` draws (seed 0) and the model's
-    own output on it, or why there is none."""
+    """The inputs ``raptor simulate --check`` draws (seed 0: standard-normal
+    reals, token ids and masks inside their vocabularies), in the model's
+    order, and the model's own outputs on them, or why there are none."""
     import numpy as np
+
+    from .. import quant
 
     if model.reference is None:
         return {"error": "the check needs the model's own output (a zoo name, .pt2 or .onnx model)"}
-    shapes = _input_shapes(model.module)
-    if len(shapes) != 1:
-        return {"error": f"the check compares single-input models (this one has {len(shapes)})"}
-    x = np.random.default_rng(0).standard_normal(shapes[0]).astype(np.float32)
-    return {"x": x, "y": [np.asarray(y, dtype=np.float32) for y in model.reference(x)]}
+    xs = list(quant.random_inputs(model.module, 1)[0].values())
+    return {"x": xs, "y": [np.asarray(y, dtype=np.float32) for y in model.reference(*xs)]}
 
 
 def save_reference(path: Path, reference: dict[str, Any]) -> None:
     """A prepared reference (:func:`_reference`) as the ``.npz`` the point's
-    check reads: ``x`` and the outputs ``y0``, ``y1``, ..., or ``error``."""
+    check reads: the inputs ``x0``, ``x1``, ... and the outputs ``y0``,
+    ``y1``, ..., or ``error``."""
     import numpy as np
 
     if "error" in reference:
         np.savez(path, error=np.array(reference["error"]))
     else:
-        np.savez(path, x=reference["x"], **{f"y{i}": y for i, y in enumerate(reference["y"])})
-
-
-def _input_shapes(module: Any) -> list[list[int]]:
-    """The shapes of the model's inputs (arguments marked ``nn.input``; the
-    others are weights)."""
-    from mlir import ir
-
-    with module.context:
-        for op in module.body.operations:
-            if op.operation.name != "func.func":
-                continue
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            attrs = ir.ArrayAttr(op.attributes["arg_attrs"]) if "arg_attrs" in op.attributes else None
-            return [list(ir.ShapedType(t).shape) for i, t in enumerate(ftype.inputs)
-                    if attrs is None or "nn.input" in ir.DictAttr(attrs[i])]
-    return []
+        np.savez(path, **{f"x{i}": x for i, x in enumerate(reference["x"])},
+                 **{f"y{i}": y for i, y in enumerate(reference["y"])})
 
 
 def run_point(prepared: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
