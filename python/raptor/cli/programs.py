@@ -315,14 +315,8 @@ def _check(program, arrays: dict, outputs: dict, directory: str, say: Callable[[
             with _located(source):
                 wants = quant.reference(module, {k: np.asarray(v, np.float32) for k, v in arrays.items()},
                                         weight_files.load(model.weights) if model.weights else {})
-            pairs = [(outputs[name], want) for name, want in zip(names, wants)]
-            report["integer_reference_bit_exact"] = all(np.array_equal(out, want) for out, want in pairs)
-            report["integer_reference_max_difference"] = max(float(np.abs(out - want).max(initial=0))
-                                                             for out, want in pairs)
-            # Positions off by more than float32 rounding (of each output's scale).
-            report["integer_reference_differing"] = sum(
-                int(np.count_nonzero(np.abs(out - want) > 1e-5 * (float(np.abs(want).max(initial=0)) or 1.0)))
-                for out, want in pairs)
+            agreement = check.integer_agreement([outputs[name] for name in names], wants)
+            report.update({f"integer_reference_{key}": value for key, value in agreement.items()})
             report["arithmetic"] = program.manifest["quantization"].get("arithmetic", "integer")
         return report
     finally:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._io import UserError
 
-__all__ = ["compare_outputs", "worst"]
+__all__ = ["compare_outputs", "integer_agreement", "worst"]
 
 
 def compare_outputs(names: Sequence[str], outputs: Sequence[np.ndarray],
@@ -36,3 +36,16 @@ def compare_outputs(names: Sequence[str], outputs: Sequence[np.ndarray],
 def worst(compared: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The output with the largest relative error."""
     return max(compared, key=lambda c: c["max_error_relative"])
+
+
+def integer_agreement(outputs: Sequence[np.ndarray], references: Sequence[np.ndarray]) -> dict[str, Any]:
+    """An int8 program's outputs against the integer reference's, in order:
+    bit-exact at every output, the largest difference, and the positions
+    off by more than float32 rounding of their output's scale (the figures
+    ``--check`` and the quantization report give)."""
+    pairs = list(zip(outputs, references, strict=True))
+    return {"bit_exact": all(np.array_equal(out, want) for out, want in pairs),
+            "max_difference": max(float(np.abs(out - want).max(initial=0)) for out, want in pairs),
+            "differing": sum(int(np.count_nonzero(np.abs(out - want) > 1e-5 * (float(np.abs(want).max(initial=0))
+                                                                                 or 1.0)))
+                             for out, want in pairs)}

@@ -117,6 +117,7 @@ def program_report(directory: str, weights: Mapping[str, np.ndarray],
     from mlir import ir
 
     from .. import pim
+    from ..pim.check import integer_agreement
     from .._io import UserError
     from . import random_inputs
     from .interpreter import evaluate
@@ -147,10 +148,8 @@ def program_report(directory: str, weights: Mapping[str, np.ndarray],
                               "held_out": compare(tests, exact, integer)}
     if simulate and tests:
         run = pim.Program.load(root).simulate(dict(tests[0]))
-        pairs = list(zip(run.outputs.values(), integer(tests[0]), strict=True))
-        report["simulation"] = {"bit_exact": all(np.array_equal(got, want) for got, want in pairs),
-                                "max_difference": max(float(np.abs(got - want).max(initial=0.0))
-                                                      for got, want in pairs),
+        agreement = integer_agreement(list(run.outputs.values()), integer(tests[0]))
+        report["simulation"] = {"bit_exact": agreement["bit_exact"], "max_difference": agreement["max_difference"],
                                 "instructions": int(run.stats["total"]["instructions"]),
                                 "traffic": traffic(run.stats)}
     return report
