@@ -106,8 +106,11 @@ LogicalResult TokenPositionsOp::verify() {
   if (getIds().getType().getShape() != getOut().getType().getShape())
     return emitOpError() << "result shape must be the ids' shape";
   int64_t pad = getPaddingIdxAttr().getInt(), offset = getOffsetAttr().getInt();
-  if (pad < 0 || offset < 0)
-    return emitOpError() << "padding_idx and offset must be >= 0, got " << pad << " and " << offset;
+  if (pad < 0 || offset < -1)
+    return emitOpError() << "padding_idx must be >= 0 and offset >= -1 (positions below the base), got " << pad
+                         << " and " << offset;
+  if (getStart() < 0)
+    return emitOpError() << "base must be >= 0, got " << getStart();
   return success();
 }
 

@@ -553,12 +553,19 @@ def NN_TokenPositionsOp : NN_Op<"token_positions", [Pure]> {
     RoBERTa's position ids, derived from its token ids at run time
     (transformers' `create_position_ids_from_input_ids`): along the last
     dimension, the tokens other than `padding_idx` are numbered from
-    `padding_idx + offset + 1` on, and padding keeps `padding_idx`:
+    `base + offset + 1` on, and padding holds `base`, which is
+    `padding_idx` unless given:
 
     ```
     mask = ids != padding_idx
-    out = (cumsum(mask, dim = -1) + offset) * mask + padding_idx
+    out = (cumsum(mask, dim = -1) + offset) * mask + base
     ```
+
+    OPT numbers its positions so from its attention mask of 0s and 1s
+    (`cumsum(mask) * mask - 1`, then its table's offset of 2): ids are the
+    mask, `padding_idx` 0 and `base` 1; Bloom's ALiBi positions,
+    `(cumsum(mask) - 1) * mask`, have `offset` -1 (the least: no position
+    is below the base).
 
     `raptor-fold-token-arithmetic` finds this computation among the generic
     `nn.aten` ops it is imported as; the PIM lowering computes it with
@@ -571,10 +578,16 @@ def NN_TokenPositionsOp : NN_Op<"token_positions", [Pure]> {
     The result has the shape of the ids, in any integer type.
   }];
   let arguments = (ins NN_IntTensor:$ids, I64Attr:$padding_idx,
-                       DefaultValuedAttr<I64Attr, "0">:$offset);
+                       DefaultValuedAttr<I64Attr, "0">:$offset,
+                       OptionalAttr<I64Attr>:$base);
   let results = (outs NN_IntTensor:$out);
   let assemblyFormat = NN_FunctionalFormat;
   let hasVerifier = 1;
+  let nnExtraClassDeclaration = [{
+    /// The value padding holds, added to every position: `base`, else
+    /// `padding_idx`.
+    int64_t getStart() { return getBase().value_or(getPaddingIdx()); }
+  }];
 }
 
 def NN_LastTokenOp : NN_Op<"last_token", [Pure]> {

@@ -54,9 +54,10 @@ Value beforeCasts(Value v) {
   return v;
 }
 
-/// The integer an nn.add (alpha 1) adds everywhere: its scalar, or a
-/// constant `other` holding one value that does not widen the result.
-std::optional<int64_t> addedScalar(nn::AddOp add) {
+/// The integer an nn.add or nn.sub (alpha 1) adds or subtracts
+/// everywhere: its scalar, or a constant `other` holding one value that
+/// does not widen the result.
+template <typename AddOrSub> std::optional<int64_t> addedScalar(AddOrSub add) {
   if (add.getAlpha().convertToDouble() != 1.0)
     return std::nullopt;
   if (Value other = add.getOther())
@@ -65,8 +66,42 @@ std::optional<int64_t> addedScalar(nn::AddOp add) {
   return scalar ? std::optional<int64_t>(scalar.getInt()) : std::nullopt;
 }
 
+/// `v` before integer casts and additions and subtractions of one integer
+/// everywhere (OPT's `- 1`, then its table's `+ 2`), whose sum is added to
+/// `total`.
+Value beforeAddedIntegers(Value v, int64_t &total) {
+  for (;;) {
+    v = beforeCasts(v);
+    std::optional<int64_t> c;
+    Value self;
+    if (auto add = v.getDefiningOp<nn::AddOp>(); add && (c = addedScalar(add)))
+      self = add.getSelf();
+    else if (auto sub = v.getDefiningOp<nn::SubOp>(); sub && (c = addedScalar(sub)))
+      c = -*c, self = sub.getSelf();
+    else
+      return v;
+    total += *c;
+    v = self;
+  }
+}
+
+/// Whether an integer is added to or subtracted from `v` everywhere
+/// further on (through casts): then the last addition is where a match
+/// of the whole sum starts.
+bool addedToFurther(Value v) {
+  return llvm::any_of(v.getUsers(), [&](Operation *user) {
+    if (auto aten = dyn_cast<nn::AtenOp>(user); aten && nn::isCast(aten) && isIntegerTensor(aten->getResult(0)))
+      return addedToFurther(aten->getResult(0));
+    if (auto add = dyn_cast<nn::AddOp>(user))
+      return add.getSelf() == v && addedScalar(add).has_value();
+    auto sub = dyn_cast<nn::SubOp>(user);
+    return sub && sub.getSelf() == v && addedScalar(sub).has_value();
+  });
+}
+
 /// `mask = ids != pad`: the op computing it (aten.ne.Scalar, or ONNX's
-/// Not of an Equal), the ids and the padding index.
+/// Not of an Equal), the ids and the padding index. An attention mask of
+/// 0s and 1s is its own (no op, padding 0).
 struct Mask {
   Operation *op = nullptr;
   Value ids;
@@ -107,40 +142,66 @@ Value lastDimCumsumInput(Value v) {
   return dim && (*dim == rank - 1 || *dim == -1) ? input : Value();
 }
 
-/// `(cumsum(mask, last) + offset) * mask + pad` ending at `root`: the ids
-/// and the operator's attributes.
+/// Whether the integer model input `mask` is read only as booleans (cast
+/// to i1, through views and integer casts) but by `sums` and `product`:
+/// an attention mask of 0s and 1s, whose running sum times itself is the
+/// positions' (OPT's `cumsum(mask) * mask`).
+bool attentionMask(Value mask, Operation *sums, Operation *product) {
+  if (!isa<BlockArgument>(mask) || !isIntegerTensor(mask))
+    return false;
+  SmallVector<Value> work{mask};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (user == sums || user == product)
+        continue;
+      auto aten = dyn_cast<nn::AtenOp>(user);
+      bool cast = aten && nn::isCast(aten);
+      auto type = cast ? dyn_cast<ShapedType>(aten->getResult(0).getType()) : ShapedType();
+      if (type && type.getElementType().isInteger(1))
+        continue;
+      if (!isa<nn::ViewOp, nn::CloneOp>(user) && !(cast && isIntegerTensor(aten->getResult(0))))
+        return false;
+      work.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
+/// `(cumsum(mask, last) + offset) * mask + base` ending at `root` (the
+/// product when the base is 0, else the last of the integers added: `- 1
+/// + 2` is `+ 1`), with mask = ids != pad or an attention mask of 0s and
+/// 1s, and an offset of -1 or more (Bloom's `(cumsum(mask) - 1) * mask`):
+/// the ids and the operator's attributes.
 struct Positions {
   Value ids;
-  int64_t pad = 0, offset = 0;
+  int64_t pad = 0, offset = 0, base = 0;
 };
 
-std::optional<Positions> matchPositions(nn::AddOp root) {
-  std::optional<int64_t> pad = addedScalar(root);
-  if (!pad || !isIntegerTensor(root.getOut()))
+std::optional<Positions> matchPositions(Operation *root) {
+  int64_t base = 0;
+  Value out = root->getResult(0);
+  if (!isIntegerTensor(out) || addedToFurther(out))
     return std::nullopt;
-  auto product = beforeCasts(root.getSelf()).getDefiningOp<nn::MulOp>();
-  if (!product || !product.getOther())
+  auto product = beforeAddedIntegers(out, base).getDefiningOp<nn::MulOp>();
+  if (!product || !product.getOther() || base < 0)
     return std::nullopt;
   for (auto [maskSide, sumSide] : {std::pair(product.getSelf(), product.getOther()),
                                    std::pair(product.getOther(), product.getSelf())}) {
     Mask mask = paddingMask(maskSide);
-    if (!mask.op || mask.pad != *pad)
-      continue;
-    Value sums = beforeCasts(sumSide);
+    if (!mask.op)
+      mask.ids = beforeCasts(maskSide); // an attention mask, if read as one
     int64_t offset = 0;
-    if (auto shifted = sums.getDefiningOp<nn::AddOp>()) {
-      std::optional<int64_t> c = addedScalar(shifted);
-      if (!c || *c < 0)
-        continue;
-      offset = *c;
-      sums = beforeCasts(shifted.getSelf());
-    }
+    Value sums = beforeAddedIntegers(sumSide, offset);
     Value counted = lastDimCumsumInput(sums);
-    if (!counted || paddingMask(counted).op != mask.op)
+    if (!counted || (mask.op ? paddingMask(counted).op != mask.op
+                             : beforeCasts(counted) != mask.ids ||
+                                   !attentionMask(mask.ids, sums.getDefiningOp(), product)))
       continue;
-    if (*pad < 0 || cast<ShapedType>(mask.ids.getType()).getShape() != cast<ShapedType>(root.getType()).getShape())
+    if (mask.pad < 0 || offset < -1 ||
+        cast<ShapedType>(mask.ids.getType()).getShape() != cast<ShapedType>(out.getType()).getShape())
       return std::nullopt;
-    return Positions{mask.ids, *pad, offset};
+    return Positions{mask.ids, mask.pad, offset, base};
   }
   return std::nullopt;
 }
@@ -262,20 +323,20 @@ struct FoldTokenArithmeticPass : raptor::impl::FoldTokenArithmeticBase<FoldToken
     getOperation().walk([&](func::FuncOp func) {
       SmallVector<Operation *> roots;
       func.walk([&](Operation *op) {
-        if (isa<nn::AddOp, nn::IndexOp, nn::EmbeddingOp>(op) ||
+        if (isa<nn::AddOp, nn::MulOp, nn::IndexOp, nn::EmbeddingOp>(op) ||
             (isa<nn::AtenOp>(op) && isGather(cast<nn::AtenOp>(op).getTarget())))
           roots.push_back(op);
       });
       for (Operation *op : roots) {
         OpBuilder b(op);
-        if (auto add = dyn_cast<nn::AddOp>(op)) {
-          std::optional<Positions> p = matchPositions(add);
+        if (isa<nn::AddOp, nn::MulOp>(op)) {
+          std::optional<Positions> p = matchPositions(op);
           if (!p)
             continue;
-          Value positions = nn::TokenPositionsOp::create(b, op->getLoc(), add.getOut().getType(), p->ids,
-                                                         b.getI64IntegerAttr(p->pad),
-                                                         b.getI64IntegerAttr(p->offset));
-          add.getOut().replaceAllUsesWith(positions);
+          Value positions = nn::TokenPositionsOp::create(
+              b, op->getLoc(), op->getResult(0).getType(), p->ids, b.getI64IntegerAttr(p->pad),
+              b.getI64IntegerAttr(p->offset), p->base == p->pad ? IntegerAttr() : b.getI64IntegerAttr(p->base));
+          op->getResult(0).replaceAllUsesWith(positions);
           eraseDead(op);
           continue;
         }

@@ -94,7 +94,12 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       MPNet, Longformer, ESM):
       `(cumsum(ids != pad, -1) + offset) * (ids != pad) + pad`, through any
       integer casts, becomes `nn.token_positions %ids {padding_idx = pad,
-      offset}`;
+      offset}`; integers added after the product other than `pad` are its
+      `base`, an offset may be -1, and OPT's positions from its mask of 0s
+      and 1s, `cumsum(mask) * mask - 1 + 2`, are `nn.token_positions %mask
+      {padding_idx = 0, base = 1}` (Bloom's `(cumsum(mask) - 1) * mask`:
+      offset -1); positions read as reals are the lookup of 0, 1, ..., n
+      by them;
     - a gather from a compile-time tensor that holds one value (the buffer
       of zero token-type ids those models gather by their position ids)
       becomes a constant of that value;
@@ -126,11 +131,17 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       `nn.embedding` of a column table of the vocabulary's rows (the
       smallest embedding table the ids index), computed by the compiler
       (`TokenTables.h`);
-    - an integer input read only through casts to booleans (transformers'
-      `attention_mask.bool()`) is a mask of 0s and 1s, its tables of two
-      rows: the keys' mask broadcast against every query becomes the
-      lookup viewed and expanded (times a constant 0/1 triangle under a
-      causal mask), and ONNX's guarded attention
+    - an integer input read as booleans (cast to i1: transformers'
+      `attention_mask.bool()`; OPT's positions), through integer
+      element-wise operators, and otherwise only as reals (a cast, an
+      operand of float arithmetic), is a mask
+      of 0s and 1s, its tables of two rows: the keys' mask broadcast
+      against every query becomes the lookup viewed and expanded (times a
+      constant 0/1 triangle under a causal mask); an element-wise function
+      of values at different positions (DeBERTa's pairs `m_i m_j`) read
+      as numbers is the sum, over its operands' value combinations (at
+      most 4 values each), of products of their indicators' lookups; and
+      ONNX's guarded attention
       `nan_to_num(softmax(s + where(mask, 0, -inf)))` the softmax of
       `s` plus the lookup of `mask ? 0 : -FLT_MAX`, times
       `min(mean(mask) * 2S, 1)` over the S keys (torch's zero row for a

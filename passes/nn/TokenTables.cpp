@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 using namespace mlir;
@@ -30,6 +31,9 @@ constexpr int64_t kMostElements = int64_t(1) << 26;
 /// (each a slice or a constant: a mask broadcast element by element would
 /// take thousands).
 constexpr size_t kMostRuns = 64;
+/// The most values an element-wise function of values at several id
+/// positions takes (TokenTables' composed reading): a mask's are 0 and 1.
+constexpr size_t kMostValues = 4;
 
 int64_t elementCount(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -782,26 +786,38 @@ private:
   std::map<std::vector<int64_t>, int64_t> interned;
 };
 
-/// Whether `ids` is read only as booleans (through views, casts to i1:
-/// transformers' `attention_mask.bool()`): a mask of 0s and 1s, whose
-/// functions are tables over those two values.
+/// Whether `ids` is read as booleans (cast to i1: transformers'
+/// `attention_mask.bool()`; positions counted where it is not 0, OPT's),
+/// through views and integer element-wise operators (DeBERTa's mask of
+/// pairs, m_i m_j), and otherwise only as numbers (cast to reals, or an
+/// operand of float arithmetic): a mask
+/// of 0s and 1s, whose functions are tables over those two values. (An
+/// integer input read as numbers alone is not one: its values are not
+/// limited to two.)
 bool readAsBooleans(Value ids) {
   SmallVector<Value> work{ids};
+  llvm::SmallPtrSet<Operation *, 8> seen;
   bool any = false;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (isa<ViewOp, CloneOp>(user)) {
-        work.push_back(user->getResult(0));
+      if (!seen.insert(user).second)
+        continue;
+      if (auto positions = dyn_cast<TokenPositionsOp>(user); positions && positions.getPaddingIdx() == 0) {
+        any = true;
         continue;
       }
+      auto type = user->getNumResults() == 1 ? dyn_cast<ShapedType>(user->getResult(0).getType()) : ShapedType();
       auto cast = dyn_cast<AtenOp>(user);
-      if (!cast || !isCast(cast) || cast->getNumResults() != 1)
+      if (cast && isCast(cast) && type && (type.getElementType().isInteger(1) || isa<FloatType>(type.getElementType()))) {
+        any |= type.getElementType().isInteger(1);
+        continue;
+      }
+      if (isa<AddOp, SubOp, MulOp, DivOp>(user) && isF32Tensor(user->getResult(0)))
+        continue; // as numbers (ESM's embeddings times the mask: torch promotes it)
+      if (!isa<ViewOp, CloneOp>(user) && !elementwise(user))
         return false;
-      auto type = dyn_cast<ShapedType>(cast->getResult(0).getType());
-      if (!type || !type.getElementType().isInteger(1))
-        return false;
-      any = true;
+      work.push_back(user->getResult(0));
     }
   }
   return any;
@@ -831,7 +847,9 @@ std::optional<int64_t> vocabulary(Value ids) {
           (view ? direct : computed).push_back(embedding);
         continue;
       }
-      if (user->getNumResults() != 1 || !isIntegerTensor(user->getResult(0)) || !seen.insert(user).second)
+      // (Positions say nothing of the ids' range, only where padding is.)
+      if (isa<TokenPositionsOp>(user) || user->getNumResults() != 1 || !isIntegerTensor(user->getResult(0)) ||
+          !seen.insert(user).second)
         continue;
       work.push_back({user->getResult(0), view && isa<ViewOp>(user)});
     }
@@ -924,6 +942,8 @@ private:
   std::optional<Value> floatOf(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
     if (!isIntegerTensor(v))
       return std::nullopt;
+    if (auto positions = v.getDefiningOp<TokenPositionsOp>(); positions && positions.getIds() == ids)
+      return positionsRead(b, loc, positions, g);
     if (std::optional<int64_t> f = analysis.pointwise(v)) {
       const std::vector<int64_t> &table = analysis.table(*f);
       return lookup(b, loc, [&](int64_t id) { return g(table[size_t(id)]); }, v);
@@ -935,13 +955,30 @@ private:
     if (!inner) {
       if (std::optional<Value> broadcast = spread(b, loc, v, g))
         return broadcast;
-      return gathered(b, loc, v, g);
+      if (std::optional<Value> runs = gathered(b, loc, v, g))
+        return runs;
+      return composed(b, loc, v, g);
     }
     if (auto view = dyn_cast<ViewOp>(def))
       return Value(ViewOp::create(b, loc, *inner, view.getSizeAttr()));
     if (auto expand = dyn_cast<ExpandOp>(def))
       return Value(ExpandOp::create(b, loc, *inner, expand.getSizeAttr()));
     return Value(PermuteOp::create(b, loc, *inner, cast<PermuteOp>(def).getDimsAttr()));
+  }
+
+  /// Positions numbered from the ids (nn.token_positions) read as g of
+  /// their values (Bloom's ALiBi: the slopes times the positions): the
+  /// lookup of g over every position they can hold by them, as the
+  /// positions' embeddings are.
+  Value positionsRead(OpBuilder &b, Location loc, TokenPositionsOp positions, const std::function<float(int64_t)> &g) {
+    int64_t most = positions.getStart() + positions.getOffset() + shapeOf(ids).back();
+    std::vector<float> table;
+    for (int64_t p = 0; p <= most; ++p)
+      table.push_back(g(p));
+    auto type = RankedTensorType::get({most + 1, 1}, b.getF32Type());
+    Value constant = ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<float>(table)));
+    Value looked = EmbeddingOp::create(b, loc, constant, positions.getOut());
+    return ViewOp::create(b, loc, looked, b.getDenseI64ArrayAttr(shapeOf(positions.getOut())));
   }
 
   /// `v` read as g of its elements when it is one function of the ids
@@ -1042,6 +1079,140 @@ private:
           return all;
         });
     return Value(ViewOp::create(b, loc, flat, b.getDenseI64ArrayAttr(shapeOf(v))));
+  }
+
+  /// The values `v`'s elements can take (at most kMostValues): a
+  /// function of the ids', over the vocabulary, and its constants; an
+  /// element-wise operator's, over its operands' values.
+  std::optional<std::set<int64_t>> valuesOf(Value v) {
+    std::set<int64_t> values;
+    if (const Moved *m = analysis.of(v)) {
+      for (size_t p = 0; p < m->at.size() && values.size() <= kMostValues; ++p) {
+        if (m->at[p] < 0)
+          values.insert(m->column[p]);
+        else
+          for (int64_t x : analysis.table(m->column[p]))
+            values.insert(x);
+      }
+    } else {
+      std::optional<Elementwise> e = v.getDefiningOp() ? elementwise(v.getDefiningOp()) : std::nullopt;
+      if (!e)
+        return std::nullopt;
+      std::optional<std::vector<std::vector<int64_t>>> pairs = operandValues(*e);
+      if (!pairs)
+        return std::nullopt;
+      for (const std::vector<int64_t> &x : *pairs) {
+        std::optional<int64_t> y = e->apply(x);
+        if (!y)
+          return std::nullopt;
+        values.insert(*y);
+      }
+    }
+    if (values.size() > kMostValues)
+      return std::nullopt;
+    return values;
+  }
+
+  /// Every combination of the values of an element-wise operator's
+  /// operands (at most kMostValues^2).
+  std::optional<std::vector<std::vector<int64_t>>> operandValues(const Elementwise &e) {
+    std::vector<std::vector<int64_t>> combinations{{}};
+    for (Value operand : e.operands) {
+      std::optional<std::set<int64_t>> values = valuesOf(operand);
+      if (!values || combinations.size() * values->size() > kMostValues * kMostValues)
+        return std::nullopt;
+      std::vector<std::vector<int64_t>> longer;
+      for (const std::vector<int64_t> &c : combinations)
+        for (int64_t x : *values) {
+          longer.push_back(c);
+          longer.back().push_back(x);
+        }
+      combinations = std::move(longer);
+    }
+    return combinations;
+  }
+
+  /// `v` read as g of its elements when it is an element-wise function of
+  /// values whose elements are functions of ids at different positions
+  /// (DeBERTa's mask of query and key pairs, m_i m_j), which no lookup
+  /// states. Of one operand u: u read as g(f(x)). Of several: with c the
+  /// most frequent g(f(x)) over the operands' value combinations x, c
+  /// plus, for each other x, (g(f(x)) - c) times the product of the
+  /// operands' indicators [u_k = x_k] (each read as a function of the ids,
+  /// broadcast by the products). Exact: at each element one product is 1
+  /// and the others 0, and c + (g - c) is checked to round to g.
+  std::optional<Value> composed(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
+    std::optional<Elementwise> e = v.getDefiningOp() ? elementwise(v.getDefiningOp()) : std::nullopt;
+    if (!e || e->operands.empty())
+      return std::nullopt;
+    if (e->operands.size() == 1) {
+      bool undefined = false;
+      std::optional<Value> read = floatOf(b, loc, e->operands.front(), [&](int64_t x) {
+        std::optional<int64_t> y = e->apply({x});
+        undefined |= !y;
+        return y ? g(*y) : 0.0f;
+      });
+      if (read && undefined) {
+        eraseDead(read->getDefiningOp());
+        return std::nullopt;
+      }
+      return read;
+    }
+    std::optional<std::vector<std::vector<int64_t>>> combinations = operandValues(*e);
+    if (!combinations)
+      return std::nullopt;
+    std::vector<float> read;
+    std::map<float, int64_t> frequency;
+    for (const std::vector<int64_t> &x : *combinations) {
+      std::optional<int64_t> y = e->apply(x);
+      if (!y || !std::isfinite(g(*y)))
+        return std::nullopt;
+      read.push_back(g(*y));
+      ++frequency[read.back()];
+    }
+    auto exactAround = [&](float c) {
+      return llvm::all_of(read, [&](float r) { return float(double(c) + double(float(double(r) - c))) == r; });
+    };
+    float common = 0.0f;
+    int64_t most = 0;
+    for (auto [value, count] : frequency)
+      if (count > most && exactAround(value))
+        common = value, most = count;
+    SmallVector<Value> terms;
+    auto drop = [&] {
+      for (Value term : llvm::reverse(terms))
+        eraseDead(term.getDefiningOp());
+    };
+    for (auto [x, value] : llvm::zip(*combinations, read)) {
+      if (value == common)
+        continue;
+      Value term;
+      for (auto [k, operand] : llvm::enumerate(e->operands)) {
+        int64_t at = x[k];
+        std::optional<Value> indicator = floatOf(b, loc, operand, [at](int64_t y) { return float(y == at); });
+        if (!indicator) {
+          if (term)
+            eraseDead(term.getDefiningOp());
+          drop();
+          return std::nullopt;
+        }
+        term = term ? Value(MulOp::create(b, loc, term, *indicator, Attribute())) : *indicator;
+      }
+      if (float scale = float(double(value) - common); scale != 1.0f)
+        term = MulOp::create(b, loc, term, Value(), b.getF64FloatAttr(scale));
+      terms.push_back(term);
+    }
+    auto type = RankedTensorType::get(shapeOf(v), b.getF32Type());
+    if (terms.empty())
+      return Value(ConstantOp::create(b, loc, DenseElementsAttr::get(type, common)));
+    Value sum = terms.front();
+    for (Value term : ArrayRef(terms).drop_front())
+      sum = AddOp::create(b, loc, sum, term, Attribute(), b.getF64FloatAttr(1.0));
+    if (common != 0.0f)
+      sum = AddOp::create(b, loc, sum, Value(), b.getF64FloatAttr(common), b.getF64FloatAttr(1.0));
+    if (shapeOf(sum) != type.getShape())
+      sum = ExpandOp::create(b, loc, sum, b.getDenseI64ArrayAttr(type.getShape()));
+    return sum;
   }
 
   /// The runs [p, q) of positions of `m`: constants, or the same column of
@@ -1318,7 +1489,8 @@ private:
     auto positions = beforeViews(lookup.getIndices()).getDefiningOp<TokenPositionsOp>();
     auto type = dyn_cast<RankedTensorType>(table.getType());
     ArrayRef<int64_t> shape = shapeOf(ids);
-    if (!positions || positions.getIds() == ids || !type || type.getRank() != 2 || !type.hasStaticShape() ||
+    if (!positions || positions.getBase() || positions.getIds() == ids || !type || type.getRank() != 2 ||
+        !type.hasStaticShape() ||
         shape.size() != 2 || shapeOf(positions.getIds()) != shape)
       return false;
     const Moved *m = analysis.of(positions.getIds());
@@ -1343,7 +1515,7 @@ private:
     Value rows; // (the ids' own positions are read only past the first)
     if (length > 1) {
       Value shifted = TokenPositionsOp::create(b, loc, positions.getOut().getType(), ids, uint64_t(pad),
-                                               uint64_t(offset + kept));
+                                               uint64_t(offset + kept), IntegerAttr());
       rows = ViewOp::create(b, loc, EmbeddingOp::create(b, loc, table, shifted),
                             b.getDenseI64ArrayAttr({shape[0] * length, type.getDimSize(1)}));
     }

@@ -45,11 +45,15 @@
 //   times the count, as the importers state float sums (within float
 //   rounding of the exact integer count: 3 mask tokens of 21 count
 //   3.0000002).
-// An integer input that only casts to booleans read (transformers'
-// attention_mask.bool()) is a mask of 0s and 1s: its vocabulary is 2. A
+// An integer input read as booleans (transformers' attention_mask.bool(),
+// OPT's positions; through integer element-wise operators) and otherwise
+// only as reals is a mask of 0s and 1s: its vocabulary is 2. A
 // function broadcast by an element-wise op (its keys' mask against every
 // query) is read as the lookup viewed and expanded, times a constant 0/1
-// mask where constants hold places (a causal triangle), plus them; ONNX's
+// mask where constants hold places (a causal triangle), plus them; a
+// function of values at several positions (DeBERTa's m_i m_j) as sums of
+// products of the operands' indicators; positions numbered from the ids
+// (nn.token_positions) as the lookup of their values by them; ONNX's
 // nan_to_num(softmax(s + where(c, 0, -inf))) becomes the softmax of s plus
 // the lookup of c ? 0 : -FLT_MAX, times min(mean(c) * 2S, 1) over the S
 // keys (torch's zero row for a query keeping no key).

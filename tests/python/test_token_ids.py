@@ -385,6 +385,19 @@ def test_token_positions_number_as_transformers_does() -> None:
         assert torch.equal(interpreter.token_positions(ids, pad, offset), want)
 
 
+def test_token_positions_from_a_mask_number_as_opt_does() -> None:
+    """With a base, the interpreter's nn.token_positions of a mask of 0s
+    and 1s (padding index 0, base 1) against OPT's positions: transformers'
+    cumsum(mask) * mask - 1, read at its table's offset of 2."""
+    from transformers.models.opt.modeling_opt import OPTLearnedPositionalEmbedding
+
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        mask = torch.from_numpy(rng.integers(0, 2, (int(rng.integers(1, 4)), int(rng.integers(1, 20)))))
+        want = (torch.cumsum(mask, dim=1) * mask - 1).long() + OPTLearnedPositionalEmbedding(4, 1).offset
+        assert torch.equal(interpreter.token_positions(mask, 0, 0, base=1), want)
+
+
 def test_a_sequence_longer_than_the_positions_stops_in_one_line(tmp_path: Path) -> None:
     """RoBERTa's positions reach pad + length: a sequence of 40 ids does not
     fit 32 positions, which the compile says in one line."""

@@ -56,15 +56,15 @@ FailureOr<int64_t> tokenVocabulary(BlockArgument input, StringRef name) {
 }
 
 /// The largest index `indices` can hold when the compiler computes it from
-/// token ids (nn.token_positions: the padding index plus the offset plus the
-/// row's length); none for ids the host writes (it checks them).
+/// token ids (nn.token_positions: its base plus the offset plus the row's
+/// length); none for ids the host writes (it checks them).
 static std::optional<int64_t> computedIndexBound(Value indices) {
   while (auto view = indices.getDefiningOp<nn::ViewOp>())
     indices = view.getSelf();
   auto positions = indices.getDefiningOp<nn::TokenPositionsOp>();
   if (!positions)
     return std::nullopt;
-  return positions.getPaddingIdx() + positions.getOffset() + positions.getIds().getType().getShape().back();
+  return positions.getStart() + positions.getOffset() + positions.getIds().getType().getShape().back();
 }
 
 LogicalResult Lowering::lowerEmbedding(nn::EmbeddingOp op) {
@@ -168,13 +168,13 @@ LogicalResult Lowering::lowerTokenPositions(nn::TokenPositionsOp op) {
   paddingMask(e, mask, other, addressOf(*ids), pad, one, count);
   // Inclusive prefix sums along each row; the mask is kept for the product.
   Address sums = rowScan(e, Opcode::Vvadd, mask, other, result, count, length);
-  // (sums + offset) * mask + pad.
+  // (sums + offset) * mask + base (the padding index unless given).
   if (op.getOffset() != 0) {
     vector(Opcode::Vvadd, result, sums, constant(op.getOffset()), count);
     sums = result;
   }
   vector(Opcode::Vvmul, result, sums, mask, count);
-  vector(Opcode::Vvadd, result, result, pad, count);
+  vector(Opcode::Vvadd, result, result, op.getStart() == op.getPaddingIdx() ? pad : constant(op.getStart()), count);
   define(op.getOut(), shape, *out);
   return success();
 }

@@ -710,7 +710,7 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
         data = _dense_values(ir.DenseElementsAttr(op.attributes["value"]))
         return [torch.from_numpy(data.astype(np.float32) if np.issubdtype(data.dtype, np.floating) else data)]
     if kind == "token_positions":  # RoBERTa's position ids: tokens numbered past the padding
-        return [token_positions(self, a["padding_idx"], a.get("offset", 0))]
+        return [token_positions(self, a["padding_idx"], a.get("offset", 0), a.get("base"))]
     if kind == "last_token":  # a sequence classifier's last token that is not padding
         return [last_token(arg["input"], arg["ids"], a["padding_idx"], "counted" in a)]
     if kind == "embedding":
@@ -731,14 +731,16 @@ def _run(name: str, op: ir.Operation, x: list[Any], a: dict[str, Any], int8: boo
     raise UserError(f"the reference interpreter has no rule for '{_display_name(op)}'")
 
 
-def token_positions(ids: Any, padding_idx: int, offset: int = 0) -> Any:
+def token_positions(ids: Any, padding_idx: int, offset: int = 0, base: int | None = None) -> Any:
     """``nn.token_positions``: along the last dimension, the ids other than
-    ``padding_idx`` numbered from ``padding_idx + offset + 1`` on, padding
-    kept as ``padding_idx`` (transformers' create_position_ids_from_input_ids)."""
+    ``padding_idx`` numbered from ``base + offset + 1`` on, padding holding
+    ``base`` (``padding_idx`` when None: transformers'
+    create_position_ids_from_input_ids; OPT's positions from its mask are
+    ``padding_idx`` 0, ``base`` 1)."""
     import torch
 
     mask = (ids.long() != padding_idx).long()
-    return (torch.cumsum(mask, dim=-1) + offset) * mask + padding_idx
+    return (torch.cumsum(mask, dim=-1) + offset) * mask + (padding_idx if base is None else base)
 
 
 def last_token(x: Any, ids: Any, padding_idx: int, counted: bool = False) -> Any:

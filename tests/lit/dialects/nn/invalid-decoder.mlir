@@ -83,8 +83,24 @@ func.func @token_positions_shape(%ids: tensor<1x12xi64>) {
 // -----
 
 func.func @token_positions_negative(%ids: tensor<1x12xi64>) {
-  // expected-error @+1 {{'nn.token_positions' op padding_idx and offset must be >= 0, got -1 and 0}}
+  // expected-error @+1 {{'nn.token_positions' op padding_idx must be >= 0 and offset >= -1 (positions below the base), got -1 and 0}}
   %0 = nn.token_positions %ids {padding_idx = -1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  return
+}
+
+// -----
+
+func.func @token_positions_offset(%ids: tensor<1x12xi64>) {
+  // expected-error @+1 {{'nn.token_positions' op padding_idx must be >= 0 and offset >= -1 (positions below the base), got 0 and -2}}
+  %0 = nn.token_positions %ids {padding_idx = 0 : i64, offset = -2 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  return
+}
+
+// -----
+
+func.func @token_positions_base(%ids: tensor<1x12xi64>) {
+  // expected-error @+1 {{'nn.token_positions' op base must be >= 0, got -1}}
+  %0 = nn.token_positions %ids {padding_idx = 0 : i64, base = -1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
   return
 }
 

@@ -115,14 +115,16 @@ func.func @attention_decode_step(
 }
 
 // token_positions: the result has the ids' shape, in any integer type;
-// offset 0 is the default.
+// offset 0 is the default, and the base is the padding index unless given.
 // CHECK-LABEL: func.func @token_positions
 // CHECK: nn.token_positions %arg0 {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
 // CHECK: nn.token_positions %arg1 {offset = 2 : i64, padding_idx = 0 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi64>
-func.func @token_positions(%ids: tensor<1x12xi64>, %short: tensor<2x5xi32>) -> (tensor<1x12xi64>, tensor<2x5xi64>) {
+// CHECK: nn.token_positions %arg0 {base = 1 : i64, padding_idx = 0 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+func.func @token_positions(%ids: tensor<1x12xi64>, %short: tensor<2x5xi32>) -> (tensor<1x12xi64>, tensor<2x5xi64>, tensor<1x12xi64>) {
   %0 = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
   %1 = nn.token_positions %short {padding_idx = 0 : i64, offset = 2 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi64>
-  return %0, %1 : tensor<1x12xi64>, tensor<2x5xi64>
+  %2 = nn.token_positions %ids {padding_idx = 0 : i64, base = 1 : i64} : (tensor<1x12xi64>) -> tensor<1x12xi64>
+  return %0, %1, %2 : tensor<1x12xi64>, tensor<2x5xi64>, tensor<1x12xi64>
 }
 
 // last_token: the row at the last id that is not padding, or (counted) at

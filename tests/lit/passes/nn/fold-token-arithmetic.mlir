@@ -56,18 +56,15 @@ func.func @roberta_onnx(%ids: tensor<2x5xi64>) -> tensor<2x5xi64> {
 
 // -----
 
-// Not the positions: the padding added is not the one compared with, the
-// sum runs along the first dimension, the mask multiplied is another
-// comparison's, the sum is exclusive. All left as they were.
+// Not the positions: the sum runs along the first dimension, the mask
+// multiplied is another comparison's, the sum is exclusive. All left as
+// they were.
 // CHECK-LABEL: func.func @not_positions
 // CHECK-NOT: nn.token_positions
-// CHECK-COUNT-4: nn.add %{{.*}} scalar(1 : i64)
-func.func @not_positions(%ids: tensor<2x5xi64>) -> (tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>) {
+// CHECK-COUNT-3: nn.add %{{.*}} scalar(1 : i64)
+func.func @not_positions(%ids: tensor<2x5xi64>) -> (tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>) {
   %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 2 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi1>
   %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x5xi1>) -> tensor<2x5xi64>
-  %2 = nn.aten "aten.cumsum.default"(%1) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
-  %3 = nn.mul %2, %1 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
-  %wrong_pad = nn.add %3 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
   %4 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi1>
   %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x5xi1>) -> tensor<2x5xi64>
   %6 = nn.aten "aten.cumsum.default"(%5) {input_ports = ["self"], params = {dim = 0 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
@@ -80,10 +77,124 @@ func.func @not_positions(%ids: tensor<2x5xi64>) -> (tensor<2x5xi64>, tensor<2x5x
   %10 = nn.aten "onnx.CumSum"(%5, %axis) {input_ports = ["x", "axis"], params = {exclusive = 1 : i64}} : (tensor<2x5xi64>, tensor<1xi32>) -> tensor<2x5xi64>
   %11 = nn.mul %10, %5 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
   %exclusive = nn.add %11 scalar(1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
-  return %wrong_pad, %first_dim, %other_mask, %exclusive : tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>
+  return %first_dim, %other_mask, %exclusive : tensor<2x5xi64>, tensor<2x5xi64>, tensor<2x5xi64>
 }
 
 // -----
+
+// Padding numbered other than by the padding index compared with: the
+// integers added after the product (here - 1, then + 3: 2) are the base,
+// matched from the last addition.
+// CHECK-LABEL: func.func @base
+// CHECK-SAME: (%[[IDS:.*]]: tensor<2x5xi64>)
+// CHECK-NEXT: %[[POS:.*]] = nn.token_positions %[[IDS]] {base = 2 : i64, padding_idx = 1 : i64}
+// CHECK-NEXT: return %[[POS]]
+func.func @base(%ids: tensor<2x5xi64>) -> tensor<2x5xi64> {
+  %0 = nn.aten "aten.ne.Scalar"(%ids) {input_ports = ["self"], params = {other = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi1>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.int64"}} : (tensor<2x5xi1>) -> tensor<2x5xi64>
+  %2 = nn.aten "aten.cumsum.default"(%1) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %3 = nn.mul %2, %1 : (tensor<2x5xi64>, tensor<2x5xi64>) -> tensor<2x5xi64>
+  %4 = nn.add %3 scalar(-1 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %5 = nn.add %4 scalar(3 : i64) : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  return %5 : tensor<2x5xi64>
+}
+
+// -----
+
+// OPT's positions from its attention mask of 0s and 1s (read elsewhere
+// only as booleans): cumsum(mask) * mask - 1, then its table's offset of 2.
+// CHECK-LABEL: func.func @opt
+// CHECK-SAME: (%[[MASK:.*]]: tensor<1x6xi64>
+// CHECK: %[[POS:.*]] = nn.token_positions %[[MASK]] {base = 1 : i64, padding_idx = 0 : i64}
+// CHECK-NOT: cumsum
+// CHECK: return %[[POS]]
+func.func @opt(%mask: tensor<1x6xi64> {nn.input = "attention_mask"}) -> (tensor<1x6xi64>, tensor<1x6xi1>) {
+  %0 = nn.aten "aten.cumsum.default"(%mask) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %1 = nn.mul %0, %mask : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %2 = nn.sub %1 scalar(1 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %3 = nn.add %2 scalar(2 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x6xi64>) -> tensor<1x6xi1>
+  return %3, %b : tensor<1x6xi64>, tensor<1x6xi1>
+}
+
+// -----
+
+// The same from ONNX: casts around the running sum.
+// CHECK-LABEL: func.func @opt_onnx
+// CHECK: nn.token_positions %{{.*}} {base = 1 : i64, padding_idx = 0 : i64}
+// CHECK-NOT: CumSum
+func.func @opt_onnx(%mask: tensor<1x6xi64> {nn.input = "attention_mask"}) -> tensor<1x6xi64> {
+  %axis = nn.constant dense<1> : tensor<1xi64>
+  %0 = nn.aten "onnx.CumSum"(%mask, %axis) {input_ports = ["x", "axis"]} : (tensor<1x6xi64>, tensor<1xi64>) -> tensor<1x6xi64>
+  %1 = nn.mul %0, %mask : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %one = nn.constant dense<1> : tensor<i64>
+  %2 = nn.sub %1, %one : (tensor<1x6xi64>, tensor<i64>) -> tensor<1x6xi64>
+  %3 = nn.aten "onnx.Cast"(%2) {input_ports = ["input"], params = {to = 7 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %two = nn.constant dense<2> : tensor<i64>
+  %4 = nn.add %3, %two : (tensor<1x6xi64>, tensor<i64>) -> tensor<1x6xi64>
+  return %4 : tensor<1x6xi64>
+}
+
+// -----
+
+// Bloom's ALiBi positions, (cumsum(mask) - 1) * mask: the product is the
+// root (base 0), the offset -1; read as reals (the slopes times them), they
+// are the lookup of 0, 1, ..., 5 (base + offset + length) by the positions.
+// CHECK-LABEL: func.func @bloom
+// CHECK-SAME: (%[[MASK:[^:]*]]: tensor<1x6xi64>
+// CHECK:      %[[POS:.*]] = nn.token_positions %[[MASK]] {offset = -1 : i64, padding_idx = 0 : i64}
+// CHECK:      %[[T:.*]] = nn.constant dense<{{\[}}[0.000000e+00], [1.000000e+00], [2.000000e+00], [3.000000e+00], [4.000000e+00], [5.000000e+00]]> : tensor<6x1xf32>
+// CHECK-NEXT: %[[L:.*]] = nn.embedding %[[T]], %[[POS]] : (tensor<6x1xf32>, tensor<1x6xi64>) -> tensor<1x6x1xf32>
+// CHECK-NEXT: %[[V:.*]] = nn.view %[[L]] {size = array<i64: 1, 6>}
+// CHECK-NEXT: %[[W:.*]] = nn.view %[[V]] {size = array<i64: 1, 1, 6>}
+// CHECK-NEXT: %[[A:.*]] = nn.mul %{{.*}}, %[[W]] : (tensor<2x1xf32>, tensor<1x1x6xf32>) -> tensor<1x2x6xf32>
+// CHECK-NOT:  cumsum
+// CHECK:      return %[[A]]
+func.func @bloom(%mask: tensor<1x6xi64> {nn.input = "attention_mask"}) -> (tensor<1x2x6xf32>, tensor<1x6xi1>) {
+  %0 = nn.aten "aten.cumsum.default"(%mask) {input_ports = ["self"], params = {dim = -1 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %1 = nn.sub %0 scalar(1 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %2 = nn.mul %1, %mask : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %3 = nn.view %2 {size = array<i64: 1, 1, 6>} : (tensor<1x6xi64>) -> tensor<1x1x6xi64>
+  %slopes = nn.constant dense<[[6.250000e-02], [3.906250e-03]]> : tensor<2x1xf32>
+  %4 = nn.mul %slopes, %3 : (tensor<2x1xf32>, tensor<1x1x6xi64>) -> tensor<1x2x6xf32>
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x6xi64>) -> tensor<1x6xi1>
+  return %4, %b : tensor<1x2x6xf32>, tensor<1x6xi1>
+}
+
+// -----
+
+// Not positions: an offset of -2 numbers the first kept position -1.
+// CHECK-LABEL: func.func @below_the_base
+// CHECK-NOT: nn.token_positions
+func.func @below_the_base(%mask: tensor<1x6xi64> {nn.input = "attention_mask"}) -> (tensor<1x6xi64>, tensor<1x6xi1>) {
+  %0 = nn.aten "aten.cumsum.default"(%mask) {input_ports = ["self"], params = {dim = -1 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %1 = nn.sub %0 scalar(2 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %2 = nn.mul %1, %mask : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x6xi64>) -> tensor<1x6xi1>
+  return %2, %b : tensor<1x6xi64>, tensor<1x6xi1>
+}
+
+// -----
+
+// Not OPT's positions: an integer input also read as numbers (here as
+// token ids of an embedding) is no mask of 0s and 1s, whose running sum
+// counts the positions it keeps; a sum that ends below 0 at padding
+// numbers nothing.
+// CHECK-LABEL: func.func @not_a_mask
+// CHECK-NOT: nn.token_positions
+// CHECK-COUNT-2: aten.cumsum
+func.func @not_a_mask(%ids: tensor<1x6xi64> {nn.input = "ids"}, %m: tensor<1x6xi64> {nn.input = "mask"}) -> (tensor<1x6xi64>, tensor<1x6x2xf32>, tensor<1x6xi64>) {
+  %0 = nn.aten "aten.cumsum.default"(%ids) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %1 = nn.mul %0, %ids : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %2 = nn.add %1 scalar(1 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %table = nn.constant dense<1.0> : tensor<10x2xf32>
+  %e = nn.embedding %table, %ids : (tensor<10x2xf32>, tensor<1x6xi64>) -> tensor<1x6x2xf32>
+  %3 = nn.aten "aten.cumsum.default"(%m) {input_ports = ["self"], params = {dim = 1 : i64}} : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %4 = nn.mul %3, %m : (tensor<1x6xi64>, tensor<1x6xi64>) -> tensor<1x6xi64>
+  %5 = nn.sub %4 scalar(2 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  %6 = nn.add %5 scalar(1 : i64) : (tensor<1x6xi64>) -> tensor<1x6xi64>
+  return %2, %e, %6 : tensor<1x6xi64>, tensor<1x6x2xf32>, tensor<1x6xi64>
+}
 
 // A gather from a tensor of several values stays.
 // CHECK-LABEL: func.func @varied_gather

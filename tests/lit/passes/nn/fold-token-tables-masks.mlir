@@ -95,3 +95,91 @@ func.func @numbers(%n: tensor<1x4xi64> {nn.input = "count"}) -> tensor<1x4xf32> 
   %0 = nn.aten "aten._to_copy.default"(%n) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x4xi64>) -> tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
+
+// -----
+
+// DeBERTa's mask of query-key pairs, m_i m_j, each element a function of
+// the mask at two positions (no lookup states it): the select's
+// conditions are read through the integer product, [not(m_i m_j)] as
+// 1 - L_i L_j and [m_i m_j] as L_i L_j, with L the lookup of [0, 1] by the
+// mask broadcast along keys and along queries. The mask is also read as
+// numbers (the embeddings times it), and as booleans: a mask of 0s and 1s.
+// CHECK-LABEL: func.func @pairs
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<1x2x3x3xf32> {nn.input = "scores"}, %[[MASK:[^:]*]]: tensor<1x3xi64>
+// CHECK:      %[[MIN:.*]] = nn.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK:      %[[K:.*]] = nn.view %{{.*}} {size = array<i64: 1, 1, 1, 3>} : (tensor<1x3x1xf32>)
+// CHECK:      %[[Q:.*]] = nn.view %{{.*}} {size = array<i64: 1, 1, 3, 1>} : (tensor<1x3x1xf32>)
+// CHECK-NEXT: %[[KQ:.*]] = nn.mul %[[K]], %[[Q]] : (tensor<1x1x1x3xf32>, tensor<1x1x3x1xf32>) -> tensor<1x1x3x3xf32>
+// CHECK-NEXT: %[[NEG:.*]] = nn.mul %[[KQ]] scalar(-1.000000e+00 : f64)
+// CHECK-NEXT: %[[NOT:.*]] = nn.add %[[NEG]] scalar(1.000000e+00 : f64)
+// CHECK:      %[[KQ2:.*]] = nn.mul %{{.*}}, %{{.*}} : (tensor<1x1x1x3xf32>, tensor<1x1x3x1xf32>) -> tensor<1x1x3x3xf32>
+// CHECK-NEXT: %[[A:.*]] = nn.mul %[[MIN]], %[[NOT]]
+// CHECK-NEXT: %[[B:.*]] = nn.mul %[[S]], %[[KQ2]]
+// CHECK-NEXT: %[[OUT:.*]] = nn.add %[[A]], %[[B]]
+// CHECK-NOT:  nn.aten
+// CHECK:      return %[[OUT]]
+func.func @pairs(%s: tensor<1x2x3x3xf32> {nn.input = "scores"}, %mask: tensor<1x3xi64> {nn.input = "attention_mask"}, %x: tensor<1x3x4xf32> {nn.input = "x"}) -> (tensor<1x2x3x3xf32>, tensor<1x3x4xf32>) {
+  %0 = nn.view %mask {size = array<i64: 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3x1xi64>) -> tensor<1x3x1xf32>
+  %2 = nn.mul %x, %1 : (tensor<1x3x4xf32>, tensor<1x3x1xf32>) -> tensor<1x3x4xf32>
+  %3 = nn.view %mask {size = array<i64: 1, 1, 1, 3>} : (tensor<1x3xi64>) -> tensor<1x1x1x3xi64>
+  %4 = nn.view %mask {size = array<i64: 1, 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x1x3x1xi64>
+  %5 = nn.mul %3, %4 : (tensor<1x1x1x3xi64>, tensor<1x1x3x1xi64>) -> tensor<1x1x3x3xi64>
+  %6 = nn.aten "aten._to_copy.default"(%5) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x1x3x3xi64>) -> tensor<1x1x3x3xi1>
+  %7 = nn.aten "aten.bitwise_not.default"(%6) {input_ports = ["self"]} : (tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %min = nn.constant dense<-3.40282347E+38> : tensor<f32>
+  %8 = nn.where %7, %min, %s : (tensor<1x1x3x3xi1>, tensor<f32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %8, %2 : tensor<1x2x3x3xf32>, tensor<1x3x4xf32>
+}
+
+// -----
+
+// A pair of ids read through a sum: ids of a vocabulary of 5 take more
+// values than a composed reading takes (4): left as it was.
+// CHECK-LABEL: func.func @too_many_values
+// CHECK: nn.aten "aten._to_copy.default"
+func.func @too_many_values(%ids: tensor<1x3xi64> {nn.input = "ids"}) -> tensor<1x3x3xf32> {
+  %t = nn.constant dense<1.0> : tensor<5x2xf32>
+  %e = nn.embedding %t, %ids : (tensor<5x2xf32>, tensor<1x3xi64>) -> tensor<1x3x2xf32>
+  %0 = nn.view %ids {size = array<i64: 1, 1, 3>} : (tensor<1x3xi64>) -> tensor<1x1x3xi64>
+  %1 = nn.view %ids {size = array<i64: 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
+  %2 = nn.add %0, %1 : (tensor<1x1x3xi64>, tensor<1x3x1xi64>) -> tensor<1x3x3xi64>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3x3xi64>) -> tensor<1x3x3xf32>
+  return %3 : tensor<1x3x3xf32>
+}
+
+// -----
+
+// Read around the most frequent value only where that is exact: around
+// 1e9 (three of the four pairs), 1e9 + float32(1 - 1e9) = 1e9 - 1e9 reads
+// 0, not 1, at the fourth; around 1, each of the three terms adds
+// float32(1e9 - 1) = 1e9, and 1 + 1e9 rounds to 1e9, as the cast does.
+// CHECK-LABEL: func.func @exact_around
+// CHECK-COUNT-3: scalar(1.000000e+09 : f64)
+// CHECK:      %[[OUT:.*]] = nn.add %{{.*}} scalar(1.000000e+00 : f64)
+// CHECK-NEXT: return %[[OUT]]
+func.func @exact_around(%mask: tensor<1x3xi64> {nn.input = "attention_mask"}) -> tensor<1x3x3xf32> {
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %0 = nn.view %mask {size = array<i64: 1, 1, 3>} : (tensor<1x3xi64>) -> tensor<1x1x3xi64>
+  %1 = nn.view %mask {size = array<i64: 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
+  %2 = nn.mul %0, %1 : (tensor<1x1x3xi64>, tensor<1x3x1xi64>) -> tensor<1x3x3xi64>
+  %3 = nn.mul %2 scalar(-999999999 : i64) : (tensor<1x3x3xi64>) -> tensor<1x3x3xi64>
+  %4 = nn.add %3 scalar(1000000000 : i64) : (tensor<1x3x3xi64>) -> tensor<1x3x3xi64>
+  %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3x3xi64>) -> tensor<1x3x3xf32>
+  return %5 : tensor<1x3x3xf32>
+}
+
+// -----
+
+// ESM's embeddings times its mask, read as numbers by float arithmetic
+// itself (torch promotes the integers): the lookup of [0, 1] by the mask.
+// CHECK-LABEL: func.func @promoted
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x3x4xf32> {nn.input = "x"}, %[[MASK:[^:]*]]: tensor<1x3xi64>
+// CHECK:      %[[L:.*]] = nn.embedding %{{.*}}, %[[MASK]] : (tensor<2x1xf32>, tensor<1x3xi64>) -> tensor<1x3x1xf32>
+// CHECK:      nn.mul %[[X]], %{{.*}} : (tensor<1x3x4xf32>, tensor<1x3x1xf32>) -> tensor<1x3x4xf32>
+func.func @promoted(%x: tensor<1x3x4xf32> {nn.input = "x"}, %mask: tensor<1x3xi64> {nn.input = "attention_mask"}) -> (tensor<1x3x4xf32>, tensor<1x3xi1>) {
+  %0 = nn.view %mask {size = array<i64: 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
+  %1 = nn.mul %x, %0 : (tensor<1x3x4xf32>, tensor<1x3x1xi64>) -> tensor<1x3x4xf32>
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  return %1, %b : tensor<1x3x4xf32>, tensor<1x3xi1>
+}

@@ -53,3 +53,15 @@ func.func @main(%ids: tensor<1x4xi64> {nn.input = "ids"}) -> tensor<1x4x3xf32> {
   %e = nn.embedding %t, %pos : (tensor<4x3xf32>, tensor<1x4xi64>) -> tensor<1x4x3xf32>
   return %e : tensor<1x4x3xf32>
 }
+
+// -----
+
+// From a base of 1 (OPT), padding 0: positions reach 1 + 0 + 4 = 5, beyond
+// a table of 5 (the padding index would read 4).
+func.func @main(%mask: tensor<1x4xi64> {nn.input = "mask"}) -> tensor<1x4x2xf32> {
+  %places = nn.constant dense<1.0> : tensor<5x2xf32>
+  %pos = nn.token_positions %mask {padding_idx = 0 : i64, base = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  // expected-error @+1 {{reads positions up to 5 from a table of 5 rows}}
+  %p = nn.embedding %places, %pos : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %p : tensor<1x4x2xf32>
+}

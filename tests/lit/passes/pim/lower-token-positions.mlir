@@ -35,3 +35,24 @@ func.func @main(%ids: tensor<1x4xi64> {nn.input = "ids"}) -> tensor<1x4x2xf32> {
   %s = nn.add %w, %p : (tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
   return %s : tensor<1x4x2xf32>
 }
+
+// -----
+
+// OPT's positions from its mask (padding 0, base 1): the product by the
+// mask plus a constant of 1s, not the padding index's 0s; the embedding
+// reads rows up to base + length, 5 of its 6.
+// CHECK-LABEL: pim.chip @main_chip
+// CHECK:       pim.sldi [[PAD:r[0-9]+]], [[PADAT:[0-9]+]]
+// CHECK:       pim.vvmul [[OUT:r[0-9]+]], [[OUT]], {{r[0-9]+}} len 4 : i32
+// CHECK-NEXT:  pim.sldi [[B:r[0-9]+]], [[BASEAT:[0-9]+]]
+// CHECK-NOT:   pim.sldi {{r[0-9]+}}, [[PADAT]]
+// CHECK-NEXT:  pim.vvadd [[OUT]], [[OUT]], [[B]] len 4 : i32
+func.func @main(%ids: tensor<1x4xi64> {nn.input = "ids"}, %mask: tensor<1x4xi64> {nn.input = "mask"}) -> tensor<1x4x2xf32> {
+  %words = nn.constant dense<1.0> : tensor<5x2xf32>
+  %places = nn.constant dense<[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0], [5.0, 5.0]]> : tensor<6x2xf32>
+  %w = nn.embedding %words, %ids : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %pos = nn.token_positions %mask {padding_idx = 0 : i64, base = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xi64>
+  %p = nn.embedding %places, %pos : (tensor<6x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  %s = nn.add %w, %p : (tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  return %s : tensor<1x4x2xf32>
+}
