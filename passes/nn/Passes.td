@@ -140,8 +140,10 @@ def FoldTokenArithmetic : Pass<"raptor-fold-token-arithmetic", "mlir::ModuleOp">
       constant 0/1 triangle under a causal mask); an element-wise function
       of values at different positions (DeBERTa's pairs `m_i m_j`) read
       as numbers is the sum, over its operands' value combinations (at
-      most 4 values each), of products of their indicators' lookups; and
-      ONNX's guarded attention
+      most 4 values each), of products of their indicators' lookups;
+      float32 arithmetic, casts, selects and comparisons of reals are
+      functions too (MPT's mask made reals and cast back to booleans), a
+      chain read where it ends; and ONNX's guarded attention
       `nan_to_num(softmax(s + where(mask, 0, -inf)))` the softmax of
       `s` plus the lookup of `mask ? 0 : -FLT_MAX`, times
       `min(mean(mask) * 2S, 1)` over the S keys (torch's zero row for a

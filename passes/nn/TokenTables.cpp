@@ -47,6 +47,28 @@ bool isF32Tensor(Value v) {
   return type && type.hasStaticShape() && type.getElementType().isF32();
 }
 
+/// Whether `v` holds float32 elements, which the analysis keeps as their
+/// bit patterns (exact, whatever the value: -0, infinities).
+bool isReal(Value v) {
+  auto type = dyn_cast<ShapedType>(v.getType());
+  return type && type.getElementType().isF32();
+}
+int64_t encodedReal(float x) { return int64_t(llvm::bit_cast<uint32_t>(x)); }
+float decodedReal(int64_t x) { return llvm::bit_cast<float>(uint32_t(x)); }
+
+/// An element of `v` as a number (a float32's bits decoded).
+double numberOf(int64_t x, Value v) { return isReal(v) ? double(decodedReal(x)) : double(x); }
+
+/// The element a splat constant `v` holds, as the analysis keeps it.
+std::optional<int64_t> splatElement(Value v) {
+  if (std::optional<int64_t> i = splatInteger(v))
+    return i;
+  DenseFPElementsAttr data;
+  if (!isReal(v) || !matchPattern(v, m_Constant(&data)) || !data.isSplat())
+    return std::nullopt;
+  return encodedReal(data.getSplatValue<APFloat>().convertToFloat());
+}
+
 bool isNegation(StringRef target) { return target == "onnx.Not" || target == "aten.logical_not.default"; }
 
 /// Bitwise and logical operators of two integers (aten's `.Tensor` and
@@ -170,10 +192,105 @@ struct Elementwise {
   std::function<std::optional<int64_t>(ArrayRef<int64_t>)> apply;
 };
 
+/// An element of `from` cast to the element type of `to` as torch casts:
+/// to float32 rounded to nearest, a float to booleans "not zero", to
+/// other integers truncated toward zero; none for a float no integer
+/// type holds.
+std::optional<int64_t> castElement(int64_t x, Value from, Value to) {
+  if (isReal(to))
+    return encodedReal(isReal(from) ? decodedReal(x) : float(x));
+  if (!isReal(from))
+    return converted(x, to);
+  float f = decodedReal(x);
+  if (cast<IntegerType>(cast<ShapedType>(to.getType()).getElementType()).getWidth() == 1)
+    return int64_t(f != 0.0f);
+  if (!std::isfinite(f) || std::abs(f) >= 9.0e18f)
+    return std::nullopt;
+  return converted(int64_t(std::trunc(f)), to);
+}
+
+/// A number parameter of a generic op (`other` of aten's `.Scalar`
+/// overloads), integer or real.
+std::optional<double> numberParam(AtenOp op, StringRef name) {
+  Attribute a = op.getParamsAttr() ? op.getParamsAttr().get(name) : Attribute();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return double(i.getInt());
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// An element-wise op on float32 data the analysis takes (MPT's mask
+/// made reals and cast back to booleans): float arithmetic (in float32,
+/// as torch computes it, integers promoted), negation, casts, a select of
+/// reals, comparisons of reals.
+std::optional<Elementwise> realElementwise(Operation *op) {
+  Value out = op->getResult(0);
+  if (auto select = dyn_cast<WhereOp>(op)) {
+    if (!isReal(out) || !isReal(select.getSelf()) || !isReal(select.getOther()) || isReal(select.getCondition()))
+      return std::nullopt;
+    return Elementwise{{select.getCondition(), select.getSelf(), select.getOther()},
+                       [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] ? x[1] : x[2]; }};
+  }
+  if (isa<AddOp, SubOp, MulOp, DivOp>(op)) {
+    auto alpha = dyn_cast_or_null<FloatAttr>(op->getAttr("alpha"));
+    Attribute scalar = op->getAttr("scalar");
+    if (!isReal(out) || (alpha && alpha.getValueAsDouble() != 1.0) || (op->getNumOperands() == 1 && !scalar))
+      return std::nullopt;
+    float c = 0.0f;
+    if (auto i = dyn_cast_or_null<IntegerAttr>(scalar))
+      c = float(i.getInt());
+    else if (auto f = dyn_cast_or_null<FloatAttr>(scalar))
+      c = float(f.getValueAsDouble());
+    char kind = isa<SubOp>(op) ? '-' : isa<MulOp>(op) ? '*' : isa<DivOp>(op) ? '/' : '+';
+    SmallVector<Value, 3> operands(op->getOperands());
+    return Elementwise{operands, [=](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         float a = float(numberOf(x[0], operands[0]));
+                         float b = x.size() > 1 ? float(numberOf(x[1], operands[1])) : c;
+                         return encodedReal(kind == '*' ? a * b : kind == '/' ? a / b : kind == '-' ? a - b : a + b);
+                       }};
+  }
+  if (auto neg = dyn_cast<NegOp>(op))
+    return Elementwise{{neg.getSelf()}, [](ArrayRef<int64_t> x) -> std::optional<int64_t> {
+                         return encodedReal(-decodedReal(x[0]));
+                       }};
+  auto aten = dyn_cast<AtenOp>(op);
+  if (!aten || aten.getArgs().empty())
+    return std::nullopt;
+  SmallVector<Value, 3> args(aten.getArgs().begin(), aten.getArgs().end());
+  if (isCast(aten) && args.size() == 1)
+    return Elementwise{args, [from = args[0], out](ArrayRef<int64_t> x) { return castElement(x[0], from, out); }};
+  auto r = relation(aten.getTarget());
+  if (!r || isReal(out) || !isIntegerTensor(out))
+    return std::nullopt;
+  auto compare = [r = *r](double a, double b) -> std::optional<int64_t> {
+    // (the relations of integers, on the order of the numbers; NaN is
+    // unordered: only "not equal" holds, the one true both ways)
+    if (std::isnan(a) || std::isnan(b))
+      return int64_t(r(0, 1) && r(1, 0));
+    return a < b ? int64_t(r(0, 1)) : a > b ? int64_t(r(1, 0)) : int64_t(r(0, 0));
+  };
+  if (args.size() == 1) {
+    std::optional<double> other = numberParam(aten, "other");
+    if (!other)
+      return std::nullopt;
+    return Elementwise{args, [=, self = args[0]](ArrayRef<int64_t> x) { return compare(numberOf(x[0], self), *other); }};
+  }
+  if (args.size() != 2)
+    return std::nullopt;
+  return Elementwise{args, [=](ArrayRef<int64_t> x) {
+                       return compare(numberOf(x[0], args[0]), numberOf(x[1], args[1]));
+                     }};
+}
+
 std::optional<Elementwise> elementwise(Operation *op) {
-  if (op->getNumResults() != 1 || !isIntegerTensor(op->getResult(0)))
+  if (op->getNumResults() != 1)
     return std::nullopt;
   Value out = op->getResult(0);
+  if (isReal(out) || llvm::any_of(op->getOperands(), isReal))
+    return realElementwise(op);
+  if (!isIntegerTensor(out))
+    return std::nullopt;
   if (auto select = dyn_cast<WhereOp>(op))
     return Elementwise{{select.getCondition(), select.getSelf(), select.getOther()},
                        [](ArrayRef<int64_t> x) -> std::optional<int64_t> { return x[0] ? x[1] : x[2]; }};
@@ -412,7 +529,7 @@ private:
 
   std::optional<Moved> compute(Value v) {
     int64_t n = elementCount(v);
-    if (n < 0 || !isIntegerTensor(v) || n * rows > kMostElements)
+    if (n < 0 || !(isIntegerTensor(v) || isReal(v)) || n * rows > kMostElements)
       return std::nullopt;
     if (v == ids) {
       Moved m;
@@ -424,6 +541,13 @@ private:
     Operation *op = v.getDefiningOp();
     if (!op)
       return std::nullopt;
+    if (DenseFPElementsAttr reals; isReal(v) && matchPattern(v, m_Constant(&reals))) {
+      Moved m;
+      m.at.assign(size_t(n), -1);
+      for (const APFloat &x : reals)
+        m.column.push_back(encodedReal(x.convertToFloat()));
+      return m;
+    }
     DenseIntElementsAttr data;
     if (matchPattern(v, m_Constant(&data))) {
       Moved m;
@@ -615,7 +739,8 @@ private:
     ArrayRef<int64_t> source = shapeOf(pad.getSelf()), shape = shapeOf(pad.getOut());
     ArrayRef<int64_t> widths = pad.getPad();
     size_t rank = source.size();
-    if (!m || widths.size() % 2 || widths.size() / 2 > rank || value != std::floor(value))
+    bool real = isReal(pad.getOut());
+    if (!m || widths.size() % 2 || widths.size() / 2 > rank || (!real && value != std::floor(value)))
       return std::nullopt;
     std::vector<int64_t> before(rank, 0);
     for (size_t k = 0; k < widths.size() / 2; ++k) // (pairs from the last dimension backwards)
@@ -633,7 +758,9 @@ private:
         stride *= source[d];
       }
       out.at.push_back(inside ? m->at[size_t(flat)] : -1);
-      out.column.push_back(inside ? m->column[size_t(flat)] : converted(int64_t(value), pad.getOut()));
+      out.column.push_back(inside ? m->column[size_t(flat)]
+                           : real ? encodedReal(float(value))
+                                  : converted(int64_t(value), pad.getOut()));
     }
     return out;
   }
@@ -707,7 +834,7 @@ private:
     SmallVector<std::optional<int64_t>> splats;
     std::deque<Moved> spread; // (operands broadcast here, at stable addresses)
     for (Value x : e.operands) {
-      std::optional<int64_t> splat = splatInteger(x);
+      std::optional<int64_t> splat = splatElement(x);
       const Moved *m = splat ? nullptr : of(x);
       if (m && int64_t(m->at.size()) != n)
         if (std::optional<Moved> b = broadcast(x, shape))
@@ -896,20 +1023,24 @@ public:
   /// embedding indices; whether it did (then `op` and the functions left
   /// unused are erased).
   bool visit(Operation *op) {
+    // A function of the ids waits for the last op of its chain (MPT's mask
+    // made reals and cast back to booleans): the reads below take whole
+    // chains, each one lookup.
+    if (op->getNumResults() == 1 && isFunction(op->getResult(0)))
+      return false;
     if (auto select = dyn_cast<WhereOp>(op))
       return visitSelect(select);
     if (auto rows = dyn_cast<IndexSelectOp>(op))
       return visitRowSelect(rows);
     if (auto embedding = dyn_cast<EmbeddingOp>(op))
       return visitShiftedPositions(embedding) || visitEmbedding(embedding);
-    if (isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0)))
-      return visitArithmetic(op);
     if (auto guard = dyn_cast<NanToNumOp>(op))
       return visitGuardedSoftmax(guard);
     auto aten = dyn_cast<AtenOp>(op);
-    if (!aten || aten.getArgs().empty())
-      return false;
-    if (isCast(aten) && isF32Tensor(aten->getResult(0))) {
+    if (aten && !aten.getArgs().empty() && isSum(aten.getTarget()))
+      return visitSum(aten);
+    if (aten && isCast(aten) && isF32Tensor(aten->getResult(0)) && isIntegerTensor(aten.getArgs().front())) {
+      // (of positions, or of values at several positions: one lookup)
       OpBuilder b(op);
       std::optional<Value> numbers = floatOf(b, op->getLoc(), aten.getArgs().front(), [](int64_t x) { return float(x); });
       if (!numbers)
@@ -917,7 +1048,7 @@ public:
       replace(op, *numbers);
       return true;
     }
-    return isSum(aten.getTarget()) && visitSum(aten);
+    return visitReads(op);
   }
 
 private:
@@ -940,7 +1071,7 @@ private:
   /// with each element x read as g(x): the lookup of the inner function,
   /// moved as `v` moves it; none for any other value.
   std::optional<Value> floatOf(OpBuilder &b, Location loc, Value v, const std::function<float(int64_t)> &g) {
-    if (!isIntegerTensor(v))
+    if (!isIntegerTensor(v) && !isReal(v))
       return std::nullopt;
     if (auto positions = v.getDefiningOp<TokenPositionsOp>(); positions && positions.getIds() == ids)
       return positionsRead(b, loc, positions, g);
@@ -1085,6 +1216,13 @@ private:
   /// function of the ids', over the vocabulary, and its constants; an
   /// element-wise operator's, over its operands' values.
   std::optional<std::set<int64_t>> valuesOf(Value v) {
+    if (auto it = valueMemo.find(v); it != valueMemo.end())
+      return it->second;
+    std::optional<std::set<int64_t>> values = computeValues(v); // (recursive: the memo grows under it)
+    return valueMemo[v] = std::move(values);
+  }
+
+  std::optional<std::set<int64_t>> computeValues(Value v) {
     std::set<int64_t> values;
     if (const Moved *m = analysis.of(v)) {
       for (size_t p = 0; p < m->at.size() && values.size() <= kMostValues; ++p) {
@@ -1271,19 +1409,50 @@ private:
     return pieces.size() == 1 ? pieces.front() : Value(CatOp::create(b, loc, pieces, b.getI64IntegerAttr(0)));
   }
 
-  /// A float add, sub, mul or div with an operand that is a function of the
-  /// ids (`emb * (ids != pad).unsqueeze(-1)`: torch promotes it to float):
-  /// that operand's lookup as numbers.
-  bool visitArithmetic(Operation *op) {
+  /// Whether `v` is a function of the ids (not a constant alone).
+  bool isFunction(Value v) {
+    const Moved *m = analysis.of(v);
+    return m && llvm::any_of(m->at, [](int64_t at) { return at >= 0; });
+  }
+
+  /// Whether floatOf reads `v`: a function of the ids, an element-wise
+  /// function of values it knows, positions numbered from the ids, or a
+  /// view of one.
+  bool readable(Value v) {
+    if (isFunction(v) || valuesOf(v))
+      return true;
+    if (auto positions = v.getDefiningOp<TokenPositionsOp>())
+      return positions.getIds() == ids;
+    Operation *def = v.getDefiningOp();
+    return def && isa<ViewOp, ExpandOp, PermuteOp>(def) && readable(def->getOperand(0));
+  }
+
+  /// An op (not itself a function of the ids) reading one as reals: a
+  /// function cast to reals or computed in reals (the scores plus a mask
+  /// of reals, a function returned), or of integers in float arithmetic
+  /// (`emb * (ids != pad).unsqueeze(-1)`: torch promotes it). That
+  /// operand's lookup of its values, when all are finite (ONNX's
+  /// `where(mask, 0, -inf)` is the guarded softmax's).
+  bool visitReads(Operation *op) {
+    bool arithmetic = isa<AddOp, SubOp, MulOp, DivOp>(op) && isF32Tensor(op->getResult(0));
     OpBuilder b(op);
     bool changed = false;
     for (OpOperand &operand : op->getOpOperands()) {
-      std::optional<Value> numbers = floatOf(b, op->getLoc(), operand.get(), [](int64_t x) { return float(x); });
-      if (!numbers)
+      Value v = operand.get();
+      if (!(isReal(v) || (arithmetic && isIntegerTensor(v))) || !readable(v))
         continue;
-      Value old = operand.get();
+      bool finite = true, real = isReal(v);
+      std::optional<Value> numbers = floatOf(b, op->getLoc(), v, [&](int64_t x) {
+        float f = real ? decodedReal(x) : float(x);
+        finite &= std::isfinite(f);
+        return f;
+      });
+      if (numbers && !finite)
+        eraseDead(numbers->getDefiningOp());
+      if (!numbers || !finite)
+        continue;
       operand.set(*numbers);
-      if (Operation *def = old.getDefiningOp(); def && def->use_empty())
+      if (Operation *def = v.getDefiningOp(); def && def->use_empty())
         eraseDead(def);
       changed = true;
     }
@@ -1562,6 +1731,7 @@ private:
   Value ids;
   int64_t rows;
   IdAnalysis analysis;
+  std::unordered_map<Value, std::optional<std::set<int64_t>>, ValueHash> valueMemo;
 };
 
 } // namespace

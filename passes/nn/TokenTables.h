@@ -53,7 +53,10 @@
 // mask where constants hold places (a causal triangle), plus them; a
 // function of values at several positions (DeBERTa's m_i m_j) as sums of
 // products of the operands' indicators; positions numbered from the ids
-// (nn.token_positions) as the lookup of their values by them; ONNX's
+// (nn.token_positions) as the lookup of their values by them. Reals
+// computed from the ids (float32 arithmetic, casts, selects, comparisons:
+// each value kept exactly, as its bits) are functions too, read where
+// their chain ends (MPT casts its additive mask back to booleans); ONNX's
 // nan_to_num(softmax(s + where(c, 0, -inf))) becomes the softmax of s plus
 // the lookup of c ? 0 : -FLT_MAX, times min(mean(c) * 2S, 1) over the S
 // keys (torch's zero row for a query keeping no key).

@@ -1,7 +1,7 @@
 """Models fed an ``attention_mask`` beside their token ids, end to end
 (BERT, Falcon's multi-query attention, Llama's grouped queries, OPT's
 positions and Bloom's ALiBi counted along the mask, DeBERTa's mask of
-query-key pairs).
+query-key pairs, MPT's mask made reals and cast back to booleans).
 
 transformers reads the mask as booleans (``attention_mask.bool()``) and
 passes the attention a boolean mask (padding, and a causal triangle in
@@ -70,6 +70,14 @@ def _falcon() -> torch.nn.Module:
     return transformers.FalconModel(config)
 
 
+def _mpt() -> torch.nn.Module:
+    """Its additive mask of reals (0 or the most negative float) cast back
+    to booleans for a masked_fill, beside ALiBi."""
+    config = transformers.MptConfig(vocab_size=VOCABULARY, d_model=32, n_layers=2, n_heads=2, max_seq_len=16,
+                                    use_cache=False)
+    return transformers.MptModel(config)
+
+
 def _opt() -> torch.nn.Module:
     """Positions numbered along the mask: cumsum(mask) * mask - 1, then its
     table's offset of 2 (padding reads row 1)."""
@@ -98,7 +106,7 @@ def _deberta() -> torch.nn.Module:
     return transformers.DebertaV2Model(config)
 
 
-MODELS = {"bert": _bert, "bloom": _bloom, "deberta": _deberta, "falcon": _falcon, "llama": _llama, "opt": _opt}
+MODELS = {"bert": _bert, "bloom": _bloom, "deberta": _deberta, "falcon": _falcon, "llama": _llama, "mpt": _mpt, "opt": _opt}
 
 
 @pytest.fixture(scope="module")

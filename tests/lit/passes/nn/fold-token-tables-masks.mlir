@@ -183,3 +183,63 @@ func.func @promoted(%x: tensor<1x3x4xf32> {nn.input = "x"}, %mask: tensor<1x3xi6
   %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
   return %1, %b : tensor<1x3x4xf32>, tensor<1x3xi1>
 }
+
+// -----
+
+// MPT's mask made reals, where(c, 0, min), and cast back to booleans for
+// its masked_fill: the reals are functions of the mask too (float32
+// values, kept exactly), so the whole chain is the select's condition,
+// read as [c] = L * triangle and [not c] = (1 - L) * triangle + its
+// complement, with L the lookup of the keys' mask; no reals in between.
+// CHECK-LABEL: func.func @reals_to_booleans
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<1x2x3x3xf32> {nn.input = "scores"}, %[[MASK:[^:]*]]: tensor<1x3xi64>
+// CHECK:      nn.constant dense<{{\[}}[1.000000e+00], [0.000000e+00]]> : tensor<2x1xf32>
+// CHECK:      %[[DROP:.*]] = nn.add %{{.*}}, %{{.*}} : (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>)
+// CHECK:      nn.constant dense<{{\[}}[0.000000e+00], [1.000000e+00]]> : tensor<2x1xf32>
+// CHECK:      %[[KEEP:.*]] = nn.mul %{{.*}}, %{{.*}} : (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>)
+// CHECK-NEXT: %[[A:.*]] = nn.mul %{{.*}}, %[[DROP]]
+// CHECK-NEXT: %[[B:.*]] = nn.mul %[[S]], %[[KEEP]]
+// CHECK-NEXT: %[[OUT:.*]] = nn.add %[[A]], %[[B]]
+// CHECK-NOT:  nn.aten
+// CHECK-NOT:  nn.where
+// CHECK:      return %[[OUT]]
+func.func @reals_to_booleans(%s: tensor<1x2x3x3xf32> {nn.input = "scores"}, %mask: tensor<1x3xi64> {nn.input = "attention_mask"}) -> tensor<1x2x3x3xf32> {
+  %0 = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %1 = nn.view %0 {size = array<i64: 1, 1, 1, 3>} : (tensor<1x3xi1>) -> tensor<1x1x1x3xi1>
+  %2 = nn.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %3 = nn.aten "aten.bitwise_and.Tensor"(%2, %1) {input_ports = ["self", "other"]} : (tensor<1x1x3x3xi1>, tensor<1x1x1x3xi1>) -> tensor<1x1x3x3xi1>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %min = nn.constant dense<-3.40282347E+38> : tensor<f32>
+  %4 = nn.where %3, %zero, %min : (tensor<1x1x3x3xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x3xf32>
+  %5 = nn.aten "aten._to_copy.default"(%4) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xi1>
+  %6 = nn.where %5, %min, %s : (tensor<1x1x3x3xi1>, tensor<f32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %6 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Float arithmetic on the mask, cast back to booleans: mask * (-FLT_MAX)
+// is -0.0 for 0 (false: a cast reads the number, not its bits) and
+// -FLT_MAX for 1 (true); the select by it reads the lookups of [0, 1] and
+// [1, 0] by the mask.
+// CHECK-LABEL: func.func @real_arithmetic
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<1x3x1xf32> {nn.input = "scores"}, %[[MASK:[^:]*]]: tensor<1x3xi64>
+// CHECK:      %[[MIN:.*]] = nn.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK-NEXT: %[[T:.*]] = nn.constant dense<{{\[}}[0.000000e+00], [1.000000e+00]]> : tensor<2x1xf32>
+// CHECK-NEXT: %[[C:.*]] = nn.embedding %[[T]], %[[MASK]]
+// CHECK-NEXT: %[[U:.*]] = nn.constant dense<{{\[}}[1.000000e+00], [0.000000e+00]]> : tensor<2x1xf32>
+// CHECK-NEXT: %[[NOTC:.*]] = nn.embedding %[[U]], %[[MASK]]
+// CHECK-NEXT: %[[A:.*]] = nn.mul %[[MIN]], %[[C]]
+// CHECK-NEXT: %[[B:.*]] = nn.mul %[[S]], %[[NOTC]]
+// CHECK-NEXT: %[[OUT:.*]] = nn.add %[[A]], %[[B]]
+// CHECK-NEXT: return %[[OUT]]
+func.func @real_arithmetic(%s: tensor<1x3x1xf32> {nn.input = "scores"}, %mask: tensor<1x3xi64> {nn.input = "attention_mask"}) -> (tensor<1x3x1xf32>, tensor<1x3xi1>) {
+  %b = nn.aten "aten._to_copy.default"(%mask) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %0 = nn.view %mask {size = array<i64: 1, 3, 1>} : (tensor<1x3xi64>) -> tensor<1x3x1xi64>
+  %1 = nn.aten "aten._to_copy.default"(%0) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3x1xi64>) -> tensor<1x3x1xf32>
+  %2 = nn.mul %1 scalar(-3.4028234663852886E+38 : f64) : (tensor<1x3x1xf32>) -> tensor<1x3x1xf32>
+  %3 = nn.aten "aten._to_copy.default"(%2) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3x1xf32>) -> tensor<1x3x1xi1>
+  %min = nn.constant dense<-3.40282347E+38> : tensor<f32>
+  %4 = nn.where %3, %min, %s : (tensor<1x3x1xi1>, tensor<f32>, tensor<1x3x1xf32>) -> tensor<1x3x1xf32>
+  return %4, %b : tensor<1x3x1xf32>, tensor<1x3xi1>
+}
