@@ -210,8 +210,15 @@ class IntegerScale(torch.nn.Module):
 
 
 def test_an_integer_input_read_as_numbers_stops_in_one_line(tmp_path: Path) -> None:
-    torch.export.save(torch.export.export(IntegerScale(), (torch.randn(1, 4), torch.ones(1, 4, dtype=torch.long))),
-                      tmp_path / "m.pt2")
-    with pytest.raises(Exception, match="aten._to_copy") as caught:
-        compile_source(tmp_path / "m.pt2", tmp_path / "p")
-    assert "\n" not in str(caught.value)
+    """The one line names the operator and the integer input it computes
+    on, and says what Raptor reads integer inputs as; from ONNX too."""
+    example = (torch.randn(1, 4), torch.ones(1, 4, dtype=torch.long))
+    torch.export.save(torch.export.export(IntegerScale(), example), tmp_path / "m.pt2")
+    torch.onnx.export(IntegerScale(), example, str(tmp_path / "m.onnx"), input_names=["x", "scale"], dynamo=False,
+                      opset_version=17)
+    for source, operator in (("m.pt2", "aten._to_copy"), ("m.onnx", "Cast")):
+        with pytest.raises(Exception, match=operator) as caught:
+            compile_source(tmp_path / source, tmp_path / source.replace(".", "_"))
+        message = str(caught.value)
+        assert "\n" not in message
+        assert "the integer input 'scale'" in message and "a mask of 0s and 1s" in message, message

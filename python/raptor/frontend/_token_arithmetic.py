@@ -13,6 +13,7 @@ counts only the generic operators left.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from mlir import ir
 from mlir import passmanager
@@ -46,6 +47,53 @@ def fold(module: ir.Module) -> tuple[Counter[str], int]:
                 elif name == "nn.token_positions":
                     positions += 1
     return left, positions
+
+
+def integer_input_note(module: ir.Module, targets: Iterable[str]) -> str:
+    """Why generic ops of ``targets`` left by the fold have no ``nn`` op
+    when they compute on an integer model input at run time: a clause
+    naming the input and what Raptor reads integer inputs as (empty when
+    no integer input reaches them through its arithmetic)."""
+    wanted = set(targets)
+    for func in module.body.operations:
+        if not func.regions or not func.regions[0].blocks:
+            continue
+        block = func.regions[0].blocks[0]
+        arg_attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None
+        for i, arg in enumerate(block.arguments):
+            attrs = ir.DictAttr(arg_attrs[i]) if arg_attrs is not None else None
+            if attrs is None or "nn.input" not in attrs or not _is_integer(arg.type):
+                continue
+            if _reaches(arg, wanted):
+                name = ir.StringAttr(attrs["nn.input"]).value
+                return (f"; it computes on the integer input '{name}' at run time: Raptor reads an integer input "
+                        f"as token ids (embedding indices, positions past padding, the last token) or, when the "
+                        f"model reads it as booleans, as a mask of 0s and 1s (docs/frontend.md, 'Attention masks')")
+    return ""
+
+
+def _is_integer(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.IntegerType)
+
+
+def _reaches(value: ir.Value, targets: set[str]) -> bool:
+    """Whether a generic op of ``targets`` reads ``value`` through its
+    arithmetic at run time: ops whose results are integers, or that read
+    nothing else but constants (XLNet's mask made reals, ``1.0 - mask``)."""
+    work, seen = [value], set()
+    while work:
+        v = work.pop()
+        for use in v.uses:
+            op = use.owner
+            if op.name == "nn.aten" and ir.StringAttr(op.attributes["target"]).value in targets:
+                return True
+            alone = all(o == v or (o.owner is not None and getattr(o.owner, "name", "") == "nn.constant")
+                        for o in op.operands)
+            for result in op.results:
+                if (_is_integer(result.type) or alone) and result not in seen:
+                    seen.add(result)
+                    work.append(result)
+    return False
 
 
 def _node(location: ir.Location) -> str:

@@ -368,8 +368,9 @@ def import_program(ep: torch.export.ExportedProgram, options: ImportOptions | No
         if options.strict and left:
             name = next(n for n in emitter.first_generic if n in left)
             raise UnsupportedOperatorError(
-                f"{name} (node '{emitter.first_generic[name]}') has no nn op; import without strict "
-                f"mode to keep it as nn.aten")
+                f"{name} (node '{emitter.first_generic[name]}') has no nn op"
+                f"{token_arithmetic.integer_input_note(module, [name])}; import without strict mode to keep it "
+                f"as nn.aten")
     return module, emitter.report
 
 

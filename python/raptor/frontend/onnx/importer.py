@@ -103,7 +103,7 @@ class Importer(ImportState):
         except token_arithmetic.TokenTableError as e:
             raise OnnxImportError(str(e)) from None
         if strict and self.report.generic:
-            self._strict_error()
+            self._strict_error(token_arithmetic.integer_input_note(module, self.report.generic))
         return module
 
     def _check_outputs(self, results: list[ir.Value]) -> None:

@@ -156,11 +156,13 @@ class ImportState:
         return self.const(node.input[i])
 
     # -- emission --------------------------------------------------------------
-    def _strict_error(self) -> None:
+    def _strict_error(self, note: str = "") -> None:
+        """Stops a strict import, naming the operators without an ``nn``
+        op (``note``: why, e.g. the integer input they compute on)."""
         names = ", ".join(f"{k.removeprefix('onnx.')} ({n}{': ' + self.reasons[k] if k in self.reasons else ''})"
                           for k, n in sorted(self.report.generic.items()))
         raise UnsupportedOperatorError(
-            f"ONNX operators without an nn op: {names}; import without strict mode to keep them as nn.aten")
+            f"ONNX operators without an nn op: {names}{note}; import without strict mode to keep them as nn.aten")
 
     def schema(self, node: Any) -> Any | None:
         """The ONNX schema of ``node``'s operator at the model's opset (None:

@@ -243,3 +243,18 @@ func.func @real_arithmetic(%s: tensor<1x3x1xf32> {nn.input = "scores"}, %mask: t
   %4 = nn.where %3, %min, %s : (tensor<1x3x1xi1>, tensor<f32>, tensor<1x3x1xf32>) -> tensor<1x3x1xf32>
   return %4, %b : tensor<1x3x1xf32>, tensor<1x3xi1>
 }
+
+// -----
+
+// Positions counted past a padding index other than 0 compare the input
+// with that index, which says nothing of its values being 0 and 1: no
+// mask, its cast left as it was.
+// CHECK-LABEL: func.func @positions_past_one
+// CHECK: nn.token_positions
+// CHECK: nn.aten "aten._to_copy.default"
+func.func @positions_past_one(%ids: tensor<1x3xi64> {nn.input = "ids"}) -> (tensor<1x3xi64>, tensor<1x3xf32>) {
+  %p = nn.token_positions %ids {padding_idx = 1 : i64} : (tensor<1x3xi64>) -> tensor<1x3xi64>
+  %b = nn.aten "aten._to_copy.default"(%ids) {input_ports = ["self"], params = {dtype = "torch.bool"}} : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %f = nn.aten "aten._to_copy.default"(%b) {input_ports = ["self"], params = {dtype = "torch.float32"}} : (tensor<1x3xi1>) -> tensor<1x3xf32>
+  return %p, %f : tensor<1x3xi64>, tensor<1x3xf32>
+}
