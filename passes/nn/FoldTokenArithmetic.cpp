@@ -142,30 +142,11 @@ Value lastDimCumsumInput(Value v) {
   return dim && (*dim == rank - 1 || *dim == -1) ? input : Value();
 }
 
-/// Whether the integer model input `mask` is read only as booleans (cast
-/// to i1, through views and integer casts) but by `sums` and `product`:
-/// an attention mask of 0s and 1s, whose running sum times itself is the
-/// positions' (OPT's `cumsum(mask) * mask`).
+/// Whether `mask` is an integer model input that is a mask of 0s and 1s
+/// (TokenTables.h), the running sum `sums` and the `product` counting its
+/// positions: OPT's `cumsum(mask) * mask`.
 bool attentionMask(Value mask, Operation *sums, Operation *product) {
-  if (!isa<BlockArgument>(mask) || !isIntegerTensor(mask))
-    return false;
-  SmallVector<Value> work{mask};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (user == sums || user == product)
-        continue;
-      auto aten = dyn_cast<nn::AtenOp>(user);
-      bool cast = aten && nn::isCast(aten);
-      auto type = cast ? dyn_cast<ShapedType>(aten->getResult(0).getType()) : ShapedType();
-      if (type && type.getElementType().isInteger(1))
-        continue;
-      if (!isa<nn::ViewOp, nn::CloneOp>(user) && !(cast && isIntegerTensor(aten->getResult(0))))
-        return false;
-      work.push_back(user->getResult(0));
-    }
-  }
-  return true;
+  return isa<BlockArgument>(mask) && isIntegerTensor(mask) && nn::readAsMask(mask, {sums, product});
 }
 
 /// `(cumsum(mask, last) + offset) * mask + base` ending at `root` (the

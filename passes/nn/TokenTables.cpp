@@ -913,15 +913,9 @@ private:
   std::map<std::vector<int64_t>, int64_t> interned;
 };
 
-/// Whether `ids` is read as booleans (cast to i1: transformers'
-/// `attention_mask.bool()`; positions counted where it is not 0, OPT's),
-/// through views and integer element-wise operators (DeBERTa's mask of
-/// pairs, m_i m_j), and otherwise only as numbers (cast to reals, or an
-/// operand of float arithmetic): a mask
-/// of 0s and 1s, whose functions are tables over those two values. (An
-/// integer input read as numbers alone is not one: its values are not
-/// limited to two.)
-bool readAsBooleans(Value ids) {
+} // namespace
+
+bool readAsMask(Value ids, ArrayRef<Operation *> counting) {
   SmallVector<Value> work{ids};
   llvm::SmallPtrSet<Operation *, 8> seen;
   bool any = false;
@@ -930,7 +924,8 @@ bool readAsBooleans(Value ids) {
     for (Operation *user : v.getUsers()) {
       if (!seen.insert(user).second)
         continue;
-      if (auto positions = dyn_cast<TokenPositionsOp>(user); positions && positions.getPaddingIdx() == 0) {
+      if (auto positions = dyn_cast<TokenPositionsOp>(user);
+          (positions && positions.getPaddingIdx() == 0) || llvm::is_contained(counting, user)) {
         any = true;
         continue;
       }
@@ -949,6 +944,9 @@ bool readAsBooleans(Value ids) {
   }
   return any;
 }
+
+namespace {
+
 
 /// The rows of the smallest embedding table `ids` (or a view of it)
 /// index, or, when none does, of the smallest one a value computed from
@@ -983,7 +981,7 @@ std::optional<int64_t> vocabulary(Value ids) {
   }
   if (!direct.empty())
     return smallest(direct);
-  if (direct.empty() && computed.empty() && readAsBooleans(ids))
+  if (direct.empty() && computed.empty() && readAsMask(ids))
     return 2;
   // Through functions: the tables whose indices the analysis states as
   // functions of the ids over that table's rows (a cumulative sum modulo 3

@@ -77,6 +77,16 @@ namespace raptor::nn {
 /// for an id of the vocabulary.
 mlir::LogicalResult foldTokenTables(mlir::func::FuncOp func);
 
+/// Whether the integer input `ids` is a mask of 0s and 1s, whose functions
+/// are tables over those two values: read as booleans (cast to i1, as
+/// transformers' `attention_mask.bool()`; positions counted where it is
+/// not 0, OPT's, or by the ops of `counting`, a position match not yet
+/// made), through views and integer element-wise operators (DeBERTa's
+/// pairs, m_i m_j), and otherwise only as numbers (cast to reals, an
+/// operand of float arithmetic). An integer input read as numbers alone is
+/// none: its values are not limited to two.
+bool readAsMask(mlir::Value ids, llvm::ArrayRef<mlir::Operation *> counting = {});
+
 } // namespace raptor::nn
 
 #endif // RAPTOR_PASSES_NN_TOKENTABLES_H
